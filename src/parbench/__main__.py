@@ -1,0 +1,3 @@
+from parbench.cli import main
+
+main()
