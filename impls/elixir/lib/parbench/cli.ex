@@ -1,0 +1,95 @@
+defmodule Parbench.CLI do
+  @moduledoc "The `run` entry point: answers `--list`, validates a case and runs its repetitions."
+  alias Parbench.Protocol
+
+  @workloads [
+    Parbench.Workloads.Noop,
+    Parbench.Workloads.Keygen,
+    Parbench.Workloads.SdesEcb,
+    Parbench.Workloads.BatchJob,
+    Parbench.Workloads.SpawnChain,
+    Parbench.Workloads.CoroutineSwarm
+  ]
+
+  @doc "Runs the protocol for `argv` and halts with its exit code."
+  def main(["--list"]) do
+    IO.puts(Protocol.encode_json(listing(), [:runtime, :version, :flags, :sources, :workloads]))
+    System.halt(0)
+  end
+
+  def main(argv) do
+    {:ok, _} = Application.ensure_all_started(:parbench)
+
+    try do
+      run_case(argv)
+    catch
+      {:bad_args, message} -> Protocol.bad_args_exit(message)
+      {:limit, detail} -> Protocol.limit_exit(detail)
+    end
+
+    System.halt(0)
+  end
+
+  defp run_case(argv) do
+    {workload_name, options} =
+      case Protocol.parse_args(argv) do
+        {:ok, name, options} -> {name, options}
+        {:error, message} -> throw({:bad_args, message})
+      end
+
+    workload =
+      Enum.find(@workloads, &(&1.name() == workload_name)) ||
+        throw({:bad_args, "unknown workload '#{workload_name}'; valid: #{Enum.map_join(@workloads, ", ", & &1.name())}"})
+
+    models = workload.models()
+    # noop measures boot whatever model the harness names, so it answers to any.
+    model = if workload == Parbench.Workloads.Noop, do: "noop", else: Map.get(options, "model")
+
+    unless Map.has_key?(models, model),
+      do: throw({:bad_args, "unknown model '#{model}' for #{workload_name}; valid: #{Enum.join(Map.keys(models), ", ")}"})
+
+    allowed = ["model", "warmup", "repeat", "max-processes"] ++ workload_params(workload) ++
+                if(models[model][:workers], do: ["workers"], else: [])
+
+    case Map.keys(options) -- allowed do
+      [] -> :ok
+      unknown -> throw({:bad_args, "unknown option --#{hd(unknown)} for #{workload_name} #{model}; valid: --#{Enum.join(allowed, ", --")}"})
+    end
+
+    warmup = Protocol.integer_option(options, "warmup", 0)
+    repeat = Protocol.integer_option(options, "repeat", 1)
+    workers = Protocol.integer_option(options, "workers", System.schedulers_online())
+    if workers < 1, do: throw({:bad_args, "--workers must be at least 1"})
+
+    context = workload.prepare(model, options, workers)
+    common_extra = Map.merge(runtime_extra(models[model], workers), Map.get(context, :extra, %{}))
+    Protocol.repeat(fn -> workload.run(context) end, &workload.summarize(&1, context), warmup, repeat, common_extra)
+  end
+
+  defp workload_params(workload), do: Enum.map(workload.params(), &String.replace(&1, "_", "-"))
+
+  # The VM flags that change limits are part of every case (workloads/README.md).
+  defp runtime_extra(model_entry, workers) do
+    base = %{
+      erl_flags: System.get_env("PARBENCH_ERL_FLAGS", ""),
+      process_limit: :erlang.system_info(:process_limit),
+      schedulers: System.schedulers_online()
+    }
+
+    if model_entry[:workers], do: Map.put(base, :workers, workers), else: base
+  end
+
+  @doc "The `--list` object: runtime, version, flags and every workload's models."
+  def listing do
+    %{
+      runtime: "elixir",
+      version: "Elixir #{System.version()} / Erlang/OTP #{System.otp_release()} (erts #{:erlang.system_info(:version)})",
+      flags: "MIX_ENV=prod; VM defaults (+P #{:erlang.system_info(:process_limit)} unless --max-processes N adds +P N); schedulers = logical CPUs",
+      sources: %{strong: ":crypto.strong_rand_bytes/1 (OpenSSL RAND_bytes)"},
+      workloads:
+        Map.new(@workloads, fn workload ->
+          {workload.name(), %{params: workload.params(), models: workload.models()}}
+        end)
+    }
+  end
+end
