@@ -1,0 +1,25 @@
+# frozen_string_literal: true
+
+require_relative "parbench/protocol"
+require_relative "parbench/digests"
+require_relative "parbench/workloads/noop"
+require_relative "parbench/workloads/keygen"
+require_relative "parbench/workloads/sdes_ecb"
+
+# The Ruby implementation of the parbench workloads.
+module Parbench
+  WORKLOADS = {
+    "noop" => Workloads::Noop,
+    "keygen" => Workloads::Keygen,
+    "sdes-ecb" => Workloads::SdesEcb
+  }.freeze
+
+  def self.description
+    {
+      runtime: "ruby",
+      version: RUBY_DESCRIPTION,
+      flags: "none (CRuby interpreter, YJIT off, GVL)",
+      sources: { strong: "SecureRandom.random_bytes (Random.urandom, getrandom(2))" }
+    }
+  end
+end
