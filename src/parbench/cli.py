@@ -1,0 +1,314 @@
+"""The `parbench` command: doctor, list, build, run, show, history, compare, exec."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from parbench import runtimes as runtimes_module
+from parbench import suite, workloads as workloads_module
+from parbench.plan import Request, make_plan
+from parbench.project import DEFAULT_DB
+from parbench.run import Runner
+from parbench.store import open_store
+from parbench.store.database import StoreError
+from parbench.workloads import SpecError, parse_param_overrides
+
+# Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
+console = Console(width=None if sys.stdout.isatty() else 200)
+errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+
+
+def fail(message: str, code: int = 2) -> None:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    sys.exit(code)
+
+
+def _csv_ints(text: str | None) -> tuple[int, ...]:
+    if not text:
+        return ()
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        fail(f"--workers wants a comma list of positive integers, got '{text}'")
+    if any(v < 1 for v in values):
+        fail(f"--workers wants positive integers, got '{text}'")
+    return values
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """parbench: which concurrency model and runtime wins for this work, on this machine."""
+
+
+@main.command()
+def doctor() -> None:
+    """Each runtime: found or missing, its version, and the command that installs it."""
+    table = Table(title="Runtimes", title_justify="left", header_style="bold")
+    for column in ("runtime", "status", "version", "install / reason"):
+        table.add_column(column, overflow="fold")
+    for name, runtime in runtimes_module.load_all().items():
+        if not runtime.available:
+            table.add_row(name, "[red]missing[/]", "–", runtime.why_unavailable())
+            continue
+        try:
+            runtime.describe(timeout=60)
+            status = "[green]ready[/]"
+        except (RuntimeError, OSError, ValueError):
+            status = f"[yellow]not built[/] (parbench build --runtime {name})"
+        table.add_row(name, status, runtime.version(), runtime.install)
+    console.print(table)
+    for tool, why in (("sqlite3", "results store (built into Python; the CLI is optional)"),
+                      ("psql", "PostgreSQL cases and store (scripts/postgres-up starts the server)"),
+                      ("chromium", "the HTML report's browser test"),
+                      ("hyperfine", "optional: cross-checking `parbench exec`")):
+        found = runtimes_module._on_path(tool)
+        console.print(f"{'[green]found  [/]' if found else '[yellow]missing[/]'} {tool}: {why}", highlight=False)
+
+
+@main.command("list")
+def list_command() -> None:
+    """Workloads, runtimes and their models with each model's family."""
+    for workload in workloads_module.load_all().values():
+        scales = "; ".join(f"{s}: " + ", ".join(f"{k}={v}" for k, v in p.items())
+                           for s, p in workload.scales.items())
+        console.print(f"[bold]{workload.name}[/] — {workload.title}\n  {scales}", highlight=False)
+    runtimes = runtimes_module.load_all()
+    described, _, skipped = suite.describe_runtimes(runtimes, list(runtimes))
+    table = Table(title="Models", title_justify="left", header_style="bold")
+    for column in ("runtime", "workload", "model", "family", "workers", "note"):
+        table.add_column(column, overflow="fold")
+    for name, d in described.items():
+        for workload, entry in d.get("workloads", {}).items():
+            for model, info in entry.get("models", {}).items():
+                table.add_row(name, workload, model, info.get("family", "?"),
+                              "yes" if info.get("workers") else "", info.get("note", ""))
+    console.print(table)
+    for line in skipped:
+        console.print(f"[yellow]{line}[/]", highlight=False)
+
+
+@main.command()
+@click.option("--runtime", "runtime_names", multiple=True, help="Only these runtimes (repeatable).")
+def build(runtime_names: tuple[str, ...]) -> None:
+    """Build every installed runtime's implementation (each impls/<runtime>/build)."""
+    runtimes = runtimes_module.load_all()
+    try:
+        names = workloads_module.choose(runtime_names, runtimes, "runtime")
+    except SpecError as error:
+        fail(str(error))
+    failed = []
+    for name in names:
+        runtime = runtimes[name]
+        if not runtime.available:
+            console.print(f"[yellow]skip[/] {name}: {runtime.why_unavailable()}", highlight=False)
+            continue
+        console.print(f"build {name} …", highlight=False)
+        done = runtime.build()
+        if done.returncode != 0:
+            failed.append(name)
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            console.print(f"[red]build {name} failed[/] (exit {done.returncode}):\n{tail}", highlight=False)
+    if failed:
+        fail(f"build failed for: {', '.join(failed)}", code=1)
+
+
+@main.command()
+@click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable).")
+@click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable).")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--scale", default="quick", show_default=True, help="smoke | quick | seed")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="Override a workload param; a comma list makes one case per value.")
+@click.option("--processes", type=click.IntRange(1), help="Fresh processes per case.")
+@click.option("--warmup", type=click.IntRange(0), help="Untimed repetitions per process.")
+@click.option("--repeat", type=click.IntRange(1), help="Timed repetitions per process.")
+@click.option("--workers", help="Worker counts for models that take them, e.g. 1,2.")
+@click.option("--timeout", type=click.FloatRange(0.1), help="Seconds before a process is killed.")
+@click.option("--db", default=str(DEFAULT_DB), show_default=True, help="SQLite file or postgresql:// URL.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Write report.json and report.md here.")
+@click.option("--resume", "resume", help="Finish an interrupted run (its id, or 'latest').")
+def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, workers, timeout,
+        db, out_dir, resume) -> None:
+    """Run the suite (or part of it), verify every result, store it and print the tables."""
+    try:
+        store = open_store(db)
+    except StoreError as error:
+        fail(str(error))
+    if resume:
+        try:
+            record = store.load_run(store.resolve(resume))
+        except StoreError as error:
+            fail(str(error))
+        request = Request(**{**record.options, **{k: tuple(v) for k, v in record.options.items()
+                                                  if isinstance(v, list)}})
+        done_keys = {r.case.key for r in record.results}
+    else:
+        try:
+            request = Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
+                              params=parse_param_overrides(params), workers=_csv_ints(workers),
+                              processes=processes, warmup=warmup, repeat=repeat, timeout=timeout)
+        except SpecError as error:
+            fail(str(error))
+        done_keys = set()
+    all_workloads = workloads_module.load_all()
+    all_runtimes = runtimes_module.load_all()
+    try:
+        workloads_module.choose(request.workloads, all_workloads, "workload")
+        wanted = workloads_module.choose(request.runtimes, all_runtimes, "runtime")
+        described, runtimes_info, skipped = suite.describe_runtimes(all_runtimes, wanted)
+        plan = make_plan(request, all_workloads, all_runtimes, described)
+    except SpecError as error:
+        fail(str(error))
+    for line in skipped + plan.skipped:
+        console.print(f"[yellow]skip[/] {line}", highlight=False)
+    cases = suite.startup_cases(plan) + plan.cases
+    cases = [c for c in cases if c.key not in done_keys]
+    if not plan.cases:
+        fail("nothing to run: no installed runtime offers the requested workload/model")
+    if resume:
+        record.status = "running"
+        console.print(f"Resuming run {record.id}: {len(cases)} cases left", highlight=False)
+    else:
+        record = suite.new_record(request, runtimes_info)
+        store.begin_run(record)
+    runner = Runner(all_runtimes, all_workloads, suite.settings_for(request))
+    interrupted = False
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        bar = progress.add_task("", total=len(cases))
+
+        def started(case):
+            progress.update(bar, description=f"{case.runtime} {case.workload} {case.model}")
+
+        def finished(outcome):
+            progress.advance(bar)
+            if outcome.status != "ok":
+                colour = "yellow" if outcome.status == "limit" else "red"
+                progress.console.print(f"[{colour}]{outcome.status}[/] {outcome.case.key}: {outcome.reason}",
+                                       highlight=False)
+        try:
+            suite.execute(cases, runner, store, record.id, started, finished)
+        except KeyboardInterrupt:
+            interrupted = True
+        except suite.DiskFull as error:
+            store.finish_run(record.id, "interrupted", suite.now())
+            fail(f"{error}. Every case measured before it is stored in {db}; free some space and "
+                 f"resume with: parbench run --resume {record.id} --db {db}", code=1)
+    store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())
+    full = suite.load_analyzed(store, record.id)
+    from parbench.report import console as console_report
+    console_report.print_run(full, console)
+    if out_dir:
+        for path in suite.write_reports(full, out_dir, store.load_analyses(record.id)):
+            console.print(f"wrote {path}", highlight=False)
+    console.print(f"stored as run {record.id} in {db}", highlight=False)
+    if interrupted:
+        errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}. "
+                     f"Resume with: parbench run --resume {record.id} --db {db}", highlight=False)
+        sys.exit(130)
+
+
+def _open(db: str):
+    try:
+        return open_store(db)
+    except StoreError as error:
+        fail(str(error))
+
+
+@main.command()
+@click.argument("run_ref", required=False)
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Also write report.json and report.md.")
+def show(run_ref, db, out_dir) -> None:
+    """Re-print a stored run (default: the latest) without re-running anything."""
+    store = _open(db)
+    try:
+        record = suite.load_analyzed(store, run_ref)
+    except StoreError as error:
+        fail(str(error))
+    from parbench.report import console as console_report
+    console_report.print_run(record, console)
+    if out_dir:
+        for path in suite.write_reports(record, out_dir, store.load_analyses(record.id)):
+            console.print(f"wrote {path}", highlight=False)
+
+
+@main.command()
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+def history(db) -> None:
+    """Every stored run: id, kind, when, status, scale, number of cases."""
+    table = Table(header_style="bold")
+    for column in ("run", "kind", "started", "status", "scale", "cases"):
+        table.add_column(column)
+    for row in _open(db).runs_summary():
+        table.add_row(*map(str, row))
+    console.print(table)
+
+
+@main.command()
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+@click.option("--fail-on-regression", "threshold", type=float, metavar="PCT",
+              help="Exit 1 if a case of RUN_B is significantly slower than in RUN_A by more than PCT %.")
+def compare(run_a, run_b, db, threshold) -> None:
+    """Per case: RUN_B's median against RUN_A's, with a 95% CI; 'no significant difference' where so."""
+    from parbench.report import compare_runs
+    store = _open(db)
+    try:
+        a, b = suite.load_analyzed(store, run_a), suite.load_analyzed(store, run_b)
+    except StoreError as error:
+        fail(str(error))
+    rows = compare_runs.pair_cases(a, b)
+    compare_runs.print_comparison(a, b, rows, console)
+    if threshold is not None:
+        worst = compare_runs.regressions(rows, threshold)
+        if worst:
+            errors.print(f"{len(worst)} case(s) regressed by more than {threshold:g} %: "
+                         + ", ".join(r.key for r in worst), highlight=False)
+            sys.exit(1)
+
+
+@main.command(name="exec", context_settings={"ignore_unknown_options": True})
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.option("--param-list", "param_list", nargs=2, metavar="NAME VALUES",
+              help="Run once per value of a comma list, substituted for {NAME} in the command.")
+@click.option("--warmup", type=click.IntRange(0), default=1, show_default=True)
+@click.option("--runs", type=click.IntRange(2), default=10, show_default=True)
+@click.option("--timeout", type=click.FloatRange(0.1), default=600, show_default=True)
+@click.option("--expect", help="Each run's stdout (stripped) must equal this, or the timing is rejected.")
+@click.option("--output-varies", is_flag=True, help="Accept runs whose stdout differs from the first run's.")
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path))
+def exec_command(command, param_list, warmup, runs, timeout, expect, output_varies, db, out_dir) -> None:
+    """Measure any command like hyperfine does: parbench exec -- CMD ARGS…
+
+    One argument runs through `sh -c` (like hyperfine); several run directly. Each run is a
+    fresh process measured by wait4 (wall, CPU, peak RSS); a run counts only if it exits 0
+    and prints what the first run printed (or --expect).
+    """
+    from parbench import exec_command as measure
+    store = _open(db)
+    try:
+        record = measure.run(list(command), param_list, warmup, runs, timeout, expect,
+                             output_varies, store, console)
+    except measure.ExecError as error:
+        fail(str(error))
+    from parbench.report import console as console_report
+    console_report.print_run(record, console)
+    if out_dir:
+        for path in suite.write_reports(record, out_dir):
+            console.print(f"wrote {path}", highlight=False)
+    console.print(f"stored as run {record.id} in {db}", highlight=False)
+    if record.status != "complete":
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

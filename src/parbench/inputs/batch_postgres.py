@@ -1,0 +1,35 @@
+"""The batch-job database on a PostgreSQL server: the same tables, recreated fresh per process."""
+from __future__ import annotations
+
+from parbench import oracle
+from parbench.inputs.batch_docs import SCHEMA
+
+
+def _connect(url: str):
+    try:
+        import psycopg
+    except ImportError:
+        raise RuntimeError("PostgreSQL needs psycopg: .venv/bin/pip install 'psycopg[binary]'") from None
+    return psycopg.connect(url, connect_timeout=10)
+
+
+def reset(url: str, documents: list[dict]) -> None:
+    with _connect(url) as db:
+        db.execute("DROP TABLE IF EXISTS annotations")
+        db.execute("DROP TABLE IF EXISTS documents")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                # SQLite's rowid column is PostgreSQL's SERIAL.
+                db.execute(statement.replace("(id INTEGER PRIMARY KEY,", "(id SERIAL PRIMARY KEY,"))
+        with db.cursor() as cursor:
+            cursor.executemany("INSERT INTO documents VALUES (%s, %s, %s, 'pending')",
+                               [(d["id"], len(d["old"]), len(d["annotations"])) for d in documents])
+            cursor.executemany(
+                "INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (%s, %s, %s, %s)",
+                [(d["id"], b, e, label) for d in documents for b, e, label in d["annotations"]])
+
+
+def annotations_digest(url: str) -> str:
+    with _connect(url) as db:
+        rows = db.execute("SELECT doc_id, span_begin, span_end, label FROM annotations").fetchall()
+    return oracle.annotation_rows_digest(rows)

@@ -1,0 +1,136 @@
+"""Stage 1: from the user's filters and a scale, the list of cases to run (and what is skipped)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from parbench.records import Case
+from parbench.runtimes import Runtime
+from parbench.workloads import SCALES, SpecError, Workload, choose
+
+# Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
+SCALE_DEFAULTS = {
+    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120},
+    "quick": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 600},
+    "seed": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 7200},
+}
+
+
+@dataclass
+class Request:
+    """What the user asked `parbench run` for, in plain data (stored with the run)."""
+    scale: str = "quick"
+    workloads: tuple[str, ...] = ()
+    runtimes: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    workers: tuple[int, ...] = ()
+    processes: int | None = None
+    warmup: int | None = None
+    repeat: int | None = None
+    timeout: float | None = None
+
+    def setting(self, name: str):
+        value = getattr(self, name)
+        return SCALE_DEFAULTS[self.scale][name] if value is None else value
+
+
+@dataclass
+class Plan:
+    cases: list[Case]
+    skipped: list[str]          # one human line per runtime, workload or model left out
+
+
+def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[str, Runtime],
+              described: dict[str, dict]) -> Plan:
+    """`described` holds each available runtime's `run --list`; others are skip lines."""
+    if request.scale not in SCALES:
+        raise SpecError(f"unknown scale '{request.scale}'; valid: {', '.join(SCALES)}")
+    chosen_workloads = choose(request.workloads, workloads, "workload")
+    chosen_runtimes = choose(request.runtimes, runtimes, "runtime")
+    _check_models(request.models, chosen_workloads, described)
+    _check_params(request.params, chosen_workloads, workloads, described)
+    skipped: list[str] = []
+    cases: list[Case] = []
+    for runtime_name in chosen_runtimes:
+        if runtime_name not in described:
+            continue      # describe_runtimes already said why (missing or not built)
+        offered = described[runtime_name].get("workloads", {})
+        for workload_name in chosen_workloads:
+            if workload_name not in offered:
+                if request.workloads:
+                    skipped.append(f"{runtime_name}: does not implement {workload_name}")
+                continue
+            applicable = _params_of(workloads[workload_name], described)
+            refused = [k for k in request.params if k in applicable
+                       and k not in workloads[workload_name].params
+                       and k.replace("_", "-") not in offered[workload_name].get("params", [])
+                       and k not in offered[workload_name].get("params", [])]
+            if refused:
+                skipped.append(f"{runtime_name}: {workload_name} takes no --{', --'.join(refused)}")
+                continue
+            cases += _cases_for(request, workloads[workload_name], runtimes[runtime_name],
+                                offered[workload_name])
+    return Plan(cases, skipped)
+
+
+def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: dict) -> list[Case]:
+    base = dict(workload.scales[request.scale])
+    offered_params = {p.replace("-", "_") for p in offered.get("params", [])}
+    base.update({k: v for k, v in request.params.items() if k in workload.params or k in offered_params})
+    cases = []
+    for params in _expand(base):
+        params, reasons = _apply_overrides(runtime, workload.name, request, params)
+        for model_name, model in offered["models"].items():
+            if request.models and model_name not in request.models:
+                continue
+            for workers in _worker_counts(request, model):
+                cases.append(Case(workload.name, runtime.name, model_name, model.get("family", "?"),
+                                  params, workers, tuple(reasons), model.get("note", "")))
+    return cases
+
+
+def _expand(params: dict[str, Any]) -> list[dict[str, Any]]:
+    from parbench.workloads import expand
+    return expand(params)
+
+
+def _apply_overrides(runtime: Runtime, workload: str, request: Request, params: dict[str, Any]):
+    """runtime.toml's [[scale_override]]s, unless the user set that param explicitly."""
+    reasons = []
+    for override in runtime.scale_overrides:
+        if override.get("scale") != request.scale or override.get("workload") != workload:
+            continue
+        if any(params.get(k) != v for k, v in override.get("when", {}).items()):
+            continue
+        changed = {k: v for k, v in override.get("set", {}).items() if k not in request.params}
+        if changed:
+            params = {**params, **changed}
+            reasons.append(f"{', '.join(f'{k}={v}' for k, v in changed.items())}: {override.get('why', '')}")
+    return params, reasons
+
+
+def _worker_counts(request: Request, model: dict) -> list[int | None]:
+    if not model.get("workers"):
+        return [None]
+    return list(request.workers) or [os.cpu_count() or 1]
+
+
+def _check_models(models, workloads, described) -> None:
+    offered = {m for d in described.values() for w in workloads
+               for m in d.get("workloads", {}).get(w, {}).get("models", {})}
+    choose(models, sorted(offered), "model")
+
+
+def _params_of(workload: Workload, described) -> set[str]:
+    """A workload's params plus every param some runtime's models add to it (chunk, …)."""
+    names = set(workload.params)
+    for d in described.values():
+        names.update(p.replace("-", "_") for p in d.get("workloads", {}).get(workload.name, {}).get("params", []))
+    return names
+
+
+def _check_params(params, chosen, workloads, described) -> None:
+    valid = set().union(*(_params_of(workloads[name], described) for name in chosen))
+    choose(tuple(params), sorted(valid), "param")

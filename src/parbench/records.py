@@ -1,0 +1,140 @@
+"""The plain records that flow through the pipeline: plan → run → analyze → store → report."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    """One point of the matrix: workload × runtime × model × parameters."""
+    workload: str
+    runtime: str
+    model: str
+    family: str
+    params: dict[str, Any]              # the workload's params as the user sees them (size, docs…)
+    workers: int | None = None          # set for models that take --workers
+    overrides: tuple[str, ...] = ()     # why a param differs from the scale's (runtime.toml)
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        shown = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        workers = f",workers={self.workers}" if self.workers is not None else ""
+        return f"{self.workload}/{self.runtime}/{self.model}[{shown}{workers}]"
+
+    @property
+    def label(self) -> str:
+        """Short name for tables: the model, plus whatever varies beyond the scale's params."""
+        name = self.model if self.runtime == "exec" else f"{self.runtime} {self.model}"
+        return name + (f" ×{self.workers}" if self.workers else "")
+
+
+@dataclass
+class Repetition:
+    """One timed repetition as the implementation reported it, with the harness's verdict."""
+    process: int
+    rep: int
+    ns: int
+    items: int
+    checksum: str
+    verified: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProcessMeasurement:
+    """What the kernel says about one fresh process of a case (wait4 rusage of its tree)."""
+    index: int
+    wall_ns: int
+    user_ns: int
+    sys_ns: int
+    max_rss_kb: int
+    voluntary_switches: int
+    involuntary_switches: int
+    exit_code: int | None         # None when the harness killed it (timeout, Ctrl-C)
+    outcome: str                  # ok | limit | crash | timeout | wrong-checksum | bad-output | interrupted
+    detail: str = ""
+    stderr_tail: str = ""
+
+
+@dataclass
+class CaseRun:
+    """Everything measured for one case: its processes and their repetitions."""
+    case: Case
+    expected_checksum: str
+    processes: list[ProcessMeasurement] = field(default_factory=list)
+    repetitions: list[Repetition] = field(default_factory=list)
+    status: str = "ok"            # ok, or the first process's failure outcome
+    reason: str = ""
+    flags: dict[str, Any] = field(default_factory=dict)   # runtime flags from the JSON lines' extra
+
+    def fail(self, status: str, reason: str) -> None:
+        if self.status == "ok":
+            self.status, self.reason = status, reason
+
+
+@dataclass
+class CaseStats:
+    """The statistics of one case, from its verified repetitions only."""
+    n: int
+    mean_ns: float
+    stdev_ns: float
+    deviation_pct: float
+    median_ns: float
+    median_ci_ns: tuple[float, float]
+    p99_ns: float
+    min_ns: float
+    max_ns: float
+    ips: float
+    items_per_s: float
+    outliers_low: int
+    outliers_high: int
+    cpu_utilisation: float | None      # (user+sys) / (wall × cores) over the case's processes
+    peak_rss_kb: int | None
+    process_wall_median_ns: float | None
+
+
+@dataclass
+class Comparison:
+    """How a case stands against a reference case (its runtime's seq, or the fastest)."""
+    reference: str                     # the reference case's key
+    ratio: float                       # this median / reference median (>1 = slower)
+    ratio_ci: tuple[float, float]
+    difference_ns: float
+    significant: bool
+
+    def sentence(self) -> str:
+        from parbench.units import format_duration
+        if not self.significant:
+            return "no significant difference"
+        if self.ratio >= 1:
+            return f"{self.ratio:.2f}x slower +{format_duration(self.difference_ns)}"
+        return f"{1 / self.ratio:.2f}x faster -{format_duration(-self.difference_ns)}"
+
+
+@dataclass
+class CaseResult:
+    run: CaseRun
+    stats: CaseStats | None = None
+    vs_seq: Comparison | None = None
+    vs_fastest: Comparison | None = None
+
+    @property
+    def case(self) -> Case:
+        return self.run.case
+
+
+@dataclass
+class RunRecord:
+    """One invocation of `parbench run` (or exec): its metadata and its results."""
+    id: int | None
+    started_at: str
+    scale: str
+    options: dict[str, Any]
+    machine: dict[str, Any]
+    runtimes: dict[str, dict[str, Any]]          # name → version, flags, sources
+    results: list[CaseResult] = field(default_factory=list)
+    status: str = "running"                      # running | complete | interrupted | failed
+    finished_at: str | None = None
+    kind: str = "suite"                          # suite | exec | sweep

@@ -1,0 +1,1 @@
+"""Stage 5: the same results as console tables, Markdown, JSON (and HTML), one file per format."""

@@ -1,0 +1,63 @@
+"""`parbench compare`: the same cases in two runs, B against A, with significance."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+from parbench.compare import compare
+from parbench.records import Comparison, RunRecord
+from parbench.stats import grouped_samples
+from parbench.units import format_duration
+
+
+@dataclass
+class PairedCase:
+    key: str
+    median_a: float | None
+    median_b: float | None
+    comparison: Comparison | None
+    note: str = ""
+
+
+def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
+    in_a = {r.case.key: r for r in a.results}
+    in_b = {r.case.key: r for r in b.results}
+    rows = []
+    for key in list(in_a) + [k for k in in_b if k not in in_a]:
+        ra, rb = in_a.get(key), in_b.get(key)
+        if ra is None or rb is None:
+            rows.append(PairedCase(key, None, None, None, f"only in run {a.id if rb is None else b.id}"))
+        elif ra.stats is None or rb.stats is None:
+            status = ra.run.status if ra.stats is None else rb.run.status
+            rows.append(PairedCase(key, ra.stats and ra.stats.median_ns, rb.stats and rb.stats.median_ns,
+                                   None, f"no verified timing in one run ({status})"))
+        else:
+            rows.append(PairedCase(key, ra.stats.median_ns, rb.stats.median_ns,
+                                   compare(grouped_samples(rb.run), grouped_samples(ra.run), key)))
+    return rows
+
+
+def regressions(rows: list[PairedCase], threshold_pct: float) -> list[PairedCase]:
+    return [r for r in rows if r.comparison and r.comparison.significant
+            and r.comparison.ratio > 1 + threshold_pct / 100]
+
+
+def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console) -> None:
+    table = Table(title=f"Run {b.id} against run {a.id} (ratio of medians, 95% CI)", title_justify="left",
+                  header_style="bold")
+    for column in ("case", f"run {a.id}", f"run {b.id}", "ratio", "95% CI", "verdict"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        if row.comparison is None:
+            table.add_row(row.key, _d(row.median_a), _d(row.median_b), "–", "–", row.note)
+            continue
+        c = row.comparison
+        table.add_row(row.key, _d(row.median_a), _d(row.median_b), f"{c.ratio:.3f}",
+                      f"{c.ratio_ci[0]:.3f} – {c.ratio_ci[1]:.3f}", c.sentence())
+    console.print(table)
+
+
+def _d(ns) -> str:
+    return format_duration(ns) if ns else "–"

@@ -1,0 +1,40 @@
+"""The Markdown report: the console's tables, for a README, an issue or a pull request."""
+from __future__ import annotations
+
+from parbench.records import RunRecord
+from parbench.report.rows import (COLUMNS, comparison_lines, failure_rows, groups, measured_row,
+                                  override_lines)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    clean = lambda cell: str(cell).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows]
+
+
+def render(record: RunRecord) -> str:
+    m = record.machine
+    out = [f"# parbench run {record.id} — scale {record.scale}", "",
+           f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
+           f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('kernel')} · "
+           f"parbench {m.get('parbench')} @ {m.get('git_commit')}", ""]
+    if record.runtimes:
+        out += ["## Runtimes", ""] + _table(
+            ["runtime", "version", "flags"],
+            [[name, info.get("version", ""), info.get("flags", "")] for name, info in record.runtimes.items()]) + [""]
+    for group in groups(record):
+        measured = [r for r in group.results if r.stats is not None]
+        if not measured:
+            continue
+        out += [f"## {group.title}", ""] + _table(COLUMNS, [measured_row(r) for r in measured]) + [""]
+        lines = comparison_lines(group)
+        if len(lines) > 1:
+            out += _table(["case", "vs fastest (95% CI)", "vs its runtime's seq"], [list(l) for l in lines]) + [""]
+    failures = failure_rows(record)
+    if failures:
+        out += ["## Cases without a verified timing", ""] + _table(
+            ["case", "outcome", "reason", "stderr (last line)"], failures) + [""]
+    overrides = override_lines(record)
+    if overrides:
+        out += ["## Scale overrides", ""] + [f"- {line}" for line in overrides] + [""]
+    return "\n".join(out)

@@ -1,0 +1,91 @@
+"""The report's rows in plain strings, shared by every text format so they never disagree."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parbench.records import CaseResult, RunRecord
+from parbench.units import format_bytes, format_duration, format_rate
+
+
+@dataclass
+class Group:
+    """The cases of one workload run with the same params: the ones that compare directly."""
+    workload: str
+    params: dict
+    results: list[CaseResult]
+
+    @property
+    def title(self) -> str:
+        return f"{self.workload}  " + " ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+def groups(record: RunRecord) -> list[Group]:
+    out: dict[tuple, Group] = {}
+    for result in record.results:
+        key = (result.case.workload, tuple(sorted(result.case.params.items())))
+        out.setdefault(key, Group(result.case.workload, result.case.params, [])).results.append(result)
+    for group in out.values():
+        group.results.sort(key=lambda r: (r.stats is None, r.stats.median_ns if r.stats else 0))
+    return list(out.values())
+
+
+COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median",
+           "99th %", "items/s", "CPU", "peak RSS", "✓"]
+
+
+def measured_row(result: CaseResult) -> list[str]:
+    s = result.stats
+    verified = sum(r.verified for r in result.run.repetitions)
+    return [result.case.label, result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
+            f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
+            f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
+            format_duration(s.p99_ns), format_rate(s.items_per_s),
+            f"{100 * s.cpu_utilisation:.0f}%" if s.cpu_utilisation is not None else "–",
+            format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
+            f"✓ {verified}/{len(result.run.repetitions)}"]
+
+
+def outlier_note(result: CaseResult) -> str:
+    s = result.stats
+    if s and (s.outliers_low or s.outliers_high):
+        return f"{s.outliers_low + s.outliers_high} outlier(s) of {s.n} (Tukey: {s.outliers_low} low, {s.outliers_high} high), kept"
+    return ""
+
+
+def comparison_lines(group: Group) -> list[tuple[str, str, str]]:
+    """(case, against the fastest, against its runtime's seq) for every measured case."""
+    lines = []
+    for result in group.results:
+        if result.stats is None:
+            continue
+        fastest = _with_ci(result.vs_fastest) if result.vs_fastest else "fastest"
+        seq = _with_ci(result.vs_seq) if result.vs_seq else ("(is seq)" if result.case.family == "seq" else "–")
+        lines.append((result.case.label, fastest, seq))
+    return lines
+
+
+def _with_ci(comparison) -> str:
+    low, high = comparison.ratio_ci
+    if comparison.ratio >= 1:
+        return f"{comparison.sentence()} [{low:.2f}–{high:.2f}x]"
+    return f"{comparison.sentence()} [{1 / high:.2f}–{1 / low:.2f}x]"
+
+
+def failure_rows(record: RunRecord) -> list[list[str]]:
+    rows = []
+    for result in record.results:
+        if result.run.status != "ok":
+            tail = next((p.stderr_tail.strip().splitlines()[-1] for p in result.run.processes
+                         if p.outcome != "ok" and p.stderr_tail.strip()), "")
+            rows.append([result.case.key, result.run.status, result.run.reason, tail[:200]])
+    return rows
+
+
+def override_lines(record: RunRecord) -> list[str]:
+    seen = []
+    for result in record.results:
+        for reason in result.case.overrides:
+            line = f"{result.case.runtime} {result.case.workload}: {reason}"
+            if line not in seen:
+                seen.append(line)
+    return seen

@@ -1,0 +1,82 @@
+"""Stage 3a: the statistics of one case, from its verified repetitions only.
+
+The bootstrap is two-level (resample processes, then repetitions within each), because
+pyperf's lesson is that fresh processes differ more than repetitions inside one process;
+resampling repetitions alone would make the confidence interval look tighter than it is.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from parbench.records import CaseRun, CaseStats
+
+BOOTSTRAP_RESAMPLES = 2000
+CONFIDENCE = 0.95
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(20240924)   # fixed: the same data always gives the same CI
+
+
+def grouped_samples(run: CaseRun) -> list[np.ndarray]:
+    groups: dict[int, list[int]] = {}
+    for rep in run.repetitions:
+        if rep.verified:
+            groups.setdefault(rep.process, []).append(rep.ns)
+    return [np.asarray(g, dtype=float) for g in groups.values()]
+
+
+def bootstrap_medians(groups: list[np.ndarray], resamples: int = BOOTSTRAP_RESAMPLES,
+                      rng: np.random.Generator | None = None) -> np.ndarray:
+    """Medians of `resamples` two-level bootstrap resamples of the grouped samples."""
+    rng = rng or _rng()
+    medians = np.empty(resamples)
+    for r in range(resamples):
+        picked = rng.integers(0, len(groups), len(groups))
+        values = np.concatenate([rng.choice(groups[g], len(groups[g])) for g in picked])
+        medians[r] = np.median(values)
+    return medians
+
+
+def confidence_interval(values: np.ndarray) -> tuple[float, float]:
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def tukey_outliers(samples: np.ndarray) -> tuple[int, int]:
+    """How many samples lie below Q1 - 1.5 IQR and above Q3 + 1.5 IQR (flagged, never dropped)."""
+    if len(samples) < 4:
+        return 0, 0
+    q1, q3 = np.percentile(samples, [25, 75])
+    fence = 1.5 * (q3 - q1)
+    return int((samples < q1 - fence).sum()), int((samples > q3 + fence).sum())
+
+
+def case_stats(run: CaseRun, cores: int | None = None) -> CaseStats | None:
+    groups = grouped_samples(run)
+    if not groups:
+        return None
+    samples = np.concatenate(groups)
+    cores = cores or os.cpu_count() or 1
+    mean = float(samples.mean())
+    stdev = float(samples.std(ddof=1)) if len(samples) > 1 else 0.0
+    median = float(np.median(samples))
+    items = np.median([r.items for r in run.repetitions if r.verified])
+    low, high = tukey_outliers(samples)
+    ok_processes = [p for p in run.processes if p.outcome == "ok"]
+    wall = sum(p.wall_ns for p in ok_processes)
+    cpu = sum(p.user_ns + p.sys_ns for p in ok_processes)
+    return CaseStats(
+        n=len(samples), mean_ns=mean, stdev_ns=stdev,
+        deviation_pct=100 * stdev / mean if mean else 0.0,
+        median_ns=median, median_ci_ns=confidence_interval(bootstrap_medians(groups)),
+        p99_ns=float(np.percentile(samples, 99)), min_ns=float(samples.min()),
+        max_ns=float(samples.max()), ips=1e9 / mean if mean else 0.0,
+        items_per_s=items * 1e9 / median if median else 0.0,
+        outliers_low=low, outliers_high=high,
+        cpu_utilisation=cpu / (wall * cores) if wall else None,
+        peak_rss_kb=max((p.max_rss_kb for p in ok_processes), default=None),
+        process_wall_median_ns=float(np.median([p.wall_ns for p in ok_processes])) if ok_processes else None)

@@ -1,0 +1,95 @@
+"""The run pipeline in one place: plan → run → analyze → store → report (Benchee's shape)."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sqlite3
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable
+
+from parbench import metadata
+from parbench.analyze import analyze
+from parbench.plan import Plan, Request, make_plan
+from parbench.records import Case, CaseRun, RunRecord
+from parbench.run import Runner, Settings
+from parbench.runtimes import Runtime
+from parbench.store import Store
+from parbench.workloads import Workload
+
+
+def now() -> str:
+    return dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def describe_runtimes(runtimes: dict[str, Runtime], wanted: list[str]) -> tuple[dict, dict, list[str]]:
+    """`run --list` of each wanted runtime that is installed and built; skip lines for the rest."""
+    described, info, skipped = {}, {}, []
+    for name in wanted:
+        runtime = runtimes[name]
+        if not runtime.available:
+            skipped.append(f"{name}: skipped — {runtime.why_unavailable()}")
+            continue
+        try:
+            described[name] = runtime.describe()
+        except (RuntimeError, OSError, ValueError) as error:
+            skipped.append(f"{name}: skipped — not runnable ({error}); build it with `parbench build --runtime {name}`")
+            continue
+        info[name] = {k: described[name].get(k, "") for k in ("version", "flags", "sources")}
+    return described, info, skipped
+
+
+def startup_cases(plan: Plan) -> list[Case]:
+    """One `noop` case per runtime in the plan: its boot and the harness's overhead, measured apart."""
+    seen = dict.fromkeys(c.runtime for c in plan.cases)
+    return [Case("noop", name, "noop", "seq", {}) for name in seen]
+
+
+def new_record(request: Request, runtimes_info: dict) -> RunRecord:
+    options = asdict(request)
+    return RunRecord(id=None, started_at=now(), scale=request.scale, options=options,
+                     machine=metadata.machine(), runtimes=runtimes_info)
+
+
+class DiskFull(RuntimeError):
+    pass
+
+
+def execute(cases: list[Case], runner: Runner, store: Store, run_id: int,
+            on_case_start: Callable[[Case], None], on_case_done: Callable[[CaseRun], None]) -> list[CaseRun]:
+    """Runs and stores the cases one by one, so an interruption loses at most the case in flight."""
+    done = []
+    for case in cases:
+        on_case_start(case)
+        outcome = runner.run_case(case)
+        try:
+            store.add_case(run_id, outcome)
+        except sqlite3.OperationalError as error:
+            raise DiskFull(f"could not store {case.key}: {error}") from None
+        done.append(outcome)
+        on_case_done(outcome)
+    return done
+
+
+def settings_for(request: Request) -> Settings:
+    return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
+                    repeat=request.setting("repeat"), timeout=request.setting("timeout"))
+
+
+def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None) -> list[Path]:
+    from parbench.report import json_export, markdown
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (("report.json", json_export.render(record, analyses)),
+                       ("report.md", markdown.render(record))):
+        path = out_dir / name
+        path.write_text(text)
+        written.append(path)
+    return written
+
+
+def load_analyzed(store: Store, reference) -> RunRecord:
+    """A stored run with its statistics recomputed from the raw samples (deterministic)."""
+    record = store.load_run(store.resolve(reference))
+    record.results = analyze([r.run for r in record.results], record.machine.get("logical_cpus"))
+    return record
