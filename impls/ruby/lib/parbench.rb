@@ -5,13 +5,15 @@ require_relative "parbench/digests"
 require_relative "parbench/workloads/noop"
 require_relative "parbench/workloads/keygen"
 require_relative "parbench/workloads/sdes_ecb"
+require_relative "parbench/workloads/batch_job"
 
 # The Ruby implementation of the parbench workloads.
 module Parbench
   WORKLOADS = {
     "noop" => Workloads::Noop,
     "keygen" => Workloads::Keygen,
-    "sdes-ecb" => Workloads::SdesEcb
+    "sdes-ecb" => Workloads::SdesEcb,
+    "batch-job" => Workloads::BatchJob
   }.freeze
 
   def self.description

@@ -1,0 +1,211 @@
+# frozen_string_literal: true
+
+require "json"
+require_relative "../digests"
+require_relative "batch_database"
+require_relative "parallel_units"
+
+module Parbench
+  module Workloads
+    # batch-job (seed 002): re-align every pending document's annotations (LCS, CPU) and store
+    # them in one transaction per document (database I/O).
+    class BatchJob
+      PARAMS = { "docs_dir" => nil, "db" => nil }.freeze
+      MODELS = {
+        "seq" => { family: "seq", note: "one connection, documents in order (the seed's serial job)" },
+        "thread" => { family: "threads",
+                      note: "one Thread per document, each with its own connection (the seed's Thread model; the GVL serialises the Ruby code)" },
+        "thread-pool" => { family: "threads", workers: true,
+                           note: "W Threads pulling document ids from a Queue, one connection each" },
+        "fork" => { family: "processes",
+                    note: "one Process.fork per document, each with its own connection; cpu_ns/io_ns back over a pipe with Marshal (the seed's process model)" },
+        "fork-pool" => { family: "processes", workers: true,
+                         note: "W forked workers, document ids striped over them, one connection each; figures back over a pipe with Marshal" },
+        "ractor" => { family: "actors",
+                      note: "one Ractor per document reads its JSON file and aligns; the sqlite3/pg objects are not shareable, so every database read and transaction runs in the main Ractor" }
+      }.freeze
+
+      def initialize(model:, workers:, docs_dir:, db:)
+        BatchDatabase.check_url(db)
+        raise BadArguments, "--docs-dir '#{docs_dir}' is not a directory" unless File.directory?(docs_dir)
+
+        @model = model
+        @workers = workers
+        @docs_dir = docs_dir
+        @url = db
+      end
+
+      def extra
+        @model.end_with?("-pool") ? { workers: @workers } : {}
+      end
+
+      def run
+        doc_ids = with_connection(&:pending_doc_ids)
+        timings = send("run_#{@model.tr('-', '_')}", doc_ids)
+        Outcome.new(items: doc_ids.size, checksum: -> { checksum },
+                    extra: { cpu_ns: timings.sum(&:first), io_ns: timings.sum(&:last) })
+      end
+
+      def checksum
+        rows = with_connection(&:all_annotation_rows)
+        Digests::OrderFree.of(rows.map { |row| row.join(":") }).to_s
+      end
+
+      def with_connection
+        database = BatchDatabase.open(@url)
+        yield database
+      ensure
+        database&.close
+      end
+
+      def run_seq(doc_ids)
+        with_connection { |database| doc_ids.map { |doc_id| BatchJob.process(doc_id, @docs_dir, database) } }
+      end
+
+      def run_thread(doc_ids)
+        doc_ids.map do |doc_id|
+          Thread.new { with_connection { |database| BatchJob.process(doc_id, @docs_dir, database) } }
+        end.map(&:value)
+      end
+
+      def run_thread_pool(doc_ids)
+        queue = Queue.new
+        doc_ids.each { |doc_id| queue << doc_id }
+        queue.close
+        Array.new(@workers) do
+          Thread.new do
+            with_connection do |database|
+              timings = []
+              while (doc_id = queue.pop)
+                timings << BatchJob.process(doc_id, @docs_dir, database)
+              end
+              timings
+            end
+          end
+        end.flat_map(&:value)
+      end
+
+      def run_fork(doc_ids)
+        ParallelUnits.fork_each(doc_ids.size) do |k|
+          with_connection { |database| BatchJob.process(doc_ids[k], @docs_dir, database) }
+        end
+      end
+
+      def run_fork_pool(doc_ids)
+        ParallelUnits.fork_each(@workers) do |w|
+          with_connection do |database|
+            (w...doc_ids.size).step(@workers).map { |k| BatchJob.process(doc_ids[k], @docs_dir, database) }
+          end
+        end.flatten(1)
+      end
+
+      def run_ractor(doc_ids)
+        with_connection do |database|
+          pending = doc_ids.to_h do |doc_id|
+            started = Protocol.now_ns
+            rows = database.annotations(doc_id)
+            read_ns = Protocol.now_ns - started
+            ractor = Ractor.new(doc_id, @docs_dir, rows.map { |_id, *span| span }) do |id, dir, spans|
+              BatchJob.read_and_align(id, dir, spans)
+            end
+            [ractor, [rows.map(&:first), read_ns]]
+          end
+          Array.new(doc_ids.size) do
+            ractor, (doc_id, new_length, aligned, cpu_ns, file_ns) = Ractor.select(*pending.keys)
+            ids, read_ns = pending.delete(ractor)
+            started = Protocol.now_ns
+            database.replace_annotations(doc_id, ids, aligned, new_length)
+            [cpu_ns, file_ns + read_ns + Protocol.now_ns - started]
+          end
+        end
+      end
+
+      # One document start to finish on `database`; returns [cpu_ns, io_ns].
+      def self.process(doc_id, docs_dir, database)
+        started = Protocol.now_ns
+        document = read_document(doc_id, docs_dir)
+        rows = database.annotations(doc_id)
+        read = Protocol.now_ns
+        aligned = align_annotations(document["old"], document["new"], rows.map { |_id, *span| span })
+        aligned_at = Protocol.now_ns
+        database.replace_annotations(doc_id, rows.map(&:first), aligned, document["new"].bytesize)
+        [aligned_at - read, read - started + Protocol.now_ns - aligned_at]
+      end
+
+      # The Ractor's share: file and alignment, no database. Returns what the main Ractor stores.
+      def self.read_and_align(doc_id, docs_dir, spans)
+        started = Protocol.now_ns
+        document = read_document(doc_id, docs_dir)
+        read = Protocol.now_ns
+        aligned = align_annotations(document["old"], document["new"], spans)
+        [doc_id, document["new"].bytesize, aligned, Protocol.now_ns - read, read - started]
+      end
+
+      def self.read_document(doc_id, docs_dir)
+        JSON.parse(File.read(File.join(docs_dir, "#{doc_id}.json")))
+      end
+
+      # Annotation [b, e) becomes [M[b], M[e]); dropped when that is empty.
+      def self.align_annotations(old, new, spans)
+        offsets = offset_map(old, new)
+        spans.filter_map do |span_begin, span_end, label|
+          moved_begin = offsets[span_begin]
+          moved_end = offsets[span_end]
+          [moved_begin, moved_end, label] if moved_begin < moved_end
+        end
+      end
+
+      # M from workloads/batch-job.md: M[i] is where byte i of `old` lands in `new`.
+      def self.offset_map(old, new)
+        a = old.bytes
+        b = new.bytes
+        lcs = suffix_lcs_table(a, b)
+        matched_to = Array.new(a.size)
+        i = j = 0
+        while i < a.size && j < b.size
+          if a[i] == b[j]
+            matched_to[i] = j
+            i += 1
+            j += 1
+          elsif lcs[i + 1][j] >= lcs[i][j + 1]
+            i += 1
+          else
+            j += 1
+          end
+        end
+        offsets = Array.new(a.size + 1)
+        offsets[a.size] = b.size
+        (a.size - 1).downto(0) { |k| offsets[k] = matched_to[k] || offsets[k + 1] }
+        offsets
+      end
+
+      # dp[i][j] = LCS(a[i..], b[j..]), one row per i; a while loop because this is the job's
+      # whole CPU cost and a block call per cell would double it.
+      def self.suffix_lcs_table(a, b)
+        m = b.size
+        below = Array.new(m + 1, 0)
+        rows = Array.new(a.size + 1)
+        rows[a.size] = below
+        (a.size - 1).downto(0) do |i|
+          byte = a[i]
+          row = Array.new(m + 1, 0)
+          right = 0
+          j = m - 1
+          while j >= 0
+            right = if byte == b[j]
+                      below[j + 1] + 1
+                    else
+                      down = below[j]
+                      down >= right ? down : right
+                    end
+            row[j] = right
+            j -= 1
+          end
+          rows[i] = row
+          below = row
+        end
+        rows
+      end
+    end
+  end
+end
