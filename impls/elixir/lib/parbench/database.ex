@@ -1,0 +1,82 @@
+defmodule Parbench.Database do
+  @moduledoc "Opens the batch-job database through Erlang's :odbc (SQLite or PostgreSQL ODBC driver), since Hex drivers are out of reach."
+
+  # Driver names as Debian's libsqliteodbc and odbc-postgresql register them in /etc/odbcinst.ini;
+  # the environment variables let a machine with other names (or .so paths) point elsewhere.
+  @sqlite_driver "SQLite3"
+  @postgres_driver "PostgreSQL Unicode"
+  # Concurrent SQLite writers wait this long for the lock instead of failing (the spec's busy timeout).
+  @busy_timeout_ms 600_000
+
+  @doc "The ODBC connection string for a `sqlite:PATH` or `postgresql://user:pass@host:port/db` URL."
+  def connection_string("sqlite:" <> path) do
+    driver = System.get_env("PARBENCH_SQLITE_ODBC_DRIVER", @sqlite_driver)
+    # JournalMode/SyncPragma are the driver's way to set PRAGMA journal_mode=WAL and
+    # synchronous=FULL on every connection; a PRAGMA statement cannot, because :odbc opens
+    # a transaction first (SQLite refuses to change the journal mode inside one).
+    "Driver={#{driver}};Database=#{path};Timeout=#{@busy_timeout_ms};JournalMode=WAL;SyncPragma=FULL"
+  end
+
+  def connection_string("postgresql://" <> _ = url), do: postgres_connection_string(URI.parse(url))
+  def connection_string("postgres://" <> _ = url), do: postgres_connection_string(URI.parse(url))
+
+  def connection_string(url),
+    do: throw({:bad_args, "--db #{inspect(url)} is not valid; valid: sqlite:PATH or postgresql://user:pass@host:port/db"})
+
+  defp postgres_connection_string(uri) do
+    driver = System.get_env("PARBENCH_POSTGRES_ODBC_DRIVER", @postgres_driver)
+    {user, password} =
+      case String.split(uri.userinfo || "", ":", parts: 2) do
+        [user, password] -> {URI.decode(user), URI.decode(password)}
+        [user] -> {URI.decode(user), ""}
+      end
+
+    "Driver={#{driver}};Server=#{uri.host};Port=#{uri.port || 5432};" <>
+      "Database=#{String.trim_leading(uri.path || "", "/")};Uid=#{user};Pwd=#{password}"
+  end
+
+  @doc """
+  Opens a connection owned by the calling process (an :odbc connection can only be used by the
+  process that opened it), with explicit transactions and binary strings.
+  """
+  def connect(connection_string) do
+    case :odbc.connect(String.to_charlist(connection_string),
+           auto_commit: :off, binary_strings: :on, timeout: :infinity, scrollable_cursors: :off) do
+      {:ok, connection} -> connection
+      {:error, reason} -> raise "cannot connect through ODBC (#{connection_string}): #{inspect(reason)}"
+    end
+  end
+
+  @doc "Runs `fun` with a fresh connection and closes it afterwards."
+  def with_connection(connection_string, fun) do
+    connection = connect(connection_string)
+
+    try do
+      fun.(connection)
+    after
+      :odbc.disconnect(connection)
+    end
+  end
+
+  @doc "A parameterised statement that must succeed; returns the selected rows or the update count."
+  def query!(connection, sql, params \\ []) do
+    result =
+      if params == [],
+        do: :odbc.sql_query(connection, String.to_charlist(sql)),
+        else: :odbc.param_query(connection, String.to_charlist(sql), params)
+
+    case result do
+      {:selected, _columns, rows} -> rows
+      {:updated, count} -> count
+      {:error, reason} -> raise "database error on #{inspect(sql)}: #{inspect(reason)}"
+    end
+  end
+
+  @doc "Commits the current transaction."
+  def commit!(connection) do
+    case :odbc.commit(connection, :commit) do
+      :ok -> :ok
+      {:error, reason} -> raise "commit failed: #{inspect(reason)}"
+    end
+  end
+end

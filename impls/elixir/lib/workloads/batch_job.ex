@@ -1,0 +1,261 @@
+defmodule Parbench.Workloads.BatchJob do
+  @moduledoc "batch-job (seed 002): re-aligns every pending document's annotations (LCS) and rewrites them in the database."
+  alias Parbench.{Database, Digest, Protocol}
+
+  @label_type {:sql_varchar, 255}
+
+  def name, do: "batch-job"
+  def params, do: ["docs_dir", "db"]
+
+  def models do
+    odbc = "each unit opens its own :odbc connection (an OS odbcserver process per connection, so database calls run outside the schedulers)"
+
+    %{
+      "seq" => %{family: "seq", note: "one connection, documents one after another"},
+      "async_stream" => %{
+        family: "data-parallel",
+        workers: true,
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per document; " <> odbc
+      },
+      "process_per_doc" => %{
+        family: "actors",
+        note: "one spawned process per document, all at once (unbounded); " <> odbc
+      },
+      "pool" => %{
+        family: "actors",
+        workers: true,
+        note: "workers long-lived processes, one connection each, taking the next document from an :atomics counter"
+      }
+    }
+  end
+
+  def prepare(model, options, workers) do
+    docs_dir = Protocol.string_option(options, "docs-dir")
+    unless File.dir?(docs_dir), do: throw({:bad_args, "--docs-dir #{docs_dir} is not a directory"})
+    connection_string = Database.connection_string(Protocol.string_option(options, "db"))
+    %{model: model, docs_dir: docs_dir, connection_string: connection_string, workers: workers}
+  end
+
+  def run(%{model: model, connection_string: connection_string} = context) do
+    doc_ids =
+      Database.with_connection(connection_string, fn connection ->
+        rows = Database.query!(connection, "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id")
+        Database.commit!(connection)
+        Enum.map(rows, fn {doc_id} -> doc_id end)
+      end)
+
+    {length(doc_ids), process_all(model, doc_ids, context)}
+  end
+
+  # Each returns one {cpu_ns, io_ns} per document.
+  defp process_all("seq", doc_ids, %{docs_dir: dir, connection_string: connection_string}) do
+    Database.with_connection(connection_string, fn connection ->
+      Enum.map(doc_ids, &process_document(connection, dir, &1))
+    end)
+  end
+
+  defp process_all("async_stream", doc_ids, %{docs_dir: dir, connection_string: connection_string, workers: workers}) do
+    doc_ids
+    |> Task.async_stream(
+      fn doc_id -> Database.with_connection(connection_string, &process_document(&1, dir, doc_id)) end,
+      ordered: false, max_concurrency: workers, timeout: :infinity)
+    |> Enum.map(fn {:ok, times} -> times end)
+  end
+
+  defp process_all("process_per_doc", doc_ids, %{docs_dir: dir, connection_string: connection_string}) do
+    doc_ids
+    |> Enum.map(fn doc_id ->
+      Task.async(fn -> Database.with_connection(connection_string, &process_document(&1, dir, doc_id)) end)
+    end)
+    |> Task.await_many(:infinity)
+  end
+
+  defp process_all("pool", doc_ids, %{docs_dir: dir, connection_string: connection_string, workers: workers}) do
+    queue = List.to_tuple(doc_ids)
+    next_index = :atomics.new(1, signed: false)
+
+    1..workers
+    |> Enum.map(fn _ ->
+      Task.async(fn ->
+        Database.with_connection(connection_string, &drain_queue(&1, dir, queue, next_index, []))
+      end)
+    end)
+    |> Task.await_many(:infinity)
+    |> Enum.concat()
+  end
+
+  defp drain_queue(connection, dir, queue, next_index, done) do
+    index = :atomics.add_get(next_index, 1, 1) - 1
+
+    if index < tuple_size(queue),
+      do: drain_queue(connection, dir, queue, next_index, [process_document(connection, dir, elem(queue, index)) | done]),
+      else: done
+  end
+
+  @doc "Reads, aligns and rewrites one document; returns `{cpu_ns, io_ns}`."
+  def process_document(connection, dir, doc_id) do
+    {read_ns, {document, spans}} =
+      Protocol.time_ns(fn ->
+        document = read_document(Path.join(dir, "#{doc_id}.json"))
+        spans = Database.query!(connection, "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = ?",
+                                [{:sql_integer, [doc_id]}])
+        # Ends the read transaction before the alignment, so the write below starts a fresh one
+        # and waits for the SQLite write lock instead of failing on a stale snapshot.
+        Database.commit!(connection)
+        {document, spans}
+      end)
+
+    {cpu_ns, aligned} = Protocol.time_ns(fn -> align(document["old"], document["new"], spans) end)
+    {write_ns, :ok} = Protocol.time_ns(fn -> write_aligned(connection, doc_id, byte_size(document["new"]), aligned) end)
+    {cpu_ns, read_ns + write_ns}
+  end
+
+  defp write_aligned(connection, doc_id, new_length, aligned) do
+    Database.query!(connection, "DELETE FROM annotations WHERE doc_id = ?", [{:sql_integer, [doc_id]}])
+
+    if aligned != [] do
+      Database.query!(connection,
+        "INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)",
+        [{:sql_integer, List.duplicate(doc_id, length(aligned))},
+         {:sql_integer, Enum.map(aligned, &elem(&1, 0))},
+         {:sql_integer, Enum.map(aligned, &elem(&1, 1))},
+         {@label_type, Enum.map(aligned, &elem(&1, 2))}])
+    end
+
+    Database.query!(connection,
+      "UPDATE documents SET length = ?, annotation_count = ?, status = 'aligned' WHERE doc_id = ?",
+      [{:sql_integer, [new_length]}, {:sql_integer, [length(aligned)]}, {:sql_integer, [doc_id]}])
+
+    Database.commit!(connection)
+  end
+
+  # The digest is read back from the database after the clock stops; the harness recomputes it too.
+  def summarize({docs, times}, %{connection_string: connection_string}) do
+    {cpu_ns, io_ns} = Enum.reduce(times, {0, 0}, fn {cpu, io}, {cpu_sum, io_sum} -> {cpu_sum + cpu, io_sum + io} end)
+    {docs, annotations_digest(connection_string), %{cpu_ns: cpu_ns, io_ns: io_ns}}
+  end
+
+  @doc "The order-free digest of \"doc_id:span_begin:span_end:label\" over every annotations row."
+  def annotations_digest(connection_string) do
+    Database.with_connection(connection_string, fn connection ->
+      connection
+      |> Database.query!("SELECT doc_id, span_begin, span_end, label FROM annotations")
+      |> Enum.reduce(0, fn {doc_id, span_begin, span_end, label}, sum ->
+        Digest.add(sum, "#{doc_id}:#{span_begin}:#{span_end}:#{label}")
+      end)
+      |> Digest.hex()
+    end)
+  end
+
+  @doc """
+  The spec's alignment: each annotation `{begin, end, label}` on `old` moved to `new` through
+  the LCS offset map; spans that collapse are dropped.
+  """
+  def align(old, new, spans) do
+    offset_map = offset_map(old, new)
+
+    for {span_begin, span_end, label} <- spans,
+        moved_begin = elem(offset_map, span_begin),
+        moved_end = elem(offset_map, span_end),
+        moved_begin < moved_end,
+        do: {moved_begin, moved_end, label}
+  end
+
+  @doc "M of the spec: where each offset 0..len(old) of `old` lands in `new`, as a tuple."
+  def offset_map(old, new) do
+    suffix_table = lcs_suffix_table(old, new)
+    matched_to = walk(old, new, suffix_table, 0, 0, %{})
+    old_length = byte_size(old)
+
+    {offsets, _next} =
+      Enum.reduce((old_length - 1)..0//-1, {[byte_size(new)], byte_size(new)}, fn i, {offsets, next} ->
+        here = Map.get(matched_to, i, next)
+        {[here | offsets], here}
+      end)
+
+    List.to_tuple(offsets)
+  end
+
+  # dp[i][j] = LCS(old[i:], new[j:]), one tuple per row i = 0..n (row n is all zeros).
+  # Each row is built from right to left out of the row below, as lists, then frozen as a tuple
+  # for the walk's random access.
+  defp lcs_suffix_table(old, new) do
+    new_reversed = new |> :binary.bin_to_list() |> Enum.reverse()
+    zero_row = List.duplicate(0, byte_size(new) + 1)
+
+    {rows, _below} =
+      old
+      |> :binary.bin_to_list()
+      |> Enum.reverse()
+      |> Enum.reduce({[List.to_tuple(zero_row)], Enum.reverse(zero_row)}, fn old_byte, {rows, below_descending} ->
+        row = lcs_row(old_byte, new_reversed, below_descending, 0, [0])
+        {[List.to_tuple(row) | rows], Enum.reverse(row)}
+      end)
+
+    List.to_tuple(rows)
+  end
+
+  # Walks j from len(new)-1 down to 0 with `right` = dp[i][j+1] and the row below descending
+  # from dp[i+1][j+1]; returns row i ascending.
+  defp lcs_row(old_byte, [new_byte | new_rest], [diagonal, below | below_rest], right, row) do
+    value = if old_byte == new_byte, do: diagonal + 1, else: max(below, right)
+    lcs_row(old_byte, new_rest, [below | below_rest], value, [value | row])
+  end
+
+  defp lcs_row(_old_byte, [], _below, _right, row), do: row
+
+  defp walk(old, new, table, i, j, matched) when i < byte_size(old) and j < byte_size(new) do
+    cond do
+      :binary.at(old, i) == :binary.at(new, j) -> walk(old, new, table, i + 1, j + 1, Map.put(matched, i, j))
+      elem(elem(table, i + 1), j) >= elem(elem(table, i), j + 1) -> walk(old, new, table, i + 1, j, matched)
+      true -> walk(old, new, table, i, j + 1, matched)
+    end
+  end
+
+  defp walk(_old, _new, _table, _i, _j, matched), do: matched
+
+  @doc "Decodes a document file `{\"id\": …, \"old\": \"…\", \"new\": \"…\"}` (a flat JSON object)."
+  def read_document(path) do
+    case File.read(path) do
+      {:ok, text} -> decode_flat_object(text)
+      {:error, reason} -> raise "cannot read #{path}: #{:file.format_error(reason)}"
+    end
+  end
+
+  # A flat JSON object of strings and integers is all the document files hold; no JSON library
+  # ships with OTP 25 and Hex is out of reach.
+  defp decode_flat_object(text) do
+    "{" <> rest = String.trim_leading(text)
+    decode_members(String.trim_leading(rest), %{})
+  end
+
+  defp decode_members("}" <> _, acc), do: acc
+  defp decode_members("," <> rest, acc), do: decode_members(String.trim_leading(rest), acc)
+
+  defp decode_members("\"" <> rest, acc) do
+    {key, rest} = decode_string(rest, [])
+    ":" <> rest = String.trim_leading(rest)
+    {value, rest} = decode_value(String.trim_leading(rest))
+    decode_members(String.trim_leading(rest), Map.put(acc, key, value))
+  end
+
+  defp decode_value("\"" <> rest), do: decode_string(rest, [])
+
+  defp decode_value(text) do
+    {number, rest} = Integer.parse(text)
+    {number, rest}
+  end
+
+  defp decode_string("\"" <> rest, acc), do: {IO.iodata_to_binary(Enum.reverse(acc)), rest}
+  defp decode_string("\\u" <> <<hex::binary-size(4), rest::binary>>, acc),
+    do: decode_string(rest, [<<String.to_integer(hex, 16)::utf8>> | acc])
+  defp decode_string("\\" <> <<escaped, rest::binary>>, acc), do: decode_string(rest, [unescape(escaped) | acc])
+  defp decode_string(<<char, rest::binary>>, acc), do: decode_string(rest, [char | acc])
+
+  defp unescape(?n), do: ?\n
+  defp unescape(?t), do: ?\t
+  defp unescape(?r), do: ?\r
+  defp unescape(?b), do: ?\b
+  defp unescape(?f), do: ?\f
+  defp unescape(char), do: char
+end

@@ -1,0 +1,74 @@
+defmodule Parbench.Workloads.CoroutineSwarm do
+  @moduledoc "coroutine-swarm (seed 004): many BEAM processes that each yield before every FizzBuzz step."
+  alias Parbench.{Digest, ProcessLimit, Protocol}
+
+  def name, do: "coroutine-swarm"
+  def params, do: ["tasks", "steps", "sleep_ms", "max_processes"]
+
+  def models do
+    %{
+      "seq" => %{family: "seq", note: "the same lines in a plain loop, no processes (the article's program 1)"},
+      "processes" => %{
+        family: "green",
+        note: "one spawn/1 process per task; before each step :erlang.yield/0 (sleep-ms 0) or Process.sleep/1; each task sends its partial digest to the caller; --max-processes N adds +P N"
+      }
+    }
+  end
+
+  def prepare(model, options, _workers) do
+    tasks = Protocol.integer_option(options, "tasks", :required)
+    steps = Protocol.integer_option(options, "steps", 10)
+    sleep_ms = Protocol.integer_option(options, "sleep-ms", 0)
+    extra = if model == "processes", do: %{pause: pause_name(sleep_ms)}, else: %{}
+    %{model: model, tasks: tasks, steps: steps, sleep_ms: sleep_ms, extra: extra}
+  end
+
+  def run(%{model: "seq", tasks: tasks, steps: steps}) do
+    sum =
+      Enum.reduce(0..(tasks - 1)//1, 0, fn task, sum ->
+        Enum.reduce(0..(steps - 1)//1, sum, &Digest.add(&2, line(task, &1)))
+      end)
+
+    {sum, nil}
+  end
+
+  def run(%{model: "processes", tasks: tasks, steps: steps, sleep_ms: sleep_ms}) do
+    caller = self()
+    started = :erlang.monotonic_time(:nanosecond)
+
+    ProcessLimit.guard(fn ->
+      for task <- 0..(tasks - 1)//1, do: spawn(fn -> swarm_task(caller, task, steps, sleep_ms) end)
+    end)
+
+    spawn_ns = :erlang.monotonic_time(:nanosecond) - started
+    partial_sums = for _ <- 1..tasks//1, do: receive(do: ({:task_digest, sum} -> sum))
+    {Digest.combine(partial_sums), spawn_ns}
+  end
+
+  def summarize({sum, nil}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{}}
+  def summarize({sum, spawn_ns}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{spawn_ns: spawn_ns}}
+
+  defp swarm_task(caller, task, steps, sleep_ms) do
+    sum =
+      Enum.reduce(0..(steps - 1)//1, 0, fn step, sum ->
+        pause(sleep_ms)
+        Digest.add(sum, line(task, step))
+      end)
+
+    send(caller, {:task_digest, sum})
+  end
+
+  defp pause(0), do: :erlang.yield()
+  defp pause(sleep_ms), do: Process.sleep(sleep_ms)
+
+  defp pause_name(0), do: ":erlang.yield/0"
+  defp pause_name(_sleep_ms), do: "Process.sleep/1"
+
+  @doc "The line of one step: \"task:step:fizzbuzz(step)\"."
+  def line(task, step), do: "#{task}:#{step}:#{fizzbuzz(step)}"
+
+  def fizzbuzz(i) when rem(i, 15) == 0, do: "FizzBuzz"
+  def fizzbuzz(i) when rem(i, 5) == 0, do: "Buzz"
+  def fizzbuzz(i) when rem(i, 3) == 0, do: "Fizz"
+  def fizzbuzz(i), do: Integer.to_string(i)
+end
