@@ -1,0 +1,186 @@
+"""The harness protocol (docs/protocol.md): argument parsing, the timed repetitions, JSON lines, exit codes."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+EXIT_BAD_ARGUMENTS = 2
+EXIT_LIMIT = 3
+REQUIRED = object()
+
+
+class BadArguments(Exception):
+    """A one-line reason the call cannot run, printed on stderr with exit 2."""
+
+
+class LimitReached(Exception):
+    """A resource limit stopped the work; the message is the runtime's own (exit 3, a result)."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str                      # spelled with `_`; the command line spells it with `-`
+    parse: Callable[[str], Any]
+    default: Any = REQUIRED
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one timed repetition did; the checksum is computed after the clock stops."""
+    items: int
+    checksum: Callable[[], str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Job:
+    params: dict[str, Any]
+    input: Any                     # whatever the workload loaded before the timed region
+    workers: int | None
+
+
+@dataclass(frozen=True)
+class Model:
+    family: str
+    run: Callable[[Job], Outcome]
+    workers: bool = False
+    note: str = ""
+    flags: str = ""
+
+    def describe(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"family": self.family}
+        if self.workers:
+            entry["workers"] = True
+        if self.note:
+            entry["note"] = self.note
+        if self.flags:
+            entry["flags"] = self.flags
+        return entry
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    params: tuple[Param, ...]
+    models: dict[str, Model]
+    load: Callable[[dict[str, Any]], tuple[Any, int]] = lambda params: (None, 0)  # (input, load_ns)
+
+
+@dataclass(frozen=True)
+class Call:
+    workload: Workload
+    model_name: str
+    params: dict[str, Any]
+    workers: int | None
+    warmup: int
+    repeat: int
+
+
+def _option_pairs(tokens: list[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if not token.startswith("--") or index + 1 >= len(tokens):
+            raise BadArguments(f"expected '--name value' pairs, got {token!r}")
+        options[token[2:].replace("-", "_")] = tokens[index + 1]
+        index += 2
+    return options
+
+
+def _parse_value(name: str, parse: Callable[[str], Any], text: str) -> Any:
+    try:
+        return parse(text)
+    except ValueError:
+        raise BadArguments(f"--{name.replace('_', '-')} {text!r} is not a valid {parse.__name__}") from None
+
+
+def parse_call(argv: list[str], workloads: dict[str, Workload]) -> Call:
+    if not argv or argv[0] not in workloads:
+        given = argv[0] if argv else "nothing"
+        raise BadArguments(f"unknown workload {given!r}; valid: {', '.join(workloads)} (or --list)")
+    workload = workloads[argv[0]]
+    options = _option_pairs(argv[1:])
+    model_name = options.pop("model", "seq" if workload.name == "noop" else None)
+    if workload.name != "noop" and model_name not in workload.models:
+        raise BadArguments(f"unknown model {model_name!r} for {workload.name}; valid: {', '.join(workload.models)}")
+    model = workload.models.get(model_name)
+    warmup = _parse_value("warmup", int, options.pop("warmup", "0"))
+    repeat = _parse_value("repeat", int, options.pop("repeat", "1"))
+    workers = None
+    if "workers" in options:
+        if model is None or not model.workers:
+            raise BadArguments(f"model {model_name!r} of {workload.name} takes no --workers")
+        workers = _parse_value("workers", int, options.pop("workers"))
+        if workers < 1:
+            raise BadArguments("--workers must be at least 1")
+    elif model is not None and model.workers:
+        workers = os.cpu_count() or 1
+    params: dict[str, Any] = {}
+    for param in workload.params:
+        if param.name in options:
+            value = _parse_value(param.name, param.parse, options.pop(param.name))
+        elif param.default is REQUIRED:
+            raise BadArguments(f"{workload.name} needs --{param.name.replace('_', '-')}")
+        else:
+            value = param.default
+        if param.choices and value not in param.choices:
+            raise BadArguments(f"--{param.name.replace('_', '-')} {value!r} is not valid; valid: {', '.join(param.choices)}")
+        params[param.name] = value
+    if options:
+        valid = ", ".join("--" + p.name.replace("_", "-") for p in workload.params) or "none"
+        unknown = ", ".join("--" + name.replace("_", "-") for name in options)
+        raise BadArguments(f"unknown parameter {unknown} for {workload.name}; valid: {valid}")
+    return Call(workload, model_name, params, workers, warmup, repeat)
+
+
+def json_line(record: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(record, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def run_repetitions(call: Call) -> None:
+    """Loads the input once, runs the warm-ups unprinted, then prints one line per timed repetition."""
+    loaded, load_ns = call.workload.load(call.params)
+    job = Job(call.params, loaded, call.workers)
+    if call.workload.name == "noop":
+        run = lambda job: Outcome(0, lambda: "noop")  # nothing in the timed region, by definition
+    else:
+        run = call.workload.models[call.model_name].run
+    for rep in range(-call.warmup, call.repeat):
+        started = time.perf_counter_ns()
+        outcome = run(job)
+        elapsed = time.perf_counter_ns() - started
+        if rep < 0:
+            continue
+        extra = dict(outcome.extra)
+        if call.workers is not None:
+            extra["workers"] = call.workers
+        if load_ns:
+            extra["load_ns"] = load_ns
+        record = {"rep": rep, "ns": elapsed, "items": outcome.items, "checksum": outcome.checksum()}
+        if extra:
+            record["extra"] = extra
+        json_line(record)
+
+
+def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict]) -> int:
+    if argv == ["--list"]:
+        json_line(describe_runtime())
+        return 0
+    try:
+        call = parse_call(argv, workloads)
+        run_repetitions(call)
+    except BadArguments as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_BAD_ARGUMENTS
+    except (LimitReached, MemoryError) as error:
+        detail = str(error) or type(error).__name__
+        json_line({"error": "limit", "detail": detail})
+        return EXIT_LIMIT
+    return 0
