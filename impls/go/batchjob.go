@@ -1,0 +1,380 @@
+// batch-job: re-align each document's annotations (LCS, CPU) and store them in SQLite or PostgreSQL (I/O).
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "github.com/mattn/go-sqlite3"    // registers the "sqlite3" driver, linked to Debian's libsqlite3
+)
+
+// rowsPerInsert keeps one multi-row INSERT under SQLite's bound-parameter limit (4 per row).
+const rowsPerInsert = 200
+
+var batchJobWorkload = &Workload{
+	Name:   "batch-job",
+	Params: []Param{{"docs-dir", "", false}, {"db", "", false}, {"max-conns", "", true}},
+	Models: []string{"seq", "goroutines", "goroutine-per-doc"},
+	ModelInfo: map[string]Model{
+		"seq": {Family: "seq", Note: "one connection, one document after another"},
+		"goroutines": {Family: "green", Workers: true,
+			Note: "bounded: --workers goroutines, each with its own connection, take doc ids from a channel"},
+		"goroutine-per-doc": {Family: "green",
+			Note: "one goroutine per document sharing database/sql's pool; --max-conns caps it (default: unlimited for SQLite, 64 for PostgreSQL, under its max_connections of 100)"},
+	},
+	Prepare: prepareBatchJob,
+}
+
+// annotation is one span on a text: [Begin, End) with a label.
+type annotation struct {
+	Begin, End int
+	Label      string
+}
+
+type document struct {
+	ID  int64  `json:"id"`
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// jobTiming sums the alignment (CPU) and file/database (I/O) time over documents.
+type jobTiming struct{ cpuNs, ioNs atomic.Int64 }
+
+// querier is what a document's work needs: a pooled *sql.DB or a dedicated *sql.Conn.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// openDatabase understands the protocol's sqlite:PATH and postgresql:// URLs.
+func openDatabase(url string) (*sql.DB, string, error) {
+	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
+		// WAL + synchronous=FULL so commits reach the disk; immediate transactions and a long busy
+		// timeout so concurrent writers wait for the lock instead of failing.
+		dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=600000&_txlock=immediate"
+		db, err := sql.Open("sqlite3", dsn)
+		return db, "sqlite", err
+	}
+	if strings.HasPrefix(url, "postgresql://") || strings.HasPrefix(url, "postgres://") {
+		db, err := sql.Open("pgx", url)
+		return db, "postgresql", err
+	}
+	return nil, "", usagef("--db must be sqlite:PATH or postgresql://user:pass@host:port/db, got %q", url)
+}
+
+func prepareBatchJob(args *Args) (Repetition, error) {
+	docsDir := args.String("docs-dir")
+	if info, err := os.Stat(docsDir); err != nil || !info.IsDir() {
+		return nil, usagef("--docs-dir %q is not a directory", docsDir)
+	}
+	db, kind, err := openDatabase(args.String("db"))
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		return nil, classifyDatabaseError(fmt.Errorf("cannot connect to --db: %w", err))
+	}
+	args.Extra["db"] = kind
+	var maxConns int
+	switch {
+	case args.String("max-conns") != "":
+		if maxConns, err = args.Int("max-conns"); err != nil {
+			return nil, err
+		}
+	case args.Model == "goroutine-per-doc" && kind == "postgresql":
+		maxConns = 64
+	}
+	ctx := context.Background()
+	var process func(ids []int64, timing *jobTiming) error
+	switch args.Model {
+	case "seq":
+		maxConns = 1
+		process = func(ids []int64, timing *jobTiming) error {
+			for _, id := range ids {
+				if err := processDocument(ctx, db, docsDir, id, timing); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case "goroutines":
+		if maxConns == 0 || maxConns > args.Workers {
+			maxConns = args.Workers
+		}
+		process = func(ids []int64, timing *jobTiming) error {
+			return processBounded(ctx, db, docsDir, ids, args.Workers, timing)
+		}
+	case "goroutine-per-doc":
+		process = func(ids []int64, timing *jobTiming) error {
+			return processOnePerDocument(ctx, db, docsDir, ids, timing)
+		}
+	}
+	db.SetMaxOpenConns(maxConns) // 0 means unlimited in database/sql
+	db.SetMaxIdleConns(max(maxConns, 2))
+	args.Extra["max_conns"] = maxConns
+	return func(timer *Timer) (Result, error) {
+		timing := &jobTiming{}
+		timer.Start()
+		ids, err := pendingDocuments(ctx, db)
+		if err == nil {
+			err = process(ids, timing)
+		}
+		timer.Stop()
+		if err != nil {
+			return Result{}, classifyDatabaseError(err)
+		}
+		checksum, err := annotationsDigest(ctx, db)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Items: int64(len(ids)), Checksum: checksum, Extra: map[string]any{
+			"cpu_ns": timing.cpuNs.Load(), "io_ns": timing.ioNs.Load()}}, nil
+	}, nil
+}
+
+// classifyDatabaseError turns the server's or the OS's "no more connections" into a limit result.
+func classifyDatabaseError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "53300" { // too_many_connections
+		return &LimitError{Detail: pgErr.Error()}
+	}
+	if strings.Contains(err.Error(), "too many open files") {
+		return &LimitError{Detail: err.Error()}
+	}
+	return err
+}
+
+func pendingDocuments(ctx context.Context, db querier) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// processBounded gives each of `workers` goroutines its own connection for all its documents.
+func processBounded(ctx context.Context, db *sql.DB, docsDir string, ids []int64, workers int, timing *jobTiming) error {
+	queue := make(chan int64)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			conn, err := db.Conn(ctx)
+			if err == nil {
+				defer conn.Close()
+			}
+			for id := range queue {
+				if err == nil {
+					err = processDocument(ctx, conn, docsDir, id, timing)
+				} // after a failure keep draining so the sender never blocks
+			}
+			errs <- err
+		})
+	}
+	for _, id := range ids {
+		queue <- id
+	}
+	close(queue)
+	wg.Wait()
+	close(errs)
+	return firstError(errs)
+}
+
+func processOnePerDocument(ctx context.Context, db *sql.DB, docsDir string, ids []int64, timing *jobTiming) error {
+	errs := make(chan error, len(ids))
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() { errs <- processDocument(ctx, db, docsDir, id, timing) })
+	}
+	wg.Wait()
+	close(errs)
+	return firstError(errs)
+}
+
+func firstError(errs <-chan error) error {
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// processDocument is the spec's three steps for one document: read, align, store in one transaction.
+func processDocument(ctx context.Context, db querier, docsDir string, id int64, timing *jobTiming) error {
+	ioStart := time.Now()
+	doc, spans, err := readDocument(ctx, db, docsDir, id)
+	if err != nil {
+		return err
+	}
+	cpuStart := time.Now()
+	aligned := alignAnnotations([]byte(doc.Old), []byte(doc.New), spans)
+	storeStart := time.Now()
+	if err := storeAligned(ctx, db, id, len(doc.New), aligned); err != nil {
+		return err
+	}
+	done := time.Now()
+	timing.cpuNs.Add(storeStart.Sub(cpuStart).Nanoseconds())
+	timing.ioNs.Add(cpuStart.Sub(ioStart).Nanoseconds() + done.Sub(storeStart).Nanoseconds())
+	return nil
+}
+
+func readDocument(ctx context.Context, db querier, docsDir string, id int64) (document, []annotation, error) {
+	var doc document
+	raw, err := os.ReadFile(filepath.Join(docsDir, fmt.Sprintf("%d.json", id)))
+	if err != nil {
+		return doc, nil, err
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return doc, nil, fmt.Errorf("document %d: %w", id, err)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = $1", id)
+	if err != nil {
+		return doc, nil, err
+	}
+	defer rows.Close()
+	var spans []annotation
+	for rows.Next() {
+		var a annotation
+		if err := rows.Scan(&a.Begin, &a.End, &a.Label); err != nil {
+			return doc, nil, err
+		}
+		spans = append(spans, a)
+	}
+	return doc, spans, rows.Err()
+}
+
+// storeAligned replaces the document's annotations and marks it aligned, all or nothing.
+func storeAligned(ctx context.Context, db querier, id int64, newLength int, aligned []annotation) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	if _, err := tx.ExecContext(ctx, "DELETE FROM annotations WHERE doc_id = $1", id); err != nil {
+		return err
+	}
+	for start := 0; start < len(aligned); start += rowsPerInsert {
+		batch := aligned[start:min(start+rowsPerInsert, len(aligned))]
+		query, values := insertAnnotations(id, batch)
+		if _, err := tx.ExecContext(ctx, query, values...); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx,
+		"UPDATE documents SET length = $1, annotation_count = $2, status = 'aligned' WHERE doc_id = $3",
+		newLength, len(aligned), id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// insertAnnotations builds one multi-row INSERT: one round trip per document instead of one per row.
+func insertAnnotations(id int64, batch []annotation) (string, []any) {
+	var query strings.Builder
+	query.WriteString("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES ")
+	values := make([]any, 0, 4*len(batch))
+	for i, a := range batch {
+		if i > 0 {
+			query.WriteString(", ")
+		}
+		fmt.Fprintf(&query, "($%d, $%d, $%d, $%d)", 4*i+1, 4*i+2, 4*i+3, 4*i+4)
+		values = append(values, id, a.Begin, a.End, a.Label)
+	}
+	return query.String(), values
+}
+
+// lcsOffsetMap is the spec's M: where each offset of old (0..len(old)) lands in new.
+func lcsOffsetMap(old, new []byte) []int {
+	n, m := len(old), len(new)
+	width := m + 1
+	// dp[i*width+j] = LCS(old[i:], new[j:]); row n and column m stay 0.
+	dp := make([]int32, (n+1)*width)
+	for i := n - 1; i >= 0; i-- {
+		row, below := dp[i*width:(i+1)*width], dp[(i+1)*width:(i+2)*width]
+		for j := m - 1; j >= 0; j-- {
+			if old[i] == new[j] {
+				row[j] = below[j+1] + 1
+			} else {
+				row[j] = max(below[j], row[j+1])
+			}
+		}
+	}
+	matchedTo := make([]int, n)
+	for i := range matchedTo {
+		matchedTo[i] = -1
+	}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case old[i] == new[j]:
+			matchedTo[i] = j
+			i, j = i+1, j+1
+		case dp[(i+1)*width+j] >= dp[i*width+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	offsets := make([]int, n+1)
+	offsets[n] = m
+	for i := n - 1; i >= 0; i-- {
+		if matchedTo[i] >= 0 {
+			offsets[i] = matchedTo[i]
+		} else {
+			offsets[i] = offsets[i+1]
+		}
+	}
+	return offsets
+}
+
+// alignAnnotations moves each span through the offset map and drops those that collapse.
+func alignAnnotations(old, new []byte, spans []annotation) []annotation {
+	offsets := lcsOffsetMap(old, new)
+	aligned := make([]annotation, 0, len(spans))
+	for _, a := range spans {
+		begin, end := offsets[a.Begin], offsets[a.End]
+		if begin < end {
+			aligned = append(aligned, annotation{begin, end, a.Label})
+		}
+	}
+	return aligned
+}
+
+// annotationsDigest is the checksum: the order-free digest of "doc_id:begin:end:label" over every row.
+func annotationsDigest(ctx context.Context, db *sql.DB) (string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT doc_id, span_begin, span_end, label FROM annotations")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var sum uint64
+	for rows.Next() {
+		var id, begin, end int64
+		var label string
+		if err := rows.Scan(&id, &begin, &end, &label); err != nil {
+			return "", err
+		}
+		sum += fnv1a64(fmt.Appendf(nil, "%d:%d:%d:%s", id, begin, end, label))
+	}
+	return digestHex(sum), rows.Err()
+}

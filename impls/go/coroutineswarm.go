@@ -1,0 +1,118 @@
+// coroutine-swarm: many goroutines that yield before each step, folding "t:step:fizzbuzz" lines into a digest.
+package main
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+var coroutineSwarmWorkload = &Workload{
+	Name:   "coroutine-swarm",
+	Params: []Param{{"tasks", "1000", false}, {"steps", "10", false}, {"sleep-ms", "0", false}},
+	Models: []string{"seq", "goroutines"},
+	ModelInfo: map[string]Model{
+		"seq": {Family: "seq", Note: "the same lines in a plain loop, no yields"},
+		"goroutines": {Family: "green", Workers: true,
+			Note: "one goroutine per task; runtime.Gosched() when sleep-ms is 0, else time.Sleep; --workers sets GOMAXPROCS"},
+	},
+	Prepare: prepareCoroutineSwarm,
+}
+
+// appendFizzbuzz appends fizzbuzz(i) as the spec defines it.
+func appendFizzbuzz(dst []byte, i int) []byte {
+	switch {
+	case i%15 == 0:
+		return append(dst, "FizzBuzz"...)
+	case i%5 == 0:
+		return append(dst, "Buzz"...)
+	case i%3 == 0:
+		return append(dst, "Fizz"...)
+	default:
+		return strconv.AppendInt(dst, int64(i), 10)
+	}
+}
+
+// stepLineHash is fnv1a64 of the line "task:step:fizzbuzz(step)"; line is a reusable buffer.
+func stepLineHash(line []byte, task, step int) ([]byte, uint64) {
+	line = strconv.AppendInt(line[:0], int64(task), 10)
+	line = append(line, ':')
+	line = strconv.AppendInt(line, int64(step), 10)
+	line = append(line, ':')
+	line = appendFizzbuzz(line, step)
+	return line, fnv1a64(line)
+}
+
+func prepareCoroutineSwarm(args *Args) (Repetition, error) {
+	tasks, err := args.Int("tasks")
+	if err != nil {
+		return nil, err
+	}
+	steps, err := args.Int("steps")
+	if err != nil {
+		return nil, err
+	}
+	sleepMs, err := args.Int("sleep-ms")
+	if err != nil {
+		return nil, err
+	}
+	if args.Model == "seq" {
+		return func(timer *Timer) (Result, error) {
+			timer.Start()
+			sum := swarmSeq(tasks, steps)
+			timer.Stop()
+			return Result{Items: int64(tasks), Checksum: digestHex(sum)}, nil
+		}, nil
+	}
+	runtime.GOMAXPROCS(args.Workers)
+	args.Extra["gomaxprocs"] = runtime.GOMAXPROCS(0)
+	yield := runtime.Gosched
+	if sleepMs > 0 {
+		pause := time.Duration(sleepMs) * time.Millisecond
+		yield = func() { time.Sleep(pause) }
+	}
+	return func(timer *Timer) (Result, error) {
+		timer.Start()
+		sum, spawnNs := swarmGoroutines(tasks, steps, yield, timer.started)
+		timer.Stop()
+		return Result{Items: int64(tasks), Checksum: digestHex(sum),
+			Extra: map[string]any{"spawn_ns": spawnNs}}, nil
+	}, nil
+}
+
+func swarmSeq(tasks, steps int) uint64 {
+	var sum uint64
+	var line []byte
+	for task := range tasks {
+		for step := range steps {
+			var h uint64
+			line, h = stepLineHash(line, task, step)
+			sum += h
+		}
+	}
+	return sum
+}
+
+// swarmGoroutines starts every task at once and reports spawn_ns, the time until all exist.
+func swarmGoroutines(tasks, steps int, yield func(), started time.Time) (uint64, int64) {
+	var total atomic.Uint64
+	var wg sync.WaitGroup
+	for task := range tasks {
+		wg.Go(func() {
+			var sum uint64
+			line := make([]byte, 0, 32)
+			for step := range steps {
+				yield()
+				var h uint64
+				line, h = stepLineHash(line, task, step)
+				sum += h
+			}
+			total.Add(sum)
+		})
+	}
+	spawnNs := time.Since(started).Nanoseconds()
+	wg.Wait()
+	return total.Load(), spawnNs
+}
