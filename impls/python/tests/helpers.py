@@ -1,0 +1,14 @@
+"""Shared test helpers: running a model the way the protocol does, without the command line."""
+from __future__ import annotations
+
+from parbench_py.protocol import Job, Workload
+
+
+def run_model(workload: Workload, model: str, params: dict, workers: int | None = 2) -> tuple[int, str, dict]:
+    """(items, checksum, extra) of one repetition of `model` with the workload's defaults filled in."""
+    full = {p.name: p.default for p in workload.params}
+    full.update(params)
+    loaded, _ = workload.load(full)
+    chosen = workload.models[model]
+    outcome = chosen.run(Job(full, loaded, workers if chosen.workers else None))
+    return outcome.items, outcome.checksum(), outcome.extra

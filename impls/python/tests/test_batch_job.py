@@ -1,0 +1,102 @@
+"""batch-job (workloads/batch-job.md): the LCS offset map, span rules, and agreement of every model on SQLite."""
+import json
+import os
+import random
+import sqlite3
+import tempfile
+import unittest
+
+from parbench_py import batch_job
+from parbench_py.checksums import order_free_digest
+from tests.helpers import run_model
+
+SCHEMA = """
+CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
+                       annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
+CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL,
+                         span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);
+"""
+WORDS = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "ractor", "fiber"]
+
+
+def make_job(folder: str, docs: int, seed: int) -> tuple[str, str, str]:
+    """Docs dir, SQLite URL and the digest expected after alignment, for `docs` random documents."""
+    rng = random.Random(seed)
+    docs_dir = os.path.join(folder, "docs")
+    os.makedirs(docs_dir)
+    database = sqlite3.connect(os.path.join(folder, "job.sqlite"))
+    database.execute("PRAGMA journal_mode=WAL")
+    database.executescript(SCHEMA)
+    expected_rows = []
+    for doc_id in range(docs):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(1, 40))]
+        old = " ".join(words)
+        new = " ".join(w for w in (rng.choice(WORDS) if rng.random() < 0.1 else w for w in words)
+                       if rng.random() > 0.05)
+        with open(os.path.join(docs_dir, f"{doc_id}.json"), "w") as file:
+            json.dump({"id": doc_id, "old": old, "new": new}, file)
+        spans = []
+        for _ in range(rng.randint(0, 8)):
+            begin = rng.randint(0, len(old))
+            spans.append((begin, rng.randint(begin, len(old)), rng.choice(["PERSON", "PLACE"])))
+        database.execute("INSERT INTO documents VALUES (?, ?, ?, 'pending')", (doc_id, len(old), len(spans)))
+        database.executemany("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)",
+                             [(doc_id, b, e, label) for b, e, label in spans])
+        expected_rows += [(doc_id, b, e, label) for b, e, label in batch_job.align(old.encode(), new.encode(), spans)]
+    database.commit()
+    database.close()
+    expected = order_free_digest(f"{d}:{b}:{e}:{label}".encode() for d, b, e, label in expected_rows)
+    return docs_dir, "sqlite:" + os.path.join(folder, "job.sqlite"), expected
+
+
+class OffsetMap(unittest.TestCase):
+    def test_matched_bytes_map_to_their_partner_and_the_end_to_len_new(self):
+        self.assertEqual(batch_job.lcs_offset_map(b"abc", b"axc"), [0, 2, 2, 3])
+
+    def test_unmatched_offset_takes_the_next_matched_one(self):
+        self.assertEqual(batch_job.lcs_offset_map(b"abxc", b"ac"), [0, 1, 1, 1, 2])
+
+    def test_tie_steps_i_when_dp_below_is_at_least_dp_right(self):
+        # dp[1][0] = dp[0][1] = 1 at (0, 0): the walk steps i, so "b" (not "a") is matched.
+        self.assertEqual(batch_job.lcs_offset_map(b"ab", b"ba"), [0, 0, 2])
+
+    def test_empty_texts(self):
+        self.assertEqual(batch_job.lcs_offset_map(b"", b"abc"), [3])
+        self.assertEqual(batch_job.lcs_offset_map(b"abc", b""), [0, 0, 0, 0])
+
+    def test_identical_texts_map_every_offset_to_itself(self):
+        self.assertEqual(batch_job.lcs_offset_map(b"hello", b"hello"), [0, 1, 2, 3, 4, 5])
+
+
+class Align(unittest.TestCase):
+    def test_span_becomes_mapped_begin_and_end(self):
+        self.assertEqual(batch_job.align(b"abc", b"xabc", [(0, 3, "ORG")]), [(1, 4, "ORG")])
+
+    def test_span_dropped_when_it_collapses(self):
+        self.assertEqual(batch_job.align(b"abc", b"axc", [(1, 2, "ORG"), (0, 3, "DATE")]), [(0, 3, "DATE")])
+
+
+class BatchJobModels(unittest.TestCase):
+    def test_every_model_stores_the_expected_annotations(self):
+        for seed, docs in ((1, 9), (7, 1), (42, 0)):
+            for model in batch_job.WORKLOAD.models:
+                with self.subTest(seed=seed, docs=docs, model=model):
+                    docs_dir, url, expected = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), docs, seed)
+                    items, checksum, extra = run_model(batch_job.WORKLOAD, model, {"docs_dir": docs_dir, "db": url})
+                    self.assertEqual((items, checksum), (docs, expected))
+                    self.assertIn("cpu_ns", extra)
+                    self.assertIn("io_ns", extra)
+
+    def test_documents_are_marked_aligned_with_new_length_and_count(self):
+        docs_dir, url, _ = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 3, 5)
+        run_model(batch_job.WORKLOAD, "seq", {"docs_dir": docs_dir, "db": url})
+        database = sqlite3.connect(url[len("sqlite:"):])
+        for doc_id, length, count, status in database.execute("SELECT * FROM documents"):
+            with open(os.path.join(docs_dir, f"{doc_id}.json")) as file:
+                self.assertEqual(length, len(json.load(file)["new"]))
+            stored = database.execute("SELECT count(*) FROM annotations WHERE doc_id = ?", (doc_id,)).fetchone()[0]
+            self.assertEqual((count, status), (stored, "aligned"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,59 @@
+"""The command line of docs/protocol.md, through the real `run` script: --list, noop, exit codes 2 and 3."""
+import json
+import os
+import subprocess
+import unittest
+
+RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")
+
+
+def run(*args: str, shell_prefix: str = "") -> subprocess.CompletedProcess:
+    command = " ".join([shell_prefix, RUN, *args]).strip()
+    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+
+
+class Protocol(unittest.TestCase):
+    def test_list_names_every_workload_with_families(self):
+        listing = json.loads(run("--list").stdout)
+        self.assertEqual(listing["runtime"], "python")
+        self.assertEqual(set(listing["workloads"]),
+                         {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"})
+        for workload in listing["workloads"].values():
+            for model in workload["models"].values():
+                self.assertIn(model["family"], {"seq", "threads", "processes", "async"})
+
+    def test_noop_prints_one_line_per_repetition(self):
+        out = run("noop", "--warmup", "2", "--repeat", "3")
+        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([(l["rep"], l["items"], l["checksum"]) for l in lines], [(i, 0, "noop") for i in range(3)])
+        self.assertTrue(all(l["ns"] >= 0 for l in lines))
+
+    def test_workers_are_reported_under_extra(self):
+        out = run("keygen", "--model", "threads", "--count", "4", "--workers", "3", "--repeat", "1")
+        self.assertEqual(json.loads(out.stdout)["extra"]["workers"], 3)
+
+    def test_unknown_model_exits_2_with_the_valid_ones(self):
+        out = run("keygen", "--model", "foo")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("valid: seq, threads, processes", out.stderr)
+        self.assertEqual(out.stdout, "")
+
+    def test_bad_parameter_value_exits_2(self):
+        self.assertEqual(run("keygen", "--model", "seq", "--source", "weak").returncode, 2)
+        self.assertEqual(run("spawn-chain", "--model", "threads", "--n", "many").returncode, 2)
+        self.assertEqual(run("batch-job", "--model", "seq", "--docs-dir", "/x", "--db", "mysql://x").returncode, 2)
+
+    def test_workers_for_a_model_without_workers_exits_2(self):
+        self.assertEqual(run("keygen", "--model", "seq", "--workers", "2").returncode, 2)
+
+    def test_thread_creation_failure_is_a_limit_exit_3(self):
+        # A 1 GiB address-space limit leaves room for about a hundred 8 MiB thread stacks.
+        out = run("spawn-chain", "--model", "threads", "--n", "5000", shell_prefix="ulimit -v 1048576;")
+        self.assertEqual(out.returncode, 3, out.stderr)
+        error = json.loads(out.stdout)
+        self.assertEqual(error["error"], "limit")
+        self.assertIn("can't start new thread", error["detail"])
+
+
+if __name__ == "__main__":
+    unittest.main()
