@@ -1,0 +1,388 @@
+//! batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::checksum::OrderFreeDigest;
+use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
+use crate::workloads::keygen::rayon_pool;
+
+pub const MODELS: &[&str] = &["seq", "threads", "rayon"];
+
+/// Long enough that concurrent SQLite writers queue for the lock instead of failing.
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub type Span = (i64, i64, String);
+
+/// M from the spec: where each offset of `old` lands in `new` (M[len(old)] = len(new)).
+pub fn lcs_offset_map(old: &[u8], new: &[u8]) -> Vec<i64> {
+    let (n, m) = (old.len(), new.len());
+    let width = m + 1;
+    // Suffix table dp[i][j] = LCS(old[i..], new[j..]), row-major; row n and column m stay 0.
+    let mut dp = vec![0u32; (n + 1) * width];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[i * width + j] = if old[i] == new[j] {
+                dp[(i + 1) * width + j + 1] + 1
+            } else {
+                dp[(i + 1) * width + j].max(dp[i * width + j + 1])
+            };
+        }
+    }
+    let mut matched_to = vec![None; n];
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if old[i] == new[j] {
+            matched_to[i] = Some(j);
+            i += 1;
+            j += 1;
+        } else if dp[(i + 1) * width + j] >= dp[i * width + j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    let mut offset_map = vec![m as i64; n + 1];
+    for i in (0..n).rev() {
+        offset_map[i] = matched_to[i].map_or(offset_map[i + 1], |j| j as i64);
+    }
+    offset_map
+}
+
+/// The spans moved onto `new`; a span whose ends land on the same offset is dropped.
+pub fn align_annotations(old: &[u8], new: &[u8], spans: &[Span]) -> Vec<Span> {
+    let offset_map = lcs_offset_map(old, new);
+    spans
+        .iter()
+        .filter_map(|(begin, end, label)| {
+            let (b, e) = (offset_map[*begin as usize], offset_map[*end as usize]);
+            (b < e).then(|| (b, e, label.clone()))
+        })
+        .collect()
+}
+
+/// The database a job runs against: each concurrent unit opens its own connection.
+#[derive(Clone)]
+pub enum Database {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Database {
+    pub fn from_url(url: &str) -> Outcome<Database> {
+        if let Some(path) = url.strip_prefix("sqlite:") {
+            Ok(Database::Sqlite(PathBuf::from(path)))
+        } else if url.starts_with("postgresql://") || url.starts_with("postgres://") {
+            Ok(Database::Postgres(url.to_string()))
+        } else {
+            Err(bad_args(format!("unknown --db '{url}'; valid: sqlite:PATH, postgresql://user:pass@host:port/db")))
+        }
+    }
+
+    pub fn connect(&self) -> Outcome<Connection> {
+        match self {
+            Database::Sqlite(path) => {
+                let db = rusqlite::Connection::open(path).map_err(|e| crash("opening SQLite", e))?;
+                db.busy_timeout(SQLITE_BUSY_TIMEOUT).map_err(|e| crash("SQLite busy_timeout", e))?;
+                db.pragma_update(None, "journal_mode", "WAL").map_err(|e| crash("SQLite WAL", e))?;
+                db.pragma_update(None, "synchronous", "FULL").map_err(|e| crash("SQLite synchronous", e))?;
+                Ok(Connection::Sqlite(db))
+            }
+            Database::Postgres(url) => postgres::Client::connect(url, postgres::NoTls)
+                .map(|client| Connection::Postgres(Box::new(client)))
+                .map_err(|e| connect_failure(url, e)),
+        }
+    }
+}
+
+/// Too many connections is a limit of the server, a result like any other limit.
+fn connect_failure(url: &str, error: postgres::Error) -> Failure {
+    let text = error.to_string();
+    if text.contains("too many") || text.contains("remaining connection slots") {
+        Failure::Limit(text)
+    } else {
+        crash(&format!("connecting to {url}"), text)
+    }
+}
+
+pub enum Connection {
+    Sqlite(rusqlite::Connection),
+    Postgres(Box<postgres::Client>),
+}
+
+const WORK_LIST: &str = "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id";
+
+impl Connection {
+    pub fn pending_documents(&mut self) -> Outcome<Vec<i64>> {
+        match self {
+            Connection::Sqlite(db) => {
+                let mut query = db.prepare(WORK_LIST).map_err(|e| crash("work list", e))?;
+                let ids = query.query_map([], |row| row.get(0)).map_err(|e| crash("work list", e))?;
+                ids.collect::<Result<_, _>>().map_err(|e| crash("work list", e))
+            }
+            Connection::Postgres(client) => {
+                let rows = client.query(WORK_LIST, &[]).map_err(|e| crash("work list", e))?;
+                Ok(rows.iter().map(|row| row.get::<_, i32>(0) as i64).collect())
+            }
+        }
+    }
+
+    pub fn annotations(&mut self, doc_id: i64) -> Outcome<Vec<Span>> {
+        match self {
+            Connection::Sqlite(db) => {
+                let mut query = db
+                    .prepare_cached("SELECT span_begin, span_end, label FROM annotations WHERE doc_id = ?1 ORDER BY id")
+                    .map_err(|e| crash("reading annotations", e))?;
+                let rows = query
+                    .query_map([doc_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+                    .map_err(|e| crash("reading annotations", e))?;
+                rows.collect::<Result<_, _>>().map_err(|e| crash("reading annotations", e))
+            }
+            Connection::Postgres(client) => {
+                let rows = client
+                    .query(
+                        "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = $1 ORDER BY id",
+                        &[&(doc_id as i32)],
+                    )
+                    .map_err(|e| crash("reading annotations", e))?;
+                Ok(rows.iter().map(|r| (r.get::<_, i32>(0) as i64, r.get::<_, i32>(1) as i64, r.get(2))).collect())
+            }
+        }
+    }
+
+    /// One transaction: the old annotations out, the aligned ones in, the document marked aligned.
+    pub fn store_aligned(&mut self, doc_id: i64, new_length: usize, aligned: &[Span]) -> Outcome<()> {
+        match self {
+            Connection::Sqlite(db) => {
+                // IMMEDIATE takes the write lock up front: a deferred transaction that upgrades
+                // later can fail with SQLITE_BUSY instead of waiting out the busy timeout.
+                let tx = db
+                    .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                    .map_err(|e| crash("begin", e))?;
+                tx.execute("DELETE FROM annotations WHERE doc_id = ?1", [doc_id]).map_err(|e| crash("delete", e))?;
+                {
+                    let mut insert = tx
+                        .prepare_cached("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?1, ?2, ?3, ?4)")
+                        .map_err(|e| crash("insert", e))?;
+                    for (begin, end, label) in aligned {
+                        insert.execute(rusqlite::params![doc_id, begin, end, label]).map_err(|e| crash("insert", e))?;
+                    }
+                }
+                tx.execute(
+                    "UPDATE documents SET length = ?1, annotation_count = ?2, status = 'aligned' WHERE doc_id = ?3",
+                    rusqlite::params![new_length as i64, aligned.len() as i64, doc_id],
+                )
+                .map_err(|e| crash("update", e))?;
+                tx.commit().map_err(|e| crash("commit", e))
+            }
+            Connection::Postgres(client) => {
+                let mut tx = client.transaction().map_err(|e| crash("begin", e))?;
+                let id = doc_id as i32;
+                tx.execute("DELETE FROM annotations WHERE doc_id = $1", &[&id]).map_err(|e| crash("delete", e))?;
+                let insert = tx
+                    .prepare("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES ($1, $2, $3, $4)")
+                    .map_err(|e| crash("insert", e))?;
+                for (begin, end, label) in aligned {
+                    tx.execute(&insert, &[&id, &(*begin as i32), &(*end as i32), label]).map_err(|e| crash("insert", e))?;
+                }
+                tx.execute(
+                    "UPDATE documents SET length = $1, annotation_count = $2, status = 'aligned' WHERE doc_id = $3",
+                    &[&(new_length as i32), &(aligned.len() as i32), &id],
+                )
+                .map_err(|e| crash("update", e))?;
+                tx.commit().map_err(|e| crash("commit", e))
+            }
+        }
+    }
+
+    /// The spec's checksum, read back from the database after the run.
+    pub fn annotations_digest(&mut self) -> Outcome<String> {
+        let rows: Vec<(i64, i64, i64, String)> = match self {
+            Connection::Sqlite(db) => {
+                let mut query = db
+                    .prepare("SELECT doc_id, span_begin, span_end, label FROM annotations")
+                    .map_err(|e| crash("digest", e))?;
+                let rows = query
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                    .map_err(|e| crash("digest", e))?;
+                rows.collect::<Result<_, _>>().map_err(|e| crash("digest", e))?
+            }
+            Connection::Postgres(client) => client
+                .query("SELECT doc_id, span_begin, span_end, label FROM annotations", &[])
+                .map_err(|e| crash("digest", e))?
+                .iter()
+                .map(|r| (r.get::<_, i32>(0) as i64, r.get::<_, i32>(1) as i64, r.get::<_, i32>(2) as i64, r.get(3)))
+                .collect(),
+        };
+        let mut digest = OrderFreeDigest::default();
+        for (doc_id, begin, end, label) in rows {
+            digest.add_item(format!("{doc_id}:{begin}:{end}:{label}").as_bytes());
+        }
+        Ok(digest.hex())
+    }
+}
+
+/// Summed time in alignment (cpu) and in file and database work (io), over all documents.
+#[derive(Default)]
+pub struct TimeSplit {
+    cpu_ns: AtomicU64,
+    io_ns: AtomicU64,
+}
+
+impl TimeSplit {
+    fn add(&self, cpu: Duration, io: Duration) {
+        self.cpu_ns.fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
+        self.io_ns.fetch_add(io.as_nanos() as u64, Ordering::Relaxed);
+    }
+}
+
+fn read_document(docs_dir: &Path, doc_id: i64) -> Outcome<(String, String)> {
+    let path = docs_dir.join(format!("{doc_id}.json"));
+    let text = std::fs::read_to_string(&path).map_err(|e| crash(&format!("reading {}", path.display()), e))?;
+    let mut document: Value = serde_json::from_str(&text).map_err(|e| crash(&format!("parsing {}", path.display()), e))?;
+    let mut field = |name: &str| match document[name].take() {
+        Value::String(s) => Ok(s),
+        _ => Err(crash(&format!("{}", path.display()), format!("no string field '{name}'"))),
+    };
+    Ok((field("old")?, field("new")?))
+}
+
+/// The whole per-document job: read, align, write back in one transaction.
+pub fn process_document(db: &mut Connection, docs_dir: &Path, doc_id: i64, split: &TimeSplit) -> Outcome<()> {
+    let io_started = Instant::now();
+    let (old, new) = read_document(docs_dir, doc_id)?;
+    let spans = db.annotations(doc_id)?;
+    let mut io = io_started.elapsed();
+
+    let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), &spans));
+
+    let write_started = Instant::now();
+    db.store_aligned(doc_id, new.len(), &aligned)?;
+    io += write_started.elapsed();
+    split.add(Duration::from_nanos(cpu_ns as u64), io);
+    Ok(())
+}
+
+pub fn job_seq(database: &Database, docs_dir: &Path, split: &TimeSplit) -> Outcome<usize> {
+    let mut db = database.connect()?;
+    let pending = db.pending_documents()?;
+    for &doc_id in &pending {
+        process_document(&mut db, docs_dir, doc_id, split)?;
+    }
+    Ok(pending.len())
+}
+
+/// A pool of `workers` threads, each with its own connection, taking the next document id
+/// from a shared queue.
+pub fn job_threads(database: &Database, docs_dir: &Path, split: &TimeSplit, workers: usize) -> Outcome<usize> {
+    let pending = database.connect()?.pending_documents()?;
+    let queue = Mutex::new(pending.iter().copied());
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| -> Outcome<()> {
+                    let mut db = database.connect()?;
+                    loop {
+                        let next = queue.lock().expect("work queue").next();
+                        let Some(doc_id) = next else { return Ok(()) };
+                        process_document(&mut db, docs_dir, doc_id, split)?;
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().try_for_each(|h| h.join().map_err(|_| crash("a batch worker", "panicked"))?)
+    })?;
+    Ok(pending.len())
+}
+
+/// Rayon's par_iter over the work list; `for_each_init` opens one connection per Rayon job split.
+pub fn job_rayon(database: &Database, docs_dir: &Path, split: &TimeSplit) -> Outcome<usize> {
+    let pending = database.connect()?.pending_documents()?;
+    pending.par_iter().try_for_each_init(
+        || database.connect(),
+        |db, &doc_id| match db {
+            Ok(db) => process_document(db, docs_dir, doc_id, split),
+            Err(e) => Err(crash("connecting", format!("{e:?}"))),
+        },
+    )?;
+    Ok(pending.len())
+}
+
+pub fn run(call: &Call) -> Outcome<()> {
+    call.only_params(&["docs-dir", "db", "workers"])?;
+    let docs_dir = PathBuf::from(call.text("docs-dir", None)?);
+    let database = Database::from_url(&call.text("db", None)?)?;
+    let mut common = Map::new();
+    if call.model != "seq" {
+        common.insert("workers".into(), Value::from(call.workers()?));
+    }
+    let pool = match call.model.as_str() {
+        "rayon" => Some(rayon_pool(call.workers()?)?),
+        "seq" | "threads" => None,
+        _ => return Err(call.unknown_model(MODELS)),
+    };
+    let workers = call.workers()?;
+    repeat(call, &common, || {
+        let split = TimeSplit::default();
+        let (done, ns) = timed(|| match (call.model.as_str(), &pool) {
+            ("seq", _) => job_seq(&database, &docs_dir, &split),
+            ("threads", _) => job_threads(&database, &docs_dir, &split, workers),
+            (_, Some(pool)) => pool.install(|| job_rayon(&database, &docs_dir, &split)),
+            (_, None) => unreachable!("the model was checked above"),
+        });
+        let done = done?;
+        let checksum = database.connect()?.annotations_digest()?;
+        Ok(Sample::new(ns, done as u64, checksum)
+            .with("cpu_ns", split.cpu_ns.load(Ordering::Relaxed))
+            .with("io_ns", split.io_ns.load(Ordering::Relaxed)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(list: &[(i64, i64, &str)]) -> Vec<Span> {
+        list.iter().map(|(b, e, l)| (*b, *e, l.to_string())).collect()
+    }
+
+    #[test]
+    fn identical_texts_map_every_offset_to_itself() {
+        assert_eq!(lcs_offset_map(b"abc", b"abc"), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn offset_map_ends_at_len_new() {
+        assert_eq!(*lcs_offset_map(b"ab", b"xyzab").last().unwrap(), 5);
+        assert_eq!(lcs_offset_map(b"", b"xyz"), vec![3]);
+    }
+
+    #[test]
+    fn unmatched_offset_takes_the_next_matched_one() {
+        // old "axb" → new "ab": 'x' is deleted, so offset 1 lands where 'b' did (1).
+        assert_eq!(lcs_offset_map(b"axb", b"ab"), vec![0, 1, 1, 2]);
+    }
+
+    #[test]
+    fn ties_step_i_first() {
+        // dp[i+1][j] >= dp[i][j+1] steps i: old "ab", new "ba" matches old 'b' to new 'b'.
+        assert_eq!(lcs_offset_map(b"ab", b"ba"), vec![0, 0, 2]);
+    }
+
+    #[test]
+    fn spans_follow_the_offset_map() {
+        // LCS keeps the 't' of "two" matched to the 't' of "three", so "two" shrinks to [4, 5).
+        let aligned = align_annotations(b"one two three", b"one three", &spans(&[(4, 7, "X"), (0, 3, "A"), (8, 13, "B")]));
+        assert_eq!(aligned, spans(&[(4, 5, "X"), (0, 3, "A"), (5, 9, "B")]));
+    }
+
+    #[test]
+    fn span_is_dropped_when_m_begin_is_not_below_m_end() {
+        assert_eq!(align_annotations(b"abc", b"xyz", &spans(&[(0, 3, "X"), (1, 2, "Y")])), vec![]);
+    }
+}
