@@ -1,0 +1,154 @@
+package parbench;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import parbench.workloads.BatchJob;
+import parbench.workloads.CoroutineSwarm;
+import parbench.workloads.Keygen;
+import parbench.workloads.Noop;
+import parbench.workloads.SdesEcb;
+import parbench.workloads.SpawnChain;
+
+/** The `run` entry point: answers `--list`, or runs one workload case and prints its JSON lines. */
+public final class Main {
+    private Main() {}
+
+    private static final List<Workload> WORKLOADS = List.of(
+            new Noop(), new Keygen(), new SdesEcb(), new BatchJob(), new SpawnChain(), new CoroutineSwarm());
+
+    public static void main(String[] argv) {
+        try {
+            if (argv.length == 1 && argv[0].equals("--list")) {
+                System.out.println(Protocol.json(describe()));
+                return;
+            }
+            runCase(argv);
+        } catch (Protocol.BadArguments e) {
+            System.err.println(e.getMessage());
+            System.exit(Protocol.EXIT_BAD_ARGUMENTS);
+        } catch (Throwable failure) {
+            Throwable limit = resourceLimit(failure);
+            if (limit == null) {
+                failure.printStackTrace();
+                System.exit(1);
+            }
+            System.out.println(Protocol.limitLine(limit.getClass().getName() + ": " + limit.getMessage()));
+            System.out.flush();
+            // halt, not exit: threads still blocked in a half-built chain must not delay the answer.
+            Runtime.getRuntime().halt(Protocol.EXIT_LIMIT);
+        }
+    }
+
+    private static void runCase(String[] argv) throws Exception {
+        if (argv.length == 0) {
+            throw new Protocol.BadArguments("usage: run <workload> --model <model> [--<param> <value> ...] "
+                    + "--warmup W --repeat R | run --list; workloads: " + workloadNames());
+        }
+        Workload workload = WORKLOADS.stream().filter(w -> w.name().equals(argv[0])).findFirst()
+                .orElseThrow(() -> new Protocol.BadArguments(
+                        "unknown workload '" + argv[0] + "'; valid: " + workloadNames()));
+        Protocol.Args args = Protocol.Args.parse(Arrays.asList(argv).subList(1, argv.length));
+        String model = chooseModel(workload, args);
+        Protocol.ModelInfo info = workload.models().get(model);
+
+        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat"));
+        workload.params().forEach(param -> allowed.add(param.replace('_', '-')));
+        if (info.takesWorkers()) {
+            allowed.add("workers");
+        }
+        args.allowOnly(allowed, workload.name() + " model " + model);
+
+        int workers = args.count("workers", Runtime.getRuntime().availableProcessors(), 1);
+        if (info.takesWorkers()) {
+            sizeSharedPools(workers);
+        }
+        int warmup = args.count("warmup", 0, 0);
+        int repeat = args.count("repeat", 1, 1);
+
+        Workload.PreparedCase prepared = workload.prepare(model, args, workers);
+        Map<String, Object> extra = new LinkedHashMap<>(prepared.extra());
+        extra.put("jvm_flags", Protocol.jvmFlags());
+        for (int i = 0; i < warmup; i++) {
+            prepared.run();
+        }
+        for (int rep = 0; rep < repeat; rep++) {
+            Protocol.Repetition repetition = prepared.run();
+            System.out.println(Protocol.repetitionLine(rep, repetition, extra));
+        }
+        System.out.flush();
+        // Parked pool threads (virtual-thread carriers, JDBC timers) must not keep the JVM alive.
+        System.exit(0);
+    }
+
+    private static String chooseModel(Workload workload, Protocol.Args args) {
+        List<String> names = List.copyOf(workload.models().keySet());
+        String fallback = workload instanceof Noop ? names.getFirst() : null;
+        String model = args.string("model", fallback);
+        if (model == null || !names.contains(model)) {
+            throw new Protocol.BadArguments((model == null ? "missing --model" : "unknown model '" + model + "'")
+                    + " for " + workload.name() + "; valid: " + String.join(", ", names));
+        }
+        return model;
+    }
+
+    /**
+     * Both shared pools read their size once, when first used, so it is set before any work:
+     * parallel streams run on the common pool plus the calling thread (hence workers - 1), and
+     * virtual threads on their own scheduler's carriers.
+     */
+    private static void sizeSharedPools(int workers) {
+        System.setProperty("java.util.concurrent.ForkJoinPool.common.parallelism", String.valueOf(workers - 1));
+        System.setProperty("jdk.virtualThreadScheduler.parallelism", String.valueOf(workers));
+    }
+
+    /** An OutOfMemoryError (heap, or "unable to create native thread") anywhere in the cause chain. */
+    private static Throwable resourceLimit(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError || t instanceof Protocol.LimitReached) {
+                return t instanceof Protocol.LimitReached && t.getCause() != null ? t.getCause() : t;
+            }
+            if (t instanceof ExecutionException && t.getCause() == null) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    private static String workloadNames() {
+        return String.join(", ", WORKLOADS.stream().map(Workload::name).toList());
+    }
+
+    private static Map<String, Object> describe() {
+        Map<String, Object> list = new LinkedHashMap<>();
+        list.put("runtime", "java");
+        list.put("version", "java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ", "
+                + System.getProperty("java.vendor") + ")");
+        list.put("flags", Protocol.jvmFlags());
+        list.put("sources", Map.of("strong", Keygen.STRONG_SOURCE_NAME));
+        Map<String, Object> workloads = new LinkedHashMap<>();
+        for (Workload workload : WORKLOADS) {
+            Map<String, Object> models = new LinkedHashMap<>();
+            SequencedMap<String, Protocol.ModelInfo> offered = workload.models();
+            offered.forEach((name, info) -> {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("family", info.family());
+                if (info.takesWorkers()) {
+                    entry.put("workers", true);
+                }
+                if (info.note() != null && !info.note().isEmpty()) {
+                    entry.put("note", info.note());
+                }
+                models.put(name, entry);
+            });
+            workloads.put(workload.name(), Map.of("params", workload.params(), "models", models));
+        }
+        list.put("workloads", workloads);
+        return list;
+    }
+}

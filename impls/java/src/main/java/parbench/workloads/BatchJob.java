@@ -1,0 +1,399 @@
+package parbench.workloads;
+
+import com.google.gson.Gson;
+import com.google.gson.annotations.SerializedName;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SequencedMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
+import org.sqlite.SQLiteConfig;
+import parbench.Checksums;
+import parbench.Protocol;
+import parbench.Workload;
+
+/** batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O). */
+public final class BatchJob implements Workload {
+    private static final Gson GSON = new Gson();
+
+    @Override
+    public String name() {
+        return "batch-job";
+    }
+
+    @Override
+    public List<String> params() {
+        return List.of("docs_dir", "db", "connections");
+    }
+
+    @Override
+    public SequencedMap<String, Protocol.ModelInfo> models() {
+        SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
+        models.put("seq", new Protocol.ModelInfo("seq", false, "one connection, documents in order"));
+        models.put("threads", new Protocol.ModelInfo("threads", true,
+                "Executors.newFixedThreadPool(workers), one task per document; each thread holds its own "
+                        + "connection for a whole document"));
+        models.put("virtual-threads", new Protocol.ModelInfo("green", true,
+                "one virtual thread per document (unbounded) on workers carriers; a document borrows one of "
+                        + "--connections pooled connections (default 4 x workers) for its read and again for its "
+                        + "write transaction, and aligns holding none"));
+        return models;
+    }
+
+    /** One document file, `{"id": 3, "old": "...", "new": "..."}`. */
+    record Document(int id, String old, @SerializedName("new") String changed) {}
+
+    record Span(int begin, int end, String label) {}
+
+    /**
+     * Where each byte offset of `old` lands in `changed`: the spec's LCS suffix table, its walk
+     * from (0, 0) and its tie-break (step in `old` when both ways keep the same length).
+     */
+    static int[] offsetMap(byte[] old, byte[] changed) {
+        int n = old.length;
+        int m = changed.length;
+        int width = m + 1;
+        int[] lcs = new int[(n + 1) * width]; // lcs[i * width + j] = LCS(old[i:], changed[j:])
+        for (int i = n - 1; i >= 0; i--) {
+            for (int j = m - 1; j >= 0; j--) {
+                int here = i * width + j;
+                lcs[here] = old[i] == changed[j]
+                        ? lcs[here + width + 1] + 1
+                        : Math.max(lcs[here + width], lcs[here + 1]);
+            }
+        }
+        int[] matchedTo = new int[n];
+        java.util.Arrays.fill(matchedTo, -1);
+        int i = 0;
+        int j = 0;
+        while (i < n && j < m) {
+            if (old[i] == changed[j]) {
+                matchedTo[i++] = j++;
+            } else if (lcs[(i + 1) * width + j] >= lcs[i * width + j + 1]) {
+                i++;
+            } else {
+                j++;
+            }
+        }
+        int[] offsets = new int[n + 1];
+        offsets[n] = m;
+        for (int k = n - 1; k >= 0; k--) {
+            offsets[k] = matchedTo[k] >= 0 ? matchedTo[k] : offsets[k + 1];
+        }
+        return offsets;
+    }
+
+    /** Moves each span through the offset map; a span that collapses to nothing is dropped. */
+    static List<Span> align(byte[] old, byte[] changed, List<Span> spans) {
+        int[] offsets = offsetMap(old, changed);
+        List<Span> aligned = new ArrayList<>(spans.size());
+        for (Span span : spans) {
+            int begin = offsets[span.begin()];
+            int end = offsets[span.end()];
+            if (begin < end) {
+                aligned.add(new Span(begin, end, span.label()));
+            }
+        }
+        return aligned;
+    }
+
+    /** Opens `sqlite:PATH` (WAL, synchronous=FULL, writers wait) or a `postgresql://` URL. */
+    static Connection open(String url) throws SQLException {
+        if (url.startsWith("sqlite:")) {
+            SQLiteConfig config = new SQLiteConfig();
+            config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+            config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+            config.setBusyTimeout(600_000);
+            // Take the write lock at BEGIN: a deferred transaction that upgrades later can fail
+            // with SQLITE_BUSY instead of waiting.
+            config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+            return DriverManager.getConnection("jdbc:" + url, config.toProperties());
+        }
+        if (url.startsWith("postgresql://") || url.startsWith("postgres://")) {
+            URI uri = URI.create(url);
+            Properties login = new Properties();
+            String userInfo = uri.getRawUserInfo();
+            if (userInfo != null) {
+                String[] parts = userInfo.split(":", 2);
+                login.setProperty("user", URLDecoder.decode(parts[0], StandardCharsets.UTF_8));
+                if (parts.length == 2) {
+                    login.setProperty("password", URLDecoder.decode(parts[1], StandardCharsets.UTF_8));
+                }
+            }
+            int port = uri.getPort() < 0 ? 5432 : uri.getPort();
+            return DriverManager.getConnection("jdbc:postgresql://" + uri.getHost() + ":" + port + uri.getRawPath(),
+                    login);
+        }
+        throw new Protocol.BadArguments("--db must be sqlite:PATH or postgresql://user:pass@host:port/db, got " + url);
+    }
+
+    /** A fixed set of open connections, lent to one unit at a time. */
+    static final class ConnectionPool implements AutoCloseable {
+        private final BlockingQueue<Connection> idle;
+
+        ConnectionPool(String url, int size) throws SQLException {
+            idle = new ArrayBlockingQueue<>(size);
+            for (int i = 0; i < size; i++) {
+                idle.add(open(url));
+            }
+        }
+
+        Connection borrow() throws InterruptedException {
+            return idle.take();
+        }
+
+        void giveBack(Connection connection) {
+            idle.add(connection);
+        }
+
+        @Override
+        public void close() throws SQLException {
+            for (Connection connection : idle) {
+                connection.close();
+            }
+        }
+    }
+
+    /** The job's shared state: where inputs are, and the summed CPU and I/O time of every document. */
+    static final class Job {
+        final Path docsDir;
+        final LongAdder cpuNs = new LongAdder();
+        final LongAdder ioNs = new LongAdder();
+
+        Job(Path docsDir) {
+            this.docsDir = docsDir;
+        }
+
+        Document readDocument(int docId) throws Exception {
+            return GSON.fromJson(Files.readString(docsDir.resolve(docId + ".json")), Document.class);
+        }
+
+        /** Step 1: the document's file and its annotations. */
+        Document read(int docId, Connection db, List<Span> spans) throws Exception {
+            long start = System.nanoTime();
+            Document document = readDocument(docId);
+            try (PreparedStatement select = db.prepareStatement(
+                    "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = ? ORDER BY id")) {
+                select.setInt(1, docId);
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        spans.add(new Span(rows.getInt(1), rows.getInt(2), rows.getString(3)));
+                    }
+                }
+            }
+            ioNs.add(System.nanoTime() - start);
+            return document;
+        }
+
+        /** Step 2: the alignment, pure CPU. */
+        List<Span> align(Document document, List<Span> spans) {
+            long start = System.nanoTime();
+            List<Span> aligned = BatchJob.align(document.old().getBytes(StandardCharsets.UTF_8),
+                    document.changed().getBytes(StandardCharsets.UTF_8), spans);
+            cpuNs.add(System.nanoTime() - start);
+            return aligned;
+        }
+
+        /** Step 3: one transaction replacing the annotations and marking the document aligned. */
+        void write(int docId, Document document, List<Span> aligned, Connection db) throws SQLException {
+            long start = System.nanoTime();
+            db.setAutoCommit(false);
+            try {
+                try (PreparedStatement delete = db.prepareStatement("DELETE FROM annotations WHERE doc_id = ?")) {
+                    delete.setInt(1, docId);
+                    delete.executeUpdate();
+                }
+                try (PreparedStatement insert = db.prepareStatement(
+                        "INSERT INTO annotations (doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)")) {
+                    for (Span span : aligned) {
+                        insert.setInt(1, docId);
+                        insert.setInt(2, span.begin());
+                        insert.setInt(3, span.end());
+                        insert.setString(4, span.label());
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                }
+                try (PreparedStatement update = db.prepareStatement(
+                        "UPDATE documents SET length = ?, annotation_count = ?, status = 'aligned' WHERE doc_id = ?")) {
+                    update.setInt(1, document.changed().getBytes(StandardCharsets.UTF_8).length);
+                    update.setInt(2, aligned.size());
+                    update.setInt(3, docId);
+                    update.executeUpdate();
+                }
+                // Back to auto-commit commits the transaction; for sqlite-jdbc it also avoids the
+                // empty BEGIN IMMEDIATE (and its write lock) that commit() opens straight after.
+                db.setAutoCommit(true);
+            } catch (SQLException | RuntimeException e) {
+                db.rollback();
+                db.setAutoCommit(true);
+                throw e;
+            }
+            ioNs.add(System.nanoTime() - start);
+        }
+
+        /** All three steps on one connection, which the caller holds throughout. */
+        void processHolding(int docId, Connection db) throws Exception {
+            List<Span> spans = new ArrayList<>();
+            Document document = read(docId, db, spans);
+            write(docId, document, align(document, spans), db);
+        }
+    }
+
+    static List<Integer> pendingDocuments(Connection db) throws SQLException {
+        List<Integer> ids = new ArrayList<>();
+        try (PreparedStatement select = db.prepareStatement(
+                "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id");
+             ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getInt(1));
+            }
+        }
+        return ids;
+    }
+
+    static String annotationsDigest(Connection db) throws SQLException {
+        long sum = 0;
+        try (PreparedStatement select = db.prepareStatement(
+                "SELECT doc_id, span_begin, span_end, label FROM annotations");
+             ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                sum += Checksums.fnv1a64(rows.getInt(1) + ":" + rows.getInt(2) + ":" + rows.getInt(3) + ":"
+                        + rows.getString(4));
+            }
+        }
+        return Checksums.digestHex(sum);
+    }
+
+    static void runSequential(Job job, List<Integer> docIds, Connection db) throws Exception {
+        for (int docId : docIds) {
+            job.processHolding(docId, db);
+        }
+    }
+
+    static void runThreads(Job job, List<Integer> docIds, ExecutorService pool, ConnectionPool connections)
+            throws Exception {
+        List<Future<?>> done = new ArrayList<>(docIds.size());
+        for (int docId : docIds) {
+            done.add(pool.submit(() -> {
+                Connection db = connections.borrow();
+                try {
+                    job.processHolding(docId, db);
+                } finally {
+                    connections.giveBack(db);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> future : done) {
+            future.get();
+        }
+    }
+
+    static void runVirtualThreads(Job job, List<Integer> docIds, ConnectionPool connections) throws Exception {
+        List<Future<?>> done = new ArrayList<>(docIds.size());
+        try (ExecutorService perDocument = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int docId : docIds) {
+                done.add(perDocument.submit(() -> {
+                    List<Span> spans = new ArrayList<>();
+                    Document document;
+                    Connection db = connections.borrow();
+                    try {
+                        document = job.read(docId, db, spans);
+                    } finally {
+                        connections.giveBack(db);
+                    }
+                    List<Span> aligned = job.align(document, spans);
+                    db = connections.borrow();
+                    try {
+                        job.write(docId, document, aligned, db);
+                    } finally {
+                        connections.giveBack(db);
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> future : done) {
+            future.get();
+        }
+    }
+
+    @Override
+    public PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception {
+        Path docsDir = Path.of(args.string("docs-dir"));
+        if (!Files.isDirectory(docsDir)) {
+            throw new Protocol.BadArguments("--docs-dir " + docsDir + " is not a directory");
+        }
+        String url = args.string("db");
+        int connectionCount = switch (model) {
+            case "seq" -> 1;
+            case "threads" -> workers;
+            default -> args.count("connections", 4 * workers, 1);
+        };
+        // Connections open before the timed region: the job's work is the documents, not the logins.
+        ConnectionPool connections = new ConnectionPool(url, connectionCount);
+        ExecutorService threadPool = model.equals("threads") ? Executors.newFixedThreadPool(workers) : null;
+
+        Map<String, Object> extra = new LinkedHashMap<>();
+        if (!model.equals("seq")) {
+            extra.put("workers", workers);
+        }
+        extra.put("connections", connectionCount);
+        extra.put("db", url.startsWith("sqlite:") ? "sqlite" : "postgresql");
+        return new PreparedCase() {
+            @Override
+            public Protocol.Repetition run() throws Exception {
+                Job job = new Job(docsDir);
+                long start = System.nanoTime();
+                Connection first = connections.borrow();
+                List<Integer> docIds;
+                try {
+                    docIds = pendingDocuments(first);
+                } finally {
+                    connections.giveBack(first);
+                }
+                switch (model) {
+                    case "seq" -> runSequential(job, docIds, first);
+                    case "threads" -> runThreads(job, docIds, threadPool, connections);
+                    case "virtual-threads" -> runVirtualThreads(job, docIds, connections);
+                    default -> throw new IllegalStateException(model);
+                }
+                long ns = System.nanoTime() - start;
+                Connection db = connections.borrow();
+                String checksum;
+                try {
+                    checksum = annotationsDigest(db);
+                } finally {
+                    connections.giveBack(db);
+                }
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("cpu_ns", job.cpuNs.sum());
+                figures.put("io_ns", job.ioNs.sum());
+                return new Protocol.Repetition(ns, docIds.size(), checksum, figures);
+            }
+
+            @Override
+            public Map<String, Object> extra() {
+                return extra;
+            }
+        };
+    }
+}
