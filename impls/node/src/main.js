@@ -1,0 +1,43 @@
+/** Entry point of `impls/node/run`: answers `--list` or runs one workload case. */
+import { keygen, STRONG_SOURCE } from './workloads/keygen.js';
+import { noop } from './workloads/noop.js';
+import { parseInvocation, reportFailure, runRepetitions, UsageError } from './protocol.js';
+
+const WORKLOADS = [noop, keygen];
+const BY_NAME = new Map(WORKLOADS.map((workload) => [workload.name, workload]));
+
+// V8 and libuv settings the cases depend on; each case adds its own under `extra`.
+const RUNTIME_FLAGS = `node ${process.version}, V8 ${process.versions.v8}, default heap limits, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`;
+
+function describe() {
+  const workloads = {};
+  for (const workload of WORKLOADS) {
+    workloads[workload.name] = { params: Object.keys(workload.params), models: workload.models };
+  }
+  return {
+    runtime: 'node',
+    version: `node ${process.version}`,
+    flags: RUNTIME_FLAGS,
+    sources: { strong: STRONG_SOURCE },
+    workloads,
+  };
+}
+
+async function main(argv) {
+  if (argv.length === 1 && argv[0] === '--list') {
+    process.stdout.write(JSON.stringify(describe()) + '\n');
+    return 0;
+  }
+  const [name, ...rest] = argv;
+  const workload = BY_NAME.get(name);
+  if (!workload) throw new UsageError(`unknown workload '${name ?? ''}'; valid: ${[...BY_NAME.keys()].join(', ')} (or --list)`);
+  const invocation = parseInvocation(workload, rest);
+  const session = await workload.prepare(invocation);
+  await runRepetitions(session, invocation);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (error) => { process.exitCode = reportFailure(error); },
+);
