@@ -79,4 +79,44 @@ defmodule Parbench.Database do
       {:error, reason} -> raise "commit failed: #{inspect(reason)}"
     end
   end
+
+  @doc """
+  Starts a process that owns one connection and runs the functions sent to it, one at a time,
+  so that many processes can share it (an :odbc connection answers only its owner).
+  """
+  def start_server(connection_string) do
+    caller = self()
+    server = spawn_link(fn -> with_connection(connection_string, fn connection ->
+      send(caller, {:database_server_ready, self()})
+      serve(connection)
+    end) end)
+
+    receive do
+      {:database_server_ready, ^server} -> server
+    end
+  end
+
+  defp serve(connection) do
+    receive do
+      {:run, from, reference, database_work} ->
+        send(from, {reference, database_work.(connection)})
+        serve(connection)
+
+      :stop ->
+        :ok
+    end
+  end
+
+  @doc "Runs `database_work.(connection)` on a server's connection and returns its result."
+  def run_on(server, database_work) do
+    reference = make_ref()
+    send(server, {:run, self(), reference, database_work})
+
+    receive do
+      {^reference, result} -> result
+    end
+  end
+
+  @doc "Stops a server, which closes its connection."
+  def stop_server(server), do: send(server, :stop)
 end

@@ -1,11 +1,12 @@
 defmodule Parbench.Workloads.BatchJob do
   @moduledoc "batch-job (seed 002): re-aligns every pending document's annotations (LCS) and rewrites them in the database."
   alias Parbench.{Database, Digest, Protocol}
+  alias Parbench.Workloads.BatchJob.Alignment
 
   @label_type {:sql_varchar, 255}
 
   def name, do: "batch-job"
-  def params, do: ["docs_dir", "db"]
+  def params, do: ["docs_dir", "db", "lcs"]
 
   def models do
     odbc = "each unit opens its own :odbc connection (an OS odbcserver process per connection, so database calls run outside the schedulers)"
@@ -19,12 +20,13 @@ defmodule Parbench.Workloads.BatchJob do
       },
       "process_per_doc" => %{
         family: "actors",
-        note: "one spawned process per document, all at once (unbounded); " <> odbc
+        workers: true,
+        note: "one process per document, all at once (unbounded), for the file and the alignment; their database work goes as messages to workers connection-owning processes (documents dealt round-robin), because one :odbc connection per document means one OS odbcserver process each and :odbc's connect times out when a hundred start at once"
       },
       "pool" => %{
         family: "actors",
         workers: true,
-        note: "workers long-lived processes, one connection each, taking the next document from an :atomics counter"
+        note: "workers long-lived processes, one :odbc connection each, taking the next document from an :atomics counter"
       }
     }
   end
@@ -33,7 +35,9 @@ defmodule Parbench.Workloads.BatchJob do
     docs_dir = Protocol.string_option(options, "docs-dir")
     unless File.dir?(docs_dir), do: throw({:bad_args, "--docs-dir #{docs_dir} is not a directory"})
     connection_string = Database.connection_string(Protocol.string_option(options, "db"))
-    %{model: model, docs_dir: docs_dir, connection_string: connection_string, workers: workers}
+    lcs = Protocol.choice_option(options, "lcs", Alignment.strategies(), "cells")
+    job = %{docs_dir: docs_dir, lcs: lcs}
+    %{model: model, job: job, connection_string: connection_string, workers: workers, extra: %{lcs: lcs}}
   end
 
   def run(%{model: model, connection_string: connection_string} = context) do
@@ -47,67 +51,83 @@ defmodule Parbench.Workloads.BatchJob do
     {length(doc_ids), process_all(model, doc_ids, context)}
   end
 
-  # Each returns one {cpu_ns, io_ns} per document.
-  defp process_all("seq", doc_ids, %{docs_dir: dir, connection_string: connection_string}) do
+  # Each returns one {cpu_ns, io_ns} per document. A document's database work goes through a
+  # `on_database` function that runs a function on a connection: the unit's own, or a server's.
+  defp process_all("seq", doc_ids, %{job: job, connection_string: connection_string}) do
     Database.with_connection(connection_string, fn connection ->
-      Enum.map(doc_ids, &process_document(connection, dir, &1))
+      Enum.map(doc_ids, &process_document(direct(connection), job, &1))
     end)
   end
 
-  defp process_all("async_stream", doc_ids, %{docs_dir: dir, connection_string: connection_string, workers: workers}) do
+  defp process_all("async_stream", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
     doc_ids
     |> Task.async_stream(
-      fn doc_id -> Database.with_connection(connection_string, &process_document(&1, dir, doc_id)) end,
+      fn doc_id -> Database.with_connection(connection_string, &process_document(direct(&1), job, doc_id)) end,
       ordered: false, max_concurrency: workers, timeout: :infinity)
     |> Enum.map(fn {:ok, times} -> times end)
   end
 
-  defp process_all("process_per_doc", doc_ids, %{docs_dir: dir, connection_string: connection_string}) do
-    doc_ids
-    |> Enum.map(fn doc_id ->
-      Task.async(fn -> Database.with_connection(connection_string, &process_document(&1, dir, doc_id)) end)
-    end)
-    |> Task.await_many(:infinity)
+  defp process_all("process_per_doc", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
+    servers = List.to_tuple(for _ <- 1..workers, do: Database.start_server(connection_string))
+
+    try do
+      doc_ids
+      |> Enum.with_index()
+      |> Enum.map(fn {doc_id, index} ->
+        server = elem(servers, rem(index, workers))
+        Task.async(fn -> process_document(&Database.run_on(server, &1), job, doc_id) end)
+      end)
+      |> Task.await_many(:infinity)
+    after
+      servers |> Tuple.to_list() |> Enum.each(&Database.stop_server/1)
+    end
   end
 
-  defp process_all("pool", doc_ids, %{docs_dir: dir, connection_string: connection_string, workers: workers}) do
+  defp process_all("pool", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
     queue = List.to_tuple(doc_ids)
     next_index = :atomics.new(1, signed: false)
 
     1..workers
     |> Enum.map(fn _ ->
       Task.async(fn ->
-        Database.with_connection(connection_string, &drain_queue(&1, dir, queue, next_index, []))
+        Database.with_connection(connection_string, &drain_queue(direct(&1), job, queue, next_index, []))
       end)
     end)
     |> Task.await_many(:infinity)
     |> Enum.concat()
   end
 
-  defp drain_queue(connection, dir, queue, next_index, done) do
+  defp direct(connection), do: fn database_work -> database_work.(connection) end
+
+  defp drain_queue(on_database, job, queue, next_index, done) do
     index = :atomics.add_get(next_index, 1, 1) - 1
 
     if index < tuple_size(queue),
-      do: drain_queue(connection, dir, queue, next_index, [process_document(connection, dir, elem(queue, index)) | done]),
+      do: drain_queue(on_database, job, queue, next_index, [process_document(on_database, job, elem(queue, index)) | done]),
       else: done
   end
 
   @doc "Reads, aligns and rewrites one document; returns `{cpu_ns, io_ns}`."
-  def process_document(connection, dir, doc_id) do
+  def process_document(on_database, %{docs_dir: dir, lcs: lcs}, doc_id) do
     {read_ns, {document, spans}} =
       Protocol.time_ns(fn ->
         document = read_document(Path.join(dir, "#{doc_id}.json"))
-        spans = Database.query!(connection, "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = ?",
-                                [{:sql_integer, [doc_id]}])
-        # Ends the read transaction before the alignment, so the write below starts a fresh one
-        # and waits for the SQLite write lock instead of failing on a stale snapshot.
-        Database.commit!(connection)
-        {document, spans}
+        {document, on_database.(&read_annotations(&1, doc_id))}
       end)
 
-    {cpu_ns, aligned} = Protocol.time_ns(fn -> align(document["old"], document["new"], spans) end)
-    {write_ns, :ok} = Protocol.time_ns(fn -> write_aligned(connection, doc_id, byte_size(document["new"]), aligned) end)
+    {cpu_ns, aligned} = Protocol.time_ns(fn -> Alignment.align(document["old"], document["new"], spans, lcs) end)
+    new_length = byte_size(document["new"])
+    {write_ns, :ok} = Protocol.time_ns(fn -> on_database.(&write_aligned(&1, doc_id, new_length, aligned)) end)
     {cpu_ns, read_ns + write_ns}
+  end
+
+  defp read_annotations(connection, doc_id) do
+    spans = Database.query!(connection, "SELECT span_begin, span_end, label FROM annotations WHERE doc_id = ?",
+                            [{:sql_integer, [doc_id]}])
+    # Ends the read transaction before the alignment, so the write that follows starts a fresh
+    # one and waits for the SQLite write lock instead of failing on a stale snapshot.
+    Database.commit!(connection)
+    spans
   end
 
   defp write_aligned(connection, doc_id, new_length, aligned) do
@@ -146,73 +166,6 @@ defmodule Parbench.Workloads.BatchJob do
       |> Digest.hex()
     end)
   end
-
-  @doc """
-  The spec's alignment: each annotation `{begin, end, label}` on `old` moved to `new` through
-  the LCS offset map; spans that collapse are dropped.
-  """
-  def align(old, new, spans) do
-    offset_map = offset_map(old, new)
-
-    for {span_begin, span_end, label} <- spans,
-        moved_begin = elem(offset_map, span_begin),
-        moved_end = elem(offset_map, span_end),
-        moved_begin < moved_end,
-        do: {moved_begin, moved_end, label}
-  end
-
-  @doc "M of the spec: where each offset 0..len(old) of `old` lands in `new`, as a tuple."
-  def offset_map(old, new) do
-    suffix_table = lcs_suffix_table(old, new)
-    matched_to = walk(old, new, suffix_table, 0, 0, %{})
-    old_length = byte_size(old)
-
-    {offsets, _next} =
-      Enum.reduce((old_length - 1)..0//-1, {[byte_size(new)], byte_size(new)}, fn i, {offsets, next} ->
-        here = Map.get(matched_to, i, next)
-        {[here | offsets], here}
-      end)
-
-    List.to_tuple(offsets)
-  end
-
-  # dp[i][j] = LCS(old[i:], new[j:]), one tuple per row i = 0..n (row n is all zeros).
-  # Each row is built from right to left out of the row below, as lists, then frozen as a tuple
-  # for the walk's random access.
-  defp lcs_suffix_table(old, new) do
-    new_reversed = new |> :binary.bin_to_list() |> Enum.reverse()
-    zero_row = List.duplicate(0, byte_size(new) + 1)
-
-    {rows, _below} =
-      old
-      |> :binary.bin_to_list()
-      |> Enum.reverse()
-      |> Enum.reduce({[List.to_tuple(zero_row)], Enum.reverse(zero_row)}, fn old_byte, {rows, below_descending} ->
-        row = lcs_row(old_byte, new_reversed, below_descending, 0, [0])
-        {[List.to_tuple(row) | rows], Enum.reverse(row)}
-      end)
-
-    List.to_tuple(rows)
-  end
-
-  # Walks j from len(new)-1 down to 0 with `right` = dp[i][j+1] and the row below descending
-  # from dp[i+1][j+1]; returns row i ascending.
-  defp lcs_row(old_byte, [new_byte | new_rest], [diagonal, below | below_rest], right, row) do
-    value = if old_byte == new_byte, do: diagonal + 1, else: max(below, right)
-    lcs_row(old_byte, new_rest, [below | below_rest], value, [value | row])
-  end
-
-  defp lcs_row(_old_byte, [], _below, _right, row), do: row
-
-  defp walk(old, new, table, i, j, matched) when i < byte_size(old) and j < byte_size(new) do
-    cond do
-      :binary.at(old, i) == :binary.at(new, j) -> walk(old, new, table, i + 1, j + 1, Map.put(matched, i, j))
-      elem(elem(table, i + 1), j) >= elem(elem(table, i), j + 1) -> walk(old, new, table, i + 1, j, matched)
-      true -> walk(old, new, table, i, j + 1, matched)
-    end
-  end
-
-  defp walk(_old, _new, _table, _i, _j, matched), do: matched
 
   @doc "Decodes a document file `{\"id\": …, \"old\": \"…\", \"new\": \"…\"}` (a flat JSON object)."
   def read_document(path) do
