@@ -1,0 +1,88 @@
+// parbench-cpp: answers the harness protocol (`run --list`, `run <workload> --model M ...`).
+#include <iostream>
+#include <string>
+
+#include "protocol.hpp"
+#include "workloads/batch_job.hpp"
+#include "workloads/coroutine_swarm.hpp"
+#include "workloads/keygen.hpp"
+#include "workloads/sdes_ecb.hpp"
+#include "workloads/spawn_chain.hpp"
+
+using namespace parbench;
+
+namespace {
+
+WorkloadInfo describe_noop() { return {"noop", {}, {{"seq", "seq", false, "an empty timed region: boot and harness overhead"}}}; }
+
+void run_noop(const Invocation& call) {
+  require_known_model(call, describe_noop());
+  call.accept_only({});
+  run_repetitions(call, [] {
+    Repetition repetition;
+    repetition.ns = time_ns([] {});
+    repetition.checksum = "noop";
+    return repetition;
+  });
+}
+
+std::string list_json() {
+  const WorkloadInfo workloads[] = {describe_noop(), keygen::describe(), sdes_ecb::describe(), batch_job::describe(),
+                                    spawn_chain::describe(), coroutine_swarm::describe()};
+  std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
+                     ",\"flags\":" + json_string(std::string(PARBENCH_CXX_FLAGS) + ", -std=c++20, table kernel " +
+                                                 sdes_ecb::table_kernel_name()) +
+                     ",\"sources\":{\"strong\":\"OpenSSL 3 RAND_bytes (CTR-DRBG AES-256, per-thread instances, seeded from getrandom)\"}"
+                     ",\"workloads\":{";
+  bool first_workload = true;
+  for (const auto& workload : workloads) {
+    json += (first_workload ? "" : ",") + json_string(workload.name) + ":{\"params\":[";
+    first_workload = false;
+    for (std::size_t k = 0; k < workload.params.size(); ++k) json += (k ? "," : "") + json_string(workload.params[k]);
+    json += "],\"models\":{";
+    bool first_model = true;
+    for (const auto& model : workload.models) {
+      json += (first_model ? "" : ",") + json_string(model.name) + ":{\"family\":" + json_string(model.family);
+      first_model = false;
+      if (model.workers) json += ",\"workers\":true";
+      if (!model.note.empty()) json += ",\"note\":" + json_string(model.note);
+      if (!model.flags.empty()) json += ",\"flags\":" + json_string(model.flags);
+      json += "}";
+    }
+    json += "}}";
+  }
+  return json + "}}";
+}
+
+void dispatch(const Invocation& call) {
+  if (call.workload == "noop") run_noop(call);
+  else if (call.workload == "keygen") keygen::run(call);
+  else if (call.workload == "sdes-ecb") sdes_ecb::run(call);
+  else if (call.workload == "batch-job") batch_job::run(call);
+  else if (call.workload == "spawn-chain") spawn_chain::run(call);
+  else if (call.workload == "coroutine-swarm") coroutine_swarm::run(call);
+  else throw UsageError("unknown workload '" + call.workload + "'; valid: noop, keygen, sdes-ecb, batch-job, spawn-chain, coroutine-swarm");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 2 && std::string(argv[1]) == "--list") {
+      std::cout << list_json() << std::endl;
+      return 0;
+    }
+    dispatch(Invocation::parse(argc, argv));
+    return 0;
+  } catch (const UsageError& error) {
+    std::cerr << error.what() << std::endl;
+    return 2;
+  } catch (const LimitReached& error) {
+    std::cout << "{\"error\":\"limit\",\"detail\":" << json_string(error.what()) << "}" << std::endl;
+    return 3;
+  } catch (const std::bad_alloc& error) {
+    std::cout << "{\"error\":\"limit\",\"detail\":" << json_string(std::string("out of memory: ") + error.what()) << "}"
+              << std::endl;
+    return 3;
+  }
+}

@@ -1,0 +1,133 @@
+// coroutine-swarm: many coroutines yielding between fizzbuzz steps: start-up, switches, memory (seed 004).
+#include "workloads/coroutine_swarm.hpp"
+
+#include <boost/context/stack_traits.hpp>
+#include <boost/fiber/all.hpp>
+#include <charconv>
+#include <vector>
+
+#include "coro_scheduler.hpp"
+#include "digest.hpp"
+
+namespace parbench::coroutine_swarm {
+
+std::string fizzbuzz(std::int64_t i) {
+  if (i % 15 == 0) return "FizzBuzz";
+  if (i % 5 == 0) return "Buzz";
+  if (i % 3 == 0) return "Fizz";
+  return std::to_string(i);
+}
+
+std::uint64_t line_hash(std::int64_t task, std::int64_t step) {
+  // Formed in a stack buffer: the line is the work, an allocation per line would not be.
+  char line[80];
+  char* end = std::to_chars(line, line + 24, task).ptr;
+  *end++ = ':';
+  end = std::to_chars(end, end + 24, step).ptr;
+  *end++ = ':';
+  const char* word = step % 15 == 0 ? "FizzBuzz" : step % 5 == 0 ? "Buzz" : step % 3 == 0 ? "Fizz" : nullptr;
+  if (word) {
+    while (*word) *end++ = *word++;
+  } else {
+    end = std::to_chars(end, end + 24, step).ptr;
+  }
+  return fnv1a64(std::string_view(line, static_cast<std::size_t>(end - line)));
+}
+
+Outcome swarm_seq(const Params& params) {
+  Outcome outcome;
+  for (std::int64_t task = 0; task < params.tasks; ++task) {
+    for (std::int64_t step = 0; step < params.steps; ++step) outcome.digest_sum += line_hash(task, step);
+  }
+  return outcome;
+}
+
+namespace {
+
+coro::Detached swarm_task(coro::Scheduler& scheduler, const Params& params, std::int64_t task, std::uint64_t& total) {
+  std::uint64_t sum = 0;
+  for (std::int64_t step = 0; step < params.steps; ++step) {
+    if (params.sleep_ms > 0) co_await coro::sleep_for(scheduler, std::chrono::milliseconds(params.sleep_ms));
+    else co_await coro::yield_now(scheduler);
+    sum += line_hash(task, step);
+  }
+  total += sum;
+}
+
+}  // namespace
+
+Outcome swarm_coroutines(const Params& params) {
+  const std::uint64_t start = monotonic_ns();
+  Outcome outcome;
+  coro::Scheduler scheduler;
+  // Each task runs up to its first yield here, so it exists and waits in the ready queue.
+  for (std::int64_t task = 0; task < params.tasks; ++task) swarm_task(scheduler, params, task, outcome.digest_sum);
+  outcome.spawn_ns = monotonic_ns() - start;
+  scheduler.run();
+  return outcome;
+}
+
+Outcome swarm_fibers(const Params& params) {
+  const std::uint64_t start = monotonic_ns();
+  Outcome outcome;
+  std::vector<boost::fibers::fiber> tasks;
+  tasks.reserve(static_cast<std::size_t>(params.tasks));
+  try {
+    for (std::int64_t task = 0; task < params.tasks; ++task) {
+      tasks.emplace_back([&params, &outcome, task] {
+        std::uint64_t sum = 0;
+        for (std::int64_t step = 0; step < params.steps; ++step) {
+          if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
+          else boost::this_fiber::yield();
+          sum += line_hash(task, step);
+        }
+        outcome.digest_sum += sum;  // all fibers share this one thread: no race
+      });
+    }
+  } catch (const std::exception& error) {
+    for (auto& fiber : tasks) fiber.join();
+    throw LimitReached("boost::fibers::fiber creation failed after " + std::to_string(tasks.size()) + " fibers: " + error.what());
+  }
+  outcome.spawn_ns = monotonic_ns() - start;
+  for (auto& fiber : tasks) fiber.join();
+  return outcome;
+}
+
+WorkloadInfo describe() {
+  return {"coroutine-swarm",
+          {"tasks", "steps", "sleep_ms"},
+          {{"seq", "seq", false, "plain nested loop, no yields; refuses --sleep-ms > 0 (it would only sleep)"},
+           {"coroutines", "async", false,
+            "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap"},
+           {"fibers", "fibers", false,
+            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes)"}}};
+}
+
+void run(const Invocation& call) {
+  require_known_model(call, describe());
+  call.accept_only({"tasks", "steps", "sleep_ms"});
+  Params params{call.integer("tasks"), call.integer("steps"), call.integer_or("sleep_ms", 0)};
+  if (params.tasks < 0 || params.steps < 0 || params.sleep_ms < 0) throw UsageError("--tasks, --steps and --sleep-ms must be >= 0");
+  if (call.model == "seq" && params.sleep_ms > 0) {
+    throw UsageError("seq runs the lines in a plain loop and cannot sleep; use --sleep-ms 0 (valid models for sleeps: coroutines, fibers)");
+  }
+
+  run_repetitions(call, [&] {
+    Outcome outcome;
+    Repetition repetition;
+    repetition.ns = time_ns([&] {
+      if (call.model == "seq") outcome = swarm_seq(params);
+      else if (call.model == "coroutines") outcome = swarm_coroutines(params);
+      else outcome = swarm_fibers(params);
+    });
+    repetition.items = static_cast<std::uint64_t>(params.tasks);
+    repetition.checksum = digest_hex(outcome.digest_sum);
+    if (call.model != "seq") repetition.extra.push_back({"spawn_ns", static_cast<std::int64_t>(outcome.spawn_ns)});
+    if (call.model == "fibers") {
+      repetition.extra.push_back({"stack_bytes", static_cast<std::int64_t>(boost::context::stack_traits::default_size())});
+    }
+    return repetition;
+  });
+}
+
+}  // namespace parbench::coroutine_swarm

@@ -1,0 +1,22 @@
+// spawn-chain: n concurrent units in a chain, each adding 1 to what it receives (seed 003).
+#pragma once
+
+#include <cstdint>
+
+#include "protocol.hpp"
+
+namespace parbench::spawn_chain {
+
+// Each returns the answer that came back from unit 0 (n when every link did its job);
+// a unit that cannot be created throws LimitReached after the existing ones are wound down.
+std::int64_t chain_threads(std::int64_t n);
+std::int64_t chain_coroutines(std::int64_t n);
+std::int64_t chain_fibers(std::int64_t n);
+
+std::int64_t default_thread_stack_bytes();
+std::int64_t default_fiber_stack_bytes();
+
+WorkloadInfo describe();
+void run(const Invocation& call);
+
+}  // namespace parbench::spawn_chain
