@@ -167,7 +167,7 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         fail(str(error))
     for line in skipped + plan.skipped:
         console.print(f"[yellow]skip[/] {line}", highlight=False)
-    cases = suite.startup_cases(plan) + plan.cases
+    cases = suite.startup_cases(plan, described) + plan.cases
     cases = [c for c in cases if c.key not in done_keys]
     if not plan.cases:
         fail("nothing to run: no installed runtime offers the requested workload/model")

@@ -48,6 +48,8 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
     if request.scale not in SCALES:
         raise SpecError(f"unknown scale '{request.scale}'; valid: {', '.join(SCALES)}")
     chosen_workloads = choose(request.workloads, workloads, "workload")
+    if "noop" in chosen_workloads:
+        chosen_workloads.remove("noop")
     chosen_runtimes = choose(request.runtimes, runtimes, "runtime")
     _check_models(request.models, chosen_workloads, described)
     _check_params(request.params, chosen_workloads, workloads, described)

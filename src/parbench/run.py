@@ -84,7 +84,13 @@ class Runner:
             params, recheck = prepare.process_arguments(case.workload, case.params, scratch)
             argv = command_line(str(runtime.run_script), case.workload, case.model, params,
                                 case.workers, warmup, repeat)
-            finished = run_measured(argv, self.settings.timeout)
+            try:
+                finished = run_measured(argv, self.settings.timeout)
+            except (OSError, RuntimeError) as error:
+                # The machine itself said no (no threads or processes left, say, while an
+                # earlier case's thousands of threads are still being reaped): a result too.
+                return ProcessMeasurement(index, 0, 0, 0, 0, 0, 0, None, "harness-error",
+                                          f"could not start the process: {error}"), []
             return judge(finished, index, expected, recheck, self.settings.timeout)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

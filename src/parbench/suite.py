@@ -39,10 +39,14 @@ def describe_runtimes(runtimes: dict[str, Runtime], wanted: list[str]) -> tuple[
     return described, info, skipped
 
 
-def startup_cases(plan: Plan) -> list[Case]:
+def startup_cases(plan: Plan, described: dict[str, dict]) -> list[Case]:
     """One `noop` case per runtime in the plan: its boot and the harness's overhead, measured apart."""
-    seen = dict.fromkeys(c.runtime for c in plan.cases)
-    return [Case("noop", name, "noop", "seq", {}) for name in seen]
+    cases = []
+    for name in dict.fromkeys(c.runtime for c in plan.cases):
+        models = described.get(name, {}).get("workloads", {}).get("noop", {}).get("models", {})
+        if models:
+            cases.append(Case("noop", name, next(iter(models)), "seq", {}))
+    return cases
 
 
 def new_record(request: Request, runtimes_info: dict) -> RunRecord:

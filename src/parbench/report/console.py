@@ -5,8 +5,8 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, comparison_lines, failure_rows, groups, measured_row,
-                                  outlier_note, override_lines)
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, comparison_lines, failure_rows, groups,
+                                  measured_row, outlier_note, override_lines, startup_rows)
 
 
 def print_run(record: RunRecord, console: Console | None = None) -> None:
@@ -36,6 +36,15 @@ def print_run(record: RunRecord, console: Console | None = None) -> None:
             for label, fastest, seq in lines:
                 console.print(f"  {label:<{width}}  {fastest:<44}  vs seq: {seq}", highlight=False)
         console.print()
+    startup = startup_rows(record)
+    if startup:
+        table = Table(title="Start-up: a whole process that does no work (boot + harness overhead)",
+                      title_justify="left", header_style="bold")
+        for column in STARTUP_COLUMNS:
+            table.add_column(column, justify="left" if column == "runtime" else "right")
+        for row in startup:
+            table.add_row(*row)
+        console.print(table)
     failures = failure_rows(record)
     if failures:
         table = Table(title="Cases that did not produce a verified timing", title_justify="left",

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, comparison_lines, failure_rows, groups, measured_row,
-                                  override_lines)
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, comparison_lines, failure_rows, groups,
+                                  measured_row, override_lines, startup_rows)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -30,6 +30,9 @@ def render(record: RunRecord) -> str:
         lines = comparison_lines(group)
         if len(lines) > 1:
             out += _table(["case", "vs fastest (95% CI)", "vs its runtime's seq"], [list(l) for l in lines]) + [""]
+    startup = startup_rows(record)
+    if startup:
+        out += ["## Start-up: a whole process that does no work", ""] + _table(STARTUP_COLUMNS, startup) + [""]
     failures = failure_rows(record)
     if failures:
         out += ["## Cases without a verified timing", ""] + _table(

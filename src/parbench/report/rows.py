@@ -24,6 +24,7 @@ def groups(record: RunRecord) -> list[Group]:
     for result in record.results:
         key = (result.case.workload, tuple(sorted(result.case.params.items())))
         out.setdefault(key, Group(result.case.workload, result.case.params, [])).results.append(result)
+    out = {k: g for k, g in out.items() if k[0] != "noop"}     # shown as the start-up table
     for group in out.values():
         group.results.sort(key=lambda r: (r.stats is None, r.stats.median_ns if r.stats else 0))
     return list(out.values())
@@ -89,3 +90,18 @@ def override_lines(record: RunRecord) -> list[str]:
             if line not in seen:
                 seen.append(line)
     return seen
+
+
+def startup_rows(record: RunRecord) -> list[list[str]]:
+    """Per runtime: a whole `noop` process (boot + harness overhead) against the work it did."""
+    rows = []
+    for result in record.results:
+        if result.case.workload == "noop" and result.stats is not None:
+            s = result.stats
+            rows.append([result.case.runtime, format_duration(s.process_wall_median_ns or 0),
+                         format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
+                         str(len(result.run.processes))])
+    return rows
+
+
+STARTUP_COLUMNS = ["runtime", "start-up (whole noop process, median)", "peak RSS", "processes"]
