@@ -54,6 +54,9 @@ defmodule Parbench.Database do
     try do
       fun.(connection)
     after
+      # Ends a read-only transaction left open (the work commits its own), so that the
+      # driver closes cleanly instead of logging an incomplete transaction.
+      :odbc.commit(connection, :rollback)
       :odbc.disconnect(connection)
     end
   end

@@ -1,0 +1,49 @@
+defmodule Parbench.Workloads.SdesEcbTest do
+  use ExUnit.Case, async: true
+  alias Parbench.Workloads.SdesEcb
+
+  test "key 1010000010 gives K1 10100100 and K2 01000011" do
+    assert SdesEcb.subkeys(0b1010000010) == {0b10100100, 0b01000011}
+  end
+
+  for {key, plain, cipher} <- [{"0000000000", "10101010", "00010001"}, {"1110001110", "10101010", "11001010"},
+                               {"1110001110", "01010101", "01110000"}, {"1111111111", "10101010", "00000100"},
+                               {"1010000010", "10010111", "00111000"}, {"1010000010", "00000011", "11010000"}] do
+    test "key #{key} encrypts #{plain} to #{cipher}" do
+      {k1, k2} = SdesEcb.subkeys(String.to_integer(unquote(key), 2))
+      assert SdesEcb.encrypt_block(String.to_integer(unquote(plain), 2), k1, k2) == String.to_integer(unquote(cipher), 2)
+    end
+  end
+
+  test "the table of key 642 matches the spec" do
+    expected =
+      "ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb1fb82373badda2d602768c7d83d3cd18fa1519445f507c01e0af17c6a5eab247a3849f4f22c13a0a9aaab4613feff124129d91e8b7f8d4a94cc7ff6a0d465a2fcb2877278e69d2a672061cc9d78779886ce70b962d664e3332bd25f097d860b55156ed5d14f3ac380c9882534dfd03f6c08f637e85cae2dbda358d587f70cc3dd9be45d5bc1b0090a0302ebbe5756b1efcb3dfe699167a674209b164c348f421c52659e980a73ca89c08f207f9495786545b374a11fe920feea139c8abe45c896d8ad1412ccf940434a41a6f71e1bf2a"
+
+    assert SdesEcb.table(642) |> Tuple.to_list() |> :binary.list_to_bin() |> Base.encode16(case: :lower) == expected
+  end
+
+  test "the quick brown fox under key 642 hashes to 914675d0…" do
+    for cipher <- ["bitwise", "table"] do
+      ciphertext = SdesEcb.encrypt("The quick brown fox jumps over the lazy dog\n", 642, cipher)
+      assert Base.encode16(:crypto.hash(:sha256, ciphertext), case: :lower) ==
+               "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf"
+    end
+  end
+
+  test "every model and cipher agrees with seq bitwise for arbitrary inputs, keys and chunks" do
+    for {size, key, chunk} <- [{1, 0, 1}, {1000, 1023, 7}, {65_537, 321, 4096}, {300_001, 642, 100_000}] do
+      path = Path.join(System.tmp_dir!(), "parbench-elixir-sdes-#{size}")
+      File.write!(path, :crypto.strong_rand_bytes(size))
+      options = %{"input" => path, "key" => "#{key}", "cipher" => "bitwise", "chunk" => "#{chunk}"}
+
+      results =
+        for model <- ["seq", "async_stream"], cipher <- ["bitwise", "table"] do
+          context = SdesEcb.prepare(model, Map.put(options, "cipher", cipher), 2)
+          SdesEcb.summarize(SdesEcb.run(context), context)
+        end
+
+      assert results |> Enum.uniq() |> length() == 1
+      File.rm!(path)
+    end
+  end
+end
