@@ -385,4 +385,59 @@ mod tests {
     fn span_is_dropped_when_m_begin_is_not_below_m_end() {
         assert_eq!(align_annotations(b"abc", b"xyz", &spans(&[(0, 3, "X"), (1, 2, "Y")])), vec![]);
     }
+
+    /// A small job in a fresh folder: documents whose `new` is `old` with words moved around.
+    fn prepare_job(name: &str, docs: i64) -> (PathBuf, Database) {
+        let folder = std::env::temp_dir().join(format!("parbench-rust-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        let db_path = folder.join("job.sqlite");
+        let db = rusqlite::Connection::open(&db_path).unwrap();
+        db.execute_batch(
+            "CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
+             CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);",
+        )
+        .unwrap();
+        let words = ["alpha", "beam", "core", "delta", "edge", "flow", "graph"];
+        for doc_id in 0..docs {
+            let pick = |k: i64| words[((doc_id * 7 + k * 3 + k * k) % words.len() as i64) as usize];
+            let old: Vec<&str> = (0..40).map(pick).collect();
+            let new: Vec<&str> = (0..40).filter(|k| (k + doc_id) % 9 != 0).map(|k| pick(k + (k % 5 == 0) as i64)).collect();
+            let (old, new) = (old.join(" "), new.join(" "));
+            let document = serde_json::json!({"id": doc_id, "old": old, "new": new});
+            std::fs::write(folder.join(format!("{doc_id}.json")), document.to_string()).unwrap();
+            db.execute("INSERT INTO documents VALUES (?1, ?2, 6, 'pending')", rusqlite::params![doc_id, old.len() as i64]).unwrap();
+            for k in 0..6i64 {
+                let begin = (k * 31 + doc_id) % (old.len() as i64 - 20);
+                db.execute(
+                    "INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?1, ?2, ?3, ?4)",
+                    rusqlite::params![doc_id, begin, begin + 5 + k, ["PERSON", "PLACE"][k as usize % 2]],
+                )
+                .unwrap();
+            }
+        }
+        (folder.clone(), Database::Sqlite(db_path))
+    }
+
+    #[test]
+    fn every_model_agrees_on_a_sqlite_job() {
+        let mut digests = Vec::new();
+        for model in ["seq", "threads-1", "threads-3", "rayon"] {
+            let (folder, database) = prepare_job(model, 23);
+            let split = TimeSplit::default();
+            let done = match model {
+                "seq" => job_seq(&database, &folder, &split),
+                "threads-1" => job_threads(&database, &folder, &split, 1),
+                "threads-3" => job_threads(&database, &folder, &split, 3),
+                _ => rayon_pool(2).unwrap().install(|| job_rayon(&database, &folder, &split)),
+            }
+            .unwrap();
+            assert_eq!(done, 23, "{model} processed every pending document");
+            let mut db = database.connect().unwrap();
+            assert!(db.pending_documents().unwrap().is_empty(), "{model} left documents pending");
+            digests.push(db.annotations_digest().unwrap());
+            std::fs::remove_dir_all(folder).unwrap();
+        }
+        assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{digests:?}");
+    }
 }
