@@ -252,6 +252,72 @@ def run_processes(job: Job) -> Outcome:
     return _outcome(job, times, {"start_method": "fork"})
 
 
+def _document_on_own_connection(url: str, docs_dir: str, doc_id: int) -> DocumentTimes:
+    database = Database(url)
+    try:
+        return process_document(database, docs_dir, doc_id)
+    finally:
+        database.close()
+
+
+def run_thread_per_doc(job: Job) -> Outcome:
+    """The seed's Ruby `thread`: one thread per document, all started at once, each with its own connection."""
+    times: list[DocumentTimes] = []
+    failures: list[BaseException] = []
+
+    def unit(doc_id: int) -> None:
+        try:
+            times.append(_document_on_own_connection(job.params["db"], job.params["docs_dir"], doc_id))
+        except BaseException as error:  # surfaced in the main thread below
+            failures.append(error)
+
+    threads = []
+    for doc_id in _pending(job.params["db"]):
+        thread = threading.Thread(target=unit, args=(doc_id,))
+        try:
+            thread.start()
+        except RuntimeError as error:
+            raise LimitReached(f"{error} (after {len(threads)} threads)") from error
+        threads.append(thread)
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+    return _outcome(job, times, {"switch_interval_s": sys.getswitchinterval()})
+
+
+def _child_document(sender, url: str, docs_dir: str, doc_id: int) -> None:
+    try:
+        sender.send(("ok", _document_on_own_connection(url, docs_dir, doc_id)))
+    except BaseException as error:
+        sender.send(("error", f"document {doc_id}: {error!r}"))
+
+
+def run_process_per_doc(job: Job) -> Outcome:
+    """The seed's Ruby `fork`: one forked process per document, all at once, its times back over a pipe."""
+    context = multiprocessing.get_context("fork")
+    children = []
+    for doc_id in _pending(job.params["db"]):
+        try:
+            receiver, sender = context.Pipe(duplex=False)
+            child = context.Process(target=_child_document,
+                                    args=(sender, job.params["db"], job.params["docs_dir"], doc_id))
+            child.start()
+        except OSError as error:  # fork or pipe refused: EAGAIN, ENOMEM, EMFILE
+            raise LimitReached(f"{error} (after {len(children)} processes)") from error
+        sender.close()
+        children.append((child, receiver))
+    times = []
+    for child, receiver in children:
+        status, value = receiver.recv()
+        child.join()
+        receiver.close()
+        if status != "ok":
+            raise RuntimeError(value)
+        times.append(value)
+    return _outcome(job, times, {"start_method": "fork"})
+
+
 def database_url(text: str) -> str:
     if not text.startswith(("sqlite:", "postgresql://", "postgres://")):
         raise ValueError(text)
@@ -274,5 +340,12 @@ WORKLOAD = Workload(
                            note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one "
                                 "connection per process opened after the fork, one document per task; pool "
                                 "start-up is inside the timed region; SQLite or PostgreSQL"),
+        "thread-per-doc": Model("threads", run_thread_per_doc,
+                                note="the seed's Ruby `thread`: one threading.Thread per document, all started "
+                                     "at once (unbounded), each opening its own connection; SQLite or PostgreSQL"),
+        "process-per-doc": Model("processes", run_process_per_doc,
+                                 note="the seed's Ruby `fork`: one multiprocessing.Process (fork) per document, all "
+                                      "at once (unbounded), each opening its own connection, its times back over "
+                                      "a Pipe; SQLite or PostgreSQL"),
     },
 )

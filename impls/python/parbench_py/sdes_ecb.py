@@ -5,7 +5,8 @@ import hashlib
 import mmap
 import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
+import sys
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
@@ -130,6 +131,24 @@ def run_processes(job: Job) -> Outcome:
                    {"cipher": job.params["cipher"], "chunk": chunk, "start_method": "fork"})
 
 
+def run_threads(job: Job) -> Outcome:
+    """The same chunks on a thread pool: the GIL lets one thread run Python (and translate) at a time."""
+    plaintext, size, key, cipher = job.input, len(job.input), job.params["key"], job.params["cipher"]
+    chunk = job.params["chunk"] or default_chunk(size, job.workers)
+    ciphertext = bytearray(size)
+    view = memoryview(plaintext)
+
+    def encrypt_chunk(start: int) -> None:
+        stop = min(size, start + chunk)
+        ciphertext[start:stop] = CIPHERS[cipher](view[start:stop], key)
+
+    with ThreadPoolExecutor(max_workers=job.workers) as executor:
+        for finished in [executor.submit(encrypt_chunk, start) for start in range(0, size, chunk)]:
+            finished.result()
+    return Outcome(size, _sha256_of(ciphertext),
+                   {"cipher": cipher, "chunk": chunk, "switch_interval_s": sys.getswitchinterval()})
+
+
 WORKLOAD = Workload(
     name="sdes-ecb",
     params=(
@@ -146,6 +165,10 @@ WORKLOAD = Workload(
                                 "workers inherit the plaintext and write into a shared anonymous mmap; "
                                 "pool start-up is inside the timed region; --chunk BYTES, default "
                                 "size / workers (recorded as extra.chunk)"),
+        "threads": Model("threads", run_threads, workers=True,
+                         note="ThreadPoolExecutor over the same chunks into one bytearray; the GIL serialises "
+                              "both ciphers (bytes.translate does not release it), shown for comparison; "
+                              "--chunk BYTES, default size / workers"),
     },
     load=load,
 )

@@ -78,7 +78,7 @@ class Align(unittest.TestCase):
 
 class BatchJobModels(unittest.TestCase):
     def test_every_model_stores_the_expected_annotations(self):
-        for seed, docs in ((1, 9), (7, 1), (42, 0)):
+        for seed, docs in ((1, 9), (7, 1), (42, 0)):  # 0 documents: no unit starts
             for model in batch_job.WORKLOAD.models:
                 with self.subTest(seed=seed, docs=docs, model=model):
                     docs_dir, url, expected = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), docs, seed)
