@@ -1,9 +1,11 @@
 /** Entry point of `impls/node/run`: answers `--list` or runs one workload case. */
+import { batchJob } from './workloads/batch_job.js';
 import { keygen, STRONG_SOURCE } from './workloads/keygen.js';
 import { noop } from './workloads/noop.js';
+import { sdesEcb } from './workloads/sdes_ecb.js';
 import { parseInvocation, reportFailure, runRepetitions, UsageError } from './protocol.js';
 
-const WORKLOADS = [noop, keygen];
+const WORKLOADS = [noop, keygen, sdesEcb, batchJob];
 const BY_NAME = new Map(WORKLOADS.map((workload) => [workload.name, workload]));
 
 // V8 and libuv settings the cases depend on; each case adds its own under `extra`.

@@ -30,11 +30,11 @@ export function parseOptions(args) {
   return options;
 }
 
-function parseInteger(name, text, minimum) {
+function parseInteger(name, text, minimum, maximum = Number.MAX_SAFE_INTEGER) {
   if (!/^-?\d+$/.test(text)) throw new UsageError(`--${name} must be an integer, got '${text}'`);
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < minimum) {
-    throw new UsageError(`--${name} must be an integer >= ${minimum}, got '${text}'`);
+  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    throw new UsageError(`--${name} must be an integer in [${minimum}, ${maximum}], got '${text}'`);
   }
   return value;
 }
@@ -42,7 +42,7 @@ function parseInteger(name, text, minimum) {
 /** Converts one param by its declared kind: int, uint64 (kept as BigInt), choice or string. */
 function parseParam(workload, name, spec, text) {
   switch (spec.kind) {
-    case 'int': return parseInteger(name, text, spec.minimum ?? 0);
+    case 'int': return parseInteger(name, text, spec.minimum ?? 0, spec.maximum);
     case 'uint64':
       if (!/^\d+$/.test(text) || BigInt(text) >= 2n ** 64n) throw new UsageError(`--${name} must be an integer in [0, 2^64), got '${text}'`);
       return BigInt(text);

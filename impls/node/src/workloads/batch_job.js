@@ -1,0 +1,204 @@
+/** batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { openStore } from '../batch_database.js';
+import { OrderFreeDigest } from '../digest.js';
+import { nowNs, UsageError } from '../protocol.js';
+import { WorkerPool } from '../worker_pool.js';
+
+/**
+ * The spec's offset map: M[i] = where old byte i lands in new (M[n] = len(new)), from the LCS walk
+ * over the suffix table dp[i][j] = LCS(old[i:], new[j:]).
+ */
+export function lcsOffsetMap(oldBytes, newBytes) {
+  const n = oldBytes.length;
+  const m = newBytes.length;
+  const width = m + 1;
+  const table = Math.min(n, m) < 0xffff ? new Uint16Array((n + 1) * width) : new Uint32Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--) {
+    const row = i * width;
+    const below = row + width;
+    const oldByte = oldBytes[i];
+    for (let j = m - 1; j >= 0; j--) {
+      if (oldByte === newBytes[j]) {
+        table[row + j] = table[below + j + 1] + 1;
+      } else {
+        const down = table[below + j];
+        const right = table[row + j + 1];
+        table[row + j] = down >= right ? down : right;
+      }
+    }
+  }
+  const matchedTo = new Int32Array(n).fill(-1);
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (oldBytes[i] === newBytes[j]) {
+      matchedTo[i++] = j++;
+    } else if (table[(i + 1) * width + j] >= table[i * width + j + 1]) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  const offsets = new Int32Array(n + 1);
+  offsets[n] = m;
+  for (let k = n - 1; k >= 0; k--) offsets[k] = matchedTo[k] >= 0 ? matchedTo[k] : offsets[k + 1];
+  return offsets;
+}
+
+/** Moves each [begin, end) span onto the new text, dropping spans that collapse. */
+export function alignAnnotations(oldText, newText, spans) {
+  const offsets = lcsOffsetMap(Buffer.from(oldText, 'utf8'), Buffer.from(newText, 'utf8'));
+  const aligned = [];
+  for (const span of spans) {
+    const begin = offsets[span.begin];
+    const end = offsets[span.end];
+    if (begin < end) aligned.push({ begin, end, label: span.label });
+  }
+  return aligned;
+}
+
+function documentPath(docsDir, docId) {
+  return path.join(docsDir, `${docId}.json`);
+}
+
+const readDocumentSync = async (docsDir, docId) => JSON.parse(fs.readFileSync(documentPath(docsDir, docId), 'utf8'));
+const readDocumentAsync = async (docsDir, docId) => JSON.parse(await fs.promises.readFile(documentPath(docsDir, docId), 'utf8'));
+
+/** The whole job for one document; adds its alignment and I/O time to `timing`. */
+async function processDocument(store, readDocument, docsDir, docId, timing) {
+  const readStart = nowNs();
+  const document = await readDocument(docsDir, docId);
+  const spans = await store.annotationsOf(docId);
+  const alignStart = nowNs();
+  const aligned = alignAnnotations(document.old, document.new, spans);
+  const writeStart = nowNs();
+  await store.replaceAnnotations(docId, aligned, Buffer.byteLength(document.new, 'utf8'));
+  const end = nowNs();
+  timing.cpu_ns += writeStart - alignStart;
+  timing.io_ns += (alignStart - readStart) + (end - writeStart);
+}
+
+async function annotationsDigest(store) {
+  const digest = new OrderFreeDigest();
+  for (const row of await store.allAnnotationRows()) {
+    digest.addBytes(Buffer.from(`${row.doc_id}:${row.span_begin}:${row.span_end}:${row.label}`, 'utf8'));
+  }
+  return digest.hex();
+}
+
+/** Runs `body(timing)` as the timed region and builds the result from the database afterwards. */
+async function timedJob(store, body) {
+  const timing = { cpu_ns: 0, io_ns: 0 };
+  const start = nowNs();
+  const docs = await body(timing);
+  const ns = nowNs() - start;
+  return { ns, items: docs, checksum: await annotationsDigest(store), extra: { cpu_ns: timing.cpu_ns, io_ns: timing.io_ns } };
+}
+
+async function prepareSeq({ docs_dir: docsDir, db }) {
+  const store = await openStore(db);
+  return {
+    runOnce: () => timedJob(store, async (timing) => {
+      const docIds = await store.pendingDocIds();
+      for (const docId of docIds) await processDocument(store, readDocumentSync, docsDir, docId, timing);
+      return docIds.length;
+    }),
+    close: () => store.close(),
+  };
+}
+
+/**
+ * `workers` promise chains on the one event loop, each with its own connection, each taking the
+ * next pending document; they overlap waiting on PostgreSQL and the file system, never alignment.
+ */
+async function prepareAsync({ docs_dir: docsDir, db }, workers) {
+  const store = await openStore(db);
+  const laneStores = await Promise.all(Array.from({ length: workers }, () => openStore(db)));
+  return {
+    runOnce: () => timedJob(store, async (timing) => {
+      const docIds = await store.pendingDocIds();
+      let next = 0;
+      const lane = async (laneStore) => {
+        while (next < docIds.length) await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
+      };
+      await Promise.all(laneStores.map(lane));
+      return docIds.length;
+    }),
+    close: async () => {
+      await Promise.all(laneStores.map((laneStore) => laneStore.close()));
+      await store.close();
+    },
+  };
+}
+
+/** `workers` worker threads, each with its own connection, claiming documents with Atomics.add. */
+async function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
+  const store = await openStore(db);
+  const pool = await WorkerPool.start(workers, import.meta.url, { docsDir, db });
+  return {
+    runOnce: () => timedJob(store, async (timing) => {
+      const docIds = await store.pendingDocIds();
+      const task = { docIds: Int32Array.from(docIds), nextIndex: new SharedArrayBuffer(4) };
+      const perWorker = await pool.runAll(Array(workers).fill(task));
+      let docs = 0;
+      for (const result of perWorker) {
+        timing.cpu_ns += result.cpu_ns;
+        timing.io_ns += result.io_ns;
+        docs += result.docs;
+      }
+      if (docs !== docIds.length) throw new Error(`workers processed ${docs} of ${docIds.length} documents`);
+      return docs;
+    }),
+    close: async () => {
+      await pool.close();
+      await store.close();
+    },
+  };
+}
+
+/** Worker side: open a connection once, then process documents until the shared index runs out. */
+export async function startWorker({ docsDir, db }) {
+  const store = await openStore(db);
+  return {
+    async handle({ docIds, nextIndex }) {
+      const counter = new Int32Array(nextIndex);
+      const timing = { cpu_ns: 0, io_ns: 0 };
+      let docs = 0;
+      for (let index = Atomics.add(counter, 0, 1); index < docIds.length; index = Atomics.add(counter, 0, 1)) {
+        await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
+        docs++;
+      }
+      return { ...timing, docs };
+    },
+    close: () => store.close(),
+  };
+}
+
+export const batchJob = {
+  name: 'batch-job',
+  params: {
+    docs_dir: { kind: 'string' },
+    db: { kind: 'string' },
+  },
+  models: {
+    seq: { family: 'seq' },
+    async: {
+      family: 'async',
+      workers: true,
+      note: 'N promise chains (N = --workers) on one event loop, one connection each; better-sqlite3 is synchronous, so with SQLite only file reads overlap',
+    },
+    'worker-threads': {
+      family: 'threads',
+      workers: true,
+      note: 'worker_threads pool, one connection per worker, documents claimed with Atomics.add',
+    },
+  },
+  async prepare({ model, params, workers }) {
+    if (!fs.existsSync(params.docs_dir)) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
+    if (model === 'seq') return prepareSeq(params);
+    if (model === 'async') return prepareAsync(params, workers);
+    return prepareWorkerThreads(params, workers);
+  },
+};
