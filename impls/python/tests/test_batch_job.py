@@ -19,34 +19,70 @@ CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL,
 WORDS = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "ractor", "fiber"]
 
 
-def make_job(folder: str, docs: int, seed: int) -> tuple[str, str, str]:
-    """Docs dir, SQLite URL and the digest expected after alignment, for `docs` random documents."""
+PG_BASE_URL = os.environ.get("PARBENCH_PG_URL", "postgresql://parbench:parbench@127.0.0.1:5432/parbench")
+PG_SCHEMA = "parbench_py_test"  # a schema of its own, so other runs on the same server do not interfere
+
+
+def make_documents(docs: int, seed: int) -> list[tuple[int, str, str, list]]:
+    """(doc_id, old, new, spans) for `docs` random documents, with empty and whole-text spans among them."""
     rng = random.Random(seed)
-    docs_dir = os.path.join(folder, "docs")
-    os.makedirs(docs_dir)
-    database = sqlite3.connect(os.path.join(folder, "job.sqlite"))
-    database.execute("PRAGMA journal_mode=WAL")
-    database.executescript(SCHEMA)
-    expected_rows = []
+    documents = []
     for doc_id in range(docs):
         words = [rng.choice(WORDS) for _ in range(rng.randint(1, 40))]
         old = " ".join(words)
         new = " ".join(w for w in (rng.choice(WORDS) if rng.random() < 0.1 else w for w in words)
                        if rng.random() > 0.05)
-        with open(os.path.join(docs_dir, f"{doc_id}.json"), "w") as file:
-            json.dump({"id": doc_id, "old": old, "new": new}, file)
         spans = []
         for _ in range(rng.randint(0, 8)):
             begin = rng.randint(0, len(old))
             spans.append((begin, rng.randint(begin, len(old)), rng.choice(["PERSON", "PLACE"])))
-        database.execute("INSERT INTO documents VALUES (?, ?, ?, 'pending')", (doc_id, len(old), len(spans)))
-        database.executemany("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)",
-                             [(doc_id, b, e, label) for b, e, label in spans])
-        expected_rows += [(doc_id, b, e, label) for b, e, label in batch_job.align(old.encode(), new.encode(), spans)]
+        documents.append((doc_id, old, new, spans))
+    return documents
+
+
+def write_docs_dir(folder: str, documents: list) -> str:
+    docs_dir = os.path.join(folder, "docs")
+    os.makedirs(docs_dir)
+    for doc_id, old, new, _ in documents:
+        with open(os.path.join(docs_dir, f"{doc_id}.json"), "w") as file:
+            json.dump({"id": doc_id, "old": old, "new": new}, file)
+    return docs_dir
+
+
+def expected_digest(documents: list) -> str:
+    rows = [(doc_id, b, e, label) for doc_id, old, new, spans in documents
+            for b, e, label in batch_job.align(old.encode(), new.encode(), spans)]
+    return order_free_digest(f"{d}:{b}:{e}:{label}".encode() for d, b, e, label in rows)
+
+
+def fill(database, placeholder: str, documents: list) -> None:
+    insert_document = "INSERT INTO documents VALUES (?, ?, ?, 'pending')".replace("?", placeholder)
+    insert_span = ("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)"
+                   .replace("?", placeholder))
+    for doc_id, old, _, spans in documents:
+        database.execute(insert_document, (doc_id, len(old), len(spans)))
+        for b, e, label in spans:
+            database.execute(insert_span, (doc_id, b, e, label))
+
+
+def make_job(folder: str, docs: int, seed: int) -> tuple[str, str, str]:
+    """Docs dir, SQLite URL and the digest expected after alignment, for `docs` random documents."""
+    documents = make_documents(docs, seed)
+    database = sqlite3.connect(os.path.join(folder, "job.sqlite"))
+    database.execute("PRAGMA journal_mode=WAL")
+    database.executescript(SCHEMA)
+    fill(database, "?", documents)
     database.commit()
     database.close()
-    expected = order_free_digest(f"{d}:{b}:{e}:{label}".encode() for d, b, e, label in expected_rows)
-    return docs_dir, "sqlite:" + os.path.join(folder, "job.sqlite"), expected
+    return write_docs_dir(folder, documents), "sqlite:" + os.path.join(folder, "job.sqlite"), expected_digest(documents)
+
+
+def postgres_or_skip():
+    try:
+        import psycopg
+        return psycopg.connect(PG_BASE_URL, autocommit=True, connect_timeout=3)
+    except Exception as error:  # no psycopg, or no server: the SQLite tests still cover the models
+        raise unittest.SkipTest(f"PostgreSQL not available: {error}")
 
 
 class OffsetMap(unittest.TestCase):
@@ -96,6 +132,27 @@ class BatchJobModels(unittest.TestCase):
                 self.assertEqual(length, len(json.load(file)["new"]))
             stored = database.execute("SELECT count(*) FROM annotations WHERE doc_id = ?", (doc_id,)).fetchone()[0]
             self.assertEqual((count, status), (stored, "aligned"))
+
+
+class BatchJobModelsOnPostgres(unittest.TestCase):
+    def test_every_model_stores_the_expected_annotations(self):
+        server = postgres_or_skip()
+        documents = make_documents(7, 3)
+        docs_dir = write_docs_dir(tempfile.mkdtemp(prefix="parbench-py-test-"), documents)
+        url = f"{PG_BASE_URL}?options=-csearch_path%3D{PG_SCHEMA}"
+        with server:
+            for model in batch_job.WORKLOAD.models:
+                with self.subTest(model=model):
+                    server.execute(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE")
+                    server.execute(f"CREATE SCHEMA {PG_SCHEMA}")
+                    server.execute(f"SET search_path TO {PG_SCHEMA}")
+                    for statement in SCHEMA.replace("id INTEGER PRIMARY KEY,", "id SERIAL PRIMARY KEY,").split(";"):
+                        if statement.strip():
+                            server.execute(statement)
+                    fill(server, "%s", documents)
+                    items, checksum, extra = run_model(batch_job.WORKLOAD, model, {"docs_dir": docs_dir, "db": url})
+                    self.assertEqual((items, checksum, extra["db"]), (7, expected_digest(documents), "postgresql"))
+            server.execute(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE")
 
 
 if __name__ == "__main__":
