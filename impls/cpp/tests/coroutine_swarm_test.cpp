@@ -1,2 +1,47 @@
+// coroutine-swarm against workloads/coroutine-swarm.md: fizzbuzz, the tasks-3 vector, models agreeing.
 #include <gtest/gtest.h>
 
+#include "digest.hpp"
+#include "workloads/coroutine_swarm.hpp"
+
+using namespace parbench::coroutine_swarm;
+
+TEST(Fizzbuzz, MultipleOf15IsFizzBuzz) {
+  EXPECT_EQ(fizzbuzz(0), "FizzBuzz");
+  EXPECT_EQ(fizzbuzz(30), "FizzBuzz");
+}
+TEST(Fizzbuzz, MultipleOf5IsBuzz) { EXPECT_EQ(fizzbuzz(10), "Buzz"); }
+TEST(Fizzbuzz, MultipleOf3IsFizz) { EXPECT_EQ(fizzbuzz(9), "Fizz"); }
+TEST(Fizzbuzz, OtherwiseTheDecimal) { EXPECT_EQ(fizzbuzz(7), "7"); }
+
+TEST(CoroutineSwarm, LineIsTaskStepFizzbuzz) {
+  EXPECT_EQ(line_hash(0, 0), parbench::fnv1a64("0:0:FizzBuzz"));
+  EXPECT_EQ(line_hash(12, 7), parbench::fnv1a64("12:7:7"));
+}
+
+TEST(CoroutineSwarm, Tasks3Steps10) {
+  EXPECT_EQ(parbench::digest_hex(swarm_seq({3, 10, 0}).digest_sum), "1161d008ce58dc37");
+  EXPECT_EQ(parbench::digest_hex(swarm_coroutines({3, 10, 0}).digest_sum), "1161d008ce58dc37");
+  EXPECT_EQ(parbench::digest_hex(swarm_fibers({3, 10, 0}).digest_sum), "1161d008ce58dc37");
+}
+
+TEST(CoroutineSwarm, EveryModelAgreesForArbitraryParams) {
+  for (const Params& params : {Params{301, 7, 0}, Params{1000, 3, 0}, Params{17, 31, 0}}) {
+    const auto expected = swarm_seq(params).digest_sum;
+    EXPECT_EQ(swarm_coroutines(params).digest_sum, expected);
+    EXPECT_EQ(swarm_fibers(params).digest_sum, expected);
+  }
+}
+
+TEST(CoroutineSwarm, SleepingTasksOverlapTheirSleeps) {
+  // 50 tasks x 3 steps x 20 ms: concurrent sleeps take about 60 ms, sequential ones 3 s.
+  const Params params{50, 3, 20};
+  const auto expected = swarm_seq({50, 3, 0}).digest_sum;
+  for (auto model : {swarm_coroutines, swarm_fibers}) {
+    const std::uint64_t start = parbench::monotonic_ns();
+    EXPECT_EQ(model(params).digest_sum, expected);
+    const std::uint64_t elapsed = parbench::monotonic_ns() - start;
+    EXPECT_GE(elapsed, 60'000'000u);
+    EXPECT_LT(elapsed, 1'500'000'000u);
+  }
+}

@@ -1,2 +1,22 @@
+// spawn-chain against workloads/spawn-chain.md: the answer that comes back is n, for every unit kind.
 #include <gtest/gtest.h>
 
+#include "workloads/spawn_chain.hpp"
+
+using namespace parbench::spawn_chain;
+
+TEST(SpawnChain, OneLinkAnswersOne) {
+  EXPECT_EQ(chain_threads(1), 1);
+  EXPECT_EQ(chain_coroutines(1), 1);
+  EXPECT_EQ(chain_fibers(1), 1);
+}
+
+TEST(SpawnChain, EveryModelAnswersNForArbitraryN) {
+  for (std::int64_t n : {2, 777, 1500}) {
+    EXPECT_EQ(chain_threads(n), n);
+    EXPECT_EQ(chain_coroutines(n), n);
+    EXPECT_EQ(chain_fibers(n), n);
+  }
+}
+
+TEST(SpawnChain, CoroutinesReachAHundredThousandLinks) { EXPECT_EQ(chain_coroutines(100000), 100000); }
