@@ -73,7 +73,11 @@ public final class Main {
 
         Workload.PreparedCase prepared = workload.prepare(model, args, workers);
         Map<String, Object> extra = new LinkedHashMap<>(prepared.extra());
+        if (info.takesWorkers()) {
+            extra.putAll(Protocol.poolSettings(info.family(), workers));
+        }
         extra.put("jvm_flags", Protocol.jvmFlags());
+        extra.put("jvm_defaults", Protocol.jvmDefaults());
         for (int i = 0; i < warmup; i++) {
             prepared.run();
         }
@@ -97,11 +101,7 @@ public final class Main {
         return model;
     }
 
-    /**
-     * Both shared pools read their size once, when first used, so it is set before any work:
-     * parallel streams run on the common pool plus the calling thread (hence workers - 1), and
-     * virtual threads on their own scheduler's carriers.
-     */
+    /** Both shared pools read their size once, when first used, so it is set before any work. */
     private static void sizeSharedPools(int workers) {
         System.setProperty("java.util.concurrent.ForkJoinPool.common.parallelism", String.valueOf(workers - 1));
         System.setProperty("jdk.virtualThreadScheduler.parallelism", String.valueOf(workers));
@@ -129,7 +129,9 @@ public final class Main {
         list.put("runtime", "java");
         list.put("version", "java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + ")");
-        list.put("flags", Protocol.jvmFlags());
+        list.put("flags", "JVM flags: " + Protocol.jvmFlags() + "; defaults: " + Protocol.jvmDefaults()
+                + "; models with workers set -Djava.util.concurrent.ForkJoinPool.common.parallelism=workers-1 "
+                + "(parallel streams) or -Djdk.virtualThreadScheduler.parallelism=workers (virtual threads)");
         list.put("sources", Map.of("strong", Keygen.STRONG_SOURCE_NAME));
         Map<String, Object> workloads = new LinkedHashMap<>();
         for (Workload workload : WORKLOADS) {

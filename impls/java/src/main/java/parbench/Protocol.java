@@ -135,6 +135,28 @@ public final class Protocol {
         return flags.isEmpty() ? "(none)" : String.join(" ", flags);
     }
 
+    /** What the JVM chose by itself (collector, heap ceiling), since no flag pins them. */
+    public static String jvmDefaults() {
+        String collectors = String.join(" + ", ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName).toList());
+        return collectors + ", max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB, "
+                + Runtime.getRuntime().availableProcessors() + " CPUs seen";
+    }
+
+    /**
+     * The pool sizes a model with workers runs under, as the -D flags they amount to: parallel
+     * streams run on the common pool plus the calling thread, virtual threads on their carriers.
+     */
+    public static Map<String, Object> poolSettings(String family, int workers) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        if (family.equals("data-parallel")) {
+            settings.put("fj_common_parallelism", workers - 1);
+        } else if (family.equals("green")) {
+            settings.put("vthread_parallelism", workers);
+        }
+        return settings;
+    }
+
     public static String repetitionLine(int rep, Repetition repetition, Map<String, Object> caseExtra) {
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("rep", rep);
