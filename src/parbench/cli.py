@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -176,7 +177,10 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         console.print(f"Resuming run {record.id}: {len(cases)} cases left", highlight=False)
     else:
         record = suite.new_record(request, runtimes_info)
-        store.begin_run(record)
+        try:
+            store.begin_run(record)
+        except sqlite3.Error as error:
+            fail(f"cannot write a new run to {db}: {error} (is the disk full?); nothing was run", code=1)
     runner = Runner(all_runtimes, all_workloads, suite.settings_for(request))
     interrupted = False
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -197,7 +201,10 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         except KeyboardInterrupt:
             interrupted = True
         except suite.DiskFull as error:
-            store.finish_run(record.id, "interrupted", suite.now())
+            try:
+                store.finish_run(record.id, "interrupted", suite.now())
+            except sqlite3.Error:
+                pass     # the run stays marked 'running'; --resume works on it all the same
             fail(f"{error}. Every case measured before it is stored in {db}; free some space and "
                  f"resume with: parbench run --resume {record.id} --db {db}", code=1)
     store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())

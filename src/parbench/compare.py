@@ -11,6 +11,8 @@ def compare(subject_groups: list[np.ndarray], reference_groups: list[np.ndarray]
             reference_key: str) -> Comparison:
     """subject / reference; significant when the 95 % CI of the ratio excludes 1."""
     rng = _rng()
+    if min(float(np.min(g)) for g in reference_groups) <= 0:
+        raise ValueError(f"{reference_key} has a zero time: a ratio against it means nothing")
     ratios = bootstrap_medians(subject_groups, rng=rng) / bootstrap_medians(reference_groups, rng=rng)
     low, high = confidence_interval(ratios)
     subject = float(np.median(np.concatenate(subject_groups)))

@@ -37,16 +37,17 @@ class Runner:
 
     def __init__(self, runtimes: dict[str, Runtime], workloads: dict[str, Workload], settings: Settings):
         self.runtimes, self.workloads, self.settings = runtimes, workloads, settings
-        self._verified: dict[tuple, str] = {}
+        self._verified: dict[tuple, ProcessMeasurement | None] = {}
 
     def run_case(self, case: Case, on_process: Callable[[int], None] = lambda i: None) -> CaseRun:
         workload = self.workloads.get(case.workload)
         expected = prepare.expected_checksum(case.workload, case.params)
         outcome = CaseRun(case, expected)
         if self.settings.verify_first and workload is not None:
-            problem = self._verify(case, workload)
-            if problem:
-                outcome.fail("wrong-checksum", f"failed verification before timing: {problem}")
+            failed = self._verify(case, workload)
+            if failed is not None:
+                outcome.processes.append(failed)
+                outcome.fail(failed.outcome, f"on the verification input, before timing: {failed.detail}")
                 return outcome
         one_rep = workload is not None and workload.one_repetition_per_process
         warmup, repeat = (0, 1) if one_rep else (self.settings.warmup, self.settings.repeat)
@@ -62,18 +63,21 @@ class Runner:
                 break     # a limit, crash or wrong answer will not mend itself in the next process
         return outcome
 
-    def _verify(self, case: Case, workload: Workload) -> str:
+    def _verify(self, case: Case, workload: Workload) -> ProcessMeasurement | None:
+        """The first failing process on the workload's verification inputs, or None if all agree
+        with the oracle. Kept (index -1) with the case so its stderr tail is not lost."""
         key = (case.runtime, case.workload, case.model)
         if key not in self._verified:
-            problems = []
+            self._verified[key] = None
             for params in workload.verify_sets():
                 params = {**params, **{k: v for k, v in case.params.items() if k not in workload.params}}
                 probe = Case(case.workload, case.runtime, case.model, case.family, params, case.workers)
                 expected = prepare.expected_checksum(case.workload, params)
-                measurement, reps = self._one_process(probe, 0, expected, 0, 1)
+                measurement, _ = self._one_process(probe, -1, expected, 0, 1)
                 if measurement.outcome != "ok":
-                    problems.append(f"{_brief(params)}: {measurement.outcome}: {measurement.detail}")
-            self._verified[key] = "; ".join(problems)
+                    measurement.detail = f"{_brief(params)}: {measurement.detail}"
+                    self._verified[key] = measurement
+                    break
         return self._verified[key]
 
     def _one_process(self, case: Case, index: int, expected: str, warmup: int, repeat: int

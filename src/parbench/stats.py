@@ -21,6 +21,10 @@ def _rng() -> np.random.Generator:
 
 
 def grouped_samples(run: CaseRun) -> list[np.ndarray]:
+    """Verified repetition times grouped by process. A `noop` case times no work, so its
+    samples are its whole processes' wall times: its start-up is what it measures."""
+    if run.case.workload == "noop":
+        return [np.asarray([p.wall_ns], dtype=float) for p in run.processes if p.outcome == "ok"]
     groups: dict[int, list[int]] = {}
     for rep in run.repetitions:
         if rep.verified:

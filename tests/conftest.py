@@ -1,0 +1,44 @@
+"""Shared fixtures: the real parbench CLI run as a subprocess against real implementations."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def parbench(*args: str, root: Path | None = None, env: dict | None = None, timeout: float = 600,
+             check: bool = False) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **(env or {})}
+    if root is not None:
+        full_env["PARBENCH_ROOT"] = str(root)
+    done = subprocess.run([sys.executable, "-m", "parbench", *args], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, stdin=subprocess.DEVNULL)
+    if check and done.returncode != 0:
+        raise AssertionError(f"parbench {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+@pytest.fixture
+def faulty_project(tmp_path: Path) -> Path:
+    """A project root with the real workload specs, the misbehaving runtime and one that is absent."""
+    root = tmp_path / "project"
+    (root / "impls").mkdir(parents=True)
+    (root / "workloads").symlink_to(REPO / "workloads")
+    (root / "impls" / "faulty").symlink_to(FIXTURES / "faulty")
+    ghost = root / "impls" / "ghost"
+    ghost.mkdir()
+    (ghost / "runtime.toml").write_text(
+        'name = "ghost"\nrequires = ["ghost-vm-that-is-not-installed"]\nversion = "ghost --version"\n'
+        'install = "apt-get install -y ghost-vm"\n')
+    return root
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "results.sqlite")
