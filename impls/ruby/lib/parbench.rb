@@ -6,6 +6,8 @@ require_relative "parbench/workloads/noop"
 require_relative "parbench/workloads/keygen"
 require_relative "parbench/workloads/sdes_ecb"
 require_relative "parbench/workloads/batch_job"
+require_relative "parbench/workloads/spawn_chain"
+require_relative "parbench/workloads/coroutine_swarm"
 
 # The Ruby implementation of the parbench workloads.
 module Parbench
@@ -13,7 +15,9 @@ module Parbench
     "noop" => Workloads::Noop,
     "keygen" => Workloads::Keygen,
     "sdes-ecb" => Workloads::SdesEcb,
-    "batch-job" => Workloads::BatchJob
+    "batch-job" => Workloads::BatchJob,
+    "spawn-chain" => Workloads::SpawnChain,
+    "coroutine-swarm" => Workloads::CoroutineSwarm
   }.freeze
 
   def self.description

@@ -1,0 +1,91 @@
+# frozen_string_literal: true
+
+require_relative "../digests"
+
+module Parbench
+  module Workloads
+    # coroutine-swarm (seed 004): `tasks` coroutines, each yielding before every one of `steps`
+    # steps and folding "t:step:fizzbuzz(step)" into the order-free digest.
+    class CoroutineSwarm
+      PARAMS = { "tasks" => 1000, "steps" => 10, "sleep_ms" => 0 }.freeze
+      MODELS = {
+        "seq" => { family: "seq", note: "the same lines in a plain loop (seed 004's program 1)" },
+        "fiber" => { family: "fibers",
+                     note: "ruby-async tasks on its Fiber scheduler; Task#yield for sleep_ms 0, Task#sleep otherwise" },
+        "thread" => { family: "threads", note: "one Thread per task; Thread.pass for sleep_ms 0, Kernel#sleep otherwise" }
+      }.freeze
+
+      def initialize(model:, workers:, tasks:, steps:, sleep_ms:)
+        raise BadArguments, "--tasks, --steps and --sleep-ms must not be negative" if [tasks, steps, sleep_ms].any?(&:negative?)
+
+        @model = model
+        @tasks = tasks
+        @steps = steps
+        @sleep_s = sleep_ms / 1000.0
+        require "async" if model == "fiber" # loaded before timing: the gem's boot is not the swarm's work
+      end
+
+      def extra
+        {}
+      end
+
+      def run
+        started = Protocol.now_ns
+        digest, spawned = send("run_#{@model}", started)
+        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started })
+      end
+
+      def self.fizzbuzz(step)
+        if (step % 15).zero? then "FizzBuzz"
+        elsif (step % 5).zero? then "Buzz"
+        elsif (step % 3).zero? then "Fizz"
+        else step.to_s
+        end
+      end
+
+      def self.line(task, step)
+        "#{task}:#{step}:#{fizzbuzz(step)}"
+      end
+
+      def run_seq(started)
+        digest = Digests::OrderFree.new
+        @tasks.times { |t| @steps.times { |s| digest.add(CoroutineSwarm.line(t, s)) } }
+        [digest, started]
+      end
+
+      def run_fiber(_started)
+        spawned = nil
+        digests = Async do |top|
+          tasks = Array.new(@tasks) do |t|
+            top.async do |task|
+              digest = Digests::OrderFree.new
+              @steps.times do |s|
+                @sleep_s.zero? ? task.yield : task.sleep(@sleep_s)
+                digest.add(CoroutineSwarm.line(t, s))
+              end
+              digest
+            end
+          end
+          spawned = Protocol.now_ns
+          tasks.map(&:wait)
+        end.wait
+        [digests.reduce(Digests::OrderFree.new, :merge), spawned]
+      end
+
+      def run_thread(_started)
+        threads = Array.new(@tasks) do |t|
+          Thread.new do
+            digest = Digests::OrderFree.new
+            @steps.times do |s|
+              @sleep_s.zero? ? Thread.pass : sleep(@sleep_s)
+              digest.add(CoroutineSwarm.line(t, s))
+            end
+            digest
+          end
+        end
+        spawned = Protocol.now_ns
+        [threads.map(&:value).reduce(Digests::OrderFree.new, :merge), spawned]
+      end
+    end
+  end
+end
