@@ -78,7 +78,8 @@ fn list() -> Value {
                 }
             },
             "sdes-ecb": {
-                "params": ["input", "key", "cipher", "chunk"],
+                "params": ["input", "key", "cipher", "chunk", "output"],
+                "note": "--output fresh (default: the ciphertext buffer is allocated inside the timed region) | reused (allocated and touched once before timing: the ceiling form)",
                 "models": {
                     "seq": seq,
                     "rayon": {"family": "data-parallel", "workers": true,
