@@ -1,0 +1,93 @@
+"""The results store: versioned schema, migrations, runs appended and read back as written."""
+import sqlite3
+
+import pytest
+
+from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
+from parbench.store import open_store
+from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+POSTGRES_URL = "postgresql://parbench:parbench@127.0.0.1:5432/parbench"
+
+
+def _record() -> RunRecord:
+    return RunRecord(None, "2026-01-01T00:00:00+00:00", "smoke", {"scale": "smoke"}, {"cpu": "test"},
+                     {"python": {"version": "3.11"}})
+
+
+def _case_run() -> CaseRun:
+    run = CaseRun(Case("keygen", "python", "seq", "seq", {"count": 3}, None, ("why",), "note"), "3:4800")
+    run.processes.append(ProcessMeasurement(0, 10, 5, 1, 2048, 3, 4, 0, "ok", "", "tail"))
+    run.repetitions.append(Repetition(0, 0, 7, 3, "3:4800", True, {"workers": 1}))
+    return run
+
+
+def test_a_new_database_gets_the_current_schema_version(tmp_path):
+    store = open_store(tmp_path / "r.sqlite")
+    assert store.db.execute("SELECT schema_version FROM meta").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_an_old_database_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta(schema_version INTEGER NOT NULL)")
+    for statement in MIGRATIONS[0]:
+        db.execute(statement)
+    db.execute("INSERT INTO meta VALUES (1)")
+    db.execute("INSERT INTO runs(kind, started_at, status, scale, options_json, machine_json, runtimes_json) "
+               "VALUES ('suite', 'then', 'complete', 'quick', '{}', '{}', '{}')")
+    db.commit()
+    db.close()
+    store = open_store(path)
+    assert store.db.execute("SELECT schema_version FROM meta").fetchone()[0] == SCHEMA_VERSION
+    assert store.run_ids() == [1]
+    store.add_analysis(1, "scaling", "x", {"ok": True})     # the table version 2 added
+
+
+def test_a_newer_database_is_refused_with_a_clear_message(tmp_path):
+    path = tmp_path / "new.sqlite"
+    open_store(path).db.execute("UPDATE meta SET schema_version = 99").connection.commit()
+    with pytest.raises(RuntimeError, match="newer than this parbench understands"):
+        open_store(path)
+
+
+def test_runs_are_appended_never_overwritten_and_read_back_whole(tmp_path):
+    store = open_store(tmp_path / "r.sqlite")
+    for _ in range(2):
+        record = _record()
+        store.begin_run(record)
+        store.add_case(record.id, _case_run())
+        store.finish_run(record.id, "complete", "later")
+    assert store.run_ids() == [1, 2]
+    back = store.load_run(2)
+    assert back.status == "complete" and back.runtimes == {"python": {"version": "3.11"}}
+    run = back.results[0].run
+    assert run.case.params == {"count": 3} and run.case.overrides == ("why",)
+    assert run.processes[0].max_rss_kb == 2048 and run.processes[0].stderr_tail == "tail"
+    assert run.repetitions[0].extra == {"workers": 1} and run.repetitions[0].verified
+    assert store.resolve("latest") == 2 and store.resolve("latest~1") == 1
+
+
+def _postgres_reachable() -> bool:
+    try:
+        import psycopg
+        psycopg.connect(POSTGRES_URL, connect_timeout=3).close()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not _postgres_reachable(), reason="no PostgreSQL server (scripts/postgres-up starts one)")
+def test_the_same_schema_works_on_postgresql():
+    import psycopg
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
+        admin.execute("DROP SCHEMA IF EXISTS parbench_store_test CASCADE")
+        admin.execute("CREATE SCHEMA parbench_store_test")
+    url = POSTGRES_URL + "?options=-csearch_path%3Dparbench_store_test"
+    store = open_store(url)
+    record = _record()
+    store.begin_run(record)
+    store.add_case(record.id, _case_run())
+    back = store.load_run(store.resolve("latest"))
+    assert back.results[0].run.repetitions[0].ns == 7
+    store.close()
