@@ -1,11 +1,13 @@
 /** Entry point of `impls/node/run`: answers `--list` or runs one workload case. */
 import { batchJob } from './workloads/batch_job.js';
+import { coroutineSwarm } from './workloads/coroutine_swarm.js';
 import { keygen, STRONG_SOURCE } from './workloads/keygen.js';
 import { noop } from './workloads/noop.js';
 import { sdesEcb } from './workloads/sdes_ecb.js';
+import { spawnChain } from './workloads/spawn_chain.js';
 import { parseInvocation, reportFailure, runRepetitions, UsageError } from './protocol.js';
 
-const WORKLOADS = [noop, keygen, sdesEcb, batchJob];
+const WORKLOADS = [noop, keygen, sdesEcb, batchJob, spawnChain, coroutineSwarm];
 const BY_NAME = new Map(WORKLOADS.map((workload) => [workload.name, workload]));
 
 // V8 and libuv settings the cases depend on; each case adds its own under `extra`.
@@ -41,5 +43,6 @@ async function main(argv) {
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (error) => { process.exitCode = reportFailure(error); },
+  // Exit at once: after a limit, worker threads may still be alive and would keep the process up.
+  (error) => { process.exit(reportFailure(error)); },
 );

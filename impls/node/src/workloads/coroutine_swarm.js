@@ -1,0 +1,86 @@
+/** coroutine-swarm: many async functions that yield before each step, against a plain loop. */
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
+import { OrderFreeDigest } from '../digest.js';
+import { nowNs } from '../protocol.js';
+
+export function fizzbuzz(i) {
+  if (i % 15 === 0) return 'FizzBuzz';
+  if (i % 5 === 0) return 'Buzz';
+  if (i % 3 === 0) return 'Fizz';
+  return String(i);
+}
+
+function stepLine(task, step) {
+  return `${task}:${step}:${fizzbuzz(step)}`;
+}
+
+/** The lines of every task in a plain loop: the baseline without any switching. */
+export function sequentialSwarm(tasks, steps) {
+  const digest = new OrderFreeDigest();
+  for (let task = 0; task < tasks; task++) {
+    for (let step = 0; step < steps; step++) digest.addAscii(stepLine(task, step));
+  }
+  return digest;
+}
+
+// How a task gives way before each step when sleep_ms is 0.
+const YIELDS = {
+  // A macrotask: the task resumes in the event loop's check phase, after pending I/O and timers.
+  async: () => yieldToEventLoop(),
+  // A microtask: the task only goes to the back of the promise job queue; the loop never turns.
+  'async-microtask': async () => {},
+};
+
+/**
+ * Starts every task at once (each runs to its first await), then waits for all of them.
+ * Resolves with the digest and spawn_ns, the time until all tasks existed.
+ */
+export async function asyncSwarm(tasks, steps, sleepMs, model, start = nowNs()) {
+  const digest = new OrderFreeDigest();
+  const giveWay = sleepMs > 0 ? () => sleep(sleepMs) : YIELDS[model];
+  const runTask = async (task) => {
+    for (let step = 0; step < steps; step++) {
+      await giveWay();
+      digest.addAscii(stepLine(task, step));
+    }
+  };
+  const running = new Array(tasks);
+  for (let task = 0; task < tasks; task++) running[task] = runTask(task);
+  const spawnNs = nowNs() - start;
+  await Promise.all(running);
+  return { digest, spawnNs };
+}
+
+export const coroutineSwarm = {
+  name: 'coroutine-swarm',
+  params: {
+    tasks: { kind: 'int', default: 1000 },
+    steps: { kind: 'int', default: 10 },
+    sleep_ms: { kind: 'int', default: 0 },
+  },
+  models: {
+    seq: { family: 'seq', note: 'the same lines in a plain loop' },
+    async: {
+      family: 'async',
+      note: 'one async function per task; yield = await timers/promises setImmediate() (an event-loop turn); sleep = await timers/promises setTimeout(ms)',
+    },
+    'async-microtask': {
+      family: 'async',
+      note: 'one async function per task; yield = await of a resolved promise (microtask queue only, the event loop never turns); sleep = await setTimeout(ms)',
+    },
+  },
+  async prepare({ model, params }) {
+    const { tasks, steps, sleep_ms: sleepMs } = params;
+    return {
+      async runOnce() {
+        const start = nowNs();
+        if (model === 'seq') {
+          const digest = sequentialSwarm(tasks, steps);
+          return { ns: nowNs() - start, items: tasks, checksum: digest.hex() };
+        }
+        const { digest, spawnNs } = await asyncSwarm(tasks, steps, sleepMs, model, start);
+        return { ns: nowNs() - start, items: tasks, checksum: digest.hex(), extra: { spawn_ns: spawnNs } };
+      },
+    };
+  },
+};

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OrderFreeDigest } from '../src/digest.js';
+import { coroutineSwarm, fizzbuzz } from '../src/workloads/coroutine_swarm.js';
+import { runModel } from './helpers.js';
+
+test('fizzbuzz: multiples of 15 FizzBuzz, of 5 Buzz, of 3 Fizz, else the number', () => {
+  assert.deepEqual([0, 1, 3, 5, 9, 10, 15, 16].map(fizzbuzz), ['FizzBuzz', '1', 'Fizz', 'Buzz', 'Fizz', 'Buzz', 'FizzBuzz', '16']);
+});
+
+test('tasks and steps count from 0: task 0 step 0 is "0:0:FizzBuzz"', async () => {
+  const single = new OrderFreeDigest();
+  single.addAscii('0:0:FizzBuzz');
+  const result = await runModel(coroutineSwarm, 'seq', { tasks: 1, steps: 1, sleep_ms: 0 });
+  assert.equal(result.checksum, single.hex());
+});
+
+for (const model of Object.keys(coroutineSwarm.models)) {
+  test(`${model}: tasks 3, steps 10 -> 1161d008ce58dc37`, async () => {
+    const result = await runModel(coroutineSwarm, model, { tasks: 3, steps: 10, sleep_ms: 0 });
+    assert.equal(result.checksum, '1161d008ce58dc37');
+  });
+}
+
+test('every model agrees for arbitrary tasks, steps and sleeps', async () => {
+  for (const [tasks, steps, sleepMs] of [[301, 7, 0], [1000, 3, 0], [50, 2, 1]]) {
+    const expected = (await runModel(coroutineSwarm, 'seq', { tasks, steps, sleep_ms: sleepMs })).checksum;
+    for (const model of ['async', 'async-microtask']) {
+      const result = await runModel(coroutineSwarm, model, { tasks, steps, sleep_ms: sleepMs });
+      assert.equal(result.checksum, expected, `${model} tasks ${tasks} steps ${steps} sleep ${sleepMs}`);
+      assert.ok(result.extra.spawn_ns > 0);
+    }
+  }
+});
+
+test('sleep_ms > 0 sleeps before each step', async () => {
+  const result = await runModel(coroutineSwarm, 'async', { tasks: 10, steps: 3, sleep_ms: 20 });
+  assert.ok(result.ns >= 3 * 20 * 1e6, `took ${result.ns} ns`);
+});

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { base32Lower, keygen } from '../src/workloads/keygen.js';
+import { runModel } from './helpers.js';
+
+const BASE32_VECTORS = [['', ''], ['f', 'my======'], ['fo', 'mzxq===='], ['foo', 'mzxw6==='],
+  ['foob', 'mzxw6yq='], ['fooba', 'mzxw6ytb'], ['foobar', 'mzxw6ytboi======']];
+
+for (const [plain, encoded] of BASE32_VECTORS) {
+  test(`base32 lower with padding: "${plain}" -> "${encoded}"`, () => {
+    assert.equal(base32Lower(Buffer.from(plain)), encoded);
+  });
+}
+
+test('1000 bytes encode to exactly 1600 characters, no padding', () => {
+  const encoded = base32Lower(Buffer.alloc(1000, 0xff));
+  assert.equal(encoded.length, 1600);
+  assert.ok(!encoded.includes('='));
+});
+
+for (const model of Object.keys(keygen.models)) {
+  test(`${model}: seeded, count 3, bytes 10, seed 1 -> d3605c1b2c10e632`, async () => {
+    const result = await runModel(keygen, model, { count: 3, bytes: 10, source: 'seeded', seed: 1n });
+    assert.equal(result.checksum, 'd3605c1b2c10e632');
+  });
+
+  test(`${model}: strong checksum is "<count>:<total chars>"`, async () => {
+    const result = await runModel(keygen, model, { count: 50, bytes: 1000, source: 'strong' });
+    assert.equal(result.checksum, '50:80000');
+    assert.equal(result.items, 50);
+  });
+}
+
+test('every model agrees for arbitrary seeded parameters', async () => {
+  for (const [count, bytes, seed, workers] of [[257, 33, 7n, 3], [1000, 1, 18446744073709551615n, 2], [5, 999, 42n, 7]]) {
+    const seq = await runModel(keygen, 'seq', { count, bytes, source: 'seeded', seed });
+    const threads = await runModel(keygen, 'worker-threads', { count, bytes, source: 'seeded', seed }, workers);
+    assert.equal(threads.checksum, seq.checksum, `count ${count} bytes ${bytes} seed ${seed} workers ${workers}`);
+  }
+});
