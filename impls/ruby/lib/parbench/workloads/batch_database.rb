@@ -54,12 +54,12 @@ module Parbench
           require "sqlite3"
           path = url.delete_prefix("sqlite:").sub(%r{\A//(?=/)}, "")
           @db = SQLite3::Database.new(path)
-          @db.execute("PRAGMA journal_mode=WAL")
-          @db.execute("PRAGMA synchronous=FULL")
           # Concurrent writers wait. Not busy_timeout: the gem keeps the GVL while SQLite sleeps
           # in it, so the thread holding the write lock could never run to release it; a Ruby
           # `sleep` in the handler gives the GVL away.
           @db.busy_handler { |_attempt| sleep(0.0005) || true }
+          @db.execute("PRAGMA journal_mode=WAL")
+          @db.execute("PRAGMA synchronous=FULL")
         end
 
         def rows(sql, *binds)

@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "sqlite3"
+
+class BatchJobTest < Minitest::Test
+  include ProtocolRunner
+  Job = Parbench::Workloads::BatchJob
+  Digests = Parbench::Digests
+
+  def test_offset_map_of_identical_texts_is_the_identity
+    assert_equal [0, 1, 2, 3], Job.offset_map("abc", "abc")
+  end
+
+  def test_offset_map_follows_an_insertion
+    assert_equal [0, 1, 3, 4], Job.offset_map("abc", "abXc")
+  end
+
+  def test_ties_step_through_old_first
+    # "ab" vs "ba": dp[1][0] = dp[0][1] = 1, so the walk skips old's "a" and matches "b" -> 0.
+    assert_equal [0, 0, 2], Job.offset_map("ab", "ba")
+  end
+
+  def test_an_annotation_that_collapses_is_dropped
+    assert_equal [[0, 3, "X"]], Job.align_annotations("abc def", "abc", [[0, 3, "X"], [4, 7, "Y"]])
+  end
+
+  # A small database like the harness's, aligned by every model: all must reach the same rows,
+  # and that digest must be the one computed directly from the alignment.
+  def test_models_agree_on_a_real_sqlite_database
+    expected = nil
+    Job::MODELS.each_key do |model|
+      Dir.mktmpdir do |dir|
+        documents = make_inputs(dir)
+        expected ||= Digests::OrderFree.of(documents.flat_map do |d|
+          Job.align_annotations(d[:old], d[:new], d[:spans]).map { |b, e, label| "#{d[:id]}:#{b}:#{e}:#{label}" }
+        end).to_s
+        line = protocol_lines("batch-job", "--model", model, "--docs-dir", dir, "--db", "sqlite:#{dir}/job.sqlite",
+                              *(model.end_with?("pool") ? ["--workers", 3] : [])).first
+        assert_equal expected, line["checksum"], model
+        assert_equal documents.size, line["items"]
+        assert_operator line["extra"]["cpu_ns"], :>, 0
+        assert_equal documents.size, SQLite3::Database.new("#{dir}/job.sqlite").get_first_value(
+          "SELECT count(*) FROM documents WHERE status = 'aligned'")
+      end
+    end
+  end
+
+  def make_inputs(dir)
+    random = Random.new(11)
+    words = %w[alpha beam core delta edge flow graph]
+    documents = Array.new(6) do |id|
+      old = Array.new(30) { words.sample(random: random) }.join(" ")
+      new = old.split(" ").flat_map { |w| random.rand < 0.1 ? [words.sample(random: random), w] : [w] }.reject { random.rand < 0.05 }.join(" ")
+      spans = Array.new(8) { b = random.rand(old.size - 6); [b, b + 1 + random.rand(5), %w[PERSON PLACE].sample(random: random)] }
+      File.write(File.join(dir, "#{id}.json"), JSON.generate(id: id, old: old, new: new))
+      { id: id, old: old, new: new, spans: spans }
+    end
+    db = SQLite3::Database.new(File.join(dir, "job.sqlite"))
+    db.execute_batch(<<~SQL)
+      CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
+      CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);
+    SQL
+    documents.each do |d|
+      db.execute("INSERT INTO documents VALUES (?, ?, ?, 'pending')", [d[:id], d[:old].size, d[:spans].size])
+      d[:spans].each { |b, e, l| db.execute("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)", [d[:id], b, e, l]) }
+    end
+    db.close
+    documents
+  end
+end

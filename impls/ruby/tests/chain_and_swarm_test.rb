@@ -1,0 +1,46 @@
+# frozen_string_literal: true
+
+require "test_helper"
+
+class SpawnChainTest < Minitest::Test
+  include ProtocolRunner
+
+  def test_the_answer_is_n_for_every_model
+    Parbench::Workloads::SpawnChain::MODELS.each_key do |model|
+      [1, 7, 1000].each { |n| assert_equal n.to_s, checksum_of("spawn-chain", "--model", model, "--n", n), model }
+    end
+  end
+
+  def test_a_guard_page_failure_is_a_limit_result
+    error = FiberError.new("can't set a guard page: Cannot allocate memory")
+    assert_match(/guard page/, Parbench::Protocol.limit_detail(error))
+  end
+end
+
+class CoroutineSwarmTest < Minitest::Test
+  include ProtocolRunner
+  Swarm = Parbench::Workloads::CoroutineSwarm
+
+  def test_fizzbuzz_rules
+    assert_equal %w[FizzBuzz 1 2 Fizz 4 Buzz Fizz 7 8 Fizz Buzz 11 Fizz 13 14 FizzBuzz], (0..15).map { |i| Swarm.fizzbuzz(i) }
+  end
+
+  def test_task_0_step_0_is_0_0_fizzbuzz
+    assert_equal "0:0:FizzBuzz", Swarm.line(0, 0)
+  end
+
+  def test_tasks_3_steps_10
+    Swarm::MODELS.each_key do |model|
+      assert_equal "1161d008ce58dc37", checksum_of("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10), model
+    end
+  end
+
+  def test_models_agree_for_arbitrary_params
+    [[301, 7, 0], [17, 3, 2]].each do |tasks, steps, sleep_ms|
+      sums = Swarm::MODELS.keys.map do |model|
+        checksum_of("coroutine-swarm", "--model", model, "--tasks", tasks, "--steps", steps, "--sleep-ms", sleep_ms)
+      end
+      assert_equal 1, sums.uniq.size, sums.inspect
+    end
+  end
+end
