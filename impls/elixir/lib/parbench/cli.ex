@@ -1,6 +1,7 @@
 defmodule Parbench.CLI do
   @moduledoc "The `run` entry point: answers `--list`, validates a case and runs its repetitions."
   alias Parbench.Protocol
+  require Logger
 
   @workloads [
     Parbench.Workloads.Noop,
@@ -18,6 +19,8 @@ defmodule Parbench.CLI do
   end
 
   def main(argv) do
+    # stdout carries JSON lines only; the VM's own reports ("Too many processes") go to stderr.
+    Logger.configure_backend(:console, device: :standard_error)
     {:ok, _} = Application.ensure_all_started(:parbench)
 
     try do
