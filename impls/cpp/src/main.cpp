@@ -84,5 +84,9 @@ int main(int argc, char** argv) {
     std::cout << "{\"error\":\"limit\",\"detail\":" << json_string(std::string("out of memory: ") + error.what()) << "}"
               << std::endl;
     return 3;
+  } catch (const std::exception& error) {
+    // Anything else is a crash for the harness: say what broke on stderr, exit 1.
+    std::cerr << "parbench-cpp: " << error.what() << std::endl;
+    return 1;
   }
 }

@@ -104,4 +104,15 @@ TEST(BatchJob, ThreadsOnSqliteAgreeWithSeq) {
   fs::remove_all(job);
 }
 
+TEST(BatchJob, ThreadPerDocOnSqliteAgreesWithSeq) {
+  const fs::path job = make_job("thread-per-doc");
+  const std::string url = "sqlite:" + (job / "job.sqlite").string();
+  auto work_list = connect(url);
+  const JobTimes times = job_thread_per_doc(*work_list, url, (job / "docs").string());
+  EXPECT_EQ(times.docs, 2u);
+  EXPECT_EQ(work_list->annotations_digest(), "552704ffb02a6422");
+  work_list.reset();
+  fs::remove_all(job);
+}
+
 TEST(BatchJob, UnknownDatabaseUrlIsAUsageError) { EXPECT_THROW(connect("mysql://x"), parbench::UsageError); }

@@ -460,21 +460,67 @@ JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const 
   return total;
 }
 
+JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const std::string& docs_dir) {
+  const std::vector<std::int64_t> work = work_list.pending_documents();
+  std::vector<JobTimes> per_document(work.size());
+  std::vector<std::exception_ptr> errors(work.size());
+  std::string failure;
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(work.size());
+    try {
+      for (std::size_t k = 0; k < work.size(); ++k) {
+        threads.emplace_back([&, k] {
+          try {
+            std::unique_ptr<Database> own;
+            per_document[k].io_ns += time_ns([&] { own = connect(url); });
+            align_one(*own, docs_dir, work[k], per_document[k]);
+          } catch (...) {
+            errors[k] = std::current_exception();
+          }
+        });
+      }
+    } catch (const std::system_error& error) {
+      failure = "std::thread creation failed after " + std::to_string(threads.size()) + " threads: " + error.what();
+    }
+  }
+  if (!failure.empty()) throw LimitReached(failure);
+  for (const auto& error : errors) {
+    if (!error) continue;
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::runtime_error& connect_error) {
+      // A server that refuses more connections ("too many clients") is this model's limit.
+      if (std::string(connect_error.what()).find("too many clients") != std::string::npos) throw LimitReached(connect_error.what());
+      throw;
+    }
+  }
+  JobTimes total;
+  for (const auto& times : per_document) {
+    total.cpu_ns += times.cpu_ns;
+    total.io_ns += times.io_ns;
+    total.docs += times.docs;
+  }
+  return total;
+}
+
 WorkloadInfo describe() {
   return {"batch-job",
           {"docs_dir", "db"},
           {{"seq", "seq", false, "one connection, documents in order"},
            {"threads", "threads", true,
-            "bounded pool: --workers std::jthreads, each with its own connection (opened before the timed region), claiming documents from a shared index"}}};
+            "bounded pool: --workers std::jthreads, each with its own connection (opened before the timed region), claiming documents from a shared index"},
+           {"thread-per-doc", "threads", false,
+            "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}}};
 }
 
 void run(const Invocation& call) {
   require_known_model(call, describe());
-  call.accept_only(call.model == "seq" ? std::vector<std::string>{"docs_dir", "db"}
-                                       : std::vector<std::string>{"docs_dir", "db", "workers"});
+  call.accept_only(call.model == "threads" ? std::vector<std::string>{"docs_dir", "db", "workers"}
+                                           : std::vector<std::string>{"docs_dir", "db"});
   const std::string docs_dir = call.text("docs_dir");
   const std::string url = call.text("db");
-  const int workers = call.model == "seq" ? 1 : call.workers();
+  const int workers = call.model == "threads" ? call.workers() : 1;
 
   run_repetitions(call, [&] {
     std::vector<std::unique_ptr<Database>> connections;
@@ -484,12 +530,15 @@ void run(const Invocation& call) {
     JobTimes times;
     Repetition repetition;
     repetition.ns = time_ns([&] {
-      times = call.model == "seq" ? job_seq(*connections.front(), docs_dir) : job_threads(connections, docs_dir);
+      if (call.model == "seq") times = job_seq(*connections.front(), docs_dir);
+      else if (call.model == "threads") times = job_threads(connections, docs_dir);
+      else times = job_thread_per_doc(*connections.front(), url, docs_dir);
     });
     repetition.items = times.docs;
     // Read back after the timed region; the harness recomputes it from the database as well.
     repetition.checksum = connections.front()->annotations_digest();
-    repetition.extra = {{"workers", std::int64_t{workers}},
+    repetition.extra = {{call.model == "thread-per-doc" ? "threads" : "workers",
+                         call.model == "thread-per-doc" ? static_cast<std::int64_t>(times.docs) : std::int64_t{workers}},
                         {"cpu_ns", static_cast<std::int64_t>(times.cpu_ns)},
                         {"io_ns", static_cast<std::int64_t>(times.io_ns)},
                         {"connect_ns", static_cast<std::int64_t>(connect_ns)},

@@ -60,6 +60,9 @@ JobTimes job_seq(Database& database, const std::string& docs_dir);
 // `connections` holds one Database per worker; each worker claims documents from a shared index.
 JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const std::string& docs_dir);
 
+// One std::thread per pending document, each opening its own connection (the seed's Ruby `thread`).
+JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const std::string& docs_dir);
+
 WorkloadInfo describe();
 void run(const Invocation& call);
 
