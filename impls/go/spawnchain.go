@@ -31,6 +31,9 @@ func prepareSpawnChain(args *Args) (Repetition, error) {
 
 // passDownChain creates all n links first, then sends 0 into the last one created.
 func passDownChain(n int) int {
+	if n == 0 {
+		return 0 // no link to send to: the caller already holds the answer
+	}
 	toCaller := make(chan int)
 	next := toCaller
 	for range n {

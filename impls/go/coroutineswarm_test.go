@@ -1,0 +1,51 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFizzbuzzRules(t *testing.T) {
+	for i, want := range map[int]string{0: "FizzBuzz", 15: "FizzBuzz", 10: "Buzz", 9: "Fizz", 7: "7", 11: "11"} {
+		if got := string(appendFizzbuzz(nil, i)); got != want {
+			t.Errorf("fizzbuzz(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestTasksAndStepsCountFromZero(t *testing.T) {
+	line, h := stepLineHash(nil, 0, 0)
+	if string(line) != "0:0:FizzBuzz" || h != fnv1a64([]byte("0:0:FizzBuzz")) {
+		t.Fatalf("task 0 step 0 is %q", line)
+	}
+}
+
+func TestTasks3Steps10(t *testing.T) {
+	for _, model := range coroutineSwarmWorkload.Models {
+		args := testArgs(t, "coroutine-swarm", model, 2, "--tasks", "3", "--steps", "10", "--sleep-ms", "0")
+		if got := runOnce(t, args).Checksum; got != "1161d008ce58dc37" {
+			t.Errorf("%s: %s", model, got)
+		}
+	}
+}
+
+func TestEverySwarmModelAgreesForArbitraryParams(t *testing.T) {
+	for _, c := range []struct{ tasks, steps, workers, sleepMs int }{{1, 1, 1, 0}, {301, 7, 3, 0}, {2000, 31, 2, 0}, {500, 3, 2, 1}} {
+		want := digestHex(swarmSeq(c.tasks, c.steps))
+		args := testArgs(t, "coroutine-swarm", "goroutines", c.workers, "--tasks", itoa(c.tasks),
+			"--steps", itoa(c.steps), "--sleep-ms", itoa(c.sleepMs))
+		if got := runOnce(t, args).Checksum; got != want {
+			t.Errorf("%+v: goroutines %s, seq %s", c, got, want)
+		}
+	}
+}
+
+func TestSleepingTasksSleepConcurrently(t *testing.T) {
+	args := testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "1000", "--steps", "3", "--sleep-ms", "50")
+	started := time.Now()
+	runOnce(t, args)
+	// 1000 tasks x 3 sleeps of 50 ms one after another would take 150 s.
+	if elapsed := time.Since(started); elapsed > 5*time.Second {
+		t.Fatalf("took %v", elapsed)
+	}
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const table642 = "ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb1fb82373badda2d602768c7d83d3cd18fa1519445f507c01e0af17c6a5eab247a3849f4f22c13a0a9aaab4613feff124129d91e8b7f8d4a94cc7ff6a0d465a2fcb2877278e69d2a672061cc9d78779886ce70b962d664e3332bd25f097d860b55156ed5d14f3ac380c9882534dfd03f6c08f637e85cae2dbda358d587f70cc3dd9be45d5bc1b0090a0302ebbe5756b1efcb3dfe699167a674209b164c348f421c52659e980a73ca89c08f207f9495786545b374a11fe920feea139c8abe45c896d8ad1412ccf940434a41a6f71e1bf2a"
+
+func TestKey1010000010GivesK1AndK2(t *testing.T) {
+	k1, k2 := sdesSubkeys(0b1010000010)
+	if k1 != 0b10100100 || k2 != 0b01000011 {
+		t.Fatalf("K1 %08b K2 %08b", k1, k2)
+	}
+}
+
+func TestEncryptionVectors(t *testing.T) {
+	for _, v := range []struct {
+		key           uint
+		plain, cipher byte
+	}{
+		{0b0000000000, 0b10101010, 0b00010001}, {0b1110001110, 0b10101010, 0b11001010},
+		{0b1110001110, 0b01010101, 0b01110000}, {0b1111111111, 0b10101010, 0b00000100},
+		{0b1010000010, 0b10010111, 0b00111000}, {0b1010000010, 0b00000011, 0b11010000},
+	} {
+		k1, k2 := sdesSubkeys(v.key)
+		if got := sdesEncryptByte(k1, k2, v.plain); got != v.cipher {
+			t.Errorf("key %010b plain %08b: got %08b, want %08b", v.key, v.plain, got, v.cipher)
+		}
+	}
+}
+
+func TestTableOfKey642(t *testing.T) {
+	if got := hex.EncodeToString(sdesTable(642)[:]); got != table642 {
+		t.Fatalf("table of 642 = %s", got)
+	}
+}
+
+func TestDecryptionSwapsK1AndK2(t *testing.T) {
+	for key := uint(0); key < 1024; key += 37 {
+		k1, k2 := sdesSubkeys(key)
+		for b := range 256 {
+			if sdesEncryptByte(k2, k1, sdesEncryptByte(k1, k2, byte(b))) != byte(b) {
+				t.Fatalf("key %d byte %d does not round-trip", key, b)
+			}
+		}
+	}
+}
+
+func TestBitwiseAndTableAgreeForEveryKey(t *testing.T) {
+	plain := make([]byte, 256)
+	for b := range plain {
+		plain[b] = byte(b)
+	}
+	for key := uint(0); key < 1024; key++ {
+		bitwise, table := make([]byte, 256), make([]byte, 256)
+		bitwiseCipher(key)(bitwise, plain)
+		tableCipher(key)(table, plain)
+		if string(bitwise) != string(table) {
+			t.Fatalf("key %d: bitwise and table differ", key)
+		}
+	}
+}
+
+func sdesFile(t *testing.T, content []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "input")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestQuickBrownFoxUnderKey642(t *testing.T) {
+	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
+	want := "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf"
+	for _, model := range sdesWorkload.Models {
+		for _, cipher := range []string{"bitwise", "table"} {
+			args := testArgs(t, "sdes-ecb", model, 2, "--input", input, "--key", "642", "--cipher", cipher, "--chunk", "5")
+			if got := runOnce(t, args).Checksum; got != want {
+				t.Errorf("%s/%s: %s", model, cipher, got)
+			}
+		}
+	}
+}
+
+func TestEverySdesModelAgreesForArbitraryParams(t *testing.T) {
+	text := splitmix64Bytes(nil, 3, 0, 100_003)
+	for _, c := range []struct{ key, chunk, workers int }{{0, 1, 3}, {642, 4096, 2}, {1023, 99_999, 4}, {311, 7777, 1}} {
+		input := sdesFile(t, text)
+		table := sdesTable(uint(c.key))
+		expected := make([]byte, len(text))
+		for i, b := range text {
+			expected[i] = table[b]
+		}
+		sum := sha256.Sum256(expected)
+		want := hex.EncodeToString(sum[:])
+		for _, model := range sdesWorkload.Models {
+			for _, cipher := range []string{"bitwise", "table"} {
+				args := testArgs(t, "sdes-ecb", model, c.workers, "--input", input, "--key", itoa(c.key),
+					"--cipher", cipher, "--chunk", itoa(c.chunk))
+				if got := runOnce(t, args).Checksum; got != want {
+					t.Errorf("%+v %s/%s: %s, want %s", c, model, cipher, got, want)
+				}
+			}
+		}
+	}
+}
