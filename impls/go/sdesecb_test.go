@@ -109,3 +109,16 @@ func TestEverySdesModelAgreesForArbitraryParams(t *testing.T) {
 		}
 	}
 }
+
+func TestSpelledOutPermutationsMatchTheSpecTables(t *testing.T) {
+	for b := uint(0); b < 256; b++ {
+		if initialPermute(b) != permute(b, 8, sdesIP) || inversePermute(b) != permute(b, 8, sdesIPInv) {
+			t.Fatalf("IP or IP⁻¹ of %08b", b)
+		}
+	}
+	for r := uint(0); r < 16; r++ {
+		if expandPermute(r) != permute(r, 4, sdesEP) || permute4(r) != permute(r, 4, sdesP4) {
+			t.Fatalf("E/P or P4 of %04b", r)
+		}
+	}
+}
