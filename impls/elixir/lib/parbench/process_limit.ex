@@ -10,8 +10,7 @@ defmodule Parbench.ProcessLimit do
   rescue
     error in SystemLimitError ->
       throw({:limit,
-             "Too many processes (#{Exception.message(error)}: spawn refused with " <>
-               "#{:erlang.system_info(:process_count)} of process_limit " <>
-               "#{:erlang.system_info(:process_limit)} processes alive)"})
+             "Too many processes (#{Exception.message(error)}: spawn refused at " <>
+               "process_limit #{:erlang.system_info(:process_limit)})"})
   end
 end
