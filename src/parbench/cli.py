@@ -8,7 +8,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from parbench import runtimes as runtimes_module
@@ -182,31 +181,15 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         except sqlite3.Error as error:
             fail(f"cannot write a new run to {db}: {error} (is the disk full?); nothing was run", code=1)
     runner = Runner(all_runtimes, all_workloads, suite.settings_for(request))
-    interrupted = False
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        bar = progress.add_task("", total=len(cases))
-
-        def started(case):
-            progress.update(bar, description=f"{case.runtime} {case.workload} {case.model}")
-
-        def finished(outcome):
-            progress.advance(bar)
-            if outcome.status != "ok":
-                colour = "yellow" if outcome.status == "limit" else "red"
-                progress.console.print(f"[{colour}]{outcome.status}[/] {outcome.case.key}: {outcome.reason}",
-                                       highlight=False)
+    try:
+        _, interrupted = suite.execute_with_progress(cases, runner, store, record.id, console)
+    except suite.DiskFull as error:
         try:
-            suite.execute(cases, runner, store, record.id, started, finished)
-        except KeyboardInterrupt:
-            interrupted = True
-        except suite.DiskFull as error:
-            try:
-                store.finish_run(record.id, "interrupted", suite.now())
-            except sqlite3.Error:
-                pass     # the run stays marked 'running'; --resume works on it all the same
-            fail(f"{error}. Every case measured before it is stored in {db}; free some space and "
-                 f"resume with: parbench run --resume {record.id} --db {db}", code=1)
+            store.finish_run(record.id, "interrupted", suite.now())
+        except sqlite3.Error:
+            pass     # the run stays marked 'running'; --resume works on it all the same
+        fail(f"{error}. Every case measured before it is stored in {db}; free some space and "
+             f"resume with: parbench run --resume {record.id} --db {db}", code=1)
     store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())
     full = suite.load_analyzed(store, record.id)
     from parbench.report import console as console_report

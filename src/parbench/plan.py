@@ -83,13 +83,13 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: 
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offered_params})
     cases = []
     for params in _expand(base):
-        params, reasons = _apply_overrides(runtime, workload.name, request, params)
         for model_name, model in offered["models"].items():
             if request.models and model_name not in request.models:
                 continue
+            shown, reasons = _apply_overrides(runtime, workload.name, model_name, request, params)
             for workers in _worker_counts(request, model):
                 cases.append(Case(workload.name, runtime.name, model_name, model.get("family", "?"),
-                                  params, workers, tuple(reasons), model.get("note", "")))
+                                  shown, workers, tuple(reasons), model.get("note", "")))
     return cases
 
 
@@ -98,13 +98,15 @@ def _expand(params: dict[str, Any]) -> list[dict[str, Any]]:
     return expand(params)
 
 
-def _apply_overrides(runtime: Runtime, workload: str, request: Request, params: dict[str, Any]):
-    """runtime.toml's [[scale_override]]s, unless the user set that param explicitly."""
+def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Request,
+                     params: dict[str, Any]):
+    """runtime.toml's [[scale_override]]s, unless the user set that param explicitly.
+    `when` matches params, and `model` too (one model may be far slower than the others)."""
     reasons = []
     for override in runtime.scale_overrides:
         if override.get("scale") != request.scale or override.get("workload") != workload:
             continue
-        if any(params.get(k) != v for k, v in override.get("when", {}).items()):
+        if any({**params, "model": model}.get(k) != v for k, v in override.get("when", {}).items()):
             continue
         changed = {k: v for k, v in override.get("set", {}).items() if k not in request.params}
         if changed:

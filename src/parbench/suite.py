@@ -75,6 +75,33 @@ def execute(cases: list[Case], runner: Runner, store: Store, run_id: int,
     return done
 
 
+def execute_with_progress(cases: list[Case], runner: Runner, store: Store, run_id: int,
+                          console) -> tuple[list[CaseRun], bool]:
+    """execute() under a progress bar; failures are printed as they happen.
+    Returns the finished cases and whether the user pressed Ctrl-C."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    done: list[CaseRun] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        bar = progress.add_task("", total=len(cases))
+
+        def started(case: Case) -> None:
+            progress.update(bar, description=f"{case.runtime} {case.workload} {case.model}")
+
+        def finished(outcome: CaseRun) -> None:
+            done.append(outcome)
+            progress.advance(bar)
+            if outcome.status != "ok":
+                colour = "yellow" if outcome.status == "limit" else "red"
+                progress.console.print(f"[{colour}]{outcome.status}[/] {outcome.case.key}: {outcome.reason}",
+                                       highlight=False)
+        try:
+            execute(cases, runner, store, run_id, started, finished)
+        except KeyboardInterrupt:
+            return done, True
+    return done, False
+
+
 def settings_for(request: Request) -> Settings:
     return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
                     repeat=request.setting("repeat"), timeout=request.setting("timeout"))

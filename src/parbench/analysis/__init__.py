@@ -1,0 +1,1 @@
+"""The laws behind the numbers: scaling fits, crossover sizes, per-task costs, Amdahl, start-up."""

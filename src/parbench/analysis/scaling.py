@@ -1,0 +1,108 @@
+"""Worker sweeps: speedup and efficiency, Amdahl's and the Universal Scalability Law's fits.
+
+Amdahl:  S(p) = 1 / (f + (1 - f) / p)                  f = serial fraction
+USL:     S(p) = p / (1 + σ (p - 1) + κ p (p - 1))      σ = contention, κ = coherency
+Both are fitted by least squares (scipy) to the measured speedups, with 95 % confidence
+intervals from the fit's covariance; a fit with no degrees of freedom left says so instead
+of pretending. Predictions beyond the measured worker counts are labelled as such.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import optimize, stats
+
+
+def amdahl(p, f):
+    return 1.0 / (f + (1.0 - f) / np.asarray(p, dtype=float))
+
+
+def usl(p, sigma, kappa):
+    p = np.asarray(p, dtype=float)
+    return p / (1.0 + sigma * (p - 1.0) + kappa * p * (p - 1.0))
+
+
+@dataclass
+class Fit:
+    law: str
+    params: dict[str, float]
+    ci: dict[str, tuple[float, float] | None]   # None where the points cannot bound it
+    residual_rms: float
+    degrees_of_freedom: int
+
+
+@dataclass
+class ScalingResult:
+    workers: list[int]
+    speedup: list[float]
+    efficiency: list[float]
+    amdahl: Fit | None
+    usl: Fit | None
+    peak_workers: float | None           # USL's p* = sqrt((1 - σ) / κ), where κ > 0
+    peak_speedup: float | None
+    predictions: dict[int, dict[str, float]]   # worker count → law → predicted speedup
+    measured_up_to: int
+    note: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _fit(law: str, function, p, s, start, bounds) -> Fit | None:
+    names = ["f"] if law == "amdahl" else ["sigma", "kappa"]
+    dof = len(p) - len(names)
+    if dof < 0:
+        return None
+    try:
+        values, covariance = optimize.curve_fit(function, p, s, p0=start, bounds=bounds, maxfev=20000)
+    except (RuntimeError, ValueError):
+        return None
+    residual = float(np.sqrt(np.mean((function(p, *values) - s) ** 2)))
+    ci: dict[str, tuple[float, float] | None] = {}
+    for i, name in enumerate(names):
+        variance = covariance[i, i] if covariance is not None else math.inf
+        if dof == 0 or not np.isfinite(variance):
+            ci[name] = None
+        else:
+            half = stats.t.ppf(0.975, dof) * math.sqrt(variance)
+            ci[name] = (float(values[i] - half), float(values[i] + half))
+    return Fit(law, dict(zip(names, map(float, values))), ci, residual, dof)
+
+
+def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
+                baseline_ns: float | None = None) -> ScalingResult:
+    """`times_ns[i]` is the median at `workers[i]`; speedup is against `baseline_ns` (the
+    runtime's seq) when given, else against the model's own time at one worker."""
+    order = np.argsort(workers)
+    p = np.asarray(workers, dtype=float)[order]
+    t = np.asarray(times_ns, dtype=float)[order]
+    reference = baseline_ns if baseline_ns else (t[p == 1][0] if (p == 1).any() else None)
+    if reference is None:
+        raise ValueError("a worker sweep needs a 1-worker point or the seq time as baseline")
+    s = reference / t
+    amdahl_fit = _fit("amdahl", amdahl, p, s, [0.1], ([0.0], [1.0]))
+    usl_fit = _fit("usl", usl, p, s, [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]))
+    peak_p = peak_s = None
+    if usl_fit and usl_fit.params["kappa"] > 1e-9 and usl_fit.params["sigma"] < 1:
+        peak_p = math.sqrt((1 - usl_fit.params["sigma"]) / usl_fit.params["kappa"])
+        peak_s = float(usl(peak_p, usl_fit.params["sigma"], usl_fit.params["kappa"]))
+    predictions = {}
+    for factor in (2, 4, 8):
+        n = cores * factor
+        predictions[n] = {}
+        if amdahl_fit:
+            predictions[n]["amdahl"] = float(amdahl(n, amdahl_fit.params["f"]))
+        if usl_fit:
+            predictions[n]["usl"] = float(usl(n, usl_fit.params["sigma"], usl_fit.params["kappa"]))
+    note = ""
+    if usl_fit is None or usl_fit.degrees_of_freedom == 0:
+        note = (f"{len(p)} worker counts: the USL's two parameters need at least 3 points to be "
+                "bounded; its curve is shown without CIs" if usl_fit else
+                f"{len(p)} worker counts are too few for the USL (it needs 3)")
+    return ScalingResult(
+        workers=[int(x) for x in p], speedup=[float(x) for x in s],
+        efficiency=[float(x / n) for x, n in zip(s, p)], amdahl=amdahl_fit, usl=usl_fit,
+        peak_workers=peak_p, peak_speedup=peak_s, predictions=predictions,
+        measured_up_to=int(p.max()), note=note)
