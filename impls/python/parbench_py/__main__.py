@@ -1,11 +1,9 @@
 """Entry point of `impls/python/run`: the workload registry and the `--list` description."""
 from __future__ import annotations
 
-import platform
+import importlib
 import sys
 
-from . import batch_job, coroutine_swarm, keygen, sdes_ecb, spawn_chain
-from .event_loops import UVLOOP_AVAILABLE, uvloop_version
 from .protocol import Model, Outcome, Workload, main
 
 NOOP = Workload(name="noop", params=(), models={
@@ -13,14 +11,33 @@ NOOP = Workload(name="noop", params=(), models={
                  note="nothing in the timed region: interpreter boot and protocol overhead"),
 })
 
-WORKLOADS = {workload.name: workload for workload in (
-    NOOP, keygen.WORKLOAD, sdes_ecb.WORKLOAD, batch_job.WORKLOAD, spawn_chain.WORKLOAD, coroutine_swarm.WORKLOAD)}
+# Imported only when named, so a run (and noop's start-up figure) pays for the modules its
+# workload uses, as a single-purpose program would; --list imports them all.
+WORKLOAD_MODULES = {
+    "keygen": "parbench_py.keygen",
+    "sdes-ecb": "parbench_py.sdes_ecb",
+    "batch-job": "parbench_py.batch_job",
+    "spawn-chain": "parbench_py.spawn_chain",
+    "coroutine-swarm": "parbench_py.coroutine_swarm",
+}
+
+
+def load_workloads(names) -> dict[str, Workload]:
+    workloads = {"noop": NOOP}
+    for name in names:
+        if name in WORKLOAD_MODULES:
+            workloads[name] = importlib.import_module(WORKLOAD_MODULES[name]).WORKLOAD
+    return workloads
 
 
 def describe_runtime() -> dict:
+    import platform
+
+    from . import event_loops, keygen
+    workloads = load_workloads(WORKLOAD_MODULES)
     version = f"{platform.python_implementation()} {platform.python_version()}"
-    if UVLOOP_AVAILABLE:
-        version += f", uvloop {uvloop_version()}"
+    if event_loops.UVLOOP_AVAILABLE:
+        version += f", uvloop {event_loops.uvloop_version()}"
     return {
         "runtime": "python",
         "version": version,
@@ -32,10 +49,13 @@ def describe_runtime() -> dict:
                 "params": [param.name for param in workload.params],
                 "models": {name: model.describe() for name, model in workload.models.items()},
             }
-            for workload in WORKLOADS.values()
+            for workload in workloads.values()
         },
     }
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:], WORKLOADS, describe_runtime))
+    arguments = sys.argv[1:]
+    every_name = ["noop", *WORKLOAD_MODULES]
+    sys.exit(main(arguments, load_workloads(arguments[:1]) if arguments[:1] else {"noop": NOOP},
+                  describe_runtime, every_name))

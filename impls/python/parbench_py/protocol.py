@@ -100,10 +100,10 @@ def _parse_value(name: str, parse: Callable[[str], Any], text: str) -> Any:
         raise BadArguments(f"--{name.replace('_', '-')} {text!r} is not a valid {parse.__name__}") from None
 
 
-def parse_call(argv: list[str], workloads: dict[str, Workload]) -> Call:
+def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: list[str]) -> Call:
     if not argv or argv[0] not in workloads:
         given = argv[0] if argv else "nothing"
-        raise BadArguments(f"unknown workload {given!r}; valid: {', '.join(workloads)} (or --list)")
+        raise BadArguments(f"unknown workload {given!r}; valid: {', '.join(valid_names)} (or --list)")
     workload = workloads[argv[0]]
     options = _option_pairs(argv[1:])
     model_name = options.pop("model", "seq" if workload.name == "noop" else None)
@@ -169,12 +169,14 @@ def run_repetitions(call: Call) -> None:
         json_line(record)
 
 
-def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict]) -> int:
+def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict],
+         valid_names: list[str]) -> int:
+    """`workloads` holds at least the one argv names (if it is valid); `valid_names` every one."""
     if argv == ["--list"]:
         json_line(describe_runtime())
         return 0
     try:
-        call = parse_call(argv, workloads)
+        call = parse_call(argv, workloads, valid_names)
         run_repetitions(call)
     except BadArguments as error:
         print(str(error), file=sys.stderr)

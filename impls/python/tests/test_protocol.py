@@ -38,6 +38,11 @@ class Protocol(unittest.TestCase):
         self.assertIn("valid: seq, threads, processes", out.stderr)
         self.assertEqual(out.stdout, "")
 
+    def test_unknown_workload_exits_2_with_the_valid_ones(self):
+        out = run("fizz", "--model", "seq")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("valid: noop, keygen, sdes-ecb, batch-job, spawn-chain, coroutine-swarm", out.stderr)
+
     def test_bad_parameter_value_exits_2(self):
         self.assertEqual(run("keygen", "--model", "seq", "--source", "weak").returncode, 2)
         self.assertEqual(run("spawn-chain", "--model", "threads", "--n", "many").returncode, 2)
