@@ -74,10 +74,24 @@ TEST(SdesEcb, TableKernelMatchesBitwiseForEveryKeyAndOddLengths) {
   }
 }
 
+TEST(SdesEcb, StreamingTableKernelMatchesBitwiseAtAnyAlignment) {
+  const auto plain = random_bytes(5000, 3);
+  const CipherState rounds = make_cipher(Cipher::bitwise, 642);
+  const CipherState streaming = make_cipher(Cipher::table, 642, STREAMING_FROM_BYTES);
+  for (std::size_t offset : {0u, 1u, 3u, 63u}) {
+    for (std::size_t n : {0u, 5u, 64u, 200u, 4000u}) {
+      std::vector<std::uint8_t> expected(n), out(n + 64);
+      encrypt_seq(rounds, plain.data(), expected.data(), n);
+      encrypt_seq(streaming, plain.data(), out.data() + offset, n);
+      ASSERT_EQ(std::vector<std::uint8_t>(out.begin() + offset, out.begin() + offset + n), expected) << offset << " " << n;
+    }
+  }
+}
+
 TEST(SdesEcb, EveryModelAgreesForArbitraryChunksAndWorkers) {
   const auto plain = random_bytes(100003, 7);
-  for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
-    const CipherState state = make_cipher(cipher, 0b1110001110);
+  for (const CipherState& state : {make_cipher(Cipher::bitwise, 0b1110001110), make_cipher(Cipher::table, 0b1110001110),
+                                   make_cipher(Cipher::table, 0b1110001110, STREAMING_FROM_BYTES)}) {
     std::vector<std::uint8_t> expected(plain.size()), out(plain.size());
     encrypt_seq(state, plain.data(), expected.data(), plain.size());
     for (std::size_t chunk : {1u, 977u, 65536u, 1u << 20}) {

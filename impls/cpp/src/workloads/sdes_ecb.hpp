@@ -27,8 +27,14 @@ struct CipherState {
   Cipher cipher;
   Subkeys subkeys;
   std::array<std::uint8_t, 256> table;
+  bool streaming_stores;  // table kernel writes around the caches (buffers of STREAMING_FROM_BYTES and up)
 };
-CipherState make_cipher(Cipher cipher, unsigned key10);
+
+// Past the 32 MiB L3 of the development machine: in and out no longer fit, so caching the
+// output only costs its read-for-ownership.
+constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{32} << 20;
+
+CipherState make_cipher(Cipher cipher, unsigned key10, std::size_t buffer_bytes = 0);
 
 // The SIMD form the table kernel was compiled with (-march decides): avx512vbmi, avx2 or scalar.
 const char* table_kernel_name();
