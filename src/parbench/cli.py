@@ -1,6 +1,7 @@
 """The `parbench` command: doctor, list, build, run, show, history, compare, exec."""
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 import sys
@@ -192,10 +193,11 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
              f"resume with: parbench run --resume {record.id} --db {db}", code=1)
     store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())
     full = suite.load_analyzed(store, record.id)
+    analyses = suite.all_analyses(store, full)
     from parbench.report import console as console_report
-    console_report.print_run(full, console)
+    console_report.print_run(full, console, analyses)
     if out_dir:
-        for path in suite.write_reports(full, out_dir, store.load_analyses(record.id)):
+        for path in suite.write_reports(full, out_dir, analyses):
             console.print(f"wrote {path}", highlight=False)
     console.print(f"stored as run {record.id} in {db}", highlight=False)
     if interrupted:
@@ -222,10 +224,11 @@ def show(run_ref, db, out_dir) -> None:
         record = suite.load_analyzed(store, run_ref)
     except StoreError as error:
         fail(str(error))
+    analyses = suite.all_analyses(store, record)
     from parbench.report import console as console_report
-    console_report.print_run(record, console)
+    console_report.print_run(record, console, analyses)
     if out_dir:
-        for path in suite.write_reports(record, out_dir, store.load_analyses(record.id)):
+        for path in suite.write_reports(record, out_dir, analyses):
             console.print(f"wrote {path}", highlight=False)
 
 
@@ -298,6 +301,115 @@ def exec_command(command, param_list, warmup, runs, timeout, expect, output_vari
     console.print(f"stored as run {record.id} in {db}", highlight=False)
     if record.status != "complete":
         sys.exit(1)
+
+
+@main.command()
+@click.argument("kind", type=click.Choice(["workers", "size", "tasks"]))
+@click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable).")
+@click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable).")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable; seq is added for size sweeps).")
+@click.option("--scale", default="quick", show_default=True, help="The params not swept come from this scale.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE")
+@click.option("--workers", help="workers: the counts to run (default: 1, 2, 4 … up to the logical CPUs).")
+@click.option("--from", "start", type=float, default=64, show_default=True, help="size: the smallest value.")
+@click.option("--to", "stop", type=float, help="size: the largest value (default: the scale's).")
+@click.option("--factor", type=click.FloatRange(1.1), default=4, show_default=True, help="size: geometric step.")
+@click.option("--refine", type=click.IntRange(0), default=2, show_default=True,
+              help="size: bisection steps near each crossing.")
+@click.option("--counts", help="tasks: the counts to run, e.g. 10000,40000,100000,400000,1000000.")
+@click.option("--processes", type=click.IntRange(1))
+@click.option("--warmup", type=click.IntRange(0))
+@click.option("--repeat", type=click.IntRange(1))
+@click.option("--timeout", type=click.FloatRange(0.1))
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path))
+def sweep(kind, workloads, runtimes, models, scale, params, workers, start, stop, factor, refine, counts,
+          processes, warmup, repeat, timeout, db, out_dir) -> None:
+    """Sweep workers (speedup, Amdahl and USL fits), input size (the crossover where parallel
+    starts to win) or task count (time and bytes per task, the largest count that ran)."""
+    from parbench import sweep as sweeping
+    store = _open(db)
+    try:
+        request = Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
+                          params=parse_param_overrides(params), workers=_csv_ints(workers),
+                          processes=processes, warmup=warmup, repeat=repeat, timeout=timeout)
+        all_workloads = workloads_module.load_all()
+        all_runtimes = runtimes_module.load_all()
+        chosen = workloads_module.choose(workloads, all_workloads, "workload")
+        wanted = workloads_module.choose(runtimes, all_runtimes, "runtime")
+        described, _, skipped = suite.describe_runtimes(all_runtimes, wanted)
+        for line in skipped:
+            console.print(f"[yellow]skip[/] {line}", highlight=False)
+        if not described:
+            fail("no installed runtime to sweep")
+        make_plan(request, all_workloads, all_runtimes, described)       # validates names early
+        cores = os.cpu_count() or 1
+        if kind == "workers":
+            if not request.workers:
+                request.workers = tuple(sorted({2 ** i for i in range(int(math.log2(cores)) + 1)} | {cores}))
+        elif len(chosen) != 1:
+            fail(f"a {kind} sweep varies one workload's param: pick one with --workload "
+                 f"({', '.join(chosen)})")
+        param = sweeping.SWEPT_PARAM.get(chosen[0]) if kind != "workers" else None
+        if kind == "size" and models and not any(
+                m.get("family") == "seq" for d in described.values()
+                for name, m in d.get("workloads", {}).get(chosen[0], {}).get("models", {}).items() if name in models):
+            request.models = tuple(models) + tuple(
+                name for d in described.values()
+                for name, m in d.get("workloads", {}).get(chosen[0], {}).get("models", {}).items()
+                if m.get("family") == "seq")
+        run_sweep = sweeping.Sweep(request, all_workloads, all_runtimes, described, store, console, kind)
+    except SpecError as error:
+        fail(str(error))
+    cores = os.cpu_count() or 1
+    if kind == "workers":
+        run_sweep.run({}, startup=True)
+        record = run_sweep.finish()
+        analyses = sweeping.analyze_workers(record, cores)
+    elif kind == "size":
+        top = stop or all_workloads[chosen[0]].scales[scale][param]
+        values = sweeping.geometric(start, top, factor)
+        for value in values:
+            if run_sweep.interrupted:
+                break
+            run_sweep.run({param: value}, startup=value == values[0])
+        for _ in range(refine):
+            if run_sweep.interrupted:
+                break
+            current = suite.load_analyzed(store, run_sweep.record.id)
+            brackets = {r["sizes"] and sweeping.crossover.refine_between(r["sizes"], r["ratio"])
+                        for _, _, r in sweeping.analyze_sizes(current, param)} - {None}
+            for value in sorted(int(b) for b in brackets if b and int(b) not in values):
+                values.append(value)
+                run_sweep.run({param: value})
+        record = run_sweep.finish()
+        analyses = sweeping.analyze_sizes(record, param)
+    else:
+        values = _csv_ints(counts) if counts else sweeping.geometric(
+            all_workloads[chosen[0]].scales["smoke"][param], all_workloads[chosen[0]].scales[scale][param]
+            if not isinstance(all_workloads[chosen[0]].scales[scale][param], list)
+            else max(all_workloads[chosen[0]].scales[scale][param]), 4)
+        stopped: set[tuple[str, str]] = set()
+        for value in values:
+            if run_sweep.interrupted:
+                break
+            done = run_sweep.run({param: value}, skip=lambda c: (c.runtime, c.model) in stopped,
+                                 startup=value == values[0])
+            stopped |= {(o.case.runtime, o.case.model) for o in done if o.status != "ok"}
+        record = run_sweep.finish()
+        analyses = sweeping.analyze_tasks(record, param)
+    for analysis_kind, subject, result in analyses:
+        store.add_analysis(record.id, analysis_kind, subject, result)
+    everything = suite.all_analyses(store, record)
+    from parbench.report import console as console_report
+    console_report.print_run(record, console, everything)
+    if out_dir:
+        for path in suite.write_reports(record, out_dir, everything):
+            console.print(f"wrote {path}", highlight=False)
+    console.print(f"stored as run {record.id} in {db}", highlight=False)
+    if run_sweep.interrupted:
+        errors.print(f"Interrupted: what was measured is stored in run {record.id}.", highlight=False)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -112,7 +112,7 @@ def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in (("report.json", json_export.render(record, analyses)),
-                       ("report.md", markdown.render(record))):
+                       ("report.md", markdown.render(record, analyses))):
         path = out_dir / name
         path.write_text(text)
         written.append(path)
@@ -124,3 +124,10 @@ def load_analyzed(store: Store, reference) -> RunRecord:
     record = store.load_run(store.resolve(reference))
     record.results = analyze([r.run for r in record.results], record.machine.get("logical_cpus"))
     return record
+
+
+def all_analyses(store: Store, record: RunRecord) -> list[tuple[str, str, dict]]:
+    """A run's stored sweep analyses, and those computed from any run (batch-job Amdahl, the
+    start-up split), which are derived afresh so they always match the stored samples."""
+    from parbench.sweep import analyze_run
+    return store.load_analyses(record.id) + analyze_run(record)

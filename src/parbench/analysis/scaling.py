@@ -51,6 +51,7 @@ class ScalingResult:
 
 
 def _fit(law: str, function, p, s, start, bounds) -> Fit | None:
+    """Least squares within the law's bounds; each CI is clipped to those bounds too."""
     names = ["f"] if law == "amdahl" else ["sigma", "kappa"]
     dof = len(p) - len(names)
     if dof < 0:
@@ -67,7 +68,7 @@ def _fit(law: str, function, p, s, start, bounds) -> Fit | None:
             ci[name] = None
         else:
             half = stats.t.ppf(0.975, dof) * math.sqrt(variance)
-            ci[name] = (float(values[i] - half), float(values[i] + half))
+            ci[name] = (float(max(bounds[0][i], values[i] - half)), float(min(bounds[1][i], values[i] + half)))
     return Fit(law, dict(zip(names, map(float, values))), ci, residual, dof)
 
 
@@ -86,8 +87,10 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
     usl_fit = _fit("usl", usl, p, s, [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]))
     peak_p = peak_s = None
     if usl_fit and usl_fit.params["kappa"] > 1e-9 and usl_fit.params["sigma"] < 1:
-        peak_p = math.sqrt((1 - usl_fit.params["sigma"]) / usl_fit.params["kappa"])
-        peak_s = float(usl(peak_p, usl_fit.params["sigma"], usl_fit.params["kappa"]))
+        candidate = math.sqrt((1 - usl_fit.params["sigma"]) / usl_fit.params["kappa"])
+        if candidate >= 1:       # below one worker the "peak" is only saying: do not parallelise
+            peak_p = candidate
+            peak_s = float(usl(peak_p, usl_fit.params["sigma"], usl_fit.params["kappa"]))
     predictions = {}
     for factor in (2, 4, 8):
         n = cores * factor

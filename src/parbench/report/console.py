@@ -9,7 +9,21 @@ from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, comparison_lines, fa
                                   measured_row, outlier_note, override_lines, startup_rows)
 
 
-def print_run(record: RunRecord, console: Console | None = None) -> None:
+def print_analyses(analyses: list, console: Console) -> None:
+    from parbench.report.analyses import tables
+    for title, header, rows, notes in tables(analyses):
+        table = Table(title=title, title_justify="left", header_style="bold")
+        for column in header:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+        for note in notes:
+            console.print(f"  {note}", highlight=False)
+        console.print()
+
+
+def print_run(record: RunRecord, console: Console | None = None, analyses: list | None = None) -> None:
     console = console or Console()
     m = record.machine
     console.print(f"[bold]Run {record.id}[/] ({record.kind}, scale {record.scale}, {record.status}) "
@@ -36,6 +50,8 @@ def print_run(record: RunRecord, console: Console | None = None) -> None:
             for label, fastest, seq in lines:
                 console.print(f"  {label:<{width}}  {fastest:<44}  vs seq: {seq}", highlight=False)
         console.print()
+    if analyses:
+        print_analyses([a for a in analyses if a[0] != "time-split"], console)
     startup = startup_rows(record)
     if startup:
         table = Table(title="Start-up: a whole process that does no work (boot + harness overhead)",

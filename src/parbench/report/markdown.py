@@ -12,7 +12,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines + ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows]
 
 
-def render(record: RunRecord) -> str:
+def render(record: RunRecord, analyses: list | None = None) -> str:
     m = record.machine
     out = [f"# parbench run {record.id} — scale {record.scale}", "",
            f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
@@ -30,6 +30,9 @@ def render(record: RunRecord) -> str:
         lines = comparison_lines(group)
         if len(lines) > 1:
             out += _table(["case", "vs fastest (95% CI)", "vs its runtime's seq"], [list(l) for l in lines]) + [""]
+    from parbench.report.analyses import tables
+    for title, header, rows, notes in tables(analyses or []):
+        out += [f"## {title}", ""] + _table(header, rows) + [""] + [f"- {n}" for n in notes] + [""]
     startup = startup_rows(record)
     if startup:
         out += ["## Start-up: a whole process that does no work", ""] + _table(STARTUP_COLUMNS, startup) + [""]

@@ -1,0 +1,156 @@
+"""`parbench sweep`: runs a case family over workers, input size or task count, then fits the
+law behind it (analysis/): USL/Amdahl, the crossover size, the per-task slopes."""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from parbench import suite
+from parbench.analysis import batch_amdahl, crossover, per_task, scaling
+from parbench.analyze import analyze
+from parbench.plan import Request, make_plan
+from parbench.records import CaseResult, CaseRun, RunRecord
+from parbench.run import Runner
+from parbench.stats import grouped_samples
+
+# The param a size or task-count sweep varies, per workload.
+SWEPT_PARAM = {"sdes-ecb": "size", "keygen": "count", "batch-job": "docs",
+               "spawn-chain": "n", "coroutine-swarm": "tasks"}
+
+
+def geometric(start: float, stop: float, factor: float) -> list[int]:
+    values, value = [], float(start)
+    while value < stop * 1.0001:
+        values.append(int(round(value)))
+        value *= factor
+    if values[-1] != int(stop):
+        values.append(int(stop))
+    return values
+
+
+class Sweep:
+    """Runs cases into one stored run, value by value, remembering every outcome."""
+
+    def __init__(self, request: Request, workloads, runtimes, described, store, console, kind: str):
+        self.request, self.workloads, self.runtimes = request, workloads, runtimes
+        self.described, self.store, self.console = described, store, console
+        self.runner = Runner(runtimes, workloads, suite.settings_for(request))
+        self.record = suite.new_record(request, {k: v for k, v in described.items()})
+        self.record.kind = "sweep"
+        self.record.options["sweep"] = kind
+        self.record.runtimes = {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
+                                for name, d in described.items()}
+        store.begin_run(self.record)
+        self.outcomes: list[CaseRun] = []
+        self.interrupted = False
+
+    def run(self, params: dict[str, Any], skip=lambda case: False, startup: bool = False) -> list[CaseRun]:
+        request = replace(self.request, params={**self.request.params, **params})
+        plan = make_plan(request, self.workloads, self.runtimes, self.described)
+        cases = [c for c in plan.cases if not skip(c)]
+        if startup:
+            cases = suite.startup_cases(plan, self.described) + cases
+        done, self.interrupted = suite.execute_with_progress(cases, self.runner, self.store,
+                                                             self.record.id, self.console)
+        self.outcomes += done
+        return done
+
+    def finish(self) -> RunRecord:
+        self.store.finish_run(self.record.id, "interrupted" if self.interrupted else "complete", suite.now())
+        return suite.load_analyzed(self.store, self.record.id)
+
+
+def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
+    groups: dict[tuple, list[CaseResult]] = {}
+    for r in results:
+        if r.case.workload == "noop":
+            continue
+        key = tuple(getattr(r.case, f) if f != "params" else
+                    tuple(sorted((k, v) for k, v in r.case.params.items())) for f in fields)
+        groups.setdefault(key, []).append(r)
+    return groups
+
+
+def analyze_workers(record: RunRecord, cores: int) -> list[tuple[str, str, dict]]:
+    out = []
+    for (workload, runtime, model, params), members in _by(record.results, "workload", "runtime", "model", "params").items():
+        measured = [m for m in members if m.stats is not None and m.case.workers]
+        if len(measured) < 2:
+            continue
+        seq = next((r for r in record.results if r.case.runtime == runtime and r.case.workload == workload
+                    and r.case.family == "seq" and r.stats is not None
+                    and r.case.params == members[0].case.params), None)
+        workers = [m.case.workers for m in measured]
+        medians = [m.stats.median_ns for m in measured]
+        own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
+        fitted = own or scaling.fit_scaling(workers, medians, cores, baseline_ns=seq.stats.median_ns if seq else None)
+        result = fitted.as_dict()
+        result.update(runtime=runtime, model=model, workload=workload, params=dict(params),
+                      speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
+                      baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
+        out.append(("scaling", f"{workload}/{runtime}/{model}", result))
+    return out
+
+
+def analyze_sizes(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+    out = []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
+        for other in dict.fromkeys(rest(m) for m in members):
+            group = [m for m in members if rest(m) == other and m.stats is not None]
+            seqs = {m.case.params[param]: m for m in group if m.case.family == "seq"}
+            for model in dict.fromkeys(m.case.model for m in group if m.case.family != "seq"):
+                pars = {m.case.params[param]: m for m in group if m.case.model == model}
+                sizes = sorted(set(seqs) & set(pars))
+                if len(sizes) < 2:
+                    continue
+                found = crossover.find_crossover(
+                    sizes, [grouped_samples(seqs[s].run) for s in sizes],
+                    [grouped_samples(pars[s].run) for s in sizes])
+                result = found.as_dict()
+                result.update(runtime=runtime, model=model, workload=workload, param=param,
+                              params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
+                              parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
+                out.append(("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
+    return out
+
+
+def analyze_tasks(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+    out = []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    for (workload, runtime, model), members in _by(record.results, "workload", "runtime", "model").items():
+        for other in dict.fromkeys(rest(m) for m in members):
+            group = sorted((m for m in members if rest(m) == other), key=lambda m: m.case.params[param])
+            ok = [m for m in group if m.stats is not None]
+            failed = [m for m in group if m.run.status != "ok"]
+            failure = None
+            if failed:
+                first = failed[0]
+                failure = {"n": first.case.params[param], "outcome": first.run.status, "detail": first.run.reason}
+            costs = per_task.per_task_costs(
+                [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
+                [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
+            result = costs.as_dict()
+            result.update(runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
+            out.append(("per-task", f"{workload}/{runtime}/{model}", result))
+    return out
+
+
+def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
+    """Analyses that any run supports: batch-job's Amdahl table and the start-up split."""
+    from parbench.analysis.startup import time_splits
+    cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
+    out = [("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
+    warmup = record.options.get("warmup")
+    repeat = record.options.get("repeat")
+    from parbench.plan import SCALE_DEFAULTS
+    defaults = SCALE_DEFAULTS.get(record.scale, SCALE_DEFAULTS["quick"])
+    splits = time_splits(record.results, warmup if warmup is not None else defaults["warmup"],
+                         repeat if repeat is not None else defaults["repeat"])
+    if splits:
+        out.append(("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
+    return out
