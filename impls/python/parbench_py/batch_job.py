@@ -309,7 +309,16 @@ def run_process_per_doc(job: Job) -> Outcome:
         children.append((child, receiver))
     times = []
     for child, receiver in children:
-        status, value = receiver.recv()
+        try:
+            status, value = receiver.recv()
+        except EOFError:
+            child.join()
+            if child.exitcode is not None and child.exitcode < 0:
+                # Killed by a signal before it could answer: with hundreds of children at once
+                # that is the kernel's OOM killer, a memory limit rather than a bug.
+                raise LimitReached(f"a document's process was killed by signal {-child.exitcode} "
+                                   f"with {len(children)} processes running at once") from None
+            raise RuntimeError(f"a document's process exited {child.exitcode} without a result") from None
         child.join()
         receiver.close()
         if status != "ok":
