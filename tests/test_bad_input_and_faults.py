@@ -170,7 +170,9 @@ def test_a_full_disk_says_so_and_keeps_what_was_stored(faulty_project, tmp_path)
         assert "Traceback" not in done.stderr
         assert "full" in (done.stderr + done.stdout).lower()
         filler.unlink()
-        first = sqlite3.connect(db).execute("SELECT status FROM runs WHERE id = 1").fetchone()[0]
+        connection = sqlite3.connect(db)
+        first = connection.execute("SELECT status FROM runs WHERE id = 1").fetchone()[0]
+        connection.close()
         assert first == "complete"     # the earlier run is intact
     finally:
         subprocess.run(["umount", str(mount)], capture_output=True)

@@ -9,6 +9,7 @@ of pretending. Predictions beyond the measured worker counts are labelled as suc
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -57,7 +58,11 @@ def _fit(law: str, function, p, s, start, bounds) -> Fit | None:
     if dof < 0:
         return None
     try:
-        values, covariance = optimize.curve_fit(function, p, s, p0=start, bounds=bounds, maxfev=20000)
+        with warnings.catch_warnings():
+            # With no degrees of freedom left scipy warns that it has no covariance: the CIs
+            # below say so to the user instead.
+            warnings.simplefilter("ignore", optimize.OptimizeWarning)
+            values, covariance = optimize.curve_fit(function, p, s, p0=start, bounds=bounds, maxfev=20000)
     except (RuntimeError, ValueError):
         return None
     residual = float(np.sqrt(np.mean((function(p, *values) - s) ** 2)))

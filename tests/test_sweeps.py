@@ -1,0 +1,55 @@
+"""`parbench sweep` end to end, on real implementations."""
+import json
+import sqlite3
+
+import pytest
+
+from conftest import parbench
+from parbench import runtimes as runtimes_module
+
+
+def _analyses(db: str, kind: str) -> list[dict]:
+    return [json.loads(r) for (r,) in sqlite3.connect(db).execute(
+        "SELECT result_json FROM analyses WHERE kind = ?", (kind,))]
+
+
+def test_task_sweep_reports_slopes_the_largest_n_and_the_failure(faulty_project, db):
+    done = parbench("sweep", "tasks", "--workload", "spawn-chain", "--model", "ok", "--model", "limit",
+                    "--counts", "1000,4000,16000", "--scale", "smoke", "--processes", "2", "--db", db,
+                    root=faulty_project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = {r["model"]: r for r in _analyses(db, "per-task")}
+    assert results["ok"]["largest_ok"] == 16000 and results["ok"]["counts"] == [1000, 4000, 16000]
+    assert results["ok"]["bytes_per_unit"] is not None and results["ok"]["time_per_unit_ns"] is not None
+    assert results["limit"]["largest_ok"] is None
+    assert results["limit"]["failure"] == {"n": 1000, "outcome": "limit",
+                                           "detail": "on the verification input, before timing: n=777: Too many processes"}
+    # a model that failed is not run again at larger counts
+    limit_cases = sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases WHERE model = 'limit'").fetchone()[0]
+    assert limit_cases == 1
+    assert "Per task: spawn-chain/faulty/ok" in done.stdout
+
+
+def test_worker_sweep_fits_amdahl_on_real_processes(db):
+    if not runtimes_module.load_all()["python"].available:
+        pytest.skip("python runtime not available")
+    done = parbench("sweep", "workers", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
+                    "--param", "cipher=table", "--scale", "smoke", "--workers", "1,2", "--processes", "1",
+                    "--repeat", "2", "--db", db)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [result] = _analyses(db, "scaling")
+    assert result["workers"] == [1, 2] and result["amdahl"] is not None
+    assert "Scaling: sdes-ecb/python/processes" in done.stdout
+
+
+def test_size_sweep_reports_a_crossover_verdict_for_each_parallel_model(db):
+    if not runtimes_module.load_all()["python"].available:
+        pytest.skip("python runtime not available")
+    done = parbench("sweep", "size", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
+                    "--param", "cipher=table", "--scale", "smoke", "--from", "64", "--to", "1048576",
+                    "--factor", "32", "--refine", "0", "--processes", "2", "--repeat", "2", "--db", db)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [result] = _analyses(db, "crossover")
+    assert result["sizes"] == [64, 2048, 65536, 1048576]
+    assert result["verdict"]
+    assert "Crossover: sdes-ecb/python/processes" in done.stdout
