@@ -131,11 +131,12 @@ def build(runtime_names: tuple[str, ...]) -> None:
 @click.option("--repeat", type=click.IntRange(1), help="Timed repetitions per process.")
 @click.option("--workers", help="Worker counts for models that take them, e.g. 1,2.")
 @click.option("--timeout", type=click.FloatRange(0.1), help="Seconds before a process is killed.")
+@click.option("--budget", type=click.FloatRange(0), help="Seconds after which a case stops at 2 processes (quick: 20).")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True, help="SQLite file or postgresql:// URL.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Write report.json and report.md here.")
 @click.option("--resume", "resume", help="Finish an interrupted run (its id, or 'latest').")
 def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, workers, timeout,
-        db, out_dir, resume) -> None:
+        budget, db, out_dir, resume) -> None:
     """Run the suite (or part of it), verify every result, store it and print the tables."""
     try:
         store = open_store(db)
@@ -153,7 +154,8 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         try:
             request = Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
                               params=parse_param_overrides(params), workers=_csv_ints(workers),
-                              processes=processes, warmup=warmup, repeat=repeat, timeout=timeout)
+                              processes=processes, warmup=warmup, repeat=repeat, timeout=timeout,
+                              budget=budget)
         except SpecError as error:
             fail(str(error))
         done_keys = set()

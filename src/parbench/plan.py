@@ -10,10 +10,11 @@ from parbench.runtimes import Runtime
 from parbench.workloads import SCALES, SpecError, Workload, choose
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
+# `budget`: seconds after which a case stops at two processes instead of its full count.
 SCALE_DEFAULTS = {
-    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120},
-    "quick": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 600},
-    "seed": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 7200},
+    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None},
+    "quick": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 20},
+    "seed": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900},
 }
 
 
@@ -30,6 +31,7 @@ class Request:
     warmup: int | None = None
     repeat: int | None = None
     timeout: float | None = None
+    budget: float | None = None
 
     def setting(self, name: str):
         value = getattr(self, name)

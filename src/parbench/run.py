@@ -30,6 +30,10 @@ class Settings:
     repeat: int
     timeout: float
     verify_first: bool = True
+    budget: float | None = None    # seconds a case may take before it stops at MIN_PROCESSES
+
+
+MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
 
 
 class Runner:
@@ -51,9 +55,15 @@ class Runner:
                 return outcome
         one_rep = workload is not None and workload.one_repetition_per_process
         warmup, repeat = (0, 1) if one_rep else (self.settings.warmup, self.settings.repeat)
+        spent = 0.0
         for index in range(self.settings.processes):
+            if (self.settings.budget is not None and index >= MIN_PROCESSES
+                    and spent * (index + 1) / index > self.settings.budget):
+                outcome.flags["processes_cut_by_budget"] = f"{index} of {self.settings.processes}"
+                break       # Benchee's time budget: a slow case stops early, with a note
             on_process(index)
             measurement, reps = self._one_process(case, index, expected, warmup, repeat)
+            spent += measurement.wall_ns / 1e9
             outcome.processes.append(measurement)
             outcome.repetitions += reps
             for rep in reps:

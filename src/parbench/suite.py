@@ -104,7 +104,8 @@ def execute_with_progress(cases: list[Case], runner: Runner, store: Store, run_i
 
 def settings_for(request: Request) -> Settings:
     return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
-                    repeat=request.setting("repeat"), timeout=request.setting("timeout"))
+                    repeat=request.setting("repeat"), timeout=request.setting("timeout"),
+                    budget=request.setting("budget"))
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None) -> list[Path]:
