@@ -79,8 +79,7 @@ class Database:
             self.connection = psycopg.connect(url, autocommit=True)
             self.placeholder, self.begin = "%s", None
         elif url.startswith("sqlite:"):
-            path = url[len("sqlite:"):]
-            path = path[2:] if path.startswith("//") else path
+            path = sqlite_path(url)
             # isolation_level=None: we issue BEGIN ourselves. timeout is the busy timeout, so
             # concurrent writers wait for each other instead of failing.
             self.connection = sqlite3.connect(path, timeout=600, isolation_level=None,
@@ -327,17 +326,34 @@ def run_process_per_doc(job: Job) -> Outcome:
     return _outcome(job, times, {"start_method": "fork"})
 
 
+def sqlite_path(url: str) -> str:
+    path = url[len("sqlite:"):]
+    return path[2:] if path.startswith("//") else path
+
+
 def database_url(text: str) -> str:
-    if not text.startswith(("sqlite:", "postgresql://", "postgres://")):
+    """sqlite:PATH of an existing file (sqlite3 would quietly make an empty one), or a PostgreSQL URL."""
+    if text.startswith(("postgresql://", "postgres://")):
+        return text
+    if text.startswith("sqlite:") and os.path.isfile(sqlite_path(text)):
+        return text
+    raise ValueError(text)
+
+
+database_url.__name__ = "database URL (sqlite:PATH of an existing file, or postgresql://user:pass@host:port/db)"
+
+
+def docs_directory(text: str) -> str:
+    if not os.path.isdir(text):
         raise ValueError(text)
     return text
 
 
-database_url.__name__ = "database URL (sqlite:PATH or postgresql://user:pass@host:port/db)"
+docs_directory.__name__ = "directory"
 
 WORKLOAD = Workload(
     name="batch-job",
-    params=(Param("docs_dir", str), Param("db", database_url)),
+    params=(Param("docs_dir", docs_directory), Param("db", database_url)),
     models={
         "seq": Model("seq", run_seq, note="one connection, documents in doc_id order; SQLite (stdlib sqlite3, "
                                           "WAL, synchronous=FULL) or PostgreSQL (psycopg 3)"),

@@ -106,20 +106,22 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
         raise BadArguments(f"unknown workload {given!r}; valid: {', '.join(valid_names)} (or --list)")
     workload = workloads[argv[0]]
     options = _option_pairs(argv[1:])
-    model_name = options.pop("model", "seq" if workload.name == "noop" else None)
-    if workload.name != "noop" and model_name not in workload.models:
+    model_name = options.pop("model", None)
+    if workload.name == "noop":
+        model_name = "seq"  # noop does nothing whatever model the caller names
+    if model_name not in workload.models:
         raise BadArguments(f"unknown model {model_name!r} for {workload.name}; valid: {', '.join(workload.models)}")
-    model = workload.models.get(model_name)
+    model = workload.models[model_name]
     warmup = _parse_value("warmup", int, options.pop("warmup", "0"))
     repeat = _parse_value("repeat", int, options.pop("repeat", "1"))
     workers = None
     if "workers" in options:
-        if model is None or not model.workers:
+        if not model.workers:
             raise BadArguments(f"model {model_name!r} of {workload.name} takes no --workers")
         workers = _parse_value("workers", int, options.pop("workers"))
         if workers < 1:
             raise BadArguments("--workers must be at least 1")
-    elif model is not None and model.workers:
+    elif model.workers:
         workers = os.cpu_count() or 1
     params: dict[str, Any] = {}
     for param in workload.params:
@@ -148,10 +150,7 @@ def run_repetitions(call: Call) -> None:
     """Loads the input once, runs the warm-ups unprinted, then prints one line per timed repetition."""
     loaded, load_ns = call.workload.load(call.params)
     job = Job(call.params, loaded, call.workers)
-    if call.workload.name == "noop":
-        run = lambda job: Outcome(0, lambda: "noop")  # nothing in the timed region, by definition
-    else:
-        run = call.workload.models[call.model_name].run
+    run = call.workload.models[call.model_name].run
     for rep in range(-call.warmup, call.repeat):
         started = time.perf_counter_ns()
         outcome = run(job)

@@ -8,7 +8,7 @@ import time
 import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
-from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
+from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload
 
 P10 = (3, 5, 2, 7, 4, 10, 1, 9, 8, 6)
 P8 = (6, 3, 7, 4, 8, 5, 10, 9)
@@ -76,8 +76,11 @@ CIPHERS = {"bitwise": encrypt_bitwise, "table": encrypt_table}
 
 def load(params: dict) -> tuple[bytes, int]:
     started = time.perf_counter_ns()
-    with open(params["input"], "rb") as file:
-        plaintext = file.read()
+    try:
+        with open(params["input"], "rb") as file:
+            plaintext = file.read()
+    except OSError as error:
+        raise BadArguments(f"--input {params['input']}: {error.strerror}") from None
     return plaintext, time.perf_counter_ns() - started
 
 

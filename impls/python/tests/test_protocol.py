@@ -48,6 +48,11 @@ class Protocol(unittest.TestCase):
         self.assertEqual(run("spawn-chain", "--model", "threads", "--n", "many").returncode, 2)
         self.assertEqual(run("batch-job", "--model", "seq", "--docs-dir", "/x", "--db", "mysql://x").returncode, 2)
 
+    def test_missing_inputs_exit_2(self):
+        self.assertEqual(run("sdes-ecb", "--model", "seq", "--input", "/no/such/file").returncode, 2)
+        self.assertEqual(run("batch-job", "--model", "seq", "--docs-dir", "/no/such/dir",
+                             "--db", "sqlite:/no/such.sqlite").returncode, 2)
+
     def test_workers_for_a_model_without_workers_exits_2(self):
         self.assertEqual(run("keygen", "--model", "seq", "--workers", "2").returncode, 2)
 
