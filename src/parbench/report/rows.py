@@ -47,10 +47,18 @@ def measured_row(result: CaseResult) -> list[str]:
 
 
 def outlier_note(result: CaseResult) -> str:
+    """Everything odd about a case's measurement, in one sentence a person understands."""
     s = result.stats
+    notes = []
     if s and (s.outliers_low or s.outliers_high):
-        return f"{s.outliers_low + s.outliers_high} outlier(s) of {s.n} (Tukey: {s.outliers_low} low, {s.outliers_high} high), kept"
-    return ""
+        notes.append(f"{s.outliers_low + s.outliers_high} outlier(s) of {s.n} "
+                     f"(Tukey: {s.outliers_low} low, {s.outliers_high} high), kept")
+    cut = result.run.flags.get("processes_cut_by_budget")
+    if cut:
+        notes.append(f"time budget reached: {cut} processes run")
+    if s and s.n < 5:
+        notes.append(f"only {s.n} samples: the CI is wide by necessity")
+    return "; ".join(notes)
 
 
 def comparison_lines(group: Group) -> list[tuple[str, str, str]]:
