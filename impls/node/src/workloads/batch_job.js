@@ -94,7 +94,7 @@ async function timedJob(store, body) {
   const start = nowNs();
   const docs = await body(timing);
   const ns = nowNs() - start;
-  return { ns, items: docs, checksum: await annotationsDigest(store), extra: { cpu_ns: timing.cpu_ns, io_ns: timing.io_ns } };
+  return { ns, items: docs, checksum: await annotationsDigest(store), extra: { ...timing } };
 }
 
 async function prepareSeq({ docs_dir: docsDir, db }) {
@@ -108,6 +108,9 @@ async function prepareSeq({ docs_dir: docsDir, db }) {
     close: () => store.close(),
   };
 }
+
+// fs.promises reads run on libuv's thread pool, whose size bounds how many overlap.
+const UV_THREADPOOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
 
 /**
  * `workers` promise chains on the one event loop, each with its own connection, each taking the
@@ -124,6 +127,7 @@ async function prepareAsync({ docs_dir: docsDir, db }, workers) {
         while (next < docIds.length) await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
       };
       await Promise.all(laneStores.map(lane));
+      timing.uv_threadpool_size = UV_THREADPOOL_SIZE;
       return docIds.length;
     }),
     close: async () => {

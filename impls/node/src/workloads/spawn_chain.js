@@ -110,7 +110,7 @@ export const spawnChain = {
         // Threads wind down outside the timed region, and before the next repetition starts.
         if (allExited) await allExited;
         if (value !== n) throw new Error(`chain of ${n} answered ${value}`);
-        const extra = model === 'worker-threads' ? { memory_reserve_mib: MEMORY_RESERVE_MIB } : undefined;
+        const extra = model === 'worker-threads' ? { flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`, memory_reserve_mib: MEMORY_RESERVE_MIB } : undefined;
         return { ns, items: n, checksum: String(value), extra };
       },
     };
