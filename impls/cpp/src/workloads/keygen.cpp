@@ -14,17 +14,15 @@ namespace parbench::keygen {
 
 std::string base32_lower(const unsigned char* bytes, std::size_t n) {
   static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-  std::string out;
-  out.reserve((n + 4) / 5 * 8);
-  for (std::size_t at = 0; at < n; at += 5) {
+  // 1..5 input bytes give 2, 4, 5, 7, 8 significant characters; the rest is '=' padding.
+  static const int significant[] = {0, 2, 4, 5, 7, 8};
+  std::string out((n + 4) / 5 * 8, '=');
+  char* to = out.data();
+  for (std::size_t at = 0; at < n; at += 5, to += 8) {
     const std::size_t take = std::min<std::size_t>(5, n - at);
     std::uint64_t group = 0;
     for (std::size_t k = 0; k < 5; ++k) group = (group << 8) | (k < take ? bytes[at + k] : 0);
-    // 1..5 input bytes give 2, 4, 5, 7, 8 significant characters; the rest is '=' padding.
-    static const int significant[] = {0, 2, 4, 5, 7, 8};
-    for (int c = 0; c < 8; ++c) {
-      out += c < significant[take] ? alphabet[(group >> (35 - 5 * c)) & 31] : '=';
-    }
+    for (int c = 0; c < significant[take]; ++c) to[c] = alphabet[(group >> (35 - 5 * c)) & 31];
   }
   return out;
 }
