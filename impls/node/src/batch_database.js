@@ -8,7 +8,7 @@ const SQLITE_BUSY_TIMEOUT_MS = 60000;
 /** A better-sqlite3 connection; its calls are synchronous, the async methods only match pg's shape. */
 class SqliteStore {
   constructor(path) {
-    this.db = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    this.db = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS, fileMustExist: true });
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.pendingStatement = this.db.prepare("SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id");

@@ -201,6 +201,7 @@ export const batchJob = {
   },
   async prepare({ model, params, workers }) {
     if (!fs.existsSync(params.docs_dir)) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
+    if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
     if (model === 'seq') return prepareSeq(params);
     if (model === 'async') return prepareAsync(params, workers);
     return prepareWorkerThreads(params, workers);

@@ -1,7 +1,7 @@
 /** sdes-ecb: S-DES (Stallings) over every byte of a file, per-byte rounds or a 256-byte table. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { nowNs } from '../protocol.js';
+import { nowNs, UsageError } from '../protocol.js';
 import { WorkerPool } from '../worker_pool.js';
 
 // Positions are 1-based from the most significant bit, as in the spec.
@@ -190,6 +190,7 @@ export const sdesEcb = {
     },
   },
   prepare({ model, params, workers }) {
+    if (!fs.existsSync(params.input)) throw new UsageError(`--input '${params.input}' does not exist`);
     return model === 'seq' ? prepareSeq(params) : prepareWorkerThreads(params, workers);
   },
 };
