@@ -95,7 +95,9 @@ fn list() -> Value {
                     "threads": {"family": "threads", "workers": true,
                                 "note": "bounded pool: --workers std threads, one connection each, shared work queue"},
                     "rayon": {"family": "data-parallel", "workers": true,
-                              "note": "par_iter().try_for_each_init: one connection per Rayon job split; blocking I/O on the pool threads"}
+                              "note": "par_iter().try_for_each_init: one connection per Rayon job split; blocking I/O on the pool threads"},
+                    "tokio": {"family": "async", "workers": true,
+                              "note": "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections (rusqlite / sync postgres client); alignment on the --workers async threads"}
                 }
             },
             "spawn-chain": {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -12,7 +12,7 @@ use crate::checksum::OrderFreeDigest;
 use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
 use crate::workloads::keygen::rayon_pool;
 
-pub const MODELS: &[&str] = &["seq", "threads", "rayon"];
+pub const MODELS: &[&str] = &["seq", "threads", "rayon", "tokio"];
 
 /// Long enough that concurrent SQLite writers queue for the lock instead of failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -313,6 +313,90 @@ pub fn job_rayon(database: &Database, docs_dir: &Path, split: &TimeSplit) -> Out
     Ok(pending.len())
 }
 
+/// A bounded pool of open connections that async tasks borrow around each blocking call.
+struct ConnectionPool {
+    idle: tokio::sync::Mutex<tokio::sync::mpsc::Receiver<Connection>>,
+    give_back: tokio::sync::mpsc::Sender<Connection>,
+}
+
+impl ConnectionPool {
+    /// Connects outside any runtime: the `postgres` client runs its own small runtime, so it
+    /// may be created and dropped only where no tokio runtime is driving the thread.
+    fn open(database: &Database, size: usize) -> Outcome<ConnectionPool> {
+        let (give_back, idle) = tokio::sync::mpsc::channel(size);
+        for _ in 0..size {
+            give_back.try_send(database.connect()?).map_err(|e| crash("filling the pool", e))?;
+        }
+        Ok(ConnectionPool { idle: tokio::sync::Mutex::new(idle), give_back })
+    }
+
+    /// Runs `work` with a borrowed connection on tokio's blocking pool (rusqlite and the
+    /// `postgres` client block), then returns the connection to the pool.
+    async fn with<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Outcome<T> + Send + 'static,
+    ) -> Outcome<T> {
+        let mut db = self.idle.lock().await.recv().await.ok_or_else(|| crash("pool", "closed"))?;
+        let (db, result) = tokio::task::spawn_blocking(move || {
+            let result = work(&mut db);
+            (db, result)
+        })
+        .await
+        .map_err(|e| crash("a blocking database call", e))?;
+        self.give_back.send(db).await.map_err(|e| crash("returning a connection", e))?;
+        result
+    }
+}
+
+/// One tokio task per document; file and database work borrow one of `workers` connections on
+/// the blocking pool, and the alignment runs on the runtime's async worker threads.
+pub fn job_tokio(
+    database: &Database,
+    docs_dir: &Path,
+    split: &Arc<TimeSplit>,
+    workers: usize,
+    runtime: &tokio::runtime::Runtime,
+) -> Outcome<usize> {
+    let pool = Arc::new(ConnectionPool::open(database, workers)?);
+    let done = runtime.block_on(async {
+        let pending = pool.with(|db| db.pending_documents()).await?;
+        let docs_dir = Arc::new(docs_dir.to_path_buf());
+        let tasks: Vec<_> = pending
+            .iter()
+            .map(|&doc_id| {
+                let (pool, docs_dir, split) = (pool.clone(), docs_dir.clone(), split.clone());
+                tokio::spawn(async move {
+                    // io counts the blocking calls themselves, not the wait for a free connection.
+                    let ((old, new), spans, mut io) = pool
+                        .with(move |db| {
+                            let started = Instant::now();
+                            let document = read_document(&docs_dir, doc_id)?;
+                            let spans = db.annotations(doc_id)?;
+                            Ok((document, spans, started.elapsed()))
+                        })
+                        .await?;
+                    let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), &spans));
+                    io += pool
+                        .with(move |db| {
+                            let started = Instant::now();
+                            db.store_aligned(doc_id, new.len(), &aligned)?;
+                            Ok(started.elapsed())
+                        })
+                        .await?;
+                    split.add(Duration::from_nanos(cpu_ns as u64), io);
+                    Ok::<(), Failure>(())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.map_err(|e| crash("a document task", e))??;
+        }
+        Ok(pending.len())
+    });
+    drop(pool); // here, outside block_on, for the reason given at ConnectionPool::open
+    done
+}
+
 pub fn run(call: &Call) -> Outcome<()> {
     call.only_params(&["docs-dir", "db", "workers"])?;
     let docs_dir = PathBuf::from(call.text("docs-dir", None)?);
@@ -321,19 +405,27 @@ pub fn run(call: &Call) -> Outcome<()> {
     if call.model != "seq" {
         common.insert("workers".into(), Value::from(call.workers()?));
     }
-    let pool = match call.model.as_str() {
-        "rayon" => Some(rayon_pool(call.workers()?)?),
-        "seq" | "threads" => None,
+    let workers = call.workers()?;
+    let (pool, runtime) = match call.model.as_str() {
+        "rayon" => (Some(rayon_pool(workers)?), None),
+        "tokio" => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .build()
+                .map_err(|e| Failure::Limit(e.to_string()))?;
+            (None, Some(runtime))
+        }
+        "seq" | "threads" => (None, None),
         _ => return Err(call.unknown_model(MODELS)),
     };
-    let workers = call.workers()?;
     repeat(call, &common, || {
-        let split = TimeSplit::default();
-        let (done, ns) = timed(|| match (call.model.as_str(), &pool) {
-            ("seq", _) => job_seq(&database, &docs_dir, &split),
-            ("threads", _) => job_threads(&database, &docs_dir, &split, workers),
-            (_, Some(pool)) => pool.install(|| job_rayon(&database, &docs_dir, &split)),
-            (_, None) => unreachable!("the model was checked above"),
+        let split = Arc::new(TimeSplit::default());
+        let (done, ns) = timed(|| match (call.model.as_str(), &pool, &runtime) {
+            ("seq", _, _) => job_seq(&database, &docs_dir, &split),
+            ("threads", _, _) => job_threads(&database, &docs_dir, &split, workers),
+            (_, Some(pool), _) => pool.install(|| job_rayon(&database, &docs_dir, &split)),
+            (_, _, Some(runtime)) => job_tokio(&database, &docs_dir, &split, workers, runtime),
+            _ => unreachable!("the model was checked above"),
         });
         let done = done?;
         let checksum = database.connect()?.annotations_digest()?;
@@ -422,13 +514,17 @@ mod tests {
     #[test]
     fn every_model_agrees_on_a_sqlite_job() {
         let mut digests = Vec::new();
-        for model in ["seq", "threads-1", "threads-3", "rayon"] {
+        for model in ["seq", "threads-1", "threads-3", "rayon", "tokio"] {
             let (folder, database) = prepare_job(model, 23);
-            let split = TimeSplit::default();
+            let split = Arc::new(TimeSplit::default());
             let done = match model {
                 "seq" => job_seq(&database, &folder, &split),
                 "threads-1" => job_threads(&database, &folder, &split, 1),
                 "threads-3" => job_threads(&database, &folder, &split, 3),
+                "tokio" => {
+                    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
+                    job_tokio(&database, &folder, &split, 3, &runtime)
+                }
                 _ => rayon_pool(2).unwrap().install(|| job_rayon(&database, &folder, &split)),
             }
             .unwrap();
