@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import parbench.workloads.BatchJob;
 import parbench.workloads.CoroutineSwarm;
 import parbench.workloads.Keygen;
@@ -110,11 +109,8 @@ public final class Main {
     /** An OutOfMemoryError (heap, or "unable to create native thread") anywhere in the cause chain. */
     private static Throwable resourceLimit(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof OutOfMemoryError || t instanceof Protocol.LimitReached) {
-                return t instanceof Protocol.LimitReached && t.getCause() != null ? t.getCause() : t;
-            }
-            if (t instanceof ExecutionException && t.getCause() == null) {
-                break;
+            if (t instanceof OutOfMemoryError) {
+                return t;
             }
         }
         return null;

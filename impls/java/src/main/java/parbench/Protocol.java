@@ -21,13 +21,6 @@ public final class Protocol {
         }
     }
 
-    /** A resource limit stopped the work: exit 3, carrying the runtime's own message. */
-    public static final class LimitReached extends RuntimeException {
-        public LimitReached(Throwable cause) {
-            super(String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause);
-        }
-    }
-
     /** One timed repetition: what the JSON line reports. */
     public record Repetition(long ns, long items, String checksum, Map<String, Object> extra) {
         public Repetition(long ns, long items, String checksum) {

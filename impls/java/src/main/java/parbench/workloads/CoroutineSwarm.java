@@ -116,12 +116,8 @@ public final class CoroutineSwarm implements Workload {
                         ? Thread.ofVirtual()
                         : Thread.ofPlatform().daemon(true);
                 long start = System.nanoTime();
-                SwarmResult result;
-                try {
-                    result = swarm(tasks, steps, sleepMs, builder);
-                } catch (OutOfMemoryError e) {
-                    throw new Protocol.LimitReached(e);
-                }
+                // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
+                SwarmResult result = swarm(tasks, steps, sleepMs, builder);
                 long ns = System.nanoTime() - start;
                 return new Protocol.Repetition(ns, tasks, result.checksum(), Map.of("spawn_ns", result.spawnNs()));
             }

@@ -55,6 +55,14 @@ public final class SpawnChain implements Workload {
         return answer.take();
     }
 
+    /** A platform thread's stack size comes from -Xss (or -XX:ThreadStackSize) when given. */
+    static String threadStackSetting() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(flag -> flag.startsWith("-Xss") || flag.startsWith("-XX:ThreadStackSize"))
+                .reduce((first, last) -> last)
+                .orElse("default (1 MiB reserved on linux-x64)");
+    }
+
     @Override
     public PreparedCase prepare(String model, Protocol.Args args, int workers) {
         int n = args.count("n", 1);
@@ -62,7 +70,7 @@ public final class SpawnChain implements Workload {
         if (model.equals("virtual-threads")) {
             extra.put("workers", workers);
         } else {
-            extra.put("thread_stack", "default (-Xss unset: 1 MiB reserved on linux-x64)");
+            extra.put("thread_stack", threadStackSetting());
         }
         return new PreparedCase() {
             @Override
@@ -71,12 +79,8 @@ public final class SpawnChain implements Workload {
                         ? Thread.ofVirtual()
                         : Thread.ofPlatform().daemon(true);
                 long start = System.nanoTime();
-                int answer;
-                try {
-                    answer = passThroughChain(n, threads);
-                } catch (OutOfMemoryError e) {
-                    throw new Protocol.LimitReached(e);
-                }
+                // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
+                int answer = passThroughChain(n, threads);
                 long ns = System.nanoTime() - start;
                 return new Protocol.Repetition(ns, n, Integer.toString(answer));
             }
