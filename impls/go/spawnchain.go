@@ -1,15 +1,24 @@
 // spawn-chain: n goroutines linked by unbuffered channels pass a counter down the chain (skynet style).
 package main
 
-import "runtime"
+import (
+	"runtime"
+	"runtime/debug"
+)
+
+// defaultMaxThreads is the Go runtime's own cap on OS threads (runtime/debug.SetMaxThreads).
+const defaultMaxThreads = 10000
 
 var spawnChainWorkload = &Workload{
 	Name:   "spawn-chain",
 	Params: []Param{{"n", "1000", false}},
-	Models: []string{"goroutines"},
+	Models: []string{"goroutines", "locked-threads"},
 	ModelInfo: map[string]Model{
 		"goroutines": {Family: "green", Workers: true,
 			Note: "one goroutine and one unbuffered channel per link; --workers sets GOMAXPROCS"},
+		"locked-threads": {Family: "threads", Workers: true,
+			Note:  "one goroutine per link wired to its own OS thread (runtime.LockOSThread), so every waiting link holds a thread; Go's default cap of 10000 threads is the limit (exit 3)",
+			Flags: "debug.SetMaxThreads(10000), the default"},
 	},
 	Prepare: prepareSpawnChain,
 }
@@ -21,16 +30,23 @@ func prepareSpawnChain(args *Args) (Repetition, error) {
 	}
 	runtime.GOMAXPROCS(args.Workers)
 	args.Extra["gomaxprocs"] = runtime.GOMAXPROCS(0)
+	lockThreads := args.Model == "locked-threads"
+	if lockThreads {
+		// Set explicitly (to the default) so the case records the cap it ran under.
+		debug.SetMaxThreads(defaultMaxThreads)
+		args.Extra["max_threads"] = defaultMaxThreads
+	}
 	return func(timer *Timer) (Result, error) {
 		timer.Start()
-		answer := passDownChain(n)
+		answer := passDownChain(n, lockThreads)
 		timer.Stop()
 		return Result{Items: int64(n), Checksum: itoa(answer)}, nil
 	}, nil
 }
 
 // passDownChain creates all n links first, then sends 0 into the last one created.
-func passDownChain(n int) int {
+// With lockThreads each link keeps its OS thread while it waits: a thread per link.
+func passDownChain(n int, lockThreads bool) int {
 	if n == 0 {
 		return 0 // no link to send to: the caller already holds the answer
 	}
@@ -39,6 +55,10 @@ func passDownChain(n int) int {
 	for range n {
 		inbox := make(chan int)
 		go func(inbox <-chan int, outbox chan<- int) {
+			if lockThreads {
+				// Never unlocked: the thread exits with the goroutine instead of going back to the pool.
+				runtime.LockOSThread()
+			}
 			outbox <- <-inbox + 1
 		}(inbox, next)
 		next = inbox
