@@ -14,7 +14,8 @@ test: build
 
 bench: build
 	$(PARBENCH) run --scale quick --out results/latest
-	@echo "Reports: results/latest/"
+	$(PARBENCH) report --html results/latest/report.html
+	@echo "Reports: results/latest/ — open $(CURDIR)/results/latest/report.html"
 
 clean:
 	rm -rf .venv .cache results impls/*/.built

@@ -414,5 +414,23 @@ def sweep(kind, workloads, runtimes, models, scale, params, workers, start, stop
         sys.exit(130)
 
 
+@main.command()
+@click.argument("run_refs", nargs=-1)
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Write one self-contained HTML page (tables, plots, seeds, metadata) here.")
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+def report(run_refs, html_path, db) -> None:
+    """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
+    from parbench.report import html
+    store = _open(db)
+    try:
+        path = html.write_report(store, list(run_refs), html_path)
+    except StoreError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot write {html_path}: {error}", code=1)
+    console.print(f"wrote {path}", highlight=False)
+
+
 if __name__ == "__main__":
     main()

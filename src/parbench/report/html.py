@@ -1,0 +1,371 @@
+"""The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) with
+every workload's tables and plots, the seed articles beside this machine, and the metadata."""
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+import numpy as np
+
+from parbench import suite
+from parbench.analysis.batch_amdahl import predicted_speedup
+from parbench.analysis.scaling import amdahl, usl
+from parbench.records import CaseResult, RunRecord
+from parbench.report import seeds as seeds_module
+from parbench.report import svg
+from parbench.report.analyses import tables as analysis_tables
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, comparison_lines, failure_rows, groups,
+                                  measured_row, outlier_note, override_lines, startup_rows)
+from parbench.units import format_bytes, format_duration
+
+WORKLOAD_ORDER = ["keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"]
+SWEEP_HINT = {"scaling": "workers", "crossover": "size", "per-task": "tasks"}
+
+CSS = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1280px;
+       padding: 0 20px 40px; color: #222; }
+h1 { margin-bottom: 4px; } h2 { border-bottom: 2px solid #0072B2; padding-bottom: 2px; margin-top: 36px; }
+h3 { margin: 22px 0 6px; font-size: 15px; }
+nav { position: sticky; top: 0; background: #fff; padding: 6px 0; border-bottom: 1px solid #ddd; z-index: 1; }
+nav a { margin-right: 14px; text-decoration: none; color: #0072B2; }
+.meta { color: #555; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 6px 0 10px; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; vertical-align: top; }
+th { background: #f4f6f8; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.failed td { background: #fdecea; color: #8b1e14; }
+tr.limit td { background: #fff6e0; color: #7a5a00; }
+.outcome { font-weight: 600; text-transform: uppercase; font-size: 11px; }
+.plots { display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start; }
+figure { margin: 6px 0; } figcaption { font-size: 12px; color: #444; max-width: 560px; }
+.note { color: #555; font-size: 12px; margin: 2px 0; }
+.missing { color: #666; font-size: 13px; }
+code { background: #f4f4f4; padding: 1px 4px; border-radius: 3px; font-size: 12px; }
+.seed { margin-bottom: 18px; } .better { color: #1b7a3a; } .worse { color: #8b1e14; }
+@media print {
+  nav { display: none; } body { max-width: none; padding: 0; }
+  section.page { break-before: page; } figure, table { break-inside: avoid; }
+  svg.plot { max-width: 100%; height: auto; }
+}
+"""
+
+
+# --- small HTML helpers ---------------------------------------------------------------------
+def _table(header: list[str], rows: list[list[str]], cls: str = "", numeric: set[str] = frozenset()) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = "".join(f'<td{" class=num" if header[i] in numeric else ""}>{escape(str(c))}</td>'
+                        for i, c in enumerate(row))
+        body.append(f"<tr>{cells}</tr>")
+    return f'<div class="scroll"><table class="{cls}"><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _figure(plot: str, caption: str) -> str:
+    return f'<figure>{plot}<figcaption>{escape(caption)}</figcaption></figure>'
+
+
+def _notes(lines: list[str]) -> str:
+    return "".join(f'<p class="note">{escape(line)}</p>' for line in lines if line)
+
+
+def _anchor(name: str) -> str:
+    return "w-" + "".join(ch if ch.isalnum() else "-" for ch in name)
+
+
+DURATION = svg.Axis("time", format_duration)
+
+
+# --- a group of directly comparable cases ---------------------------------------------------
+def results_table(record: RunRecord, group: Group) -> str:
+    """The console's table, plus a row per case that produced no timing, saying why."""
+    head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+    body = []
+    for result in group.results:
+        key = escape(result.case.key, quote=True)
+        if result.stats is not None:
+            cells = "".join(
+                f'<td data-col="{escape(column, quote=True)}"{" class=num" if i > 1 else ""}>{escape(value)}</td>'
+                for i, (column, value) in enumerate(zip(COLUMNS, measured_row(result))))
+            body.append(f'<tr data-case="{key}">{cells}</tr>')
+        else:
+            status = result.run.status
+            cls = "limit" if status == "limit" else "failed"
+            body.append(f'<tr class="{cls}" data-case="{key}" data-outcome="{escape(status, quote=True)}">'
+                        f'<td data-col="case">{escape(result.case.label)}</td><td>{escape(result.case.family)}</td>'
+                        f'<td colspan="{len(COLUMNS) - 2}"><span class="outcome">{escape(status)}</span> '
+                        f"{escape(result.run.reason)}</td></tr>")
+    return (f'<div class="scroll"><table class="results" data-run="{record.id}">'
+            f"<tr>{head}</tr>{''.join(body)}</table></div>")
+
+
+RUNTIME_COLOUR = {name: svg.PALETTE[i] for i, name in enumerate(
+    ["rust", "go", "cpp", "java", "elixir", "python", "node", "ruby"])}
+
+
+def distribution_plot(group: Group) -> str:
+    rows = []
+    for result in group.results:
+        if result.stats is not None:
+            samples = [r.ns for r in result.run.repetitions if r.verified]
+            rows.append(svg.BoxRow(result.case.label, samples, colour=RUNTIME_COLOUR.get(result.case.runtime)))
+        else:
+            rows.append(svg.BoxRow(result.case.label, (), result.run.status, result.run.reason))
+    return svg.box_plot(f"Distribution of every verified repetition — {group.title}", rows, DURATION)
+
+
+def group_section(record: RunRecord, group: Group) -> str:
+    measured = [r for r in group.results if r.stats is not None]
+    out = [f"<h3>{escape(group.title)} <span class=meta>· run {record.id} ({escape(record.kind)}, "
+           f"scale {escape(record.scale)})</span></h3>", results_table(record, group)]
+    out.append(_notes([f"{r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
+                      + [f"{r.case.label}: {r.case.note}" for r in group.results if r.case.note]))
+    side = []
+    lines = comparison_lines(group)
+    if len(lines) > 1:
+        side.append(_table(["case", "vs fastest (ratio of medians, 95% CI)", "vs its runtime's seq"],
+                           [list(line) for line in lines], "comparison"))
+    side.append(_figure(distribution_plot(group),
+                        "Box: quartiles and median; whiskers: 1.5 IQR (Tukey); rings: outliers, kept in every "
+                        "statistic. A case without a verified timing shows its outcome instead."))
+    out.append(f'<div class="plots">{"".join(side)}</div>')
+    return "\n".join(out)
+
+
+# --- plots from the analyses ----------------------------------------------------------------
+def _failed_at(record: RunRecord, workload: str, runtime: str, model: str, attribute) -> list[svg.Failure]:
+    return [svg.Failure(float(attribute(r)), r.run.status, f"{r.case.key}: {r.run.status}: {r.run.reason}")
+            for r in record.results
+            if (r.case.workload, r.case.runtime, r.case.model) == (workload, runtime, model)
+            and r.run.status != "ok" and attribute(r) is not None]
+
+
+def scaling_plot(record: RunRecord, subject: str, r: dict) -> str:
+    workers = r["workers"]
+    extent = max(max(workers) * 2, r.get("cores") or 1)
+    series = [svg.Series("measured speedup", list(zip(workers, r["speedup"])))]
+    if r.get("speedup_vs_seq"):
+        series.append(svg.Series("measured, vs the runtime's seq", list(zip(workers, r["speedup_vs_seq"])),
+                                 "points"))
+    series.append(svg.Series("ideal (linear)", [(1, 1), (extent, extent)], "curve", "#999999"))
+    if r.get("amdahl"):
+        f = r["amdahl"]["params"]["f"]
+        series.append(svg.Series(f"Amdahl fit, f = {f:.3f}",
+                                 svg.sample_curve(lambda p: amdahl(p, f), 1, extent), "curve"))
+    if r.get("usl"):
+        sigma, kappa = r["usl"]["params"]["sigma"], r["usl"]["params"]["kappa"]
+        series.append(svg.Series(f"USL fit, σ = {sigma:.3g}, κ = {kappa:.3g}",
+                                 svg.sample_curve(lambda p: usl(p, sigma, kappa), 1, extent), "curve"))
+    markers = []
+    if r.get("peak_workers") and r["peak_workers"] <= extent:
+        markers.append(svg.Marker(r["peak_workers"], f"USL peak {r['peak_speedup']:.2f}x"))
+    failures = _failed_at(record, r["workload"], r["runtime"], r["model"], lambda c: c.case.workers)
+    return svg.line_plot(f"Speedup vs workers — {subject}", svg.Axis("workers"), svg.Axis("speedup", lambda v: f"{v:g}x"),
+                         series, markers, failures, y_from_zero=True)
+
+
+def crossover_plot(record: RunRecord, subject: str, r: dict) -> str:
+    size_format = format_bytes if r["param"] == "size" else (lambda v: f"{v:,.0f}")
+    series = [svg.Series("seq median", list(zip(r["sizes"], r["seq_median_ns"]))),
+              svg.Series(f"{r['model']} median", list(zip(r["sizes"], r["parallel_median_ns"])))]
+    markers = []
+    if r.get("crossover"):
+        band = tuple(r["crossover_ci"]) if r.get("crossover_ci") else None
+        markers.append(svg.Marker(r["crossover"], f"crossover ≈ {size_format(r['crossover'])}", band))
+    failures = _failed_at(record, r["workload"], r["runtime"], r["model"],
+                          lambda c: c.case.params.get(r["param"]) if isinstance(c.case.params.get(r["param"]), (int, float)) else None)
+    return svg.line_plot(f"Time vs {r['param']} — {subject}", svg.Axis(r["param"], size_format, log=True),
+                         svg.Axis("median time", format_duration, log=True), series, markers, failures)
+
+
+def per_task_plots(subject: str, r: dict) -> list[str]:
+    counts = r["counts"]
+    failure = r.get("failure")
+    failures = [svg.Failure(failure["n"], failure["outcome"], f"{failure['outcome']}: {failure['detail']}")] if failure else []
+    count_axis = svg.Axis(r["param"], lambda v: f"{v:,.0f}")
+    plots = []
+    measures = (("peak RSS", r["peak_rss_bytes"], r.get("bytes_per_unit"), format_bytes),
+                ("median time", r["median_ns"], r.get("time_per_unit_ns"), format_duration))
+    for what, values, slope, fmt in measures if counts else measures[:1]:   # nothing ran: one plot says so
+        series = [svg.Series(f"measured {what}", list(zip(counts, values)), "points")]
+        if slope:
+            top = max(counts + ([failure["n"]] if failure else []))
+            line = [(0.0, slope["intercept"]), (float(top), slope["intercept"] + slope["per_unit"] * top)]
+            series.append(svg.Series(f"slope: {fmt(slope['per_unit'])} per {r['param']} unit "
+                                     f"+ {fmt(slope['intercept'])}", line, "curve"))
+        plots.append(svg.line_plot(f"{what[0].upper() + what[1:]} vs {r['param']} — {subject}", count_axis,
+                                   svg.Axis(what, fmt), series, failures=failures, width=460, y_from_zero=True))
+    return plots
+
+
+def batch_amdahl_plot(subject: str, r: dict) -> str:
+    top = max([row["workers"] for row in r["rows"]] + [2])
+    series = [svg.Series("Amdahl prediction from seq's CPU/I-O split",
+                         svg.sample_curve(lambda w: np.array([predicted_speedup(r["cpu_share"], r["io_share"], x)
+                                                              for x in w]), 1, top * 2), "curve")]
+    for row in r["rows"]:
+        series.append(svg.Series(f"{row['case']} (achieved)", [(row["workers"], row["achieved_speedup"])], "points"))
+    return svg.line_plot(f"batch-job against Amdahl — {subject}", svg.Axis("CPU workers"),
+                         svg.Axis("speedup vs seq", lambda v: f"{v:g}x"), series, y_from_zero=True)
+
+
+def analysis_section(record: RunRecord, kind: str, subject: str, r: dict) -> str:
+    title, header, rows, notes = analysis_tables([(kind, subject, r)])[0]
+    if kind == "scaling":
+        plots = [_figure(scaling_plot(record, subject, r), "Dots: measured; dashed: fitted laws, extended "
+                         "beyond the measured workers as predictions; crosses: worker counts that failed.")]
+    elif kind == "crossover":
+        plots = [_figure(crossover_plot(record, subject, r), r["verdict"])]
+    elif kind == "per-task":
+        plots = [_figure(p, "Slope of a least-squares line: the cost of one more unit, baseline removed. "
+                         "A cross marks the count that failed, with its outcome.") for p in per_task_plots(subject, r)]
+    elif kind == "batch-amdahl":
+        plots = [_figure(batch_amdahl_plot(subject, r), notes[0] if notes else "")]
+    else:
+        plots = []
+    return (f"<h3>{escape(title)} <span class=meta>· run {record.id}</span></h3>"
+            f'<div class="plots">{"".join(plots)}</div>' + _table(header, rows, "analysis") + _notes(notes))
+
+
+# --- the page -------------------------------------------------------------------------------
+def _workloads(records: list[RunRecord]) -> list[str]:
+    present = {r.case.workload for rec in records for r in rec.results if r.case.workload != "noop"}
+    return [w for w in WORKLOAD_ORDER if w in present] + sorted(present - set(WORKLOAD_ORDER))
+
+
+def workload_section(workload: str, runs: list[tuple[RunRecord, list]]) -> str:
+    out = [f'<section class="page workload" id="{_anchor(workload)}"><h2>{escape(workload)}</h2>']
+    kinds_seen = set()
+    for record, analyses in runs:
+        for group in groups(record):
+            if group.workload == workload:
+                out.append(group_section(record, group))
+        for kind, subject, r in analyses:
+            if kind in ("time-split",):
+                continue
+            if r.get("workload", "batch-job" if kind == "batch-amdahl" else None) != workload:
+                continue
+            kinds_seen.add(kind)
+            out.append(analysis_section(record, kind, subject, r))
+    missing = [k for k in ("scaling", "crossover", "per-task") if k not in kinds_seen]
+    if missing and workload in WORKLOAD_ORDER:
+        out.append('<p class="missing">Not in these runs: ' + "; ".join(
+            f"{label} — <code>parbench sweep {SWEEP_HINT[k]} --workload {escape(workload)}</code>"
+            for k, label in (("scaling", "speedup vs workers"), ("crossover", "time vs input size"),
+                             ("per-task", "memory and time vs task count")) if k in missing) + "</p>")
+    failures = [row for record, _ in runs for row in failure_rows(record) if row[0].startswith(workload + "/")]
+    if failures:
+        out.append("<h3>Cases without a verified timing</h3>")
+        out.append(_failure_table(failures))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _failure_table(rows: list[list[str]]) -> str:
+    body = "".join(
+        f'<tr class="{"limit" if row[1] == "limit" else "failed"}" data-outcome="{escape(row[1], quote=True)}">'
+        + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    head = "".join(f"<th>{h}</th>" for h in ("case", "outcome", "reason", "stderr (last line)"))
+    return f'<div class="scroll"><table class="failures"><tr>{head}</tr>{body}</table></div>'
+
+
+def seeds_section(records: list[RunRecord]) -> str:
+    out = ['<section class="page" id="seeds"><h2>The seed articles beside this machine</h2>',
+           '<p class="meta">Each article\'s published figures (docs/seeds.md) and the same workload measured '
+           "here. Same scale: totals compared; another scale: per-item figures compared, and the row says so. "
+           "Ratio: this machine against the article.</p>"]
+    for seed, rows in seeds_module.compare_seeds(records):
+        out.append(f'<div class="seed" id="seed-{seed.number}"><h3>{seed.number} — {escape(seed.title)}</h3>'
+                   f'<p class="meta">Article: {escape(seed.system)}. Point: {escape(seed.point)}.</p>')
+        body = []
+        for row in rows:
+            source = escape(row.source) + (f" <code>{escape(row.command)}</code>" if row.command else "")
+            ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
+            body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
+                        f"<td class=num>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
+                        f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
+                        f"<td>{source}</td></tr>")
+        head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))
+        out.append(f'<div class="scroll"><table class="seeds"><tr>{head}</tr>{"".join(body)}</table></div></div>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def startup_section(runs: list[tuple[RunRecord, list]]) -> str:
+    out = []
+    for record, analyses in runs:
+        rows = startup_rows(record)
+        if rows:
+            out.append(f"<h3>Start-up: a whole process that does no work · run {record.id}</h3>")
+            out.append(_table(STARTUP_COLUMNS, rows, "startup", set(STARTUP_COLUMNS[1:])))
+        for title, header, rows, notes in analysis_tables([a for a in analyses if a[0] == "time-split"]):
+            out.append(f"<h3>{escape(title)} · run {record.id}</h3>" + _table(header, rows, "time-split", set(header[1:]))
+                       + _notes(notes))
+    if not out:
+        return ""
+    return '<section class="page" id="startup"><h2>Start-up and where the time goes</h2>' + "".join(out) + "</section>"
+
+
+def metadata_section(records: list[RunRecord]) -> str:
+    out = ['<section class="page" id="machine"><h2>Machine, toolchains and flags</h2>']
+    for record in records:
+        m = record.machine
+        out.append(f"<h3>Run {record.id}: {escape(record.kind)}, scale {escape(record.scale)}, "
+                   f"{escape(record.status)}, {escape(record.started_at)} → {escape(str(record.finished_at))}</h3>")
+        machine_rows = [[k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)] for k, v in m.items()]
+        out.append(_table(["machine", "value"], machine_rows, "machine"))
+        if record.runtimes:
+            out.append(_table(["runtime", "version", "flags", "sources"],
+                              [[name, info.get("version", ""), info.get("flags", ""),
+                                "; ".join(f"{k}: {v}" for k, v in (info.get("sources") or {}).items())]
+                               for name, info in record.runtimes.items()], "runtimes"))
+        flags = {}
+        for result in record.results:
+            if result.run.flags:
+                flags.setdefault(result.case.runtime, {}).update(result.run.flags)
+        if flags:
+            out.append(_table(["runtime", "flags reported by the implementations"],
+                              [[k, ", ".join(f"{n}={v}" for n, v in sorted(f.items()))] for k, f in flags.items()],
+                              "flags"))
+        options = {k: v for k, v in record.options.items() if v not in (None, (), [], {}, "")}
+        out.append(_notes(["options: " + ", ".join(f"{k}={v}" for k, v in options.items())]
+                          + [f"scale override: {line}" for line in override_lines(record)]))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def render(runs: list[tuple[RunRecord, list]]) -> str:
+    """The whole page for one or more stored runs, each with its analyses."""
+    records = [record for record, _ in runs]
+    workloads = _workloads(records)
+    first = records[-1].machine if records else {}
+    nav = "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
+    nav += '<a href="#seeds">seeds</a><a href="#startup">start-up</a><a href="#machine">machine</a>'
+    summary = "".join(f"<li>run {r.id}: {escape(r.kind)}, scale {escape(r.scale)}, {escape(r.status)}, "
+                      f"{escape(r.started_at)}, {len([c for c in r.results if c.case.workload != 'noop'])} cases</li>"
+                      for r in records)
+    body = [f"<h1>parbench report</h1><p class=meta>{escape(str(first.get('cpu')))} · "
+            f"{first.get('logical_cpus')} logical CPUs · {escape(str(first.get('os')))} · parbench "
+            f"{escape(str(first.get('parbench')))} @ {escape(str(first.get('git_commit')))}</p>",
+            f"<nav>{nav}</nav><ul class=meta>{summary}</ul>"]
+    body += [workload_section(w, runs) for w in workloads]
+    body += [seeds_section(records), startup_section(runs), metadata_section(records)]
+    title = "parbench report — runs " + ", ".join(str(r.id) for r in records)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_report(store, references: list[str], path: Path) -> Path:
+    """Loads the runs (default: the latest), recomputes their statistics and writes the page."""
+    runs = []
+    for reference in references or [None]:
+        record = suite.load_analyzed(store, reference)
+        if any(existing.id == record.id for existing, _ in runs):
+            continue
+        runs.append((record, suite.all_analyses(store, record)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(runs), encoding="utf-8")
+    return path
