@@ -23,6 +23,7 @@ TEST(CoroutineSwarm, Tasks3Steps10) {
   EXPECT_EQ(parbench::digest_hex(swarm_seq({3, 10, 0}).digest_sum), "1161d008ce58dc37");
   EXPECT_EQ(parbench::digest_hex(swarm_coroutines({3, 10, 0}).digest_sum), "1161d008ce58dc37");
   EXPECT_EQ(parbench::digest_hex(swarm_fibers({3, 10, 0}).digest_sum), "1161d008ce58dc37");
+  EXPECT_EQ(parbench::digest_hex(swarm_fibers_shared({3, 10, 0}, 2).digest_sum), "1161d008ce58dc37");
 }
 
 TEST(CoroutineSwarm, EveryModelAgreesForArbitraryParams) {
@@ -30,6 +31,7 @@ TEST(CoroutineSwarm, EveryModelAgreesForArbitraryParams) {
     const auto expected = swarm_seq(params).digest_sum;
     EXPECT_EQ(swarm_coroutines(params).digest_sum, expected);
     EXPECT_EQ(swarm_fibers(params).digest_sum, expected);
+    for (int workers : {1, 2, 3}) EXPECT_EQ(swarm_fibers_shared(params, workers).digest_sum, expected) << workers;
   }
 }
 
@@ -37,7 +39,8 @@ TEST(CoroutineSwarm, SleepingTasksOverlapTheirSleeps) {
   // 50 tasks x 3 steps x 20 ms: concurrent sleeps take about 60 ms, sequential ones 3 s.
   const Params params{50, 3, 20};
   const auto expected = swarm_seq({50, 3, 0}).digest_sum;
-  for (auto model : {swarm_coroutines, swarm_fibers}) {
+  auto shared_on_two = [](const Params& p) { return swarm_fibers_shared(p, 2); };
+  for (auto model : std::initializer_list<Outcome (*)(const Params&)>{swarm_coroutines, swarm_fibers, shared_on_two}) {
     const std::uint64_t start = parbench::monotonic_ns();
     EXPECT_EQ(model(params).digest_sum, expected);
     const std::uint64_t elapsed = parbench::monotonic_ns() - start;

@@ -3,7 +3,10 @@
 
 #include <boost/context/stack_traits.hpp>
 #include <boost/fiber/all.hpp>
+#include <atomic>
 #include <charconv>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "coro_scheduler.hpp"
@@ -93,6 +96,53 @@ Outcome swarm_fibers(const Params& params) {
   return outcome;
 }
 
+Outcome swarm_fibers_shared(const Params& params, int workers) {
+  Outcome outcome;
+  std::atomic<std::uint64_t> total{0};
+  // A fresh set of threads per call: a thread keeps its scheduling algorithm for life, and the
+  // caller's thread should stay a plain thread.
+  std::thread coordinator([&] {
+    boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(true);
+    std::mutex mutex;
+    boost::fibers::condition_variable_any finished;
+    bool done = false;
+    std::vector<std::thread> helpers;
+    for (int w = 1; w < workers; ++w) {
+      helpers.emplace_back([&] {
+        boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(true);
+        // While this thread's main fiber waits here, its dispatcher runs tasks from the shared queue.
+        std::unique_lock lock(mutex);
+        finished.wait(lock, [&] { return done; });
+      });
+    }
+    const std::uint64_t start = monotonic_ns();
+    std::vector<boost::fibers::fiber> tasks;
+    tasks.reserve(static_cast<std::size_t>(params.tasks));
+    for (std::int64_t task = 0; task < params.tasks; ++task) {
+      tasks.emplace_back([&params, &total, task] {
+        std::uint64_t sum = 0;
+        for (std::int64_t step = 0; step < params.steps; ++step) {
+          if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
+          else boost::this_fiber::yield();
+          sum += line_hash(task, step);
+        }
+        total.fetch_add(sum, std::memory_order_relaxed);
+      });
+    }
+    outcome.spawn_ns = monotonic_ns() - start;
+    for (auto& fiber : tasks) fiber.join();
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    finished.notify_all();
+    for (auto& helper : helpers) helper.join();
+  });
+  coordinator.join();
+  outcome.digest_sum = total.load();
+  return outcome;
+}
+
 WorkloadInfo describe() {
   return {"coroutine-swarm",
           {"tasks", "steps", "sleep_ms"},
@@ -100,12 +150,16 @@ WorkloadInfo describe() {
            {"coroutines", "async", false,
             "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap"},
            {"fibers", "fibers", false,
-            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes)"}}};
+            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes)"},
+           {"fibers-shared", "fibers", true,
+            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate; fresh threads per repetition), this_fiber::yield / sleep_for"}}};
 }
 
 void run(const Invocation& call) {
   require_known_model(call, describe());
-  call.accept_only({"tasks", "steps", "sleep_ms"});
+  call.accept_only(call.model == "fibers-shared" ? std::vector<std::string>{"tasks", "steps", "sleep_ms", "workers"}
+                                                 : std::vector<std::string>{"tasks", "steps", "sleep_ms"});
+  const int workers = call.model == "fibers-shared" ? call.workers() : 1;
   Params params{call.integer("tasks"), call.integer("steps"), call.integer_or("sleep_ms", 0)};
   if (params.tasks < 0 || params.steps < 0 || params.sleep_ms < 0) throw UsageError("--tasks, --steps and --sleep-ms must be >= 0");
   if (call.model == "seq" && params.sleep_ms > 0) {
@@ -118,12 +172,14 @@ void run(const Invocation& call) {
     repetition.ns = time_ns([&] {
       if (call.model == "seq") outcome = swarm_seq(params);
       else if (call.model == "coroutines") outcome = swarm_coroutines(params);
-      else outcome = swarm_fibers(params);
+      else if (call.model == "fibers") outcome = swarm_fibers(params);
+      else outcome = swarm_fibers_shared(params, workers);
     });
     repetition.items = static_cast<std::uint64_t>(params.tasks);
     repetition.checksum = digest_hex(outcome.digest_sum);
     if (call.model != "seq") repetition.extra.push_back({"spawn_ns", static_cast<std::int64_t>(outcome.spawn_ns)});
-    if (call.model == "fibers") {
+    if (call.model == "fibers-shared") repetition.extra.push_back({"workers", std::int64_t{workers}});
+    if (call.model == "fibers" || call.model == "fibers-shared") {
       repetition.extra.push_back({"stack_bytes", static_cast<std::int64_t>(boost::context::stack_traits::default_size())});
     }
     return repetition;

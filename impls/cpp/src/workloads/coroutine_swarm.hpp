@@ -26,6 +26,8 @@ struct Outcome {
 Outcome swarm_seq(const Params& params);
 Outcome swarm_coroutines(const Params& params);
 Outcome swarm_fibers(const Params& params);
+// Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N).
+Outcome swarm_fibers_shared(const Params& params, int workers);
 
 WorkloadInfo describe();
 void run(const Invocation& call);
