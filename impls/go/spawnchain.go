@@ -11,7 +11,7 @@ const defaultMaxThreads = 10000
 
 var spawnChainWorkload = &Workload{
 	Name:   "spawn-chain",
-	Params: []Param{{"n", "1000", false}},
+	Params: []Param{{"n", "1000", false}, {"max-threads", "", true}},
 	Models: []string{"goroutines", "locked-threads"},
 	ModelInfo: map[string]Model{
 		"goroutines": {Family: "green", Workers: true,
@@ -32,9 +32,17 @@ func prepareSpawnChain(args *Args) (Repetition, error) {
 	args.Extra["gomaxprocs"] = runtime.GOMAXPROCS(0)
 	lockThreads := args.Model == "locked-threads"
 	if lockThreads {
-		// Set explicitly (to the default) so the case records the cap it ran under.
-		debug.SetMaxThreads(defaultMaxThreads)
-		args.Extra["max_threads"] = defaultMaxThreads
+		// Set explicitly, even to the default, so the case records the cap it ran under.
+		maxThreads := defaultMaxThreads
+		if args.String("max-threads") != "" {
+			if maxThreads, err = args.Int("max-threads"); err != nil || maxThreads < 1 {
+				return nil, usagef("--max-threads must be a positive integer, got %q", args.String("max-threads"))
+			}
+		}
+		debug.SetMaxThreads(maxThreads)
+		args.Extra["max_threads"] = maxThreads
+	} else if args.String("max-threads") != "" {
+		return nil, usagef("--max-threads is a param of spawn-chain's locked-threads model only")
 	}
 	return func(timer *Timer) (Result, error) {
 		timer.Start()

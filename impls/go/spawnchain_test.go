@@ -24,3 +24,10 @@ func TestLockedThreadLinksAnswerN(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxThreadsBelongsToLockedThreadsOnly(t *testing.T) {
+	args := testArgs(t, "spawn-chain", "goroutines", 2, "--n", "10", "--max-threads", "50")
+	if _, err := spawnChainWorkload.Prepare(args); exitFor(err) != 2 {
+		t.Fatalf("got %v", err)
+	}
+}
