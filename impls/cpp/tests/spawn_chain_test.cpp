@@ -9,6 +9,7 @@ TEST(SpawnChain, OneLinkAnswersOne) {
   EXPECT_EQ(chain_threads(1), 1);
   EXPECT_EQ(chain_coroutines(1), 1);
   EXPECT_EQ(chain_fibers(1), 1);
+  EXPECT_EQ(chain_fibers_shared(1, 2), 1);
 }
 
 TEST(SpawnChain, EveryModelAnswersNForArbitraryN) {
@@ -16,6 +17,7 @@ TEST(SpawnChain, EveryModelAnswersNForArbitraryN) {
     EXPECT_EQ(chain_threads(n), n);
     EXPECT_EQ(chain_coroutines(n), n);
     EXPECT_EQ(chain_fibers(n), n);
+    for (int workers : {1, 2, 3}) EXPECT_EQ(chain_fibers_shared(n, workers), n) << workers;
   }
 }
 

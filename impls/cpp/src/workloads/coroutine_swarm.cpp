@@ -5,12 +5,11 @@
 #include <boost/fiber/all.hpp>
 #include <atomic>
 #include <charconv>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "coro_scheduler.hpp"
 #include "digest.hpp"
+#include "shared_fibers.hpp"
 
 namespace parbench::coroutine_swarm {
 
@@ -99,22 +98,7 @@ Outcome swarm_fibers(const Params& params) {
 Outcome swarm_fibers_shared(const Params& params, int workers) {
   Outcome outcome;
   std::atomic<std::uint64_t> total{0};
-  // A fresh set of threads per call: a thread keeps its scheduling algorithm for life, and the
-  // caller's thread should stay a plain thread.
-  std::thread coordinator([&] {
-    boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(true);
-    std::mutex mutex;
-    boost::fibers::condition_variable_any finished;
-    bool done = false;
-    std::vector<std::thread> helpers;
-    for (int w = 1; w < workers; ++w) {
-      helpers.emplace_back([&] {
-        boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(true);
-        // While this thread's main fiber waits here, its dispatcher runs tasks from the shared queue.
-        std::unique_lock lock(mutex);
-        finished.wait(lock, [&] { return done; });
-      });
-    }
+  run_on_shared_fibers(workers, [&] {
     const std::uint64_t start = monotonic_ns();
     std::vector<boost::fibers::fiber> tasks;
     tasks.reserve(static_cast<std::size_t>(params.tasks));
@@ -131,14 +115,7 @@ Outcome swarm_fibers_shared(const Params& params, int workers) {
     }
     outcome.spawn_ns = monotonic_ns() - start;
     for (auto& fiber : tasks) fiber.join();
-    {
-      std::lock_guard lock(mutex);
-      done = true;
-    }
-    finished.notify_all();
-    for (auto& helper : helpers) helper.join();
   });
-  coordinator.join();
   outcome.digest_sum = total.load();
   return outcome;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "coro_scheduler.hpp"
+#include "shared_fibers.hpp"
 
 namespace parbench::spawn_chain {
 
@@ -90,7 +91,10 @@ std::int64_t chain_coroutines(std::int64_t n) {
   return inboxes[0].value();
 }
 
-std::int64_t chain_fibers(std::int64_t n) {
+namespace {
+
+// The fiber chain on whatever scheduler the calling thread uses.
+std::int64_t fiber_chain(std::int64_t n) {
   using Channel = boost::fibers::unbuffered_channel<std::int64_t>;
   std::vector<std::unique_ptr<Channel>> inboxes;
   inboxes.reserve(static_cast<std::size_t>(n) + 1);
@@ -106,11 +110,29 @@ std::int64_t chain_fibers(std::int64_t n) {
   } catch (const std::exception& error) {
     failure = "boost::fibers::fiber creation failed after " + std::to_string(links.size()) + " fibers: " + error.what();
   }
-  // The fibers run on this thread's round-robin scheduler once the main fiber blocks here.
+  // The fibers run once the main fiber blocks here; on failure the existing ones still finish.
   inboxes[links.size()]->push(0);
   const std::int64_t answer = inboxes[0]->value_pop();
   for (auto& link : links) link.join();
   if (!failure.empty()) throw LimitReached(failure);
+  return answer;
+}
+
+}  // namespace
+
+std::int64_t chain_fibers(std::int64_t n) { return fiber_chain(n); }
+
+std::int64_t chain_fibers_shared(std::int64_t n, int workers) {
+  std::int64_t answer = 0;
+  std::exception_ptr limit;
+  run_on_shared_fibers(workers, [&] {
+    try {
+      answer = fiber_chain(n);
+    } catch (...) {
+      limit = std::current_exception();
+    }
+  });
+  if (limit) std::rethrow_exception(limit);
   return answer;
 }
 
@@ -135,17 +157,21 @@ WorkloadInfo describe() {
            {"coroutines", "async", false,
             "one C++20 stackless coroutine per link with a one-shot inbox, on a single-threaded FIFO scheduler"},
            {"fibers", "fibers", false,
-            "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, default fixedsize_stack (extra.stack_bytes)"}}};
+            "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, default fixedsize_stack (extra.stack_bytes)"},
+           {"fibers-shared", "fibers", true,
+            "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with GOMAXPROCS=workers)"}}};
 }
 
 void run(const Invocation& call) {
   require_known_model(call, describe());
-  call.accept_only({"n"});
+  call.accept_only(call.model == "fibers-shared" ? std::vector<std::string>{"n", "workers"} : std::vector<std::string>{"n"});
+  const int workers = call.model == "fibers-shared" ? call.workers() : 1;
   const std::int64_t n = call.integer("n");
   if (n < 1) throw UsageError("--n must be >= 1");
   Extra extra;
   if (call.model == "threads") extra.push_back({"stack_bytes", default_thread_stack_bytes()});
-  if (call.model == "fibers") extra.push_back({"stack_bytes", default_fiber_stack_bytes()});
+  if (call.model == "fibers-shared") extra.push_back({"workers", std::int64_t{workers}});
+  if (call.model == "fibers" || call.model == "fibers-shared") extra.push_back({"stack_bytes", default_fiber_stack_bytes()});
 
   run_repetitions(call, [&] {
     std::int64_t answer = 0;
@@ -153,7 +179,8 @@ void run(const Invocation& call) {
     repetition.ns = time_ns([&] {
       if (call.model == "threads") answer = chain_threads(n);
       else if (call.model == "coroutines") answer = chain_coroutines(n);
-      else answer = chain_fibers(n);
+      else if (call.model == "fibers") answer = chain_fibers(n);
+      else answer = chain_fibers_shared(n, workers);
     });
     repetition.items = static_cast<std::uint64_t>(n);
     repetition.checksum = std::to_string(answer);

@@ -12,6 +12,7 @@ namespace parbench::spawn_chain {
 std::int64_t chain_threads(std::int64_t n);
 std::int64_t chain_coroutines(std::int64_t n);
 std::int64_t chain_fibers(std::int64_t n);
+std::int64_t chain_fibers_shared(std::int64_t n, int workers);
 
 std::int64_t default_thread_stack_bytes();
 std::int64_t default_fiber_stack_bytes();
