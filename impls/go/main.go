@@ -94,5 +94,3 @@ func sortedKeys(set map[string]bool) []string {
 	slices.Sort(keys)
 	return keys
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
