@@ -1,7 +1,6 @@
 // The harness protocol: command-line parsing, the timed repetition loop and its JSON lines.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -1,7 +1,6 @@
 // keygen: strong random keys encoded as lower-case RFC 4648 Base32 (seed 000).
 #include "workloads/keygen.hpp"
 
-#include <omp.h>
 #include <openssl/err.h>
 #include <openssl/rand.h>
 

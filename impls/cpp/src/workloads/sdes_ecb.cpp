@@ -2,7 +2,6 @@
 #include "workloads/sdes_ecb.hpp"
 
 #include <immintrin.h>
-#include <omp.h>
 #include <openssl/sha.h>
 
 #include <atomic>
