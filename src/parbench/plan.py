@@ -88,6 +88,8 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: 
         for model_name, model in offered["models"].items():
             if request.models and model_name not in request.models:
                 continue
+            if model.get("family") == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
+                continue
             shown, reasons = _apply_overrides(runtime, workload.name, model_name, request, params)
             for workers in _worker_counts(request, model):
                 cases.append(Case(workload.name, runtime.name, model_name, model.get("family", "?"),

@@ -26,7 +26,7 @@ class Workload:
     verify: dict[str, Any]
     input_param: str | None = None
     one_repetition_per_process: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    seq_only_when: dict[str, Any] = field(default_factory=dict)   # params where `seq` makes sense
 
     def parameter_sets(self, scale: str) -> list[dict[str, Any]]:
         """The scale's params with every list expanded into its own set (a product)."""
@@ -51,7 +51,8 @@ def load_all() -> dict[str, Workload]:
             name=raw["name"], title=raw["title"], spec=raw["spec"], items=raw["items"],
             params=tuple(raw["params"]), scales=raw["scales"], verify=raw["verify"],
             input_param=raw.get("input_param"),
-            one_repetition_per_process=raw.get("one_repetition_per_process", False))
+            one_repetition_per_process=raw.get("one_repetition_per_process", False),
+            seq_only_when=raw.get("seq_only_when", {}))
     return workloads
 
 
