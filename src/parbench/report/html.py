@@ -283,7 +283,7 @@ def seeds_section(records: list[RunRecord]) -> str:
             source = escape(row.source) + (f" <code>{escape(row.command)}</code>" if row.command else "")
             ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
             body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
-                        f"<td class=num>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
+                        f"<td>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
                         f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
                         f"<td>{source}</td></tr>")
         head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))

@@ -220,8 +220,8 @@ def _explain(seed: Seed, figure: Figure, ratio: float, cores: int) -> str:
     if seed.workload == "coroutine-swarm":
         return "the article printed every line (printing dominated); here lines go into a digest"
     if seed.workload == "spawn-chain":
-        return (f"process creation is mostly single-core work; the difference is the CPU and the "
-                f"runtime version ({seed.system.split(';')[0]} there)")
+        return ("process creation is mostly single-core work: the difference is the CPU and the "
+                f"runtime version (article: {seed.system})")
     if figure.scale_value == "seed-article":
         return ("the tiny input measures start-up of the parallel machinery, not throughput"
                 if parallel else "a few bytes: timer resolution and cache state dominate")
