@@ -23,7 +23,7 @@ def test_task_sweep_reports_slopes_the_largest_n_and_the_failure(faulty_project,
     assert results["ok"]["bytes_per_unit"] is not None and results["ok"]["time_per_unit_ns"] is not None
     assert results["limit"]["largest_ok"] is None
     assert results["limit"]["failure"] == {"n": 1000, "outcome": "limit",
-                                           "detail": "on the verification input, before timing: n=777: Too many processes"}
+                                           "detail": "on the verification input, before timing: n=37: Too many processes"}
     # a model that failed is not run again at larger counts
     limit_cases = sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases WHERE model = 'limit'").fetchone()[0]
     assert limit_cases == 1
