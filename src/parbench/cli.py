@@ -195,17 +195,21 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
              f"resume with: parbench run --resume {record.id} --db {db}", code=1)
     store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())
     full = suite.load_analyzed(store, record.id)
-    analyses = suite.all_analyses(store, full)
-    from parbench.report import console as console_report
-    console_report.print_run(full, console, analyses)
-    if out_dir:
-        for path in suite.write_reports(full, out_dir, analyses):
-            console.print(f"wrote {path}", highlight=False)
+    _print_and_export(full, suite.all_analyses(store, full), out_dir)
     console.print(f"stored as run {record.id} in {db}", highlight=False)
     if interrupted:
         errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}. "
                      f"Resume with: parbench run --resume {record.id} --db {db}", highlight=False)
         sys.exit(130)
+
+
+def _print_and_export(record, analyses: list, out_dir: Path | None) -> None:
+    """The console tables, and report.json / report.md when --out was given."""
+    from parbench.report import console as console_report
+    console_report.print_run(record, console, analyses)
+    if out_dir:
+        for path in suite.write_reports(record, out_dir, analyses):
+            console.print(f"wrote {path}", highlight=False)
 
 
 def _open(db: str):
@@ -226,12 +230,7 @@ def show(run_ref, db, out_dir) -> None:
         record = suite.load_analyzed(store, run_ref)
     except StoreError as error:
         fail(str(error))
-    analyses = suite.all_analyses(store, record)
-    from parbench.report import console as console_report
-    console_report.print_run(record, console, analyses)
-    if out_dir:
-        for path in suite.write_reports(record, out_dir, analyses):
-            console.print(f"wrote {path}", highlight=False)
+    _print_and_export(record, suite.all_analyses(store, record), out_dir)
 
 
 @main.command()
@@ -295,11 +294,7 @@ def exec_command(command, param_list, warmup, runs, timeout, expect, output_vari
                              output_varies, store, console)
     except measure.ExecError as error:
         fail(str(error))
-    from parbench.report import console as console_report
-    console_report.print_run(record, console)
-    if out_dir:
-        for path in suite.write_reports(record, out_dir):
-            console.print(f"wrote {path}", highlight=False)
+    _print_and_export(record, [], out_dir)
     console.print(f"stored as run {record.id} in {db}", highlight=False)
     if record.status != "complete":
         sys.exit(1)
@@ -402,12 +397,7 @@ def sweep(kind, workloads, runtimes, models, scale, params, workers, start, stop
         analyses = sweeping.analyze_tasks(record, param)
     for analysis_kind, subject, result in analyses:
         store.add_analysis(record.id, analysis_kind, subject, result)
-    everything = suite.all_analyses(store, record)
-    from parbench.report import console as console_report
-    console_report.print_run(record, console, everything)
-    if out_dir:
-        for path in suite.write_reports(record, out_dir, everything):
-            console.print(f"wrote {path}", highlight=False)
+    _print_and_export(record, suite.all_analyses(store, record), out_dir)
     console.print(f"stored as run {record.id} in {db}", highlight=False)
     if run_sweep.interrupted:
         errors.print(f"Interrupted: what was measured is stored in run {record.id}.", highlight=False)
