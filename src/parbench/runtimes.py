@@ -70,7 +70,8 @@ class Runtime:
 
 
 def _on_path(tool: str) -> bool:
-    return os.path.isabs(tool) and os.access(tool, os.X_OK) or shutil.which(tool) is not None
+    """A command on PATH, or an absolute path that exists (a VM image, a JDK's java)."""
+    return os.path.exists(tool) if os.path.isabs(tool) else shutil.which(tool) is not None
 
 
 def load_all() -> dict[str, Runtime]:
