@@ -46,7 +46,12 @@ def tables(analyses: list[tuple[str, str, dict]]) -> list[tuple[str, list[str], 
             rows = [[_size(s, r["param"]), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
                     for s, a, b, q, (lo, hi) in zip(r["sizes"], r["seq_median_ns"], r["parallel_median_ns"],
                                                     r["ratio"], r["ratio_ci"])]
-            out.append((f"Crossover: {subject}", header, rows, [r["verdict"]]))
+            notes = [r["verdict"]]
+            if r.get("crossover"):
+                ci = r.get("crossover_ci")
+                notes.append(f"crossover {r['param']} ≈ {_size(r['crossover'], r['param'])}"
+                             + (f" (95% CI {_size(ci[0], r['param'])} – {_size(ci[1], r['param'])})" if ci else ""))
+            out.append((f"Crossover: {subject}", header, rows, notes))
         elif kind == "per-task":
             header = [r["param"], "median", "peak RSS"]
             rows = [[f"{n:,}", format_duration(t), format_bytes(m)]
