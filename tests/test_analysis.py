@@ -17,7 +17,7 @@ def test_usl_fit_recovers_contention_and_coherency_and_the_peak():
     workers = [1, 2, 4, 8, 16, 32, 64]
     times = [1e9 / scaling.usl(p, 0.05, 0.002) * rng.normal(1, 0.005) for p in workers]
     times[0] = 1e9
-    result = scaling.fit_scaling(workers, times, cores=16)
+    result = scaling.fit_scaling(workers, times, cores=64)
     assert abs(result.usl.params["sigma"] - 0.05) < 0.01
     assert abs(result.usl.params["kappa"] - 0.002) < 0.0005
     low, high = result.usl.ci["sigma"]
@@ -74,3 +74,12 @@ def test_slope_recovers_planted_bytes_per_task_and_the_baseline():
 def test_batch_amdahl_prediction_is_the_seed_articles_reasoning():
     # CPU 1 : I/O 0.5, and halving the CPU part: 2/3 of the time, 1.5x.
     assert abs(predicted_speedup(2 / 3, 1 / 3, 2) - 1.5) < 1e-9
+
+
+def test_worker_counts_beyond_the_cores_are_shown_but_not_fitted():
+    workers = [1, 2, 3, 4]
+    times = [1e9, 0.526e9, 0.52e9, 0.53e9]          # 1.9x on 2 cores, then flat
+    result = scaling.fit_scaling(workers, times, cores=2)
+    assert result.workers == [1, 2, 3, 4] and result.fitted_workers == [1, 2]
+    assert abs(result.amdahl.params["f"] - (2 / 1.9 - 1)) < 1e-3      # from 1 and 2 only
+    assert "above the 2 logical CPUs (3, 4)" in result.note

@@ -37,6 +37,7 @@ class Fit:
 @dataclass
 class ScalingResult:
     workers: list[int]
+    fitted_workers: list[int]            # the counts the laws were fitted to (at most the CPUs)
     speedup: list[float]
     efficiency: list[float]
     amdahl: Fit | None
@@ -88,8 +89,12 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
     if reference is None:
         raise ValueError("a worker sweep needs a 1-worker point or the seq time as baseline")
     s = reference / t
-    amdahl_fit = _fit("amdahl", amdahl, p, s, [0.1], ([0.0], [1.0]))
-    usl_fit = _fit("usl", usl, p, s, [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]))
+    # Beyond the logical CPUs a worker brings no hardware, so those points would teach the
+    # laws the machine's size rather than the program's serial fraction: shown, not fitted.
+    inside = p <= cores
+    fitted = [int(x) for x in p[inside]]
+    amdahl_fit = _fit("amdahl", amdahl, p[inside], s[inside], [0.1], ([0.0], [1.0]))
+    usl_fit = _fit("usl", usl, p[inside], s[inside], [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]))
     peak_p = peak_s = None
     if usl_fit and usl_fit.params["kappa"] > 1e-9 and usl_fit.params["sigma"] < 1:
         candidate = math.sqrt((1 - usl_fit.params["sigma"]) / usl_fit.params["kappa"])
@@ -104,13 +109,17 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
             predictions[n]["amdahl"] = float(amdahl(n, amdahl_fit.params["f"]))
         if usl_fit:
             predictions[n]["usl"] = float(usl(n, usl_fit.params["sigma"], usl_fit.params["kappa"]))
-    note = ""
+    notes = []
+    if not inside.all():
+        notes.append(f"worker counts above the {cores} logical CPUs "
+                     f"({', '.join(str(int(x)) for x in p[~inside])}) are measured but left out of the fits")
     if usl_fit is None or usl_fit.degrees_of_freedom == 0:
-        note = (f"{len(p)} worker counts: the USL's two parameters need at least 3 points to be "
-                "bounded; its curve is shown without CIs" if usl_fit else
-                f"{len(p)} worker counts are too few for the USL (it needs 3)")
+        notes.append(f"{len(fitted)} fitted worker counts: the USL's two parameters need at least 3 points "
+                     "to be bounded; its curve is shown without CIs" if usl_fit else
+                     f"{len(fitted)} fitted worker counts are too few for the USL (it needs 3)")
+    note = "; ".join(notes)
     return ScalingResult(
-        workers=[int(x) for x in p], speedup=[float(x) for x in s],
+        workers=[int(x) for x in p], fitted_workers=fitted, speedup=[float(x) for x in s],
         efficiency=[float(x / n) for x, n in zip(s, p)], amdahl=amdahl_fit, usl=usl_fit,
         peak_workers=peak_p, peak_speedup=peak_s, predictions=predictions,
         measured_up_to=int(p.max()), note=note)
