@@ -130,5 +130,8 @@ def load_analyzed(store: Store, reference) -> RunRecord:
 def all_analyses(store: Store, record: RunRecord) -> list[tuple[str, str, dict]]:
     """A run's stored sweep analyses, and those computed from any run (batch-job Amdahl, the
     start-up split), which are derived afresh so they always match the stored samples."""
-    from parbench.sweep import analyze_run
-    return store.load_analyses(record.id) + analyze_run(record)
+    from parbench.sweep import analyze_run, reanalyze
+    fresh = reanalyze(record) if record.kind == "sweep" else []
+    kinds = {kind for kind, _, _ in fresh}
+    stored = [a for a in store.load_analyses(record.id) if a[0] not in kinds]
+    return stored + fresh + analyze_run(record)

@@ -154,3 +154,16 @@ def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
     if splits:
         out.append(("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
     return out
+
+
+def reanalyze(record: RunRecord) -> list[tuple[str, str, dict]]:
+    """A sweep's fits derived afresh from its stored samples (the bootstrap's seed is fixed, so
+    the same samples give the same answer), so a fix to an analysis reaches old runs too."""
+    kind = record.options.get("sweep")
+    workloads = {r.case.workload for r in record.results if r.case.workload != "noop"}
+    if kind == "workers":
+        return analyze_workers(record, record.machine.get("logical_cpus") or os.cpu_count() or 1)
+    if kind in ("size", "tasks") and len(workloads) == 1:
+        param = SWEPT_PARAM[workloads.pop()]
+        return analyze_sizes(record, param) if kind == "size" else analyze_tasks(record, param)
+    return []

@@ -52,10 +52,11 @@ class ScalingResult:
         return asdict(self)
 
 
-def _fit(law: str, function, p, s, start, bounds) -> Fit | None:
-    """Least squares within the law's bounds; each CI is clipped to those bounds too."""
+def _fit(law: str, function, p, s, start, bounds, pinned: int = 0) -> Fit | None:
+    """Least squares within the law's bounds; each CI is clipped to those bounds too.
+    `pinned` points carry no information (S(1) = 1 when speedup is against 1 worker)."""
     names = ["f"] if law == "amdahl" else ["sigma", "kappa"]
-    dof = len(p) - len(names)
+    dof = len(p) - pinned - len(names)
     if dof < 0:
         return None
     try:
@@ -93,8 +94,9 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
     # laws the machine's size rather than the program's serial fraction: shown, not fitted.
     inside = p <= cores
     fitted = [int(x) for x in p[inside]]
-    amdahl_fit = _fit("amdahl", amdahl, p[inside], s[inside], [0.1], ([0.0], [1.0]))
-    usl_fit = _fit("usl", usl, p[inside], s[inside], [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]))
+    pinned = 0 if baseline_ns else int((p[inside] == 1).any())
+    amdahl_fit = _fit("amdahl", amdahl, p[inside], s[inside], [0.1], ([0.0], [1.0]), pinned)
+    usl_fit = _fit("usl", usl, p[inside], s[inside], [0.05, 0.001], ([-1.0, 0.0], [1.0, 1.0]), pinned)
     peak_p = peak_s = None
     if usl_fit and usl_fit.params["kappa"] > 1e-9 and usl_fit.params["sigma"] < 1:
         candidate = math.sqrt((1 - usl_fit.params["sigma"]) / usl_fit.params["kappa"])
@@ -114,9 +116,10 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
         notes.append(f"worker counts above the {cores} logical CPUs "
                      f"({', '.join(str(int(x)) for x in p[~inside])}) are measured but left out of the fits")
     if usl_fit is None or usl_fit.degrees_of_freedom == 0:
-        notes.append(f"{len(fitted)} fitted worker counts: the USL's two parameters need at least 3 points "
-                     "to be bounded; its curve is shown without CIs" if usl_fit else
-                     f"{len(fitted)} fitted worker counts are too few for the USL (it needs 3)")
+        notes.append(f"{len(fitted)} fitted worker counts: the USL's two parameters need a point more "
+                     "than they are to be bounded; its curve is shown without CIs" if usl_fit else
+                     f"{len(fitted)} fitted worker counts are too few for the USL (σ and κ need 1 and at "
+                     "least 2 more counts within the CPUs: a machine with more cores)")
     note = "; ".join(notes)
     return ScalingResult(
         workers=[int(x) for x in p], fitted_workers=fitted, speedup=[float(x) for x in s],
