@@ -30,6 +30,8 @@ REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
 
 
 def parse_stdout(stdout: str) -> Reply:
+    """Every line is read even after a bad one, so that a limit line printed after some stray
+    runtime output (a VM's own warning on stdout, say) still says what stopped the work."""
     reply = Reply()
     for number, line in enumerate(stdout.splitlines(), 1):
         if not line.strip():
@@ -37,20 +39,20 @@ def parse_stdout(stdout: str) -> Reply:
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            reply.malformed = f"stdout line {number} is not JSON: {line[:120]!r}"
-            return reply
+            reply.malformed = reply.malformed or f"stdout line {number} is not JSON: {line[:120]!r}"
+            continue
         if not isinstance(record, dict):
-            reply.malformed = f"stdout line {number} is not a JSON object: {line[:120]!r}"
-            return reply
+            reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {line[:120]!r}"
+            continue
         if record.get("error") == "limit":
             reply.limit = str(record.get("detail", "resource limit"))
             continue
-        for key, kind in REQUIRED.items():
-            if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
-                reply.malformed = f"stdout line {number} lacks {key} ({kind.__name__}): {line[:120]!r}"
-                return reply
-        if not isinstance(record.get("extra", {}), dict):
-            reply.malformed = f"stdout line {number}: extra is not an object"
-            return reply
+        problem = next((f"lacks {key} ({kind.__name__})" for key, kind in REQUIRED.items()
+                        if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool)), None)
+        if problem is None and not isinstance(record.get("extra", {}), dict):
+            problem = "extra is not an object"
+        if problem:
+            reply.malformed = reply.malformed or f"stdout line {number} {problem}: {line[:120]!r}"
+            continue
         reply.repetitions.append(record)
     return reply
