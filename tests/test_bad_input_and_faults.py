@@ -142,7 +142,6 @@ def test_the_json_and_markdown_reports_carry_the_stored_numbers(faulty_project, 
 
 
 def test_a_full_disk_says_so_and_keeps_what_was_stored(faulty_project, tmp_path):
-    import shutil
     mount = tmp_path / "small"
     mount.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(mount)],

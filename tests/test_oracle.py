@@ -1,5 +1,4 @@
 """The oracle against every test vector in the workload specs (workloads/*.md)."""
-import hashlib
 
 from parbench import oracle
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import sqlite3
 from dataclasses import asdict
 from pathlib import Path
@@ -10,12 +9,11 @@ from typing import Callable
 
 from parbench import metadata
 from parbench.analyze import analyze
-from parbench.plan import Plan, Request, make_plan
+from parbench.plan import Plan, Request
 from parbench.records import Case, CaseRun, RunRecord
 from parbench.run import Runner, Settings
 from parbench.runtimes import Runtime
 from parbench.store import Store
-from parbench.workloads import Workload
 
 
 def now() -> str:

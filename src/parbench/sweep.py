@@ -2,16 +2,13 @@
 law behind it (analysis/): USL/Amdahl, the crossover size, the per-task slopes."""
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 
 from parbench import suite
 from parbench.analysis import batch_amdahl, crossover, per_task, scaling
-from parbench.analyze import analyze
 from parbench.plan import Request, make_plan
 from parbench.records import CaseResult, CaseRun, RunRecord
 from parbench.run import Runner

@@ -10,7 +10,7 @@ import numpy as np
 from parbench import suite
 from parbench.analysis.batch_amdahl import predicted_speedup
 from parbench.analysis.scaling import amdahl, usl
-from parbench.records import CaseResult, RunRecord
+from parbench.records import RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables

@@ -7,7 +7,7 @@ the browser test can check that it was drawn.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from typing import Callable, Sequence
 
