@@ -25,7 +25,17 @@ def test_native_unit_tests_pass(name):
     runtime = RUNTIMES[name]
     done = subprocess.run([str(runtime.folder / "test")], cwd=runtime.folder, capture_output=True,
                           text=True, timeout=900)
-    assert done.returncode == 0, f"{name} tests failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{name} tests failed:\n{_failures(done.stdout)}\n{done.stderr[-3000:]}"
+
+
+def _failures(output: str) -> str:
+    """The failing tests' own lines first (TAP's `not ok`, FAIL, Error…), then the output's tail:
+    a long passing log must not push the one failure out of the message."""
+    lines = output.splitlines()
+    marks = [i for i, line in enumerate(lines)
+             if any(m in line for m in ("not ok", "FAIL", "Error", "error:", "panicked"))]
+    picked = "\n".join("\n".join(lines[max(0, i - 2): i + 25]) for i in marks[:5])
+    return f"{picked}\n--- tail ---\n{output[-2000:]}"
 
 
 @pytest.mark.parametrize("name", sorted(RUNTIMES))
