@@ -35,5 +35,7 @@ test('every model agrees for arbitrary tasks, steps and sleeps', async () => {
 
 test('sleep_ms > 0 sleeps before each step', async () => {
   const result = await runModel(coroutineSwarm, 'async', { tasks: 10, steps: 3, sleep_ms: 20 });
-  assert.ok(result.ns >= 3 * 20 * 1e6, `took ${result.ns} ns`);
+  // libuv starts a timer from the loop's cached millisecond clock, so measured by hrtime a
+  // 20 ms setTimeout can end up to 1 ms early: allow that per sleep, no more.
+  assert.ok(result.ns >= 3 * 19 * 1e6, `took ${result.ns} ns`);
 });
