@@ -431,6 +431,17 @@ JobTimes job_seq(Database& database, const std::string& docs_dir) {
   return times;
 }
 
+// The concurrent models time each unit on its own; the job's figures are their sums.
+static JobTimes summed(const std::vector<JobTimes>& parts) {
+  JobTimes total;
+  for (const auto& times : parts) {
+    total.cpu_ns += times.cpu_ns;
+    total.io_ns += times.io_ns;
+    total.docs += times.docs;
+  }
+  return total;
+}
+
 JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const std::string& docs_dir) {
   const std::vector<std::int64_t> work = connections.front()->pending_documents();
   std::atomic<std::size_t> next{0};
@@ -451,13 +462,7 @@ JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const 
   for (const auto& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  JobTimes total;
-  for (const auto& times : per_worker) {
-    total.cpu_ns += times.cpu_ns;
-    total.io_ns += times.io_ns;
-    total.docs += times.docs;
-  }
-  return total;
+  return summed(per_worker);
 }
 
 JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const std::string& docs_dir) {
@@ -495,13 +500,7 @@ JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const s
       throw;
     }
   }
-  JobTimes total;
-  for (const auto& times : per_document) {
-    total.cpu_ns += times.cpu_ns;
-    total.io_ns += times.io_ns;
-    total.docs += times.docs;
-  }
-  return total;
+  return summed(per_document);
 }
 
 WorkloadInfo describe() {

@@ -58,12 +58,7 @@ module Parbench
         digests = Async do |top|
           tasks = Array.new(@tasks) do |t|
             top.async do |task|
-              digest = Digests::OrderFree.new
-              @steps.times do |s|
-                @sleep_s.zero? ? task.yield : task.sleep(@sleep_s)
-                digest.add(CoroutineSwarm.line(t, s))
-              end
-              digest
+              task_digest(t) { @sleep_s.zero? ? task.yield : task.sleep(@sleep_s) }
             end
           end
           spawned = Protocol.now_ns
@@ -75,16 +70,21 @@ module Parbench
       def run_thread(_started)
         threads = Array.new(@tasks) do |t|
           Thread.new do
-            digest = Digests::OrderFree.new
-            @steps.times do |s|
-              @sleep_s.zero? ? Thread.pass : sleep(@sleep_s)
-              digest.add(CoroutineSwarm.line(t, s))
-            end
-            digest
+            task_digest(t) { @sleep_s.zero? ? Thread.pass : sleep(@sleep_s) }
           end
         end
         spawned = Protocol.now_ns
         [threads.map(&:value).reduce(Digests::OrderFree.new, :merge), spawned]
+      end
+
+      # Task t's steps, each after giving way to the scheduler as the block does it.
+      def task_digest(t)
+        digest = Digests::OrderFree.new
+        @steps.times do |s|
+          yield
+          digest.add(CoroutineSwarm.line(t, s))
+        end
+        digest
       end
     end
   end
