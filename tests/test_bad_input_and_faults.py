@@ -77,26 +77,34 @@ def test_stderr_tail_of_a_crash_is_kept(faulty_project, db):
     assert any("segmentation fault (pretend)" in t for (t,) in tails)
 
 
+def _wait_for(db: str, query: str, deadline_s: float = 120) -> None:
+    """Until the harness has stored what `query` counts (a state it reports, not a time)."""
+    deadline = time.time() + deadline_s
+    while time.time() < deadline:
+        try:
+            if sqlite3.connect(db).execute(query).fetchone()[0] >= 1:
+                return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the harness never stored: {query}")
+
+
 def test_ctrl_c_keeps_finished_cases_and_resume_completes_the_run(faulty_project, db):
-    env = {**os.environ, "PARBENCH_ROOT": str(faulty_project), "FAULTY_DELAY_MS": "300"}
+    # `slow` takes minutes a repetition in the first run, so the run cannot end before the
+    # signal: it is sent once the harness has stored the `ok` case's row.
+    env = {**os.environ, "PARBENCH_ROOT": str(faulty_project), "FAULTY_DELAY_MS": "300",
+           "FAULTY_SLOW_FACTOR": "1000"}
     args = [sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--model", "ok",
             "--model", "slow", "--scale", "smoke", "--processes", "3", "--db", db]
     child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:      # wait until the first case (after noop) is stored
-        time.sleep(0.5)
-        try:
-            stored = sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases WHERE workload != 'noop'").fetchone()[0]
-        except sqlite3.Error:
-            continue
-        if stored >= 1:
-            break
+    _wait_for(db, "SELECT COUNT(*) FROM cases WHERE model = 'ok'")
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
     assert "Resume with: parbench run --resume 1" in err
     status, kept = sqlite3.connect(db).execute(
-        "SELECT status, (SELECT COUNT(*) FROM cases WHERE workload != 'noop') FROM runs").fetchone()
+        "SELECT status, (SELECT COUNT(*) FROM cases) FROM runs").fetchone()
     assert status == "interrupted" and kept >= 1
     resumed = parbench("run", "--resume", "1", "--db", db, root=faulty_project, check=True)
     assert "Resuming run 1" in resumed.stdout

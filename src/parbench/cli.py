@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
+import re
 import sys
 from pathlib import Path
 
@@ -11,14 +11,17 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from parbench import liveness
 from parbench import runtimes as runtimes_module
 from parbench import suite, workloads as workloads_module
-from parbench.plan import Request, make_plan
+from parbench.inputs import InputError
+from parbench.plan import ORDERS, Request, make_plan
 from parbench.project import DEFAULT_DB
 from parbench.run import Runner
 from parbench.store import open_store
-from parbench.store.database import StoreError
-from parbench.workloads import SpecError, parse_param_overrides
+from parbench.store.database import StoreError, redact
+from parbench.store.sink import DiskFull
+from parbench.workloads import SpecError, parse_param_overrides, with_noop
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -30,16 +33,50 @@ def fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _csv_ints(text: str | None) -> tuple[int, ...]:
+def _csv_ints(text: str | None, option: str = "--workers") -> tuple[int, ...]:
     if not text:
         return ()
     try:
         values = tuple(int(v) for v in text.split(","))
     except ValueError:
-        fail(f"--workers wants a comma list of positive integers, got '{text}'")
+        fail(f"{option} wants a comma list of positive integers, got '{text}'")
     if any(v < 1 for v in values):
-        fail(f"--workers wants positive integers, got '{text}'")
+        fail(f"{option} wants positive integers, got '{text}'")
     return values
+
+
+class Seconds(click.ParamType):
+    """A finite number of seconds within bounds (`inf`, `nan` and 1e12 are not durations)."""
+    name = "SECONDS"
+
+    def __init__(self, minimum: float = 0.1, maximum: float = 7 * 24 * 3600):
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"wants seconds, got '{value}'", param, ctx)
+        if not math.isfinite(seconds) or not self.minimum <= seconds <= self.maximum:
+            self.fail(f"wants seconds from {self.minimum:g} to {self.maximum:g}, got '{value}'", param, ctx)
+        return seconds
+
+
+def memory_limit_kb(text: str | None) -> int | None:
+    """--memory-limit: '8G', '512M', '60%' of the machine, or 'none'; None means the default."""
+    if text is None:
+        return None
+    if text.strip().lower() in ("none", "off", "0"):
+        return 0
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]i?B?)?\s*", text, re.I)
+    if not match:
+        fail(f"--memory-limit wants a size like 8G or 512M, a share like 60%, or none; got '{text}'")
+    number, unit = float(match.group(1)), (match.group(2) or "M").upper()[:1]
+    if unit == "%":
+        if not 0 < number <= 100:
+            fail(f"--memory-limit wants a share from 1% to 100%, got '{text}'")
+        return int((suite.default_memory_limit_kb() or 0) / suite.MEMORY_SHARE * number / 100)
+    return int(number * {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}[unit])
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -119,45 +156,66 @@ def build(runtime_names: tuple[str, ...]) -> None:
         fail(f"build failed for: {', '.join(failed)}", code=1)
 
 
+def _run_options(command):
+    """The options `run` and every sweep share."""
+    for option in reversed([
+            click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable)."),
+            click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable)."),
+            click.option("--model", "models", multiple=True, help="Only these models (repeatable)."),
+            click.option("--scale", default="quick", show_default=True, help="smoke | quick | seed"),
+            click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+                         help="Override a workload param; a comma list makes one case per value."),
+            click.option("--processes", type=click.IntRange(1, 1000),
+                         help="At most this many fresh processes per case (quick: 6; it stops earlier once precise)."),
+            click.option("--warmup", type=click.IntRange(0, 1000), help="Untimed repetitions per process."),
+            click.option("--repeat", type=click.IntRange(1, 10000), help="Timed repetitions per process."),
+            click.option("--timeout", type=Seconds(), help="Seconds before a process is killed."),
+            click.option("--budget", type=Seconds(0, 7 * 24 * 3600),
+                         help="Seconds after which a case stops at 2 processes (quick: 8)."),
+            click.option("--target-ci", type=click.FloatRange(0.001, 1), metavar="SHARE",
+                         help="Stop a case once its median's 95% CI is within ±SHARE (quick: 0.03)."),
+            click.option("--memory-limit", "memory_limit", metavar="SIZE",
+                         help="Memory of one case's process tree: 8G, 512M, 60% or none (default: 75% of the machine)."),
+            click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
+                         help="How the processes of the cases of one table take turns."),
+            click.option("--seed", "order_seed", type=click.IntRange(0), default=0,
+                         help="The shuffle's seed (--order shuffled), stored with the run."),
+            click.option("--db", default=str(DEFAULT_DB), show_default=True,
+                         help="A SQLite file, sqlite:///path or a postgresql:// URL."),
+            click.option("--out", "out_dir", type=click.Path(path_type=Path),
+                         help="Write report.json and report.md here.")]):
+        command = option(command)
+    return command
+
+
+def _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat, timeout, budget,
+             target_ci, memory_limit, order, order_seed, workers_option="--workers") -> Request:
+    try:
+        return Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
+                       params=parse_param_overrides(params), workers=_csv_ints(workers, workers_option),
+                       processes=processes, warmup=warmup, repeat=repeat, timeout=timeout, budget=budget,
+                       target_ci=target_ci, memory_limit_kb=memory_limit_kb(memory_limit), order=order,
+                       seed=order_seed)
+    except SpecError as error:
+        fail(str(error))
+
+
 @main.command()
-@click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable).")
-@click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable).")
-@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
-@click.option("--scale", default="quick", show_default=True, help="smoke | quick | seed")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-              help="Override a workload param; a comma list makes one case per value.")
-@click.option("--processes", type=click.IntRange(1), help="Fresh processes per case.")
-@click.option("--warmup", type=click.IntRange(0), help="Untimed repetitions per process.")
-@click.option("--repeat", type=click.IntRange(1), help="Timed repetitions per process.")
+@_run_options
 @click.option("--workers", help="Worker counts for models that take them, e.g. 1,2.")
-@click.option("--timeout", type=click.FloatRange(0.1), help="Seconds before a process is killed.")
-@click.option("--budget", type=click.FloatRange(0), help="Seconds after which a case stops at 2 processes (quick: 20).")
-@click.option("--db", default=str(DEFAULT_DB), show_default=True, help="SQLite file or postgresql:// URL.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Write report.json and report.md here.")
 @click.option("--resume", "resume", help="Finish an interrupted run (its id, or 'latest').")
 def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, workers, timeout,
-        budget, db, out_dir, resume) -> None:
+        budget, target_ci, memory_limit, order, order_seed, db, out_dir, resume) -> None:
     """Run the suite (or part of it), verify every result, store it and print the tables."""
-    try:
-        store = open_store(db)
-    except StoreError as error:
-        fail(str(error))
+    liveness.stop_like_ctrl_c()
+    store = _open(db)
+    record = None
     if resume:
-        try:
-            record = store.load_run(store.resolve(resume))
-        except StoreError as error:
-            fail(str(error))
-        request = Request(**{**record.options, **{k: tuple(v) for k, v in record.options.items()
-                                                  if isinstance(v, list)}})
-        done_keys = {r.case.key for r in record.results}
+        record, request = _claim_for_resume(store, resume)
+        done_keys = {r.case.key for r in record.results if r.run.status not in ("running", "interrupted")}
     else:
-        try:
-            request = Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
-                              params=parse_param_overrides(params), workers=_csv_ints(workers),
-                              processes=processes, warmup=warmup, repeat=repeat, timeout=timeout,
-                              budget=budget)
-        except SpecError as error:
-            fail(str(error))
+        request = _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat,
+                           timeout, budget, target_ci, memory_limit, order, order_seed)
         done_keys = set()
     all_workloads = workloads_module.load_all()
     all_runtimes = runtimes_module.load_all()
@@ -167,56 +225,131 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         described, runtimes_info, skipped = suite.describe_runtimes(all_runtimes, wanted)
         plan = make_plan(request, all_workloads, all_runtimes, described)
     except SpecError as error:
+        _release(store, record)
         fail(str(error))
     for line in skipped + plan.skipped:
         console.print(f"[yellow]skip[/] {line}", highlight=False)
-    cases = suite.startup_cases(plan, described) + plan.cases
-    cases = [c for c in cases if c.key not in done_keys]
     if not plan.cases:
+        _release(store, record)
         fail("nothing to run: no installed runtime offers the requested workload/model")
+    cases = [c for c in suite.startup_cases(plan, described) + plan.cases if c.key not in done_keys]
+    if out_dir and (problem := suite.check_writable(out_dir)):
+        _release(store, record)
+        fail(problem)
+    try:
+        suite.prepare(cases, with_noop(all_workloads))
+    except InputError as error:
+        _release(store, record)
+        fail(f"{error}; nothing was run", code=1)
     if resume:
-        record.status = "running"
+        store.delete_unfinished_cases(record.id)
         console.print(f"Resuming run {record.id}: {len(cases)} cases left", highlight=False)
     else:
         record = suite.new_record(request, runtimes_info)
         try:
-            store.begin_run(record)
-        except sqlite3.Error as error:
-            fail(f"cannot write a new run to {db}: {error} (is the disk full?); nothing was run", code=1)
-    runner = Runner(all_runtimes, all_workloads, suite.settings_for(request))
+            store.begin_run(record, liveness.owner_id())
+        except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
+            fail(f"cannot write a new run to {redact(db)}: {error} (is the disk full?); nothing was run", code=1)
+    runner = Runner(all_runtimes, with_noop(all_workloads), suite.settings_for(request))
+    _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint=f"parbench run --resume {record.id}")
+
+
+def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: str | None,
+                        analyses_of=None) -> None:
+    """Measure (printing each case and table as it completes), close the run, print the answer."""
+    from parbench.report.live import live_progress
+    cores = os.cpu_count()
+    db_flag = "" if db == str(DEFAULT_DB) else f" --db {redact(db)}"
     try:
-        _, interrupted = suite.execute_with_progress(cases, runner, store, record.id, console)
-    except suite.DiskFull as error:
-        try:
-            store.finish_run(record.id, "interrupted", suite.now())
-        except sqlite3.Error:
-            pass     # the run stays marked 'running'; --resume works on it all the same
-        fail(f"{error}. Every case measured before it is stored in {db}; free some space and "
-             f"resume with: parbench run --resume {record.id} --db {db}", code=1)
-    store.finish_run(record.id, "interrupted" if interrupted else "complete", suite.now())
+        execution, sink = suite.measure(cases, runner, store, record, live_progress(console, cores))
+    except DiskFull as error:
+        _try_finish(store, record.id, "interrupted")
+        fail(f"{error}. Every case measured before it is stored in {redact(db)}; free some space and "
+             f"resume with: {resume_hint}{db_flag}", code=1)
+    status = "interrupted" if execution.interrupted else "complete"
+    _try_finish(store, record.id, status)
     full = suite.load_analyzed(store, record.id)
-    _print_and_export(full, suite.all_analyses(store, full), out_dir)
-    console.print(f"stored as run {record.id} in {db}", highlight=False)
-    if interrupted:
-        errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}. "
-                     f"Resume with: parbench run --resume {record.id} --db {db}", highlight=False)
-        sys.exit(130)
+    if analyses_of is not None:
+        for kind, subject, result in analyses_of(full):
+            store.add_analysis(record.id, kind, subject, result)
+    _print_and_export(full, suite.all_analyses(store, full), out_dir, tables=False)
+    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
+    if sink.journal.count:
+        errors.print(f"{sink.journal.count} case(s) could not be stored in {redact(db)} ({sink.errors[-1]}); "
+                     f"they are kept in {sink.journal.path}. Load them with: parbench load {sink.journal.path}"
+                     f"{db_flag}", highlight=False)
+    if execution.interrupted:
+        hint = f" Resume with: {resume_hint}{db_flag}" if resume_hint else ""
+        errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}.{hint}", highlight=False)
+        sys.exit(liveness.exit_code_of(execution.interruption))
 
 
-def _print_and_export(record, analyses: list, out_dir: Path | None) -> None:
-    """The console tables, and report.json / report.md when --out was given."""
+def _try_finish(store, run_id: int, status: str) -> None:
+    from parbench.store.sink import retrying
+    try:
+        retrying(store, lambda: store.finish_run(run_id, status, suite.now()), delays=(1, 2, 4))
+    except Exception:      # noqa: BLE001 — the run stays 'running' with a dead owner: the next start marks it
+        pass
+
+
+def _claim_for_resume(store, reference: str):
+    """The run to finish, taken over from its dead owner; refused while its owner lives."""
+    try:
+        record = store.load_run(store.resolve(reference))
+    except StoreError as error:
+        fail(str(error))
+    if record.kind != "suite":
+        fail(f"run {record.id} is a{'n' if record.kind == 'exec' else ''} {record.kind} run: "
+             f"`parbench run --resume` finishes suite runs only; start the {record.kind} again")
+    owner = store.run_owner(record.id)
+    if record.status == "complete":
+        fail(f"run {record.id} is complete: nothing to resume")
+    if record.status == "running" and liveness.is_alive(owner):
+        fail(f"run {record.id} is being measured right now by pid {liveness.owner_pid(owner)}; "
+             "wait for it, or stop it (Ctrl-C) and resume then")
+    if not store.claim_run(record.id, liveness.owner_id(), owner):
+        fail(f"run {record.id} was just taken over by another parbench; nothing was run")
+    request = Request(**{k: tuple(v) if isinstance(v, list) else v for k, v in record.options.items()
+                         if k in Request.__dataclass_fields__})
+    return record, request
+
+
+def _release(store, record) -> None:
+    """A claimed run goes back to `interrupted` when the resume stops before measuring."""
+    if record is not None:
+        _try_finish(store, record.id, "interrupted")
+
+
+def _print_and_export(record, analyses: list, out_dir: Path | None, tables: bool = True) -> None:
+    """The console report, and report.json / report.md when --out was given."""
     from parbench.report import console as console_report
-    console_report.print_run(record, console, analyses)
+    console_report.print_run(record, console, analyses, tables=tables)
     if out_dir:
-        for path in suite.write_reports(record, out_dir, analyses):
-            console.print(f"wrote {path}", highlight=False)
+        try:
+            for path in suite.write_reports(record, out_dir, analyses):
+                console.print(f"wrote {path}", highlight=False)
+        except OSError as error:
+            errors.print(f"[bold red]error:[/] cannot write reports to {out_dir}: {error.strerror or error}; "
+                         f"the run is stored as run {record.id}", highlight=False)
 
 
 def _open(db: str):
+    """The store, after marking any run whose harness died as interrupted (with its resume line)."""
     try:
-        return open_store(db)
+        store = open_store(db)
     except StoreError as error:
         fail(str(error))
+    try:
+        running = store.running_runs()
+    except Exception:      # noqa: BLE001 — an older or foreign database: nothing to mark
+        return store
+    for run_id, owner in running:
+        if not liveness.is_alive(owner):
+            store.finish_run(run_id, "interrupted", suite.now())
+            errors.print(f"run {run_id} was interrupted (its parbench, pid {liveness.owner_pid(owner)}, is gone); "
+                         f"resume with: parbench run --resume {run_id}"
+                         + ("" if db == str(DEFAULT_DB) else f" --db {redact(db)}"), highlight=False)
+    return store
 
 
 @main.command()
@@ -302,36 +435,31 @@ def exec_command(command, param_list, warmup, runs, timeout, expect, output_vari
 
 @main.command()
 @click.argument("kind", type=click.Choice(["workers", "size", "tasks"]))
-@click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable).")
-@click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable).")
-@click.option("--model", "models", multiple=True, help="Only these models (repeatable; seq is added for size sweeps).")
-@click.option("--scale", default="quick", show_default=True, help="The params not swept come from this scale.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE")
+@_run_options
 @click.option("--workers", help="workers: the counts to run (default: 1, 2, 4 … up to the logical CPUs).")
-@click.option("--from", "start", type=float, default=64, show_default=True, help="size: the smallest value.")
-@click.option("--to", "stop", type=float, help="size: the largest value (default: the scale's).")
-@click.option("--factor", type=click.FloatRange(1.1), default=4, show_default=True, help="size: geometric step.")
-@click.option("--refine", type=click.IntRange(0), default=2, show_default=True,
+@click.option("--from", "start", type=click.FloatRange(1, 1e15), default=64, show_default=True,
+              help="size: the smallest value.")
+@click.option("--to", "stop", type=click.FloatRange(1, 1e15), help="size: the largest value (default: the scale's).")
+@click.option("--factor", type=click.FloatRange(1.1, 1e6), default=4, show_default=True, help="size: geometric step.")
+@click.option("--refine", type=click.IntRange(0, 20), default=2, show_default=True,
               help="size: bisection steps near each crossing.")
 @click.option("--counts", help="tasks: the counts to run, e.g. 10000,40000,100000,400000,1000000.")
-@click.option("--processes", type=click.IntRange(1))
-@click.option("--warmup", type=click.IntRange(0))
-@click.option("--repeat", type=click.IntRange(1))
-@click.option("--timeout", type=click.FloatRange(0.1))
-@click.option("--db", default=str(DEFAULT_DB), show_default=True)
-@click.option("--out", "out_dir", type=click.Path(path_type=Path))
-def sweep(kind, workloads, runtimes, models, scale, params, workers, start, stop, factor, refine, counts,
-          processes, warmup, repeat, timeout, db, out_dir) -> None:
+def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, repeat, timeout, budget,
+          target_ci, memory_limit, order, order_seed, db, out_dir, workers, start, stop, factor, refine,
+          counts) -> None:
     """Sweep workers (speedup, Amdahl and USL fits), input size (the crossover where parallel
     starts to win) or task count (time and bytes per task, the largest count that ran)."""
     from parbench import sweep as sweeping
+    from parbench.report.live import live_progress
+    liveness.stop_like_ctrl_c()
     store = _open(db)
+    request = _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat,
+                       timeout, budget, target_ci, memory_limit, order, order_seed)
+    counts_given = _csv_ints(counts, "--counts")
+    all_workloads = workloads_module.load_all()
+    all_runtimes = runtimes_module.load_all()
+    cores = os.cpu_count() or 1
     try:
-        request = Request(scale=scale, workloads=workloads, runtimes=runtimes, models=models,
-                          params=parse_param_overrides(params), workers=_csv_ints(workers),
-                          processes=processes, warmup=warmup, repeat=repeat, timeout=timeout)
-        all_workloads = workloads_module.load_all()
-        all_runtimes = runtimes_module.load_all()
         chosen = workloads_module.choose(workloads, all_workloads, "workload")
         wanted = workloads_module.choose(runtimes, all_runtimes, "runtime")
         described, _, skipped = suite.describe_runtimes(all_runtimes, wanted)
@@ -340,68 +468,62 @@ def sweep(kind, workloads, runtimes, models, scale, params, workers, start, stop
         if not described:
             fail("no installed runtime to sweep")
         make_plan(request, all_workloads, all_runtimes, described)       # validates names early
-        cores = os.cpu_count() or 1
+        if kind != "workers" and len(chosen) != 1:
+            fail(f"a {kind} sweep varies one workload's param: pick one with --workload ({', '.join(chosen)})")
+        workload = all_workloads[chosen[0]]
         if kind == "workers":
-            if not request.workers:
-                request.workers = tuple(sorted({2 ** i for i in range(int(math.log2(cores)) + 1)} | {cores}))
-        elif len(chosen) != 1:
-            fail(f"a {kind} sweep varies one workload's param: pick one with --workload "
-                 f"({', '.join(chosen)})")
-        param = sweeping.SWEPT_PARAM.get(chosen[0]) if kind != "workers" else None
-        if kind == "size" and models and not any(
-                m.get("family") == "seq" for d in described.values()
-                for name, m in d.get("workloads", {}).get(chosen[0], {}).get("models", {}).items() if name in models):
-            request.models = tuple(models) + tuple(
-                name for d in described.values()
-                for name, m in d.get("workloads", {}).get(chosen[0], {}).get("models", {}).items()
-                if m.get("family") == "seq")
-        run_sweep = sweeping.Sweep(request, all_workloads, all_runtimes, described, store, console, kind)
+            request.workers = request.workers or tuple(sorted({2 ** i for i in range(int(math.log2(cores)) + 1)} | {cores}))
+            strategy = sweeping.workers_strategy(cores)
+        elif kind == "size":
+            top = stop or _largest(workload.scales[scale][workload.swept_param])
+            if top < start:
+                fail(f"--to ({top:g}) is below --from ({start:g}): a size sweep goes up")
+            request.models = _with_seq(request.models, described, workload.name)
+            strategy = sweeping.size_strategy(workload.swept_param, sweeping.geometric(start, top, factor), refine)
+        else:
+            values = list(counts_given) or sweeping.geometric(
+                _largest(workload.scales["smoke"][workload.swept_param]),
+                _largest(workload.scales[scale][workload.swept_param]), 4)
+            strategy = sweeping.tasks_strategy(workload.swept_param, values)
+        if out_dir and (problem := suite.check_writable(out_dir)):
+            fail(problem)
+        running = sweeping.Sweep(strategy, request, all_workloads, all_runtimes, described, store,
+                                 live_progress(console, cores))
+        for params in strategy.rounds:     # every round's plan is valid before anything runs
+            running.plan_round(params, first=False)
     except SpecError as error:
         fail(str(error))
-    cores = os.cpu_count() or 1
-    if kind == "workers":
-        run_sweep.run({}, startup=True)
-        record = run_sweep.finish()
-        analyses = sweeping.analyze_workers(record, cores)
-    elif kind == "size":
-        top = stop or all_workloads[chosen[0]].scales[scale][param]
-        values = sweeping.geometric(start, top, factor)
-        for value in values:
-            if run_sweep.interrupted:
-                break
-            run_sweep.run({param: value}, startup=value == values[0])
-        for _ in range(refine):
-            if run_sweep.interrupted:
-                break
-            current = suite.load_analyzed(store, run_sweep.record.id)
-            brackets = {r["sizes"] and sweeping.crossover.refine_between(r["sizes"], r["ratio"])
-                        for _, _, r in sweeping.analyze_sizes(current, param)} - {None}
-            for value in sorted(int(b) for b in brackets if b and int(b) not in values):
-                values.append(value)
-                run_sweep.run({param: value})
-        record = run_sweep.finish()
-        analyses = sweeping.analyze_sizes(record, param)
-    else:
-        values = _csv_ints(counts) if counts else sweeping.geometric(
-            all_workloads[chosen[0]].scales["smoke"][param], all_workloads[chosen[0]].scales[scale][param]
-            if not isinstance(all_workloads[chosen[0]].scales[scale][param], list)
-            else max(all_workloads[chosen[0]].scales[scale][param]), 4)
-        stopped: set[tuple[str, str]] = set()
-        for value in values:
-            if run_sweep.interrupted:
-                break
-            done = run_sweep.run({param: value}, skip=lambda c: (c.runtime, c.model) in stopped,
-                                 startup=value == values[0])
-            stopped |= {(o.case.runtime, o.case.model) for o in done if o.status != "ok"}
-        record = run_sweep.finish()
-        analyses = sweeping.analyze_tasks(record, param)
-    for analysis_kind, subject, result in analyses:
+    try:
+        running.begin(liveness.owner_id())
+        execution = running.run()
+    except InputError as error:
+        fail(f"{error}; nothing more was run", code=1)
+    except DiskFull as error:
+        _try_finish(store, running.record.id, "interrupted")
+        fail(f"{error}. Every case measured before it is stored in {redact(db)}.", code=1)
+    _try_finish(store, running.record.id, "interrupted" if execution.interrupted else "complete")
+    record = suite.load_analyzed(store, running.record.id)
+    for analysis_kind, subject, result in strategy.analyze(record):
         store.add_analysis(record.id, analysis_kind, subject, result)
-    _print_and_export(record, suite.all_analyses(store, record), out_dir)
-    console.print(f"stored as run {record.id} in {db}", highlight=False)
-    if run_sweep.interrupted:
+    _print_and_export(record, suite.all_analyses(store, record), out_dir, tables=False)
+    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
+    if execution.interrupted:
         errors.print(f"Interrupted: what was measured is stored in run {record.id}.", highlight=False)
-        sys.exit(130)
+        sys.exit(liveness.exit_code_of(execution.interruption))
+
+
+def _largest(value) -> int:
+    return max(value) if isinstance(value, list) else value
+
+
+def _with_seq(models: tuple[str, ...], described: dict, workload: str) -> tuple[str, ...]:
+    """A size sweep compares against seq: named models get each runtime's seq model too."""
+    if not models:
+        return models
+    offered = {name: m for d in described.values()
+               for name, m in d.get("workloads", {}).get(workload, {}).get("models", {}).items()}
+    seqs = tuple(name for name, m in offered.items() if m.get("family") == "seq" and name not in models)
+    return tuple(models) + seqs
 
 
 @main.command()

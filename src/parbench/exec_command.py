@@ -69,11 +69,11 @@ def _measure(case, argv, warmup, runs, timeout, expect, output_varies, console) 
     reference = None
     console.print(f"measuring {case.model!r}: {warmup} warm-up + {runs} runs", highlight=False)
     for index in range(warmup + runs):
-        finished = run_measured(argv, timeout, stdin_devnull=True)
-        digest = hashlib.sha256(finished.stdout.encode()).hexdigest()[:16]
+        finished = run_measured(argv, timeout, protocol=False)
+        digest = finished.stdout_digest[:16]
         if expect is not None:
             reference = hashlib.sha256((expect + "\n").encode()).hexdigest()[:16]
-            ok_output = finished.stdout.strip() == expect.strip()
+            ok_output = finished.stdout_head.strip() == expect.strip()
         else:
             reference = reference or digest
             ok_output = output_varies or digest == reference
@@ -90,7 +90,8 @@ def _measure(case, argv, warmup, runs, timeout, expect, output_varies, console) 
                     "crash": f"exit {finished.exit_code}",
                     "wrong-checksum": "its output differs from the first run's (--output-varies accepts that)"
                     if expect is None else "its output is not --expect"}[problem],
-            stderr_tail=finished.stderr[-STDERR_TAIL:])
+            stderr_tail=finished.stderr[-STDERR_TAIL:], tree_peak_rss_kb=finished.tree_peak_rss_kb,
+            memory=finished.memory)
         outcome.processes.append(measurement)
         if problem != "ok":
             outcome.fail(problem, measurement.detail)

@@ -7,15 +7,17 @@ from typing import Any
 
 from parbench.records import Case
 from parbench.runtimes import Runtime
-from parbench.workloads import SCALES, SpecError, Workload, choose
+from parbench.workloads import SCALES, SpecError, Workload, check_params, choose, expand, in_report_order
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
-# `budget`: seconds after which a case stops at two processes instead of its full count.
+# `processes` is the most a case gets: it stops earlier once the 95% CI of its median is within
+# ±target_ci, or once past `budget` seconds (never below two processes).
 SCALE_DEFAULTS = {
-    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None},
-    "quick": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 20},
-    "seed": {"processes": 3, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900},
+    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None},
+    "quick": {"processes": 6, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 8, "target_ci": 0.03},
+    "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03},
 }
+ORDERS = ("interleaved", "shuffled", "sequential")
 
 
 @dataclass
@@ -32,6 +34,10 @@ class Request:
     repeat: int | None = None
     timeout: float | None = None
     budget: float | None = None
+    target_ci: float | None = None
+    memory_limit_kb: int | None = None      # None: the default share of memory; 0: no limit
+    order: str = "interleaved"
+    seed: int = 0                           # the shuffle's seed, stored with the run
 
     def setting(self, name: str):
         value = getattr(self, name)
@@ -49,12 +55,15 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
     """`described` holds each available runtime's `run --list`; others are skip lines."""
     if request.scale not in SCALES:
         raise SpecError(f"unknown scale '{request.scale}'; valid: {', '.join(SCALES)}")
+    if request.order not in ORDERS:
+        raise SpecError(f"unknown order '{request.order}'; valid: {', '.join(ORDERS)}")
     chosen_workloads = choose(request.workloads, workloads, "workload")
     if "noop" in chosen_workloads:
         chosen_workloads.remove("noop")
     chosen_runtimes = choose(request.runtimes, runtimes, "runtime")
     _check_models(request.models, chosen_workloads, described)
     _check_params(request.params, chosen_workloads, workloads, described)
+    check_params(workloads, chosen_workloads, request.params)
     skipped: list[str] = []
     cases: list[Case] = []
     for runtime_name in chosen_runtimes:
@@ -76,7 +85,8 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
                 continue
             cases += _cases_for(request, workloads[workload_name], runtimes[runtime_name],
                                 offered[workload_name])
-    return Plan(cases, skipped)
+    order = in_report_order(chosen_workloads, workloads)
+    return Plan(sorted(cases, key=lambda c: order.index(c.workload)), skipped)
 
 
 def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: dict) -> list[Case]:
@@ -84,7 +94,7 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: 
     offered_params = {p.replace("-", "_") for p in offered.get("params", [])}
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offered_params})
     cases = []
-    for params in _expand(base):
+    for params in expand(base):
         for model_name, model in offered["models"].items():
             if request.models and model_name not in request.models:
                 continue
@@ -95,11 +105,6 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: 
                 cases.append(Case(workload.name, runtime.name, model_name, model.get("family", "?"),
                                   shown, workers, tuple(reasons), model.get("note", "")))
     return cases
-
-
-def _expand(params: dict[str, Any]) -> list[dict[str, Any]]:
-    from parbench.workloads import expand
-    return expand(params)
 
 
 def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Request,

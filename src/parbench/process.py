@@ -1,136 +1,230 @@
-"""Runs one fresh process and measures it the way the kernel sees it (wait4 rusage).
+"""Runs one fresh process tree under the launcher (launcher.c) and measures it as the kernel sees it.
 
-The child is started in its own session so that a timeout or Ctrl-C can end its whole tree;
-wait4 reports the child's CPU time including every descendant it waited for, and the peak
-RSS of the largest process in that tree (Linux's ru_maxrss is a maximum, not a sum).
-The command runs under parbench-launch (launcher.c) so that its peak RSS is its own and not
-the harness's; where no C compiler is found, it is forked directly and that is said.
+The launcher forks the command, keeps it in a memory cgroup where the machine allows (else it
+samples the tree from /proc), enforces the timeout and the memory limit, kills every process of
+the tree when the command ends (setsid() escapees included), dies with the harness, and reports
+wall, CPU, the largest process's peak RSS and the whole tree's peak as one JSON line.
+Output is read as a stream with caps, so a benchmark that floods stdout or prints one enormous
+line is a `bad-output` result instead of a harness that runs out of memory.
 """
 from __future__ import annotations
 
+import collections
 import functools
+import hashlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from parbench.inputs import cache_root
 
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.c")
+MAX_STDOUT_BYTES = 16 << 20      # the protocol prints one short line per repetition
+MAX_LINE_BYTES = 1 << 20
+STDERR_TAIL_BYTES = 64 << 10
+SAMPLE_MS = 10
+GRACE_S = 10                     # beyond the launcher's own timeout, before the harness steps in
+
+
+class LauncherMissing(RuntimeError):
+    """No C compiler: parbench cannot keep benchmarks on a leash, so it does not run them."""
 
 
 @dataclass
 class Finished:
-    stdout: str
-    stderr: str
-    exit_code: int | None      # None when it did not exit by itself (signal, timeout)
+    stdout_lines: list[str]        # protocol mode only; empty when the output was only digested
+    stdout_times: list[int]        # when each line arrived, ns after the start (plausibility checks)
+    stdout_digest: str             # SHA-256 of all stdout bytes (exec compares runs by it)
+    stdout_problem: str | None     # a cap that was hit: the process was stopped for it
+    stdout_head: str               # the first MAX_LINE_BYTES of stdout (exec's --expect, messages)
+    stderr: str                    # the last STDERR_TAIL_BYTES only
+    exit_code: int | None          # None when it did not exit by itself (signal, timeout)
     timed_out: bool
     wall_ns: int
     user_ns: int
     sys_ns: int
-    max_rss_kb: int
+    max_rss_kb: int                # the largest single process (ru_maxrss)
     voluntary_switches: int
     involuntary_switches: int
     signal: int | None = None
-    rss_is_own: bool = True    # False when forked straight from the harness (no launcher)
+    tree_peak_rss_kb: int = 0      # the whole tree at one moment (sampled), never below max_rss_kb
+    memory: dict = field(default_factory=dict)   # how memory was measured and limited, leftovers
+    out_of_memory: bool = False
 
 
 @functools.lru_cache(maxsize=1)
-def launcher() -> str | None:
-    """The compiled launcher, built once into the cache; None where no C compiler is found."""
+def launcher() -> str:
+    """The compiled launcher, built once into the cache."""
     binary = cache_root().parent / "bin" / "parbench-launch"
     if binary.exists() and binary.stat().st_mtime >= LAUNCHER_SOURCE.stat().st_mtime:
         return str(binary)
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if compiler is None:
-        return None
+        raise LauncherMissing("parbench needs a C compiler (cc, gcc or clang) to build its process "
+                              "launcher: apt-get install -y gcc")
     binary.parent.mkdir(parents=True, exist_ok=True)
     tmp = binary.with_name(f"{binary.name}.{os.getpid()}")
-    built = subprocess.run([compiler, "-O2", "-o", str(tmp), str(LAUNCHER_SOURCE)], capture_output=True)
+    built = subprocess.run([compiler, "-O2", "-Wall", "-o", str(tmp), str(LAUNCHER_SOURCE)],
+                           capture_output=True, text=True)
     if built.returncode != 0:
-        return None
+        raise LauncherMissing(f"building the process launcher failed: {built.stderr.strip()[-500:]}")
     os.replace(tmp, binary)
     return str(binary)
 
 
-def _drain(stream, sink: list[bytes]) -> None:
+class _StdoutReader(threading.Thread):
+    """Reads stdout to its end; keeps lines (protocol mode) within the caps, digests everything."""
+
+    def __init__(self, stream, keep_lines: bool, on_overflow, echo=None):
+        super().__init__(daemon=True)
+        self.stream, self.keep_lines, self.on_overflow, self.echo = stream, keep_lines, on_overflow, echo
+        self.lines: list[str] = []
+        self.times: list[int] = []
+        self.started = time.perf_counter_ns()
+        self.digest = hashlib.sha256()
+        self.problem: str | None = None
+        self.head = b""
+        self._total = 0
+
+    def run(self) -> None:
+        pending = b""
+        for chunk in iter(lambda: self.stream.read(65536), b""):
+            self.digest.update(chunk)
+            if len(self.head) < MAX_LINE_BYTES:
+                self.head += chunk[:MAX_LINE_BYTES - len(self.head)]
+            if self.echo is not None:
+                self.echo(chunk)
+            if not self.keep_lines or self.problem:
+                continue
+            self._total += len(chunk)
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            self.lines += [line.decode(errors="replace") for line in complete]
+            self.times += [time.perf_counter_ns() - self.started] * len(complete)
+            if self._total > MAX_STDOUT_BYTES:
+                self._overflow(f"stdout exceeded {MAX_STDOUT_BYTES >> 20} MiB (the protocol prints one "
+                               "short JSON line per repetition)")
+            elif len(pending) > MAX_LINE_BYTES or any(len(l) > MAX_LINE_BYTES for l in complete):
+                self._overflow(f"a stdout line exceeded {MAX_LINE_BYTES >> 20} MiB")
+        if pending and self.keep_lines and not self.problem:
+            self.lines.append(pending.decode(errors="replace"))
+            self.times.append(time.perf_counter_ns() - self.started)
+        self.stream.close()
+
+    def _overflow(self, problem: str) -> None:
+        self.problem, self.lines, self.times = problem, [], []
+        self.on_overflow()
+
+
+def _tail_reader(stream, tail: collections.deque) -> None:
+    size = 0
     for chunk in iter(lambda: stream.read(65536), b""):
-        sink.append(chunk)
+        tail.append(chunk)
+        size += len(chunk)
+        while size - len(tail[0]) > STDERR_TAIL_BYTES:
+            size -= len(tail.popleft())
     stream.close()
 
 
-def run_measured(argv: list[str], timeout_s: float, env: dict[str, str] | None = None,
-                 cwd: str | None = None, stdin_devnull: bool = True) -> Finished:
+def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None = None,
+                 env: dict[str, str] | None = None, cwd: str | None = None,
+                 protocol: bool = True, echo_stdout=None) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
-    KeyboardInterrupt kills the child's whole session before it propagates, so an
-    interrupted suite never leaves a benchmark running behind the user's back.
+    protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
+    KeyboardInterrupt (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which
+    kills the whole tree, before it propagates.
     """
-    launch = launcher()
     report_read, report_write = os.pipe()
-    command = [launch, str(report_write), *argv] if launch else argv
-    out: list[bytes] = []
-    err: list[bytes] = []
-    report: list[bytes] = []
-    started = time.perf_counter_ns()
+    command = [launcher(), "--report-fd", str(report_write), "--timeout-ms", str(int(timeout_s * 1000)),
+               "--sample-ms", str(SAMPLE_MS), "--parent-pid", str(os.getpid())]
+    if memory_limit_kb:
+        command += ["--memory-limit-kb", str(int(memory_limit_kb))]
     try:
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL if stdin_devnull else None, env=env,
-                                 cwd=cwd, start_new_session=True, pass_fds=(report_write,))
+        child = subprocess.Popen(command + ["--", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True,
+                                 pass_fds=(report_write,))
     finally:
         os.close(report_write)
-    readers = [threading.Thread(target=_drain, args=(stream, sink), daemon=True) for stream, sink in
-               ((child.stdout, out), (child.stderr, err), (os.fdopen(report_read, "rb"), report))]
+    stop = lambda: _signal(child.pid, signal.SIGTERM)
+    stdout = _StdoutReader(child.stdout, protocol, stop, echo_stdout)
+    stderr_tail: collections.deque = collections.deque()
+    report: list[bytes] = []
+    readers = [stdout, threading.Thread(target=_tail_reader, args=(child.stderr, stderr_tail), daemon=True),
+               threading.Thread(target=_read_rest, args=(report_read, report), daemon=True)]
     for reader in readers:
         reader.start()
-    result: dict = {}
-
-    def wait() -> None:
-        _, status, usage = os.wait4(child.pid, 0)
-        result.update(status=status, usage=usage, ended=time.perf_counter_ns())
-
-    waiter = threading.Thread(target=wait, daemon=True)
-    waiter.start()
-    timed_out = False
+    started = time.perf_counter_ns()
     try:
-        waiter.join(timeout_s)
-        if waiter.is_alive():
-            timed_out = True
-            _kill_session(child.pid)
-            waiter.join()
-    except KeyboardInterrupt:
-        _kill_session(child.pid)
-        waiter.join()
-        child.returncode = -signal.SIGKILL
+        try:
+            child.wait(timeout_s + GRACE_S)
+        except subprocess.TimeoutExpired:      # the launcher itself is stuck: end it all
+            _signal(child.pid, signal.SIGKILL, group=True)
+            child.wait()
+    except BaseException:
+        _stop_now(child)
         raise
     for reader in readers:
-        reader.join(5)
-    child.returncode = os.waitstatus_to_exitcode(result["status"])   # so Popen never waits again
-    usage = result["usage"]
-    measured = dict(wall=result["ended"] - started, user=int(usage.ru_utime * 1e9),
-                    sys=int(usage.ru_stime * 1e9), rss=usage.ru_maxrss, nvcsw=usage.ru_nvcsw,
-                    nivcsw=usage.ru_nivcsw, status=result["status"])
-    line = b"".join(report).split()
-    if launch and len(line) == 7 and not timed_out:
-        measured.update(zip(("wall", "user", "sys", "rss", "nvcsw", "nivcsw", "status"), map(int, line)))
-    status = measured["status"]
-    return Finished(
-        stdout=b"".join(out).decode(errors="replace"),
-        stderr=b"".join(err).decode(errors="replace"),
-        exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) and not timed_out else None,
-        timed_out=timed_out, wall_ns=measured["wall"], user_ns=measured["user"],
-        sys_ns=measured["sys"], max_rss_kb=measured["rss"],
-        voluntary_switches=measured["nvcsw"], involuntary_switches=measured["nivcsw"],
-        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        rss_is_own=bool(launch))
+        reader.join(GRACE_S)
+    return _finished(child, stdout, b"".join(stderr_tail), b"".join(report), started)
 
 
-def _kill_session(pid: int) -> None:
+def _read_rest(fd: int, sink: list[bytes]) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        for chunk in iter(lambda: os.read(fd, 1 << 16), b""):
+            sink.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _signal(pid: int, sig: int, group: bool = False) -> None:
+    try:
+        os.killpg(pid, sig) if group else os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _stop_now(child: subprocess.Popen) -> None:
+    """On an interruption: ask the launcher to kill its tree, then make sure of it."""
+    _signal(child.pid, signal.SIGTERM)
+    try:
+        child.wait(5)
+    except subprocess.TimeoutExpired:
+        _signal(child.pid, signal.SIGKILL, group=True)
+        child.wait()
+
+
+def _finished(child: subprocess.Popen, stdout: _StdoutReader, stderr: bytes, report: bytes,
+              started: int) -> Finished:
+    try:
+        measured = json.loads(report.decode() or "{}")
+    except ValueError:
+        measured = {}
+    if not measured:     # the launcher itself died: the harness's own view, marked as such
+        measured = {"wall_ns": time.perf_counter_ns() - started, "status": 9, "memory_method": "none",
+                    "launcher_failed": True}
+    status = measured.get("status", 0)
+    timed_out = bool(measured.get("timed_out")) or measured.get("launcher_failed", False)
+    stopped = bool(measured.get("stopped_by_signal")) or stdout.problem is not None
+    memory = {k: measured.get(k) for k in ("memory_method", "sample_ms", "samples", "cgroup_peak_kb",
+                                           "memory_limit_kb", "limit_method", "leftover")
+              if measured.get(k) not in (None, -1)}
+    max_rss = int(measured.get("max_rss_kb", 0))
+    return Finished(
+        stdout_lines=stdout.lines, stdout_times=stdout.times, stdout_digest=stdout.digest.hexdigest(), stdout_problem=stdout.problem,
+        stdout_head=stdout.head.decode(errors="replace"),
+        stderr=stderr.decode(errors="replace"),
+        exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) and not (timed_out or stopped) else None,
+        timed_out=timed_out, wall_ns=int(measured.get("wall_ns", 0)),
+        user_ns=int(measured.get("user_ns", 0)), sys_ns=int(measured.get("sys_ns", 0)),
+        max_rss_kb=max_rss, voluntary_switches=int(measured.get("nvcsw", 0)),
+        involuntary_switches=int(measured.get("nivcsw", 0)),
+        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        tree_peak_rss_kb=max(int(measured.get("tree_peak_rss_kb", 0)), max_rss), memory=memory,
+        out_of_memory=bool(measured.get("out_of_memory")))

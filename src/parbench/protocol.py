@@ -1,11 +1,17 @@
-"""Both sides of docs/protocol.md: the command line the harness sends, the JSON lines it reads."""
+"""Both sides of docs/protocol.md: the command line the harness sends, the JSON lines it reads,
+and the checks every process's lines must pass before any of its numbers is believed."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 EXIT_OK, EXIT_BAD_ARGUMENTS, EXIT_LIMIT = 0, 2, 3
+# A repetition whose ns is under this share of the time between its line and the one before
+# (when that gap is long enough to mean something) did not time what it did: 1 µs for 20 ms.
+MIN_SHARE_OF_GAP = 1 / 1000
+GAP_WORTH_CHECKING_NS = 10_000_000
 
 
 def command_line(run_script: str, workload: str, model: str, params: dict[str, Any],
@@ -22,6 +28,7 @@ def command_line(run_script: str, workload: str, model: str, params: dict[str, A
 class Reply:
     """What one process printed: its repetitions, or the limit it hit, or why it is unreadable."""
     repetitions: list[dict[str, Any]] = field(default_factory=list)
+    arrival_ns: list[int] = field(default_factory=list)     # when each repetition's line arrived
     limit: str | None = None
     malformed: str | None = None
 
@@ -29,23 +36,29 @@ class Reply:
 REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
 
 
-def parse_stdout(stdout: str) -> Reply:
+def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Reply:
     """Every line is read even after a bad one, so that a limit line printed after some stray
     runtime output (a VM's own warning on stdout, say) still says what stopped the work."""
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    times = times or [0] * len(lines)
     reply = Reply()
-    for number, line in enumerate(stdout.splitlines(), 1):
+    for number, (line, arrived) in enumerate(zip(lines, times), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:
             reply.malformed = reply.malformed or f"stdout line {number} is not JSON: {line[:120]!r}"
             continue
         if not isinstance(record, dict):
             reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {line[:120]!r}"
             continue
         if record.get("error") == "limit":
-            reply.limit = str(record.get("detail", "resource limit"))
+            detail = str(record.get("detail") or "").strip()
+            reply.limit = detail or None
+            if not detail:
+                reply.malformed = reply.malformed or "a limit line without a detail"
             continue
         problem = next((f"lacks {key} ({kind.__name__})" for key, kind in REQUIRED.items()
                         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool)), None)
@@ -55,4 +68,42 @@ def parse_stdout(stdout: str) -> Reply:
             reply.malformed = reply.malformed or f"stdout line {number} {problem}: {line[:120]!r}"
             continue
         reply.repetitions.append(record)
+        reply.arrival_ns.append(arrived)
     return reply
+
+
+def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: int,
+                items_unit: str = "items") -> str | None:
+    """Why the numbers of one process cannot be believed, or None. The harness asked for
+    `repeat` timed repetitions of a case whose work is `expected_items` units, and saw the
+    process live `wall_ns`."""
+    reps = reply.repetitions
+    indices = [r["rep"] for r in reps]
+    if len(reps) != repeat or sorted(indices) != list(range(repeat)):
+        duplicated = sorted({i for i in indices if indices.count(i) > 1})
+        return (f"printed {len(reps)} timed repetitions, asked for {repeat}"
+                + (f" (rep {', '.join(map(str, duplicated))} more than once)" if duplicated else "")
+                if len(reps) != repeat or duplicated else
+                f"repetitions numbered {indices}, expected 0 … {repeat - 1}")
+    for r in reps:
+        if r["ns"] <= 0:
+            return f"repetition {r['rep']} reports ns = {r['ns']}: not a positive time"
+        if r["ns"] > wall_ns:
+            return (f"repetition {r['rep']} reports ns = {r['ns']:.3g}, longer than the whole process "
+                    f"({wall_ns / 1e6:.1f} ms)")
+    if sum(r["ns"] for r in reps) > wall_ns:
+        return f"its repetitions add up to more than the whole process's {wall_ns / 1e6:.1f} ms"
+    for previous, (r, arrived) in zip(reply.arrival_ns, list(zip(reps, reply.arrival_ns))[1:]):
+        gap = arrived - previous
+        if gap > GAP_WORTH_CHECKING_NS and r["ns"] < gap * MIN_SHARE_OF_GAP:
+            return (f"repetition {r['rep']} reports {r['ns']} ns but its line came {gap / 1e6:.1f} ms after "
+                    "the one before: the timed region cannot be that short")
+    if expected_items is not None:
+        wrong = next((r for r in reps if r["items"] != expected_items), None)
+        if wrong is not None:
+            return f"repetition {wrong['rep']} reports items = {wrong['items']}, the case is {expected_items} {items_unit}"
+    return None
+
+
+def finite_positive(value: float) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0

@@ -53,9 +53,17 @@ class ProcessMeasurement:
     voluntary_switches: int
     involuntary_switches: int
     exit_code: int | None         # None when the harness killed it (timeout, Ctrl-C)
-    outcome: str                  # ok | limit | crash | timeout | wrong-checksum | bad-output | interrupted
+    outcome: str                  # ok | limit | crash | timeout | wrong-checksum | bad-output | bad-arguments | harness-error
     detail: str = ""
     stderr_tail: str = ""
+    tree_peak_rss_kb: int = 0     # the whole tree at one moment (0: not measured, older runs)
+    memory: dict[str, Any] = field(default_factory=dict)   # how it was measured and limited
+    sequence: int | None = None   # its place in the run's order of processes (interleaving)
+
+    @property
+    def peak_kb(self) -> int:
+        """The tree's peak where measured, else the largest process's."""
+        return self.tree_peak_rss_kb or self.max_rss_kb
 
 
 @dataclass
@@ -91,8 +99,9 @@ class CaseStats:
     outliers_low: int
     outliers_high: int
     cpu_utilisation: float | None      # (user+sys) / (wall × cores) over the case's processes
-    peak_rss_kb: int | None
+    peak_rss_kb: int | None            # the whole process tree's peak (largest process in old runs)
     process_wall_median_ns: float | None
+    largest_process_rss_kb: int | None = None   # ru_maxrss: the largest single process
 
 
 @dataclass

@@ -70,7 +70,7 @@ def case_stats(run: CaseRun, cores: int | None = None) -> CaseStats | None:
     median = float(np.median(samples))
     items = np.median([r.items for r in run.repetitions if r.verified])
     low, high = tukey_outliers(samples)
-    ok_processes = [p for p in run.processes if p.outcome == "ok"]
+    ok_processes = [p for p in run.processes if p.outcome == "ok" and p.index >= 0]
     wall = sum(p.wall_ns for p in ok_processes)
     cpu = sum(p.user_ns + p.sys_ns for p in ok_processes)
     return CaseStats(
@@ -82,5 +82,6 @@ def case_stats(run: CaseRun, cores: int | None = None) -> CaseStats | None:
         items_per_s=items * 1e9 / median if median else 0.0,
         outliers_low=low, outliers_high=high,
         cpu_utilisation=cpu / (wall * cores) if wall else None,
-        peak_rss_kb=max((p.max_rss_kb for p in ok_processes), default=None),
-        process_wall_median_ns=float(np.median([p.wall_ns for p in ok_processes])) if ok_processes else None)
+        peak_rss_kb=max((p.peak_kb for p in ok_processes), default=None),
+        process_wall_median_ns=float(np.median([p.wall_ns for p in ok_processes])) if ok_processes else None,
+        largest_process_rss_kb=max((p.max_rss_kb for p in ok_processes), default=None))

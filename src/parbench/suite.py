@@ -1,19 +1,25 @@
-"""The run pipeline in one place: plan → run → analyze → store → report (Benchee's shape)."""
+"""The run pipeline's stages that `run` and every sweep share: describe the runtimes, prepare the
+inputs and the oracle's answers, measure (schedule → store), and load a run back analyzed."""
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
+import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 from parbench import metadata
 from parbench.analyze import analyze
 from parbench.plan import Plan, Request
-from parbench.records import Case, CaseRun, RunRecord
+from parbench.project import RESULTS_DIR
+from parbench.records import Case, RunRecord
 from parbench.run import Runner, Settings
 from parbench.runtimes import Runtime
+from parbench.schedule import Execution, Progress, execute
 from parbench.store import Store
+from parbench.store.sink import StoreSink
+from parbench.workloads import Workload
+
+MEMORY_SHARE = 0.75          # a case may use this share of the machine's memory by default
 
 
 def now() -> str:
@@ -47,63 +53,42 @@ def startup_cases(plan: Plan, described: dict[str, dict]) -> list[Case]:
     return cases
 
 
-def new_record(request: Request, runtimes_info: dict) -> RunRecord:
-    options = asdict(request)
-    return RunRecord(id=None, started_at=now(), scale=request.scale, options=options,
-                     machine=metadata.machine(), runtimes=runtimes_info)
+def new_record(request: Request, runtimes_info: dict, kind: str = "suite") -> RunRecord:
+    return RunRecord(id=None, started_at=now(), scale=request.scale, options=asdict(request),
+                     machine=metadata.machine(), runtimes=runtimes_info, kind=kind)
 
 
-class DiskFull(RuntimeError):
-    pass
-
-
-def execute(cases: list[Case], runner: Runner, store: Store, run_id: int,
-            on_case_start: Callable[[Case], None], on_case_done: Callable[[CaseRun], None]) -> list[CaseRun]:
-    """Runs and stores the cases one by one, so an interruption loses at most the case in flight."""
-    done = []
-    for case in cases:
-        on_case_start(case)
-        outcome = runner.run_case(case)
-        try:
-            store.add_case(run_id, outcome)
-        except sqlite3.OperationalError as error:
-            raise DiskFull(f"could not store {case.key}: {error}") from None
-        done.append(outcome)
-        on_case_done(outcome)
-    return done
-
-
-def execute_with_progress(cases: list[Case], runner: Runner, store: Store, run_id: int,
-                          console) -> tuple[list[CaseRun], bool]:
-    """execute() under a progress bar; failures are printed as they happen.
-    Returns the finished cases and whether the user pressed Ctrl-C."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    done: list[CaseRun] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        bar = progress.add_task("", total=len(cases))
-
-        def started(case: Case) -> None:
-            progress.update(bar, description=f"{case.runtime} {case.workload} {case.model}")
-
-        def finished(outcome: CaseRun) -> None:
-            done.append(outcome)
-            progress.advance(bar)
-            if outcome.status != "ok":
-                colour = "yellow" if outcome.status == "limit" else "red"
-                progress.console.print(f"[{colour}]{outcome.status}[/] {outcome.case.key}: {outcome.reason}",
-                                       highlight=False)
-        try:
-            execute(cases, runner, store, run_id, started, finished)
-        except KeyboardInterrupt:
-            return done, True
-    return done, False
+def default_memory_limit_kb() -> int | None:
+    try:
+        total_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                        if line.startswith("MemTotal"))
+    except (OSError, StopIteration, ValueError):
+        return None
+    return int(total_kb * MEMORY_SHARE)
 
 
 def settings_for(request: Request) -> Settings:
+    limit = request.memory_limit_kb
     return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
                     repeat=request.setting("repeat"), timeout=request.setting("timeout"),
-                    budget=request.setting("budget"))
+                    budget=request.setting("budget"), target_ci=request.setting("target_ci"),
+                    memory_limit_kb=default_memory_limit_kb() if limit is None else (limit or None),
+                    order=request.order, seed=request.seed)
+
+
+def prepare(cases: list[Case], workloads: dict[str, Workload]) -> None:
+    """Every input and every expected checksum, before anything is stored: a full disk or a
+    broken input says so before a run exists (InputError)."""
+    for case in cases:
+        workloads[case.workload].expected_checksum(case.params)
+        workloads[case.workload].expected_items(case.params)
+
+
+def measure(cases: list[Case], runner: Runner, store: Store, record: RunRecord,
+            progress: Progress) -> tuple[Execution, StoreSink]:
+    """Runs the cases into the stored run; returns what ran and the sink (its journal, its errors)."""
+    sink = StoreSink(store, record, RESULTS_DIR / "journal")
+    return execute(cases, runner, sink, progress), sink
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None) -> list[Path]:
@@ -116,6 +101,18 @@ def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None
         path.write_text(text)
         written.append(path)
     return written
+
+
+def check_writable(out_dir: Path) -> str | None:
+    """Why reports cannot be written to out_dir, or None; asked before a run starts."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".parbench-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        return f"cannot write reports to {out_dir}: {error.strerror or error}"
+    return None
 
 
 def load_analyzed(store: Store, reference) -> RunRecord:

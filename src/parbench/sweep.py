@@ -3,20 +3,19 @@ law behind it (analysis/): USL/Amdahl, the crossover size, the per-task slopes."
 from __future__ import annotations
 
 import os
-from dataclasses import replace
-from typing import Any
-
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from parbench import suite
 from parbench.analysis import batch_amdahl, crossover, per_task, scaling
 from parbench.plan import Request, make_plan
-from parbench.records import CaseResult, CaseRun, RunRecord
+from parbench.project import RESULTS_DIR
+from parbench.records import Case, CaseResult, RunRecord
 from parbench.run import Runner
+from parbench.schedule import Execution, Progress, execute
 from parbench.stats import grouped_samples
-
-# The param a size or task-count sweep varies, per workload.
-SWEPT_PARAM = {"sdes-ecb": "size", "keygen": "count", "batch-job": "docs",
-               "spawn-chain": "n", "coroutine-swarm": "tasks"}
+from parbench.store.sink import StoreSink
+from parbench.workloads import load_all, with_noop
 
 
 def geometric(start: float, stop: float, factor: float) -> list[int]:
@@ -26,39 +25,86 @@ def geometric(start: float, stop: float, factor: float) -> list[int]:
         value *= factor
     if values[-1] != int(stop):
         values.append(int(stop))
-    return values
+    return sorted(set(values))
+
+
+@dataclass
+class Strategy:
+    """What a sweep varies, round by round, and the law it fits afterwards. `rounds` are the
+    param overrides measured first; `refine(record)` may add rounds from what they showed."""
+    kind: str
+    param: str | None
+    rounds: list[dict[str, Any]]
+    analyze: Callable[[RunRecord], list[tuple[str, str, dict]]]
+    refine: Callable[[RunRecord], list[dict[str, Any]]] = lambda record: []
+    refinements: int = 0
+    stop_after_failure: bool = False      # tasks: a model that failed at N is not tried at 4N
+
+
+def workers_strategy(cores: int) -> Strategy:
+    return Strategy("workers", None, [{}], lambda record: analyze_workers(record, cores))
+
+
+def size_strategy(param: str, values: list[int], refinements: int) -> Strategy:
+    def refine(record: RunRecord) -> list[dict[str, Any]]:
+        tried = {r.case.params.get(param) for r in record.results}
+        brackets = {crossover.refine_between(r["sizes"], r["ratio"])
+                    for _, _, r in analyze_sizes(record, param) if r["sizes"]} - {None}
+        return [{param: value} for value in sorted(int(b) for b in brackets) if value not in tried]
+    return Strategy("size", param, [{param: v} for v in values], lambda record: analyze_sizes(record, param),
+                    refine, refinements)
+
+
+def tasks_strategy(param: str, counts: list[int]) -> Strategy:
+    return Strategy("tasks", param, [{param: c} for c in counts], lambda record: analyze_tasks(record, param),
+                    stop_after_failure=True)
 
 
 class Sweep:
-    """Runs cases into one stored run, value by value, remembering every outcome."""
+    """Runs a strategy's rounds into one stored run, round by round."""
 
-    def __init__(self, request: Request, workloads, runtimes, described, store, console, kind: str):
-        self.request, self.workloads, self.runtimes = request, workloads, runtimes
-        self.described, self.store, self.console = described, store, console
-        self.runner = Runner(runtimes, workloads, suite.settings_for(request))
-        self.record = suite.new_record(request, {k: v for k, v in described.items()})
-        self.record.kind = "sweep"
-        self.record.options["sweep"] = kind
-        self.record.runtimes = {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
-                                for name, d in described.items()}
-        store.begin_run(self.record)
-        self.outcomes: list[CaseRun] = []
-        self.interrupted = False
+    def __init__(self, strategy: Strategy, request: Request, workloads, runtimes, described, store,
+                 progress: Progress):
+        self.strategy, self.request, self.workloads, self.runtimes = strategy, request, workloads, runtimes
+        self.described, self.store, self.progress = described, store, progress
+        self.runner = Runner(runtimes, with_noop(workloads), suite.settings_for(request))
+        self.record = suite.new_record(request, {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
+                                                 for name, d in described.items()}, kind="sweep")
+        self.record.options["sweep"] = strategy.kind
+        self.sink: StoreSink | None = None
+        self.interruption: BaseException | None = None
 
-    def run(self, params: dict[str, Any], skip=lambda case: False, startup: bool = False) -> list[CaseRun]:
+    def begin(self, owner: str) -> None:
+        self.store.begin_run(self.record, owner)
+        self.sink = StoreSink(self.store, self.record, RESULTS_DIR / "journal")
+
+    def plan_round(self, params: dict[str, Any], first: bool) -> list[Case]:
         request = replace(self.request, params={**self.request.params, **params})
         plan = make_plan(request, self.workloads, self.runtimes, self.described)
-        cases = [c for c in plan.cases if not skip(c)]
-        if startup:
-            cases = suite.startup_cases(plan, self.described) + cases
-        done, self.interrupted = suite.execute_with_progress(cases, self.runner, self.store,
-                                                             self.record.id, self.console)
-        self.outcomes += done
-        return done
+        return (suite.startup_cases(plan, self.described) if first else []) + plan.cases
 
-    def finish(self) -> RunRecord:
-        self.store.finish_run(self.record.id, "interrupted" if self.interrupted else "complete", suite.now())
-        return suite.load_analyzed(self.store, self.record.id)
+    def run(self) -> Execution:
+        """Every round, then the refinements; stops at an interruption."""
+        failed: set[tuple[str, str]] = set()
+        rounds, done = list(self.strategy.rounds), Execution()
+        refinements = self.strategy.refinements
+        while rounds:
+            params = rounds.pop(0)
+            cases = [c for c in self.plan_round(params, first=not done.order)
+                     if (c.runtime, c.model) not in failed]
+            suite.prepare(cases, with_noop(self.workloads))
+            execution = execute(cases, self.runner, self.sink, self.progress)
+            done.done += execution.done
+            done.order += execution.order
+            if execution.interrupted:
+                done.interrupted, done.interruption = True, execution.interruption
+                break
+            if self.strategy.stop_after_failure:
+                failed |= {(r.case.runtime, r.case.model) for r in execution.done if r.status != "ok"}
+            if not rounds and refinements > 0:
+                refinements -= 1
+                rounds = self.strategy.refine(suite.load_analyzed(self.store, self.record.id))
+        return done
 
 
 def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
@@ -161,6 +207,6 @@ def reanalyze(record: RunRecord) -> list[tuple[str, str, dict]]:
     if kind == "workers":
         return analyze_workers(record, record.machine.get("logical_cpus") or os.cpu_count() or 1)
     if kind in ("size", "tasks") and len(workloads) == 1:
-        param = SWEPT_PARAM[workloads.pop()]
+        param = load_all()[workloads.pop()].swept_param
         return analyze_sizes(record, param) if kind == "size" else analyze_tasks(record, param)
     return []

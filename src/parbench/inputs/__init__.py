@@ -5,6 +5,10 @@ import os
 from pathlib import Path
 
 
+class InputError(OSError):
+    """An input could not be made (a full disk, an unwritable cache); nothing partial is left."""
+
+
 def cache_root() -> Path:
     """Where generated inputs live: $PARBENCH_CACHE, else .cache/inputs in the project."""
     configured = os.environ.get("PARBENCH_CACHE")

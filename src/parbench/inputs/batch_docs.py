@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parbench import oracle
-from parbench.inputs import cache_root, publish_atomically
+from parbench.inputs import InputError, cache_root, publish_atomically
 
 VOCABULARY = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "index", "join",
               "kernel", "lock", "merge", "node", "order", "page", "query", "row", "scan", "table",
@@ -109,16 +109,24 @@ def ensure(docs: int, text_length: int, annotations: int, seed: int = 2) -> Batc
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = folder.with_name(folder.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        (tmp / "docs").mkdir(parents=True)
-        for d in documents:
-            (tmp / "docs" / f"{d['id']}.json").write_text(
-                json.dumps({"id": d["id"], "old": d["old"], "new": d["new"]}))
-        write_sqlite(tmp / "template.sqlite", documents)
-        (tmp / "expected.txt").write_text(expected_digest(documents) + "\n")
+        try:
+            _write(tmp, documents)
+        except (OSError, sqlite3.Error) as error:
+            shutil.rmtree(tmp, ignore_errors=True)     # never leave a partial input behind
+            raise InputError(f"cannot write the batch-job input {folder}: {error}") from None
         shutil.rmtree(folder, ignore_errors=True)
         publish_atomically(tmp, folder)
     return BatchInput(folder / "docs", folder / "template.sqlite",
                       (folder / "expected.txt").read_text().strip(), documents)
+
+
+def _write(tmp: Path, documents: list[dict]) -> None:
+    (tmp / "docs").mkdir(parents=True)
+    for d in documents:
+        (tmp / "docs" / f"{d['id']}.json").write_text(
+            json.dumps({"id": d["id"], "old": d["old"], "new": d["new"]}))
+    write_sqlite(tmp / "template.sqlite", documents)
+    (tmp / "expected.txt").write_text(expected_digest(documents) + "\n")
 
 
 def fresh_sqlite_copy(batch: BatchInput, destination: Path) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from parbench.inputs import cache_root, publish_atomically
+from parbench.inputs import InputError, cache_root, publish_atomically
 
 # The seed article's small input, kept byte for byte: its four lines are the point of the
 # crossover experiment (about 60 bytes, where parallelism loses).
@@ -43,6 +43,15 @@ def ensure(size: int, seed: int = 1) -> Path:
         return final
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_suffix(".tmp")
+    try:
+        _write(tmp, size, seed)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)      # never leave a partial input behind (a full disk, say)
+        raise InputError(f"cannot write the {size:,}-byte sdes-ecb input {final}: {error.strerror or error}") from None
+    return publish_atomically(tmp, final)
+
+
+def _write(tmp: Path, size: int, seed: int) -> None:
     piece = 1 << 26
     with open(tmp, "wb") as out:
         written, lines = 0, _lines(seed)
@@ -55,7 +64,6 @@ def ensure(size: int, seed: int = 1) -> Path:
             chunk = chunk[: size - written]
             out.write(chunk)
             written += len(chunk)
-    return publish_atomically(tmp, final)
 
 
 def ensure_seed_article_text() -> Path:

@@ -1,12 +1,15 @@
-"""The console report: a Benchee-style table and comparison block per workload group."""
+"""The console report: the answer first (the summary matrix), then a Benchee-style table and
+comparison block per table of the run, the analyses, start-up and the cases without a timing."""
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, comparison_lines, failure_rows, groups,
-                                  measured_row, outlier_note, override_lines, startup_rows)
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
+                                  failure_rows, groups, measured_row, outlier_note, override_lines,
+                                  startup_rows)
+from parbench.report.summary import summary
 
 
 def print_analyses(analyses: list, console: Console) -> None:
@@ -23,33 +26,59 @@ def print_analyses(analyses: list, console: Console) -> None:
         console.print()
 
 
-def print_run(record: RunRecord, console: Console | None = None, analyses: list | None = None) -> None:
+def print_summary(record: RunRecord, console: Console) -> None:
+    runtimes, rows = summary(record)
+    if not rows or record.kind == "exec":      # exec's commands are compared in their own table
+        return
+    table = Table(title="Summary: the best model of each runtime, its median and its speedup over the "
+                        "runtime's seq (95% CI); ★ the fastest case of the table",
+                  title_justify="left", header_style="bold")
+    table.add_column("table")
+    for runtime in runtimes:
+        table.add_column(runtime, overflow="fold")
+    for row in rows:
+        table.add_row(row.title, *[cell.text() for cell in row.cells])
+    console.print(table)
+    console.print()
+
+
+def print_group(group: Group, console: Console) -> None:
+    """One table: every measured case of one workload and parameter set, then its comparisons."""
+    measured = [r for r in group.results if r.stats is not None]
+    if not measured:
+        return
+    table = Table(title=group.title, title_justify="left", header_style="bold")
+    for column in COLUMNS:
+        table.add_column(column, justify="left" if column in ("case", "family") else "right")
+    for result in measured:
+        table.add_row(*measured_row(result))
+    console.print(table)
+    notes = [f"  {r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
+    notes += [f"  {r.case.label}: {ceiling_note(r)}" for r in measured if ceiling_note(r)]
+    notes += [f"  {r.case.label}: {r.case.note}" for r in measured if r.case.note]
+    for note in notes:
+        console.print(note, style="dim", highlight=False)
+    lines = comparison_lines(group)
+    if len(lines) > 1:
+        console.print("[bold]Comparison[/] (ratio of medians, 95% CI)")
+        width = max(len(l[0]) for l in lines)
+        for label, fastest, seq in lines:
+            console.print(f"  {label:<{width}}  {fastest:<44}  vs seq: {seq}", highlight=False)
+    console.print()
+
+
+def print_run(record: RunRecord, console: Console | None = None, analyses: list | None = None,
+              tables: bool = True) -> None:
+    """The whole report; `tables=False` leaves out the per-table detail (a live run printed it)."""
     console = console or Console()
     m = record.machine
     console.print(f"[bold]Run {record.id}[/] ({record.kind}, scale {record.scale}, {record.status}) "
                   f"started {record.started_at} · {m.get('cpu')} · {m.get('logical_cpus')} CPUs · "
                   f"{m.get('os')} · parbench {m.get('parbench')} @ {m.get('git_commit')}")
-    for group in groups(record):
-        measured = [r for r in group.results if r.stats is not None]
-        if not measured:
-            continue
-        table = Table(title=group.title, title_justify="left", header_style="bold")
-        for column in COLUMNS:
-            table.add_column(column, justify="left" if column in ("case", "family") else "right")
-        for result in measured:
-            table.add_row(*measured_row(result))
-        console.print(table)
-        notes = [f"  {r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
-        notes += [f"  {r.case.label}: {r.case.note}" for r in measured if r.case.note]
-        for note in notes:
-            console.print(note, style="dim", highlight=False)
-        lines = comparison_lines(group)
-        if len(lines) > 1:
-            console.print("[bold]Comparison[/] (ratio of medians, 95% CI)")
-            width = max(len(l[0]) for l in lines)
-            for label, fastest, seq in lines:
-                console.print(f"  {label:<{width}}  {fastest:<44}  vs seq: {seq}", highlight=False)
-        console.print()
+    print_summary(record, console)
+    if tables:
+        for group in groups(record):
+            print_group(group, console)
     if analyses:
         print_analyses([a for a in analyses if a[0] != "time-split"], console)
     startup = startup_rows(record)

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from parbench.records import CaseResult, RunRecord
 from parbench.units import format_bytes, format_duration, format_rate
+from parbench.workloads import in_report_order
 
 
 @dataclass
@@ -20,18 +23,35 @@ class Group:
 
 
 def groups(record: RunRecord) -> list[Group]:
+    """The run's tables in the reports' order of workloads, each sorted fastest first."""
     out: dict[tuple, Group] = {}
     for result in record.results:
-        key = (result.case.workload, tuple(sorted(result.case.params.items())))
+        key = (result.case.workload, tuple(sorted(result.case.params.items(), key=str)))
         out.setdefault(key, Group(result.case.workload, result.case.params, [])).results.append(result)
     out = {k: g for k, g in out.items() if k[0] != "noop"}     # shown as the start-up table
     for group in out.values():
         group.results.sort(key=lambda r: (r.stats is None, r.stats.median_ns if r.stats else 0))
-    return list(out.values())
+    order = in_report_order({g.workload for g in out.values()})
+    return sorted(out.values(), key=lambda g: order.index(g.workload))
 
 
 COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median",
-           "99th %", "items/s", "CPU", "peak RSS", "✓"]
+           "99th %", "items/s", "vs ceiling", "CPU", "peak RSS (tree)", "✓"]
+
+
+def median_extra(result: CaseResult, key: str) -> float | None:
+    values = [r.extra[key] for r in result.run.repetitions
+              if r.verified and isinstance(r.extra.get(key), (int, float))]
+    return float(np.median(values)) if values else None
+
+
+def ceiling_text(result: CaseResult) -> str:
+    """The case's distance to its ceiling, measured in the same repetitions: "2.3× copy"."""
+    ceiling = median_extra(result, "ceiling_ns")
+    if not ceiling or result.stats is None:
+        return "–"
+    name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")
+    return f"{result.stats.median_ns / ceiling:.2f}× {name}"
 
 
 def measured_row(result: CaseResult) -> list[str]:
@@ -40,10 +60,17 @@ def measured_row(result: CaseResult) -> list[str]:
     return [result.case.label, result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
-            format_duration(s.p99_ns), format_rate(s.items_per_s),
+            format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result),
             f"{100 * s.cpu_utilisation:.0f}%" if s.cpu_utilisation is not None else "–",
             format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
             f"✓ {verified}/{len(result.run.repetitions)}"]
+
+
+def one_worker(result: CaseResult) -> bool:
+    """A parallel case asked for several workers whose repetitions say only one did any work."""
+    used = [r.extra.get("workers_used") for r in result.run.repetitions if r.verified]
+    asked = result.case.workers or 0
+    return asked > 1 and bool(used) and all(isinstance(u, int) and u <= 1 for u in used)
 
 
 def outlier_note(result: CaseResult) -> str:
@@ -53,12 +80,31 @@ def outlier_note(result: CaseResult) -> str:
     if s and (s.outliers_low or s.outliers_high):
         notes.append(f"{s.outliers_low + s.outliers_high} outlier(s) of {s.n} "
                      f"(Tukey: {s.outliers_low} low, {s.outliers_high} high), kept")
-    cut = result.run.flags.get("processes_cut_by_budget")
-    if cut:
-        notes.append(f"time budget reached: {cut} processes run")
+    if one_worker(result):
+        notes.append(f"asked for {result.case.workers} workers, but only one processed any chunk "
+                     "(extra.workers_used): a sequential run in disguise")
+    stopped = result.run.flags.get("stopped") or result.run.flags.get("processes_cut_by_budget")
+    if stopped and "budget" in str(stopped):
+        notes.append(f"stopped at its {stopped}")
     if s and s.n < 5:
         notes.append(f"only {s.n} samples: the CI is wide by necessity")
     return "; ".join(notes)
+
+
+def ceiling_note(result: CaseResult) -> str:
+    """The ceiling and any other baseline measured in the same repetitions, as medians."""
+    parts = []
+    ceiling = median_extra(result, "ceiling_ns")
+    if ceiling:
+        name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")
+        parts.append(f"{name} {format_duration(ceiling)}")
+    keys = sorted({k for r in result.run.repetitions for k in r.extra
+                   if k.startswith("baseline_") and k.endswith("_ns")})
+    for key in keys:
+        value = median_extra(result, key)
+        if value:
+            parts.append(f"{key[len('baseline_'):-3].replace('_', ' ')} {format_duration(value)}")
+    return ("measured beside it: " + ", ".join(parts)) if parts else ""
 
 
 def comparison_lines(group: Group) -> list[tuple[str, str, str]]:

@@ -1,7 +1,14 @@
-"""Reads and writes runs in SQLite (the default file) or PostgreSQL (a URL), one schema for both."""
+"""Reads and writes runs in SQLite (the default file) or PostgreSQL (a URL), one schema for both.
+
+Every process is committed as soon as it is measured, so a Ctrl-C, a kill -9 or a lost server
+costs at most the process in flight. A running run records its owner (host, pid and the pid's
+start time), which both locks it against a second `--resume` and lets the next start find a run
+whose harness died.
+"""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,29 +22,73 @@ class StoreError(RuntimeError):
     pass
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+SQLITE_SCHEME = "sqlite://"
+
+
+def redact(target: str) -> str:
+    """A URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", target)
+
+
+def sqlite_path(target: str) -> Path | None:
+    """The file of a SQLite target (a plain path or sqlite:///path), None for PostgreSQL; a
+    StoreError for any other scheme, so a typo never becomes a stray local file."""
+    if target.startswith(POSTGRES_SCHEMES):
+        return None
+    if target.startswith(SQLITE_SCHEME):
+        return Path(target[len(SQLITE_SCHEME):])
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", target):
+        raise StoreError(f"--db {redact(target)}: not a store parbench knows; use postgresql://USER:PASS@HOST/DB, "
+                         "sqlite:///path/file.sqlite or a file path")
+    return Path(target)
+
+
 def open_store(target: str | Path) -> "Store":
     target = str(target)
-    if target.startswith(("postgresql://", "postgres://")):
-        try:
-            import psycopg
-        except ImportError:
-            raise StoreError("a PostgreSQL store needs psycopg: .venv/bin/pip install 'psycopg[binary]'") from None
-        try:
-            return Store(psycopg.connect(target, autocommit=False), placeholder="%s", serial="SERIAL")
-        except psycopg.Error as error:
-            raise StoreError(f"cannot open {target}: {error}".strip()) from None
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = sqlite_path(target)
+    if path is None:
+        return Store(target, _connect_postgres(target), placeholder="%s", serial="SERIAL")
     try:
-        return Store(sqlite3.connect(path, timeout=30), placeholder="?", serial="INTEGER")
-    except sqlite3.Error as error:
-        raise StoreError(f"cannot open {path}: {error}") from None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return Store(target, sqlite3.connect(path, timeout=30), placeholder="?", serial="INTEGER")
+    except (OSError, sqlite3.Error) as error:
+        raise StoreError(f"cannot open the results database {path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def _connect_postgres(target: str):
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError("a PostgreSQL store needs psycopg: .venv/bin/pip install 'psycopg[binary]'") from None
+    try:
+        return psycopg.connect(target, autocommit=False, connect_timeout=10)
+    except psycopg.Error as error:
+        raise StoreError(f"cannot open {redact(target)}: {str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+
+
+def clean_text(value: Any) -> Any:
+    """PostgreSQL's text holds no NUL; a benchmark's stderr may. Nothing else is changed."""
+    return value.replace("\x00", "\\0") if isinstance(value, str) else value
 
 
 class Store:
-    def __init__(self, connection, placeholder: str, serial: str):
-        self.db, self.placeholder, self.serial = connection, placeholder, serial
+    def __init__(self, target: str, connection, placeholder: str, serial: str):
+        self.target, self.db, self.placeholder, self.serial = target, connection, placeholder, serial
         self._migrate()
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.placeholder == "%s"
+
+    def reconnect(self) -> None:
+        """A fresh connection to the same target (after a lost PostgreSQL server, say)."""
+        try:
+            self.db.close()
+        except Exception:      # noqa: BLE001 — a broken connection may fail to close in any way
+            pass
+        self.db = (_connect_postgres(self.target) if self.is_postgres
+                   else sqlite3.connect(sqlite_path(self.target), timeout=30))
 
     # --- plumbing ---------------------------------------------------------------------------
     def _sql(self, text: str) -> str:
@@ -45,85 +96,159 @@ class Store:
 
     def _execute(self, text: str, args: tuple = ()):
         cursor = self.db.cursor()
-        cursor.execute(self._sql(text), args)
+        cursor.execute(self._sql(text), tuple(clean_text(a) for a in args))
         return cursor
 
     def _insert(self, table: str, row: dict[str, Any]) -> int:
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        cursor = self._execute(f"INSERT INTO {table}({columns}) VALUES ({marks}) RETURNING id"
-                               if table in ("runs", "cases") else
-                               f"INSERT INTO {table}({columns}) VALUES ({marks})", tuple(row.values()))
-        return cursor.fetchone()[0] if table in ("runs", "cases") else 0
+        returning = table in ("runs", "cases")
+        cursor = self._execute(f"INSERT INTO {table}({columns}) VALUES ({marks})"
+                               + (" RETURNING id" if returning else ""), tuple(row.values()))
+        return cursor.fetchone()[0] if returning else 0
+
+    def _commit(self, work) -> Any:
+        """Runs work() as one transaction: all of it is stored, or none of it."""
+        try:
+            result = work()
+            self.db.commit()
+            return result
+        except BaseException:
+            try:
+                self.db.rollback()
+            except Exception:  # noqa: BLE001 — the connection may be gone; the caller retries
+                pass
+            raise
 
     def _migrate(self) -> None:
-        self._execute("CREATE TABLE IF NOT EXISTS meta(schema_version INTEGER NOT NULL)")
-        found = self._execute("SELECT schema_version FROM meta").fetchone()
-        version = found[0] if found else 0
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"this results database has schema {version}, newer than this "
-                             f"parbench understands ({SCHEMA_VERSION}); upgrade parbench")
-        for statements in MIGRATIONS[version:]:
-            for statement in statements:
-                self._execute(statement.replace("INTEGER PRIMARY KEY", f"{self.serial} PRIMARY KEY"))
-        if not found:
-            self._execute("INSERT INTO meta(schema_version) VALUES (?)", (SCHEMA_VERSION,))
-        else:
-            self._execute("UPDATE meta SET schema_version = ?", (SCHEMA_VERSION,))
-        self.db.commit()
+        def migrate():
+            self._execute("CREATE TABLE IF NOT EXISTS meta(schema_version INTEGER NOT NULL)")
+            found = self._execute("SELECT schema_version FROM meta").fetchone()
+            version = found[0] if found else 0
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"this results database has schema {version}, newer than this "
+                                 f"parbench understands ({SCHEMA_VERSION}); upgrade parbench")
+            for statements in MIGRATIONS[version:]:
+                for statement in statements:
+                    self._execute(statement.replace("INTEGER PRIMARY KEY", f"{self.serial} PRIMARY KEY"))
+            if not found:
+                self._execute("INSERT INTO meta(schema_version) VALUES (?)", (SCHEMA_VERSION,))
+            elif version != SCHEMA_VERSION:
+                self._execute("UPDATE meta SET schema_version = ?", (SCHEMA_VERSION,))
+        try:
+            self._commit(migrate)
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot use the results database {self.target}: {error}") from None
 
     def close(self) -> None:
         self.db.close()
 
-    # --- writing ----------------------------------------------------------------------------
-    def begin_run(self, record: RunRecord) -> int:
-        record.id = self._insert("runs", {
+    # --- runs -------------------------------------------------------------------------------
+    def begin_run(self, record: RunRecord, owner: str = "") -> int:
+        record.id = self._commit(lambda: self._insert("runs", {
             "kind": record.kind, "started_at": record.started_at, "finished_at": None,
             "status": record.status, "scale": record.scale,
             "options_json": json.dumps(record.options), "machine_json": json.dumps(record.machine),
-            "runtimes_json": json.dumps(record.runtimes)})
-        self.db.commit()
+            "runtimes_json": json.dumps(record.runtimes), "owner": owner}))
         return record.id
 
-    def update_runtimes(self, record: RunRecord) -> None:
-        self._execute("UPDATE runs SET runtimes_json = ? WHERE id = ?",
-                      (json.dumps(record.runtimes), record.id))
-        self.db.commit()
+    def claim_run(self, run_id: int, owner: str, previous_owner: str) -> bool:
+        """Takes a run over for a resume, only if nobody else took it since it was read:
+        an atomic compare-and-set on its owner, the same on SQLite and PostgreSQL."""
+        def claim():
+            return self._execute("UPDATE runs SET owner = ?, status = 'running' WHERE id = ? AND owner = ?",
+                                 (owner, run_id, previous_owner)).rowcount
+        return self._commit(claim) == 1
+
+    def finish_run(self, run_id: int, status: str, finished_at: str) -> None:
+        self._commit(lambda: self._execute("UPDATE runs SET status = ?, finished_at = ?, owner = '' WHERE id = ?",
+                                           (status, finished_at, run_id)))
+
+    def running_runs(self) -> list[tuple[int, str]]:
+        """(id, owner) of every run still marked running."""
+        return [(row[0], row[1]) for row in
+                self._execute("SELECT id, owner FROM runs WHERE status = 'running' ORDER BY id").fetchall()]
+
+    def run_owner(self, run_id: int) -> str:
+        row = self._execute("SELECT owner FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else ""
+
+    # --- cases, written process by process ----------------------------------------------------
+    def begin_case(self, run_id: int, result: CaseRun) -> int:
+        return self._commit(lambda: self._insert_case(run_id, result, status="running"))
+
+    def add_process(self, case_id: int, measurement: ProcessMeasurement, repetitions: list[Repetition]) -> None:
+        self._commit(lambda: self._insert_process(case_id, measurement, repetitions))
+
+    def finish_case(self, case_id: int, result: CaseRun) -> None:
+        self._commit(lambda: self._execute(
+            "UPDATE cases SET status = ?, reason = ?, flags_json = ?, expected_checksum = ? WHERE id = ?",
+            (result.status, result.reason, json.dumps(result.flags), result.expected_checksum, case_id)))
 
     def add_case(self, run_id: int, result: CaseRun) -> int:
-        """One case with all its processes and samples, committed at once: a Ctrl-C or a crash
-        later in the suite never loses it."""
+        """One whole case with all its processes and samples, in one transaction."""
+        return self._commit(lambda: self._write_whole_case(run_id, result))
+
+    def replace_case(self, run_id: int, result: CaseRun) -> int:
+        """The case as measured, replacing any partial rows of it (a retry after a lost server)."""
+        def replace():
+            self._delete_cases("run_id = ? AND case_key = ?", (run_id, result.case.key))
+            return self._write_whole_case(run_id, result)
+        return self._commit(replace)
+
+    def delete_unfinished_cases(self, run_id: int) -> int:
+        """Cases cut short by an interruption: a resume measures them again from the start."""
+        return self._commit(lambda: self._delete_cases("run_id = ? AND status IN ('running', 'interrupted')",
+                                                       (run_id,)))
+
+    def _write_whole_case(self, run_id: int, result: CaseRun) -> int:
+        case_id = self._insert_case(run_id, result, result.status)
+        by_process: dict[int, list[Repetition]] = {}
+        for rep in result.repetitions:
+            by_process.setdefault(rep.process, []).append(rep)
+        for p in result.processes:
+            self._insert_process(case_id, p, by_process.pop(p.index, []))
+        for reps in by_process.values():
+            self._insert_samples(case_id, reps)
+        return case_id
+
+    def _delete_cases(self, where: str, args: tuple) -> int:
+        ids = [row[0] for row in self._execute(f"SELECT id FROM cases WHERE {where}", args).fetchall()]
+        for case_id in ids:
+            for table in ("samples", "processes"):
+                self._execute(f"DELETE FROM {table} WHERE case_id = ?", (case_id,))
+            self._execute("DELETE FROM cases WHERE id = ?", (case_id,))
+        return len(ids)
+
+    def _insert_case(self, run_id: int, result: CaseRun, status: str) -> int:
         c = result.case
-        case_id = self._insert("cases", {
+        return self._insert("cases", {
             "run_id": run_id, "case_key": c.key, "workload": c.workload, "runtime": c.runtime,
             "model": c.model, "family": c.family, "params_json": json.dumps(c.params),
             "workers": c.workers, "overrides_json": json.dumps(list(c.overrides)), "note": c.note,
-            "expected_checksum": result.expected_checksum, "status": result.status,
+            "expected_checksum": result.expected_checksum, "status": status,
             "reason": result.reason, "flags_json": json.dumps(result.flags)})
-        for p in result.processes:
-            self._insert("processes", {
-                "case_id": case_id, "idx": p.index, "wall_ns": p.wall_ns, "user_ns": p.user_ns,
-                "sys_ns": p.sys_ns, "max_rss_kb": p.max_rss_kb,
-                "voluntary_switches": p.voluntary_switches,
-                "involuntary_switches": p.involuntary_switches, "exit_code": p.exit_code,
-                "outcome": p.outcome, "detail": p.detail, "stderr_tail": p.stderr_tail})
-        for r in result.repetitions:
+
+    def _insert_process(self, case_id: int, p: ProcessMeasurement, repetitions: list[Repetition]) -> None:
+        self._insert("processes", {
+            "case_id": case_id, "idx": p.index, "wall_ns": p.wall_ns, "user_ns": p.user_ns,
+            "sys_ns": p.sys_ns, "max_rss_kb": p.max_rss_kb,
+            "voluntary_switches": p.voluntary_switches,
+            "involuntary_switches": p.involuntary_switches, "exit_code": p.exit_code,
+            "outcome": p.outcome, "detail": p.detail, "stderr_tail": p.stderr_tail,
+            "tree_peak_rss_kb": p.tree_peak_rss_kb, "memory_json": json.dumps(p.memory), "seq": p.sequence})
+        self._insert_samples(case_id, repetitions)
+
+    def _insert_samples(self, case_id: int, repetitions: list[Repetition]) -> None:
+        for r in repetitions:
             self._insert("samples", {
                 "case_id": case_id, "process_idx": r.process, "rep": r.rep, "ns": r.ns,
                 "items": r.items, "checksum": r.checksum, "verified": int(r.verified),
                 "extra_json": json.dumps(r.extra)})
-        self.db.commit()
-        return case_id
 
     def add_analysis(self, run_id: int, kind: str, subject: str, result: dict) -> None:
-        self._insert("analyses", {"run_id": run_id, "kind": kind, "subject": subject,
-                                  "result_json": json.dumps(result)})
-        self.db.commit()
-
-    def finish_run(self, run_id: int, status: str, finished_at: str) -> None:
-        self._execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-                      (status, finished_at, run_id))
-        self.db.commit()
+        self._commit(lambda: self._insert("analyses", {"run_id": run_id, "kind": kind, "subject": subject,
+                                                       "result_json": json.dumps(result)}))
 
     # --- reading ----------------------------------------------------------------------------
     def run_ids(self) -> list[int]:
@@ -136,10 +261,12 @@ class Store:
             raise StoreError("no runs stored yet; `parbench run` makes one")
         text = str(reference or "latest")
         if text.startswith("latest"):
-            back = int(text.split("~", 1)[1]) if "~" in text else 0
-            if back >= len(ids):
+            back = text.split("~", 1)[1] if "~" in text else "0"
+            if not back.isdigit() or text not in ("latest", f"latest~{back}"):
+                raise StoreError(f"no run '{text}': write latest, latest~N (N runs before it) or a run id")
+            if int(back) >= len(ids):
                 raise StoreError(f"only {len(ids)} runs are stored")
-            return ids[-1 - back]
+            return ids[-1 - int(back)]
         if not text.isdigit() or int(text) not in ids:
             raise StoreError(f"no run '{text}'; stored runs: {', '.join(map(str, ids[-10:]))} (or latest, latest~1)")
         return int(text)
@@ -169,9 +296,10 @@ class Store:
             run = CaseRun(case, expected, status=status, reason=reason, flags=json.loads(flags))
             for p in self._execute(
                     "SELECT idx, wall_ns, user_ns, sys_ns, max_rss_kb, voluntary_switches, "
-                    "involuntary_switches, exit_code, outcome, detail, stderr_tail FROM processes "
-                    "WHERE case_id = ? ORDER BY idx", (case_id,)).fetchall():
-                run.processes.append(ProcessMeasurement(*p))
+                    "involuntary_switches, exit_code, outcome, detail, stderr_tail, tree_peak_rss_kb, "
+                    "memory_json, seq FROM processes WHERE case_id = ? ORDER BY idx", (case_id,)).fetchall():
+                run.processes.append(ProcessMeasurement(*p[:11], tree_peak_rss_kb=p[11] or 0,
+                                                        memory=json.loads(p[12] or "{}"), sequence=p[13]))
             for s in self._execute(
                     "SELECT process_idx, rep, ns, items, checksum, verified, extra_json FROM samples "
                     "WHERE case_id = ? ORDER BY process_idx, rep", (case_id,)).fetchall():

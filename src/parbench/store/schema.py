@@ -33,6 +33,14 @@ MIGRATIONS: list[list[str]] = [
              run_id INTEGER NOT NULL REFERENCES runs(id), kind TEXT NOT NULL,
              subject TEXT NOT NULL, result_json TEXT NOT NULL)""",
     ],
+    [
+        # Whole-tree memory beside the largest process, how it was measured, the order the
+        # processes ran in, and which live process owns a running run (locking and resume).
+        "ALTER TABLE processes ADD COLUMN tree_peak_rss_kb BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE processes ADD COLUMN memory_json TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE processes ADD COLUMN seq INTEGER",
+        "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

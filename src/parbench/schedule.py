@@ -1,0 +1,173 @@
+"""Stage 2b: the order in which cases' fresh processes run, and when a case has enough of them.
+
+The cases that share one table (one workload, one parameter set) run in rotation by default:
+one process of each in turn, so a slow minute of a shared machine lands on all of them rather
+than on whichever case happened to be running. Each case stops once the 95% CI of its median is
+within the target (±3 % at the quick scale), or at its time budget, never below two processes
+(pyperf's and Benchee's lesson). Every process is stored as soon as it is measured.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition
+from parbench.run import MIN_PROCESSES, Runner, Settings
+from parbench.stats import bootstrap_medians, confidence_interval, grouped_samples
+
+CONVERGENCE_RESAMPLES = 400     # enough to decide "tight enough"; the report uses 2000
+
+
+class Sink(Protocol):
+    """Where measured processes go (the store, through the journal when it is unreachable)."""
+
+    def case_started(self, run: CaseRun) -> None: ...
+    def process_done(self, run: CaseRun, measurement: ProcessMeasurement, reps: list[Repetition]) -> None: ...
+    def case_done(self, run: CaseRun) -> None: ...
+
+
+@dataclass
+class Progress:
+    """What the console hears about: each finished case, each finished table."""
+    case_started: Callable[[Case], None] = lambda case: None
+    case_done: Callable[[CaseRun], None] = lambda run: None
+    group_done: Callable[[list[CaseRun]], None] = lambda runs: None
+
+
+@dataclass
+class _Active:
+    run: CaseRun
+    warmup: int
+    repeat: int
+    spent_s: float = 0.0
+    index: int = 0
+
+
+@dataclass
+class Execution:
+    done: list[CaseRun] = field(default_factory=list)
+    interrupted: bool = False
+    interruption: BaseException | None = None           # the KeyboardInterrupt (or SIGTERM's Stopped)
+    order: list[str] = field(default_factory=list)      # case keys, one per process, as they ran
+
+
+def groups_of(cases: list[Case]) -> list[list[Case]]:
+    """Cases that share one table, in the plan's order of first appearance."""
+    out: dict[tuple, list[Case]] = {}
+    for case in cases:
+        out.setdefault((case.workload, tuple(sorted(case.params.items(), key=str))), []).append(case)
+    return list(out.values())
+
+
+def converged(run: CaseRun, target: float | None) -> bool:
+    """The 95% CI of the median within ±target of it (the report's two-level bootstrap)."""
+    groups = grouped_samples(run)
+    if target is None or len(groups) < MIN_PROCESSES:
+        return False
+    median = float(np.median(np.concatenate(groups)))
+    low, high = confidence_interval(bootstrap_medians(groups, CONVERGENCE_RESAMPLES))
+    return median > 0 and (high - low) / 2 <= target * median
+
+
+def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress) -> Execution:
+    """Runs every case, table by table; a KeyboardInterrupt ends it with the cases in flight
+    marked `interrupted` (their processes kept) and `interrupted` set."""
+    settings = runner.settings
+    execution = Execution()
+    shuffler = random.Random(settings.seed)
+    for group in groups_of(cases):
+        active: list[_Active] = []
+        try:
+            for case in group:
+                progress.case_started(case)
+                started = _start(case, runner, sink)
+                if started.run.status != "ok":
+                    _finish(started.run, sink, progress, execution)
+                else:
+                    active.append(started)
+            _rotate(active, runner, settings, sink, progress, execution, shuffler)
+        except KeyboardInterrupt as interruption:
+            execution.interruption = interruption
+            for a in active:
+                if a.run not in execution.done:
+                    a.run.fail("interrupted", f"interrupted after {len(a.run.processes)} process(es)")
+                    a.run.status = "interrupted"
+                    _finish(a.run, sink, progress, execution, quiet=True)
+            execution.interrupted = True
+            return execution
+        progress.group_done([r for r in execution.done if r.case in group])
+    return execution
+
+
+def _start(case: Case, runner: Runner, sink: Sink) -> _Active:
+    warmup, repeat = runner.repetitions_per_process(case)
+    run = CaseRun(case, runner.expected(case))
+    active = _Active(run, warmup, repeat)
+    failed = runner.verify(case)
+    sink.case_started(run)
+    if failed is not None:
+        sink.process_done(run, failed, [])
+        run.processes.append(failed)
+        run.fail(failed.outcome, failed.detail)
+    return active
+
+
+def _rotate(active: list[_Active], runner: Runner, settings: Settings, sink: Sink, progress: Progress,
+            execution: Execution, shuffler: random.Random) -> None:
+    if settings.order == "sequential":
+        for a in active:
+            while not _enough(a, settings):
+                _one_more(a, runner, sink, execution)
+            _finish(a.run, sink, progress, execution)
+        return
+    pending = list(active)
+    while pending:
+        if settings.order == "shuffled":
+            shuffler.shuffle(pending)
+        for a in list(pending):
+            _one_more(a, runner, sink, execution)
+            if _enough(a, settings):
+                pending.remove(a)
+                _finish(a.run, sink, progress, execution)
+
+
+def _one_more(a: _Active, runner: Runner, sink: Sink, execution: Execution) -> None:
+    measurement, reps = runner.one_process(a.run.case, a.index, a.run.expected_checksum, a.warmup, a.repeat)
+    measurement.sequence = len(execution.order)
+    execution.order.append(a.run.case.key)
+    a.index += 1
+    a.spent_s += measurement.wall_ns / 1e9
+    a.run.processes.append(measurement)
+    a.run.repetitions += reps
+    for rep in reps:
+        a.run.flags.update({k: v for k, v in rep.extra.items() if k.endswith("flags") or k == "workers"})
+    if measurement.outcome != "ok":
+        a.run.fail(measurement.outcome, measurement.detail)
+    sink.process_done(a.run, measurement, reps)
+
+
+def _enough(a: _Active, settings: Settings) -> bool:
+    """A failure will not mend itself in the next process; otherwise stop at the process count,
+    once converged, or once past the time budget (at MIN_PROCESSES at least)."""
+    ok = sum(p.outcome == "ok" for p in a.run.processes if p.index >= 0)
+    if a.run.status != "ok" or a.index >= settings.processes:
+        return True
+    if ok < MIN_PROCESSES:
+        return False
+    if converged(a.run, settings.target_ci):
+        a.run.flags["stopped"] = f"converged after {ok} processes"
+        return True
+    if settings.budget is not None and a.spent_s * (a.index + 1) / a.index > settings.budget:
+        a.run.flags["stopped"] = f"time budget ({settings.budget:g} s) after {ok} of {settings.processes} processes"
+        return True
+    return False
+
+
+def _finish(run: CaseRun, sink: Sink, progress: Progress, execution: Execution, quiet: bool = False) -> None:
+    sink.case_done(run)
+    execution.done.append(run)
+    if not quiet:
+        progress.case_done(run)

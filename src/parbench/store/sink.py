@@ -1,0 +1,141 @@
+"""Where measured processes go: the store, retried with back-off when it fails, and a local
+journal for what still could not be stored, so a lost database server never loses a measurement.
+
+`parbench load JOURNAL --db DB` puts a journal's cases into a store afterwards.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
+from parbench.store.database import Store, StoreError
+
+RETRY_DELAYS_S = (0.5, 1, 2, 4, 8, 15)     # about 30 s in all: a server restart fits in it
+
+
+class DiskFull(RuntimeError):
+    """Neither the store nor the journal beside it could be written."""
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error, OSError, StoreError)
+    try:
+        import psycopg
+        errors += (psycopg.Error,)
+    except ImportError:
+        pass
+    return errors
+
+
+def _is_disk_full(error: BaseException) -> bool:
+    text = str(error).lower()
+    return "disk is full" in text or "no space left" in text or getattr(error, "errno", None) == 28
+
+
+def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=RETRY_DELAYS_S) -> Any:
+    """work() until it succeeds, reconnecting between tries; the last error if it never does.
+    A full disk is not retried: waiting does not free space."""
+    last: BaseException | None = None
+    for delay in (0, *delays):
+        if delay:
+            sleep(delay)
+            try:
+                store.reconnect()
+            except _store_errors() as error:
+                last = error
+                continue
+        try:
+            return work()
+        except _store_errors() as error:
+            last = error
+            if _is_disk_full(error):
+                break
+    assert last is not None
+    raise last
+
+
+class Journal:
+    """A JSON-lines file of whole cases that the store did not take."""
+
+    def __init__(self, path: Path, record: RunRecord):
+        self.path, self.record, self.count = path, record, 0
+
+    def append(self, run: CaseRun) -> None:
+        header = {k: v for k, v in dataclasses.asdict(self.record).items() if k != "results"}
+        line = json.dumps({"run": header, "case": dataclasses.asdict(run)}, default=str)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a") as f:
+                f.write(line + "\n")
+        except OSError as error:
+            raise DiskFull(f"could not store {run.case.key} in the database nor in the journal "
+                           f"{self.path}: {error.strerror or error}") from None
+        self.count += 1
+
+
+def read_journal(path: Path) -> list[tuple[dict, CaseRun]]:
+    """(the run's header, the case) for every line of a journal."""
+    out = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            entry = json.loads(line)
+            out.append((entry["run"], case_run_from_dict(entry["case"])))
+    return out
+
+
+def case_run_from_dict(data: dict) -> CaseRun:
+    case = data["case"]
+    run = CaseRun(Case(case["workload"], case["runtime"], case["model"], case["family"], case["params"],
+                       case["workers"], tuple(case["overrides"]), case["note"]),
+                  data["expected_checksum"], status=data["status"], reason=data["reason"], flags=data["flags"])
+    run.processes = [ProcessMeasurement(**p) for p in data["processes"]]
+    run.repetitions = [Repetition(**r) for r in data["repetitions"]]
+    return run
+
+
+class StoreSink:
+    """Stores every process as it is measured; a case the store could not take (after the
+    retries) is written whole, later, or into the journal."""
+
+    def __init__(self, store: Store, record: RunRecord, journal_dir: Path, sleep=time.sleep):
+        self.store, self.record, self.sleep = store, record, sleep
+        self.journal = Journal(journal_dir / f"run-{record.id}-{time.strftime('%Y%m%dT%H%M%S')}.jsonl", record)
+        self._case_ids: dict[int, int] = {}      # id(CaseRun) → its row
+        self._broken: set[int] = set()           # cases whose rows are incomplete
+        self.errors: list[str] = []
+
+    def _try(self, run: CaseRun, work: Callable[[], Any]) -> Any:
+        if id(run) in self._broken:
+            return None
+        try:
+            return retrying(self.store, work, self.sleep)
+        except _store_errors() as error:
+            self._broken.add(id(run))
+            self.errors.append(f"{run.case.key}: {error}")
+            return None
+
+    def case_started(self, run: CaseRun) -> None:
+        case_id = self._try(run, lambda: self.store.begin_case(self.record.id, run))
+        if case_id is not None:
+            self._case_ids[id(run)] = case_id
+
+    def process_done(self, run: CaseRun, measurement: ProcessMeasurement, reps: list[Repetition]) -> None:
+        if id(run) in self._case_ids:
+            self._try(run, lambda: self.store.add_process(self._case_ids[id(run)], measurement, reps))
+
+    def case_done(self, run: CaseRun) -> None:
+        key = id(run)
+        if key in self._case_ids and key not in self._broken:
+            self._try(run, lambda: self.store.finish_case(self._case_ids[key], run))
+            if key not in self._broken:
+                return
+        try:      # the rows are incomplete or missing: the whole case again, else the journal
+            retrying(self.store, lambda: self.store.replace_case(self.record.id, run), self.sleep, delays=(1, 2))
+        except _store_errors():
+            self.journal.append(run)      # raises DiskFull when the journal cannot be written either
+        self._broken.discard(key)

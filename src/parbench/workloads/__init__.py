@@ -1,0 +1,168 @@
+"""The workloads: each one's spec data (workloads/<name>.toml: scales, verification input) joined
+with its module here (parbench/workloads/<name>.py: typed params, inputs, the oracle's answer,
+the unit count, the swept param). Adding a workload is one TOML file and one module; a TOML may
+name a module of its own with `module = "dotted.path"` (the default is parbench.workloads.<name>).
+"""
+from __future__ import annotations
+
+import importlib
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+from parbench.project import WORKLOADS_DIR
+from parbench.workloads.params import Anything, ParamError
+
+SCALES = ("smoke", "quick", "seed")
+
+
+class SpecError(ValueError):
+    """A request names something the specs do not have; the message lists what is valid."""
+
+
+# What one process's arguments are, and for batch-job how to recompute the checksum from the
+# database it wrote.
+Recheck = Callable[[], str]
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    title: str
+    spec: str                      # the page that specifies it exactly (docs/workloads/<name>.md)
+    items: str                     # the unit of `items` (keys, bytes, docs, units, tasks)
+    scales: dict[str, dict[str, Any]]
+    verify: dict[str, Any]
+    module: ModuleType = field(repr=False, compare=False, default=None)
+    one_repetition_per_process: bool = False
+    seq_only_when: dict[str, Any] = field(default_factory=dict)   # params where `seq` makes sense
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(self.module.PARAMS)
+
+    @property
+    def swept_param(self) -> str | None:
+        """The param a size or task-count sweep varies."""
+        return getattr(self.module, "SWEPT_PARAM", None)
+
+    @property
+    def order(self) -> int:
+        """Where it stands in reports (the seeds' order)."""
+        return getattr(self.module, "ORDER", 100)
+
+    def verify_sets(self) -> list[dict[str, Any]]:
+        return expand(self.verify)
+
+    def check_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The params with each value checked against its type; ParamError says what is wrong."""
+        return {name: self.module.PARAMS.get(name, Anything()).check(name, value)
+                for name, value in params.items()}
+
+    def expected_checksum(self, params: dict[str, Any]) -> str:
+        return self.module.expected_checksum(params)
+
+    def expected_items(self, params: dict[str, Any]) -> int | None:
+        return self.module.expected_items(params)
+
+    def process_arguments(self, params: dict[str, Any], scratch: Path) -> tuple[dict[str, Any], Recheck | None]:
+        """The protocol params for one fresh process; `scratch` is a folder of its own."""
+        arguments = getattr(self.module, "process_arguments", None)
+        return arguments(params, scratch) if arguments else (dict(params), None)
+
+
+def expand(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every list value becomes its own set: the product of the choices."""
+    names = list(params)
+    choices = [v if isinstance(v, list) else [v] for v in params.values()]
+    return [dict(zip(names, combo)) for combo in itertools.product(*choices)]
+
+
+def _module_for(raw: dict) -> ModuleType:
+    dotted = raw.get("module") or f"parbench.workloads.{raw['name'].replace('-', '_')}"
+    try:
+        return importlib.import_module(dotted)
+    except ImportError as error:
+        raise SpecError(f"workload {raw['name']}: its module {dotted} cannot be imported ({error})") from None
+
+
+def load_all() -> dict[str, Workload]:
+    workloads = {}
+    for path in sorted(WORKLOADS_DIR.glob("*.toml")):
+        with open(path, "rb") as f:
+            raw = tomllib.load(f)
+        workloads[raw["name"]] = Workload(
+            name=raw["name"], title=raw["title"], spec=raw["spec"], items=raw["items"],
+            scales=raw["scales"], verify=raw["verify"], module=_module_for(raw),
+            one_repetition_per_process=raw.get("one_repetition_per_process", False),
+            seq_only_when=raw.get("seq_only_when", {}))
+    return workloads
+
+
+def with_noop(workloads: dict[str, Workload]) -> dict[str, Workload]:
+    """The workloads and `noop` (each runtime's start-up, measured beside every run)."""
+    from parbench.workloads import noop
+    return {**workloads, "noop": Workload("noop", "start-up: a process that does no work", "docs/protocol.md",
+                                          "none", {s: {} for s in SCALES}, {}, noop)}
+
+
+def in_report_order(names, workloads: dict[str, Workload] | None = None) -> list[str]:
+    """Workload names in the seeds' order (each module's ORDER), unknown ones last by name."""
+    workloads = workloads if workloads is not None else load_all()
+    return sorted(names, key=lambda name: (workloads[name].order if name in workloads else 100, name))
+
+
+def choose(names: tuple[str, ...] | list[str], valid, what: str) -> list[str]:
+    """The requested names, all of them if none, or a SpecError listing the valid ones."""
+    valid = list(valid)
+    for name in names:
+        if name not in valid:
+            raise SpecError(f"unknown {what} '{name}'; valid: {', '.join(valid)}")
+    return list(names) or valid
+
+
+def parse_param_overrides(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """`--param k=v` → {k: v}; v may be a comma list (a product of cases), ints stay ints."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SpecError(f"--param wants NAME=VALUE, got '{pair}'")
+        name, value = pair.split("=", 1)
+        name = name.strip().replace("-", "_")
+        if not name:
+            raise SpecError(f"--param wants NAME=VALUE, got '{pair}'")
+        texts = value.split(",")
+        if any(not text.strip() for text in texts):
+            raise SpecError(f"--param {name}: empty value in '{value}' (a comma list needs a value "
+                            "between every two commas)")
+        values = [_typed(text.strip()) for text in texts]
+        out[name] = values if len(values) > 1 else values[0]
+    return out
+
+
+def check_params(workloads: dict[str, Workload], chosen: list[str], params: dict[str, Any]) -> None:
+    """Every value of every overridden param, checked by each chosen workload that has it."""
+    for name, value in params.items():
+        for workload in (workloads[w] for w in chosen if name in workloads[w].params):
+            for one in value if isinstance(value, list) else [value]:
+                try:
+                    workload.check_params({name: one})
+                except ParamError as error:
+                    raise SpecError(str(error)) from None
+
+
+def _typed(text: str) -> Any:
+    try:
+        return int(text, 10)
+    except ValueError:
+        try:
+            return int(text, 0)       # 0b1010000010, 0x282
+        except ValueError:
+            return text
+
+
+__all__ = ["SCALES", "SpecError", "Workload", "expand", "load_all", "choose", "parse_param_overrides",
+           "check_params", "Recheck", "ParamError", "with_noop", "in_report_order"]

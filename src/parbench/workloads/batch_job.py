@@ -1,0 +1,64 @@
+"""batch-job (seed 002): documents re-aligned (CPU) and written back to a real database (I/O)."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from parbench.inputs import batch_docs
+from parbench.workloads.params import Integer, ParamError
+
+POSTGRES_DEFAULT_URL = "postgresql://parbench:parbench@127.0.0.1:5432/parbench"
+
+
+@dataclass(frozen=True)
+class Database:
+    """sqlite (a fresh file per process), postgres (the local server) or a postgresql:// URL."""
+
+    def check(self, name: str, value: Any) -> str:
+        if value in ("sqlite", "postgres", "postgresql") or (
+                isinstance(value, str) and value.startswith(("postgresql://", "postgres://"))):
+            return value
+        raise ParamError(f"--param {name} wants sqlite, postgres or a postgresql://USER:PASS@HOST/DB URL, "
+                         f"got {value!r}")
+
+
+PARAMS = {"docs": Integer(1, 10 ** 6, "a document count"), "text_length": Integer(1, 10 ** 6, "a length"),
+          "annotations": Integer(0, 10 ** 5, "an annotation count"), "db": Database()}
+SWEPT_PARAM = "docs"
+ORDER = 3
+
+
+@functools.lru_cache(maxsize=16)
+def _batch(docs: int, text_length: int, annotations: int) -> batch_docs.BatchInput:
+    return batch_docs.ensure(docs, text_length, annotations)
+
+
+def _input(params: dict[str, Any]) -> batch_docs.BatchInput:
+    return _batch(int(params["docs"]), int(params["text_length"]), int(params["annotations"]))
+
+
+def expected_checksum(params: dict[str, Any]) -> str:
+    return _input(params).expected_checksum
+
+
+def expected_items(params: dict[str, Any]) -> int:
+    return int(params["docs"])
+
+
+def process_arguments(params: dict[str, Any], scratch: Path):
+    """Each process rewrites its database, so it gets a fresh one: a copy of the SQLite template,
+    or the PostgreSQL tables recreated; the checksum is then recomputed from that database."""
+    batch = _input(params)
+    rest = {k: v for k, v in params.items() if k not in ("docs", "text_length", "annotations", "db")}
+    target = str(params.get("db", "sqlite"))
+    if target == "sqlite":
+        db_file = batch_docs.fresh_sqlite_copy(batch, scratch / "job.sqlite")
+        return ({"docs_dir": str(batch.docs_dir), "db": f"sqlite:{db_file}", **rest},
+                lambda: batch_docs.sqlite_annotations_digest(db_file))
+    url = POSTGRES_DEFAULT_URL if target in ("postgres", "postgresql") else target
+    from parbench.inputs import batch_postgres
+    batch_postgres.reset(url, batch.documents)
+    return ({"docs_dir": str(batch.docs_dir), "db": url, **rest},
+            lambda: batch_postgres.annotations_digest(url))
