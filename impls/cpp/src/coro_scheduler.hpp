@@ -8,6 +8,7 @@
 #include <exception>
 #include <queue>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace parbench::coro {
@@ -88,23 +89,27 @@ inline auto sleep_for(Scheduler& scheduler, std::chrono::milliseconds duration) 
   return Awaiter{scheduler, Scheduler::Clock::now() + duration};
 }
 
-// A one-shot mailbox: one value, one waiting coroutine, woken through the scheduler (not resumed
-// inline, so a chain of a million sends does not nest a million frames on the stack).
+// A mailbox of one value and one waiting coroutine, woken through the scheduler (not resumed
+// inline, so a chain of a million sends does not nest a million frames on the stack). Receiving
+// takes the value out, so two coroutines can pass a value back and forth through two of them.
 template <class T>
-class Oneshot {
+class Mailbox {
  public:
   void send(T value, Scheduler& scheduler) {
     value_ = value;
     has_value_ = true;
-    if (waiter_) scheduler.make_ready(waiter_);
+    if (waiter_) scheduler.make_ready(std::exchange(waiter_, nullptr));
   }
 
   auto receive() {
     struct Awaiter {
-      Oneshot& slot;
+      Mailbox& slot;
       bool await_ready() const noexcept { return slot.has_value_; }
       void await_suspend(std::coroutine_handle<> self) noexcept { slot.waiter_ = self; }
-      T await_resume() const noexcept { return slot.value_; }
+      T await_resume() const noexcept {
+        slot.has_value_ = false;
+        return slot.value_;
+      }
     };
     return Awaiter{*this};
   }

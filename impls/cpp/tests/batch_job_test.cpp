@@ -84,34 +84,35 @@ fs::path make_job(const std::string& name) {
 
 TEST(BatchJob, SeqOnSqliteLeavesTheOracleDigest) {
   const fs::path job = make_job("seq");
-  auto database = connect("sqlite:" + (job / "job.sqlite").string());
-  const JobTimes times = job_seq(*database, (job / "docs").string());
+  const std::string url = "sqlite:" + (job / "job.sqlite").string();
+  const JobTimes times = job_seq(url, (job / "docs").string());
   EXPECT_EQ(times.docs, 2u);
+  EXPECT_EQ(times.workers_used, 1);
+  auto database = connect(url);
   EXPECT_EQ(database->annotations_digest(), "552704ffb02a6422");
   EXPECT_TRUE(database->pending_documents().empty());
   database.reset();
   fs::remove_all(job);
 }
 
-TEST(BatchJob, ThreadsOnSqliteAgreeWithSeq) {
+TEST(BatchJob, ThreadsOnSqliteAgreeWithSeqAndUseEveryWorker) {
   const fs::path job = make_job("threads");
-  std::vector<std::unique_ptr<Database>> connections;
-  for (int w = 0; w < 3; ++w) connections.push_back(connect("sqlite:" + (job / "job.sqlite").string()));
-  const JobTimes times = job_threads(connections, (job / "docs").string());
+  const std::string url = "sqlite:" + (job / "job.sqlite").string();
+  const JobTimes times = job_threads(url, (job / "docs").string(), 2);
   EXPECT_EQ(times.docs, 2u);
-  EXPECT_EQ(connections.front()->annotations_digest(), "552704ffb02a6422");
-  connections.clear();
+  EXPECT_EQ(times.workers_used, 2);  // worker w takes document w first
+  EXPECT_GT(times.connect_ns, 0u);
+  EXPECT_EQ(connect(url)->annotations_digest(), "552704ffb02a6422");
   fs::remove_all(job);
 }
 
 TEST(BatchJob, ThreadPerDocOnSqliteAgreesWithSeq) {
   const fs::path job = make_job("thread-per-doc");
   const std::string url = "sqlite:" + (job / "job.sqlite").string();
-  auto work_list = connect(url);
-  const JobTimes times = job_thread_per_doc(*work_list, url, (job / "docs").string());
+  const JobTimes times = job_thread_per_doc(url, (job / "docs").string());
   EXPECT_EQ(times.docs, 2u);
-  EXPECT_EQ(work_list->annotations_digest(), "552704ffb02a6422");
-  work_list.reset();
+  EXPECT_EQ(times.workers_used, 2);
+  EXPECT_EQ(connect(url)->annotations_digest(), "552704ffb02a6422");
   fs::remove_all(job);
 }
 

@@ -48,3 +48,11 @@ TEST(CoroutineSwarm, SleepingTasksOverlapTheirSleeps) {
     EXPECT_LT(elapsed, 1'500'000'000u);
   }
 }
+
+TEST(CoroutineSwarmCeiling, OneUnitOfEveryKindYieldsAndFinishes) {
+  for (std::int64_t yields : {0, 1, 1000}) {
+    EXPECT_GT(yield_coroutines_ns(yields), 0u);
+    EXPECT_GT(yield_fibers_ns(yields), 0u);
+    EXPECT_GT(yield_fibers_shared_ns(yields, 2), 0u);
+  }
+}

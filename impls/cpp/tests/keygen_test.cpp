@@ -24,33 +24,68 @@ TEST(Base32Lower, Foob) { EXPECT_EQ(encode("foob"), "mzxw6yq="); }
 TEST(Base32Lower, Fooba) { EXPECT_EQ(encode("fooba"), "mzxw6ytb"); }
 TEST(Base32Lower, Foobar) { EXPECT_EQ(encode("foobar"), "mzxw6ytboi======"); }
 
+Generated run_model(Model model, const Params& params, int workers) {
+  return generate(model, params, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS), workers);
+}
+
 TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
-  const auto keys = generate_seq({1, 1000, Source::strong, 0});
+  const auto keys = run_model(Model::seq, {1, 1000, Source::strong, 0}, 1).keys;
   ASSERT_EQ(keys.front().size(), 1600u);
   EXPECT_EQ(keys.front().find('='), std::string::npos);
 }
 
 TEST(Keygen, SeededCount3Bytes10Seed1) {
   const Params params = seeded(3, 10, 1);
-  EXPECT_EQ(checksum(params, generate_seq(params)), "d3605c1b2c10e632");
+  EXPECT_EQ(checksum(params, run_model(Model::seq, params, 1).keys), "d3605c1b2c10e632");
 }
 
 TEST(Keygen, StrongChecksumIsCountAndTotalChars) {
   const Params params{7, 1000, Source::strong, 0};
-  EXPECT_EQ(checksum(params, generate_threads(params, 2)), "7:11200");
+  EXPECT_EQ(checksum(params, run_model(Model::threads, params, 2).keys), "7:11200");
 }
 
 TEST(Keygen, StrongKeysDiffer) {
-  const auto keys = generate_openmp({64, 16, Source::strong, 0}, 2);
-  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+  for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+    const auto keys = run_model(model, {64, 16, Source::strong, 0}, 2).keys;
+    EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+  }
 }
 
-TEST(Keygen, EveryModelAgreesForArbitraryParams) {
+TEST(Keygen, EveryModelAgreesForArbitraryParamsAndChunks) {
   for (const Params& params : {seeded(257, 1000, 7), seeded(101, 37, 99), seeded(5, 3, 12345)}) {
-    const std::string expected = checksum(params, generate_seq(params));
+    const std::string expected = checksum(params, run_model(Model::seq, params, 1).keys);
     for (int workers : {1, 3, 8}) {
-      EXPECT_EQ(checksum(params, generate_threads(params, workers)), expected) << "threads x" << workers;
-      EXPECT_EQ(checksum(params, generate_openmp(params, workers)), expected) << "openmp x" << workers;
+      for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{10}, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS)}) {
+        for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+          EXPECT_EQ(checksum(params, generate(model, params, chunk, workers).keys), expected)
+              << "model " << static_cast<int>(model) << " x" << workers << " chunk " << chunk;
+        }
+      }
     }
+  }
+}
+
+TEST(KeygenChunking, SmokeScaleOnTwoWorkersUsesBoth) {
+  // 2000 keys on 2 workers: chunks of 1000, one per worker, even if one thread starts late.
+  const Params params{2000, 1000, Source::strong, 0};
+  for (Model model : {Model::threads, Model::openmp}) {
+    const Generated generated = run_model(model, params, 2);
+    EXPECT_EQ(generated.ran.chunks, 2);
+    EXPECT_EQ(generated.ran.workers_used, 2) << "model " << static_cast<int>(model);
+  }
+}
+
+TEST(KeygenChunking, LargeCountsAreCutInChunksOf1024Keys) {
+  const Params params{5000, 8, Source::seeded, 1};
+  const Generated generated = run_model(Model::threads, params, 2);
+  EXPECT_EQ(generated.ran.chunks, 5);  // 1024 x 4 + 904
+  EXPECT_EQ(generated.ran.workers_used, 2);
+}
+
+TEST(KeygenCeiling, BothPartsAreTimed) {
+  for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+    const CeilingTimes times = time_ceiling(model, {300, 1000, Source::strong, 0}, 150, 2);
+    EXPECT_GT(times.csprng_ns, 0u);
+    EXPECT_GT(times.base32_ns, 0u);
   }
 }

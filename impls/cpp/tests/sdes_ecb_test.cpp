@@ -1,6 +1,7 @@
 // sdes-ecb against workloads/sdes-ecb.md: subkeys, byte vectors, the key-642 table, and every model agreeing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -56,7 +57,7 @@ TEST(SdesEcb, QuickBrownFoxUnderKey642) {
   const auto* in = reinterpret_cast<const std::uint8_t*>(text.data());
   for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
     std::vector<std::uint8_t> out(text.size());
-    encrypt_seq(make_cipher(cipher, 642), in, out.data(), out.size());
+    encrypt_span(make_cipher(cipher, 642), in, out.data(), out.size());
     EXPECT_EQ(sha256_hex(out.data(), out.size()), "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf");
   }
 }
@@ -67,8 +68,8 @@ TEST(SdesEcb, TableKernelMatchesBitwiseForEveryKeyAndOddLengths) {
     for (std::size_t n : {0u, 1u, 31u, 63u, 64u, 65u, 129u, 1000u}) {
       const auto plain = random_bytes(n, key + static_cast<unsigned>(n));
       std::vector<std::uint8_t> by_rounds(n), by_table(n);
-      encrypt_seq(make_cipher(Cipher::bitwise, key), plain.data(), by_rounds.data(), n);
-      encrypt_seq(make_cipher(Cipher::table, key), plain.data(), by_table.data(), n);
+      encrypt_span(make_cipher(Cipher::bitwise, key), plain.data(), by_rounds.data(), n);
+      encrypt_span(make_cipher(Cipher::table, key), plain.data(), by_table.data(), n);
       ASSERT_EQ(by_rounds, by_table) << "key " << key << " n " << n;
     }
   }
@@ -81,8 +82,8 @@ TEST(SdesEcb, StreamingTableKernelMatchesBitwiseAtAnyAlignment) {
   for (std::size_t offset : {0u, 1u, 3u, 63u}) {
     for (std::size_t n : {0u, 5u, 64u, 200u, 4000u}) {
       std::vector<std::uint8_t> expected(n), out(n + 64);
-      encrypt_seq(rounds, plain.data(), expected.data(), n);
-      encrypt_seq(streaming, plain.data(), out.data() + offset, n);
+      encrypt_span(rounds, plain.data(), expected.data(), n);
+      encrypt_span(streaming, plain.data(), out.data() + offset, n);
       ASSERT_EQ(std::vector<std::uint8_t>(out.begin() + offset, out.begin() + offset + n), expected) << offset << " " << n;
     }
   }
@@ -93,16 +94,55 @@ TEST(SdesEcb, EveryModelAgreesForArbitraryChunksAndWorkers) {
   for (const CipherState& state : {make_cipher(Cipher::bitwise, 0b1110001110), make_cipher(Cipher::table, 0b1110001110),
                                    make_cipher(Cipher::table, 0b1110001110, STREAMING_FROM_BYTES)}) {
     std::vector<std::uint8_t> expected(plain.size()), out(plain.size());
-    encrypt_seq(state, plain.data(), expected.data(), plain.size());
+    encrypt_span(state, plain.data(), expected.data(), plain.size());
     for (std::size_t chunk : {1u, 977u, 65536u, 1u << 20}) {
       for (int workers : {1, 2, 5}) {
-        std::fill(out.begin(), out.end(), 0);
-        encrypt_threads(state, plain.data(), out.data(), plain.size(), chunk, workers);
-        ASSERT_EQ(out, expected) << "threads chunk " << chunk << " workers " << workers;
-        std::fill(out.begin(), out.end(), 0);
-        encrypt_openmp(state, plain.data(), out.data(), plain.size(), chunk, workers);
-        ASSERT_EQ(out, expected) << "openmp chunk " << chunk << " workers " << workers;
+        for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+          std::fill(out.begin(), out.end(), 0);
+          run_model(model, encrypting(state), plain.data(), out.data(), plain.size(), chunk, workers);
+          ASSERT_EQ(out, expected) << "model " << static_cast<int>(model) << " chunk " << chunk << " workers " << workers;
+        }
       }
+    }
+  }
+}
+
+TEST(SdesCopyCeiling, StreamingCopyCopiesEveryByteAtAnyAlignment) {
+  const auto plain = random_bytes(5000, 11);
+  for (std::size_t offset : {0u, 1u, 17u, 63u}) {
+    for (std::size_t n : {0u, 1u, 63u, 64u, 65u, 4000u}) {
+      std::vector<std::uint8_t> out(n + 64, 0);
+      stream_copy_span(plain.data(), out.data() + offset, n);
+      ASSERT_TRUE(std::equal(plain.begin(), plain.begin() + static_cast<std::ptrdiff_t>(n), out.begin() + static_cast<std::ptrdiff_t>(offset)))
+          << offset << " " << n;
+      ASSERT_EQ(out[offset + n], 0) << "wrote past the end at offset " << offset << " n " << n;
+    }
+  }
+}
+
+TEST(SdesChunking, TenMebibytesOnTwoWorkersAreTenChunksOfOneMebibyteOnTwoThreads) {
+  const std::size_t n = std::size_t{10} << 20;
+  std::vector<std::uint8_t> in(n, 1), out(n);
+  const std::int64_t chunk = parbench::default_chunk(static_cast<std::int64_t>(n), 2, CHUNK_CAP_BYTES);
+  EXPECT_EQ(chunk, 1 << 20);
+  for (Model model : {Model::threads, Model::openmp}) {
+    const parbench::ChunkRun ran = run_model(model, streaming_copy(), in.data(), out.data(), n, chunk, 2);
+    EXPECT_EQ(ran.chunks, 10);
+    EXPECT_EQ(ran.workers_used, 2) << "model " << static_cast<int>(model);
+  }
+}
+
+TEST(SdesChunking, SmokeSizeOnTwoWorkersUsesBothEvenWhenOneChunkIsQuick) {
+  // 1 MiB by table takes microseconds: a worker that started late must still get its chunk.
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<std::uint8_t> in(n, 3), out(n);
+  const CipherState cipher = make_cipher(Cipher::table, 642, n);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    for (Model model : {Model::threads, Model::openmp}) {
+      const auto ran = run_model(model, encrypting(cipher), in.data(), out.data(), n,
+                                 parbench::default_chunk(static_cast<std::int64_t>(n), 2, CHUNK_CAP_BYTES), 2);
+      ASSERT_EQ(ran.chunks, 2);
+      ASSERT_EQ(ran.workers_used, 2) << "model " << static_cast<int>(model);
     }
   }
 }

@@ -22,3 +22,13 @@ TEST(SpawnChain, EveryModelAnswersNForArbitraryN) {
 }
 
 TEST(SpawnChain, CoroutinesReachAHundredThousandLinks) { EXPECT_EQ(chain_coroutines(100000), 100000); }
+
+TEST(SpawnChainCeiling, EveryKindHandsACounterBackAndForth) {
+  // Timing cannot be checked; that each relay comes back (no lost wake-up, no deadlock) can.
+  for (std::int64_t n : {1, 2, 3, 1000}) {
+    EXPECT_GT(handoff_threads_ns(n), 0u) << n;
+    EXPECT_GT(handoff_coroutines_ns(n), 0u) << n;
+    EXPECT_GT(handoff_fibers_ns(n), 0u) << n;
+    EXPECT_GT(handoff_fibers_shared_ns(n, 2), 0u) << n;
+  }
+}

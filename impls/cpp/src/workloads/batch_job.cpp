@@ -5,11 +5,13 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "chunking.hpp"
 #include "digest.hpp"
 
 namespace parbench::batch_job {
@@ -423,52 +425,74 @@ void align_one(Database& database, const std::string& docs_dir, std::int64_t doc
   ++times.docs;
 }
 
-}  // namespace
+std::unique_ptr<Database> timed_connect(const std::string& url, JobTimes& times) {
+  std::unique_ptr<Database> database;
+  times.connect_ns += time_ns([&] { database = connect(url); });
+  return database;
+}
 
-JobTimes job_seq(Database& database, const std::string& docs_dir) {
-  JobTimes times;
-  for (std::int64_t doc_id : database.pending_documents()) align_one(database, docs_dir, doc_id, times);
-  return times;
+// The work list, read over a connection of its own that is closed again.
+std::vector<std::int64_t> pending_documents(const std::string& url, JobTimes& times) {
+  return timed_connect(url, times)->pending_documents();
 }
 
 // The concurrent models time each unit on its own; the job's figures are their sums.
-static JobTimes summed(const std::vector<JobTimes>& parts) {
-  JobTimes total;
-  for (const auto& times : parts) {
-    total.cpu_ns += times.cpu_ns;
-    total.io_ns += times.io_ns;
-    total.docs += times.docs;
+class SummedTimes {
+ public:
+  void add(const JobTimes& part) {
+    std::lock_guard lock(mutex_);
+    total_.cpu_ns += part.cpu_ns;
+    total_.io_ns += part.io_ns;
+    total_.connect_ns += part.connect_ns;
+    total_.docs += part.docs;
   }
-  return total;
+  JobTimes total() const { return total_; }
+
+ private:
+  std::mutex mutex_;
+  JobTimes total_;
+};
+
+}  // namespace
+
+JobTimes job_seq(const std::string& url, const std::string& docs_dir) {
+  JobTimes times;
+  auto database = timed_connect(url, times);
+  for (std::int64_t doc_id : database->pending_documents()) align_one(*database, docs_dir, doc_id, times);
+  times.workers_used = times.docs > 0 ? 1 : 0;
+  return times;
 }
 
-JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const std::string& docs_dir) {
-  const std::vector<std::int64_t> work = connections.front()->pending_documents();
-  std::atomic<std::size_t> next{0};
-  std::vector<JobTimes> per_worker(connections.size());
-  std::vector<std::exception_ptr> errors(connections.size());
-  {
-    std::vector<std::jthread> workers;
-    for (std::size_t w = 0; w < connections.size(); ++w) {
-      workers.emplace_back([&, w] {
-        try {
-          for (std::size_t k; (k = next.fetch_add(1)) < work.size();) align_one(*connections[w], docs_dir, work[k], per_worker[w]);
-        } catch (...) {
-          errors[w] = std::current_exception();
-        }
-      });
-    }
-  }
-  for (const auto& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
-  return summed(per_worker);
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers) {
+  SummedTimes summed;
+  JobTimes list_times;
+  const std::vector<std::int64_t> work = pending_documents(url, list_times);
+  summed.add(list_times);
+  // One document is one chunk. Each worker opens its connection on its own thread; it is closed
+  // when the worker's processor is destroyed, on that thread, before the join.
+  const ChunkPlan plan(static_cast<std::int64_t>(work.size()), 1);
+  const ChunkRun ran = run_chunks_on_threads(plan, workers, [&] {
+    JobTimes connecting;
+    std::shared_ptr<Database> database = timed_connect(url, connecting);
+    summed.add(connecting);
+    return [&, database](std::int64_t k) {
+      JobTimes times;
+      align_one(*database, docs_dir, work[static_cast<std::size_t>(k)], times);
+      summed.add(times);
+    };
+  });
+  JobTimes times = summed.total();
+  times.workers_used = ran.workers_used;
+  return times;
 }
 
-JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const std::string& docs_dir) {
-  const std::vector<std::int64_t> work = work_list.pending_documents();
-  std::vector<JobTimes> per_document(work.size());
+JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir) {
+  SummedTimes summed;
+  JobTimes list_times;
+  const std::vector<std::int64_t> work = pending_documents(url, list_times);
+  summed.add(list_times);
   std::vector<std::exception_ptr> errors(work.size());
+  WorkerTally tally;
   std::string failure;
   {
     std::vector<std::jthread> threads;
@@ -476,13 +500,15 @@ JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const s
     try {
       for (std::size_t k = 0; k < work.size(); ++k) {
         threads.emplace_back([&, k] {
+          JobTimes times;
           try {
-            std::unique_ptr<Database> own;
-            per_document[k].io_ns += time_ns([&] { own = connect(url); });
-            align_one(*own, docs_dir, work[k], per_document[k]);
+            auto own = timed_connect(url, times);
+            align_one(*own, docs_dir, work[k], times);
           } catch (...) {
             errors[k] = std::current_exception();
           }
+          summed.add(times);
+          tally.record(static_cast<std::int64_t>(times.docs));
         });
       }
     } catch (const std::system_error& error) {
@@ -500,17 +526,21 @@ JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const s
       throw;
     }
   }
-  return summed(per_document);
+  JobTimes times = summed.total();
+  times.workers_used = tally.result(ChunkPlan(static_cast<std::int64_t>(work.size()), 1)).workers_used;
+  return times;
 }
 
 WorkloadInfo describe() {
   return {"batch-job",
           {"docs_dir", "db"},
-          {{"seq", "seq", false, "one connection, documents in order"},
+          {{"seq", "seq", false, "one connection (opened and closed inside the timed region), documents in order"},
            {"threads", "threads", true,
-            "bounded pool: --workers std::jthreads, each with its own connection (opened before the timed region), claiming documents from a shared index"},
+            "bounded pool: --workers std::jthreads started and joined inside the timed region, each opening and closing its "
+            "own connection; worker w takes document w, then claims documents one at a time from a shared index"},
            {"thread-per-doc", "threads", false,
-            "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}}};
+            "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the "
+            "seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}}};
 }
 
 void run(const Invocation& call) {
@@ -522,25 +552,23 @@ void run(const Invocation& call) {
   const int workers = call.model == "threads" ? call.workers() : 1;
 
   run_repetitions(call, [&] {
-    std::vector<std::unique_ptr<Database>> connections;
-    const std::uint64_t connect_ns = time_ns([&] {
-      for (int w = 0; w < workers; ++w) connections.push_back(connect(url));
-    });
     JobTimes times;
     Repetition repetition;
     repetition.ns = time_ns([&] {
-      if (call.model == "seq") times = job_seq(*connections.front(), docs_dir);
-      else if (call.model == "threads") times = job_threads(connections, docs_dir);
-      else times = job_thread_per_doc(*connections.front(), url, docs_dir);
+      if (call.model == "seq") times = job_seq(url, docs_dir);
+      else if (call.model == "threads") times = job_threads(url, docs_dir, workers);
+      else times = job_thread_per_doc(url, docs_dir);
     });
     repetition.items = times.docs;
     // Read back after the timed region; the harness recomputes it from the database as well.
-    repetition.checksum = connections.front()->annotations_digest();
-    repetition.extra = {{call.model == "thread-per-doc" ? "threads" : "workers",
-                         call.model == "thread-per-doc" ? static_cast<std::int64_t>(times.docs) : std::int64_t{workers}},
+    repetition.checksum = connect(url)->annotations_digest();
+    const bool per_doc = call.model == "thread-per-doc";
+    repetition.extra = {{per_doc ? "threads" : "workers", per_doc ? static_cast<std::int64_t>(times.docs) : std::int64_t{workers}},
+                        {"chunks", static_cast<std::int64_t>(times.docs)},
+                        {"workers_used", std::int64_t{times.workers_used}},
                         {"cpu_ns", static_cast<std::int64_t>(times.cpu_ns)},
                         {"io_ns", static_cast<std::int64_t>(times.io_ns)},
-                        {"connect_ns", static_cast<std::int64_t>(connect_ns)},
+                        {"connect_ns", static_cast<std::int64_t>(times.connect_ns)},
                         {"db", url.rfind("sqlite:", 0) == 0 ? std::string("sqlite") : std::string("postgresql")}};
     return repetition;
   });

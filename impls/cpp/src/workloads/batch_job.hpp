@@ -51,17 +51,20 @@ std::uint64_t annotation_row_hash(std::int64_t doc_id, std::int64_t begin, std::
 std::unique_ptr<Database> connect(const std::string& url);
 
 struct JobTimes {
-  std::uint64_t cpu_ns = 0;  // alignment, summed over documents
-  std::uint64_t io_ns = 0;   // document file and database work, summed over documents
+  std::uint64_t cpu_ns = 0;      // alignment, summed over documents
+  std::uint64_t io_ns = 0;       // document file and database work, summed over documents
+  std::uint64_t connect_ns = 0;  // opening connections, summed over connections
   std::uint64_t docs = 0;
+  int workers_used = 0;          // distinct threads that aligned at least one document
 };
 
-JobTimes job_seq(Database& database, const std::string& docs_dir);
-// `connections` holds one Database per worker; each worker claims documents from a shared index.
-JobTimes job_threads(std::vector<std::unique_ptr<Database>>& connections, const std::string& docs_dir);
-
+// Every model opens its connections, reads the work list, runs every document, joins its
+// threads and closes its connections before it returns (all inside the timed region).
+JobTimes job_seq(const std::string& url, const std::string& docs_dir);
+// A bounded pool of `workers` threads, one connection each, documents handed out one at a time.
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers);
 // One std::thread per pending document, each opening its own connection (the seed's Ruby `thread`).
-JobTimes job_thread_per_doc(Database& work_list, const std::string& url, const std::string& docs_dir);
+JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir);
 
 WorkloadInfo describe();
 void run(const Invocation& call);

@@ -96,10 +96,10 @@ Outcome swarm_fibers(const Params& params) {
 }
 
 Outcome swarm_fibers_shared(const Params& params, int workers) {
+  const std::uint64_t start = monotonic_ns();  // spawn_ns includes starting the worker threads
   Outcome outcome;
   std::atomic<std::uint64_t> total{0};
   run_on_shared_fibers(workers, [&] {
-    const std::uint64_t start = monotonic_ns();
     std::vector<boost::fibers::fiber> tasks;
     tasks.reserve(static_cast<std::size_t>(params.tasks));
     for (std::int64_t task = 0; task < params.tasks; ++task) {
@@ -120,16 +120,53 @@ Outcome swarm_fibers_shared(const Params& params, int workers) {
   return outcome;
 }
 
+namespace {
+
+coro::Detached yielder(coro::Scheduler& scheduler, std::int64_t yields) {
+  for (std::int64_t k = 0; k < yields; ++k) co_await coro::yield_now(scheduler);
+}
+
+// One fiber on the calling thread's scheduler, yielding and joined.
+std::uint64_t fiber_yield_ns(std::int64_t yields) {
+  return time_ns([yields] {
+    boost::fibers::fiber unit([yields] {
+      for (std::int64_t k = 0; k < yields; ++k) boost::this_fiber::yield();
+    });
+    unit.join();
+  });
+}
+
+}  // namespace
+
+std::uint64_t yield_coroutines_ns(std::int64_t yields) {
+  coro::Scheduler scheduler;
+  return time_ns([&] {
+    yielder(scheduler, yields);
+    scheduler.run();
+  });
+}
+
+std::uint64_t yield_fibers_ns(std::int64_t yields) { return fiber_yield_ns(yields); }
+
+std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers) {
+  std::uint64_t ns = 0;
+  run_on_shared_fibers(workers, [&] { ns = fiber_yield_ns(yields); });
+  return ns;
+}
+
 WorkloadInfo describe() {
+  const std::string ceiling = "; extra.ceiling_ns (sleep 0): one such unit yielding tasks x steps times";
   return {"coroutine-swarm",
           {"tasks", "steps", "sleep_ms"},
           {{"seq", "seq", false, "plain nested loop, no yields; refuses --sleep-ms > 0 (it would only sleep)"},
            {"coroutines", "async", false,
-            "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap"},
+            "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap" + ceiling},
            {"fibers", "fibers", false,
-            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes)"},
+            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes); "
+            "every fiber joined" + ceiling},
            {"fibers-shared", "fibers", true,
-            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate; fresh threads per repetition), this_fiber::yield / sleep_for"}}};
+            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate; threads started and joined per "
+            "repetition), this_fiber::yield / sleep_for" + ceiling}}};
 }
 
 void run(const Invocation& call) {
@@ -158,6 +195,14 @@ void run(const Invocation& call) {
     if (call.model == "fibers-shared") repetition.extra.push_back({"workers", std::int64_t{workers}});
     if (call.model == "fibers" || call.model == "fibers-shared") {
       repetition.extra.push_back({"stack_bytes", static_cast<std::int64_t>(boost::context::stack_traits::default_size())});
+    }
+    if (call.model != "seq" && params.sleep_ms == 0) {
+      const std::int64_t yields = params.tasks * params.steps;
+      const std::uint64_t ceiling_ns = call.model == "coroutines" ? yield_coroutines_ns(yields)
+                                       : call.model == "fibers"   ? yield_fibers_ns(yields)
+                                                                  : yield_fibers_shared_ns(yields, workers);
+      repetition.extra.push_back({"ceiling", std::string("yield")});
+      repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling_ns)});
     }
     return repetition;
   });

@@ -29,6 +29,12 @@ Outcome swarm_fibers(const Params& params);
 // Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N).
 Outcome swarm_fibers_shared(const Params& params, int workers);
 
+// The ceiling (sleep_ms = 0): one unit of the model's kind yields `yields` times with the
+// model's bare yield and forms no lines; returns that time.
+std::uint64_t yield_coroutines_ns(std::int64_t yields);
+std::uint64_t yield_fibers_ns(std::int64_t yields);
+std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers);
+
 WorkloadInfo describe();
 void run(const Invocation& call);
 

@@ -4,10 +4,8 @@
 #include <immintrin.h>
 #include <openssl/sha.h>
 
-#include <atomic>
 #include <cstring>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include "digest.hpp"
@@ -122,6 +120,28 @@ constexpr const char* TABLE_KERNEL = "scalar";
 constexpr bool HAS_STREAMING_STORES = false;
 #endif
 
+// The copy ceiling: the widest non-temporal store the build has. Stores start at the first
+// aligned address of `out` (they need one); the unaligned head and the tail go through memcpy.
+#if defined(__AVX512F__)
+using StreamVector = __m512i;
+inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
+  _mm512_stream_si512(reinterpret_cast<__m512i*>(to), _mm512_loadu_si512(from));
+}
+constexpr const char* STREAM_COPY_KERNEL = "avx512";
+#elif defined(__AVX2__)
+using StreamVector = __m256i;
+inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(to), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
+}
+constexpr const char* STREAM_COPY_KERNEL = "avx2";
+#else
+using StreamVector = __m128i;
+inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
+  _mm_stream_si128(reinterpret_cast<__m128i*>(to), _mm_loadu_si128(reinterpret_cast<const __m128i*>(from)));
+}
+constexpr const char* STREAM_COPY_KERNEL = "sse2";
+#endif
+
 }  // namespace
 
 Subkeys derive_subkeys(unsigned key10) {
@@ -151,45 +171,48 @@ CipherState make_cipher(Cipher cipher, unsigned key10, std::size_t buffer_bytes)
 }
 
 const char* table_kernel_name() { return TABLE_KERNEL; }
+const char* stream_copy_kernel_name() { return STREAM_COPY_KERNEL; }
 
 void encrypt_span(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  switch (state.cipher) {
-    case Cipher::bitwise: encrypt_bitwise(state.subkeys, in, out, n); break;
-    case Cipher::table: encrypt_table(state.table.data(), in, out, n, state.streaming_stores); break;
-    case Cipher::copy: std::memcpy(out, in, n); break;
-  }
+  if (state.cipher == Cipher::bitwise) encrypt_bitwise(state.subkeys, in, out, n);
+  else encrypt_table(state.table.data(), in, out, n, state.streaming_stores);
 }
 
-void encrypt_seq(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  encrypt_span(state, in, out, n);
+SpanKernel encrypting(const CipherState& state) {
+  return [&state](const std::uint8_t* in, std::uint8_t* out, std::size_t n) { encrypt_span(state, in, out, n); };
 }
 
-void encrypt_threads(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                     std::size_t chunk, int workers) {
-  const std::size_t chunks = (n + chunk - 1) / chunk;
-  std::atomic<std::size_t> next_chunk{0};
-  {
-    std::vector<std::jthread> threads;
-    for (int w = 0; w < workers; ++w) {
-      threads.emplace_back([&] {
-        // Chunks are claimed one at a time so a descheduled thread does not hold up the rest.
-        for (std::size_t c; (c = next_chunk.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-          const std::size_t begin = c * chunk;
-          encrypt_span(state, in + begin, out + begin, std::min(chunk, n - begin));
-        }
-      });
-    }
-  }
+void stream_copy_span(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  constexpr std::size_t width = sizeof(StreamVector);
+  const std::size_t head = std::min<std::size_t>(n, (width - reinterpret_cast<std::uintptr_t>(out) % width) % width);
+  std::memcpy(out, in, head);
+  std::size_t i = head;
+  for (; i + width <= n; i += width) stream_store(out + i, in + i);
+  _mm_sfence();
+  std::memcpy(out + i, in + i, n - i);
 }
 
-void encrypt_openmp(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                    std::size_t chunk, int workers) {
-  const auto chunks = static_cast<std::int64_t>((n + chunk - 1) / chunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::size_t begin = static_cast<std::size_t>(c) * chunk;
-    encrypt_span(state, in + begin, out + begin, std::min(chunk, n - begin));
+SpanKernel streaming_copy() { return stream_copy_span; }
+
+SpanKernel glibc_memcpy() {
+  return [](const std::uint8_t* in, std::uint8_t* out, std::size_t n) { std::memcpy(out, in, n); };
+}
+
+ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
+                   std::size_t chunk, int workers) {
+  if (model == Model::seq) {
+    kernel(in, out, n);
+    return {n > 0 ? 1 : 0, 1};
   }
+  const ChunkPlan plan(static_cast<std::int64_t>(n), static_cast<std::int64_t>(chunk));
+  auto make_worker = [&] {
+    return [&](std::int64_t c) {
+      const auto begin = static_cast<std::size_t>(plan.begin(c));
+      kernel(in + begin, out + begin, static_cast<std::size_t>(plan.end(c)) - begin);
+    };
+  };
+  return model == Model::threads ? run_chunks_on_threads(plan, workers, make_worker)
+                                 : run_chunks_openmp(plan, workers, make_worker);
 }
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n) {
@@ -199,13 +222,18 @@ std::string sha256_hex(const std::uint8_t* bytes, std::size_t n) {
 }
 
 WorkloadInfo describe() {
+  const std::string ceiling =
+      "; extra.ceiling_ns = the same chunks copied by the same model with non-temporal stores, "
+      "extra.baseline_memcpy_ns = with glibc memcpy";
   return {"sdes-ecb",
           {"input", "key", "cipher", "chunk"},
-          {{"seq", "seq", false, "one thread over the whole buffer (--chunk accepted and ignored); extra.memcpy_ns is a plain memcpy of the same buffer"},
+          {{"seq", "seq", false, "one call over the whole buffer on the main thread (--chunk accepted, ignored)" + ceiling},
            {"threads", "threads", true,
-            "std::jthread per worker claiming --chunk byte chunks from an atomic counter; default chunk min(1 MiB, size/workers); extra.memcpy_ns copies the same chunks with the same threads"},
+            "--workers std::jthreads started and joined per repetition; worker w takes chunk w, then claims chunks from an "
+            "atomic counter; chunk min(1 MiB, ceil(size/workers))" + ceiling},
            {"openmp", "data-parallel", true,
-            "#pragma omp parallel for schedule(dynamic,1) over --chunk byte chunks; default chunk min(1 MiB, size/workers); extra.memcpy_ns copies the same chunks the same way"}}};
+            "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)); the team is started by the "
+            "region and ended by omp_pause_resource_all(omp_pause_hard) in every repetition" + ceiling}}};
 }
 
 namespace {
@@ -222,55 +250,74 @@ std::vector<std::uint8_t> load_file(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+Model model_named(const std::string& name) {
+  if (name == "seq") return Model::seq;
+  return name == "threads" ? Model::threads : Model::openmp;
+}
+
+void report_kernels(Extra& extra, Model model, const CipherState& cipher) {
+  if (cipher.cipher == Cipher::table) {
+    extra.push_back({"table_kernel", std::string(TABLE_KERNEL)});
+    extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
+  }
+  extra.push_back({"ceiling_kernel", std::string("non-temporal ") + STREAM_COPY_KERNEL});
+  if (model == Model::openmp) {
+    extra.push_back({"omp_team", std::string("per repetition")});
+    extra.push_back({"omp_wait_policy", openmp_wait_policy()});
+  }
+}
+
+}  // namespace
+
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
   require_known_model(call, info);
-  const bool parallel = call.model != "seq";
+  const Model model = model_named(call.model);
+  const bool parallel = model != Model::seq;
   call.accept_only(parallel ? std::vector<std::string>{"input", "key", "cipher", "chunk", "workers"}
                             : std::vector<std::string>{"input", "key", "cipher", "chunk"});
   const std::string cipher_name = call.text("cipher");
   if (cipher_name != "bitwise" && cipher_name != "table") {
     throw UsageError("--cipher must be bitwise or table, got '" + cipher_name + "'");
   }
+  const Cipher cipher_kind = cipher_name == "bitwise" ? Cipher::bitwise : Cipher::table;
   const std::int64_t key = call.integer("key");
   if (key < 0 || key > 1023) throw UsageError("--key must be a 10-bit key (0..1023)");
 
   std::vector<std::uint8_t> plaintext;
   const std::uint64_t load_ns = time_ns([&] { plaintext = load_file(call.text("input")); });
   const std::size_t n = plaintext.size();
-  // Written once here so page faults on the output stay out of every timed region.
+  // Written once here so page faults on the output stay out of every timed region; every
+  // repetition (and its ceiling) writes into this same buffer.
   std::vector<std::uint8_t> ciphertext(n, 0);
 
   const int workers = parallel ? call.workers() : 1;
-  const std::int64_t default_chunk =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(1 << 20, (static_cast<std::int64_t>(n) + workers - 1) / workers));
-  const std::int64_t chunk = parallel ? call.integer_or("chunk", default_chunk) : static_cast<std::int64_t>(n);
-  if (chunk < 1) throw UsageError("--chunk must be >= 1");
-
-  const CipherState cipher =
-      make_cipher(cipher_name == "bitwise" ? Cipher::bitwise : Cipher::table, static_cast<unsigned>(key), n);
-  const CipherState copy = make_cipher(Cipher::copy, static_cast<unsigned>(key), n);
-  auto run_model = [&](const CipherState& state) {
-    if (call.model == "seq") encrypt_seq(state, plaintext.data(), ciphertext.data(), n);
-    else if (call.model == "threads") encrypt_threads(state, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers);
-    else encrypt_openmp(state, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers);
+  const std::int64_t chunk = parallel ? chosen_chunk(call, static_cast<std::int64_t>(n), workers, CHUNK_CAP_BYTES)
+                                      : std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
+  auto run_with = [&](const SpanKernel& kernel) {
+    return run_model(model, kernel, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers);
   };
 
   run_repetitions(call, [&] {
     Repetition repetition;
-    repetition.ns = time_ns([&] { run_model(cipher); });
+    ChunkRun ran;
+    CipherState cipher;
+    repetition.ns = time_ns([&] {
+      cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), n);
+      ran = run_with(encrypting(cipher));
+    });
     repetition.items = n;
     repetition.checksum = sha256_hex(ciphertext.data(), n);
-    // The ceiling the issue asks for: the same bytes moved by the same model without the cipher.
-    const std::uint64_t memcpy_ns = time_ns([&] { run_model(copy); });
-    repetition.extra = {{"workers", std::int64_t{workers}},
-                        {"load_ns", static_cast<std::int64_t>(load_ns)},
-                        {"memcpy_ns", static_cast<std::int64_t>(memcpy_ns)}};
-    if (parallel) repetition.extra.push_back({"chunk", chunk});
-    if (cipher.cipher == Cipher::table) {
-      repetition.extra.push_back({"table_kernel", std::string(TABLE_KERNEL)});
-      repetition.extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
-    }
+    const std::uint64_t ceiling_ns = time_ns([&] { run_with(streaming_copy()); });
+    const std::uint64_t memcpy_ns = time_ns([&] { run_with(glibc_memcpy()); });
+    report_chunks(repetition.extra, workers, ChunkPlan(static_cast<std::int64_t>(n), chunk), ran);
+    repetition.extra.push_back({"load_ns", static_cast<std::int64_t>(load_ns)});
+    repetition.extra.push_back({"ceiling", std::string("copy")});
+    repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling_ns)});
+    repetition.extra.push_back({"baseline_memcpy_ns", static_cast<std::int64_t>(memcpy_ns)});
+    report_kernels(repetition.extra, model, cipher);
     return repetition;
   });
 }

@@ -4,8 +4,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
+#include "chunking.hpp"
 #include "protocol.hpp"
 
 namespace parbench::sdes_ecb {
@@ -20,9 +22,9 @@ std::uint8_t encrypt_byte(std::uint8_t plain, Subkeys keys);
 std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys);
 std::array<std::uint8_t, 256> derive_table(unsigned key10);
 
-enum class Cipher { bitwise, table, copy };
+enum class Cipher { bitwise, table };
 
-// What a kernel needs to turn one span of plaintext into ciphertext.
+// What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
 struct CipherState {
   Cipher cipher;
   Subkeys subkeys;
@@ -34,19 +36,34 @@ struct CipherState {
 // output only costs its read-for-ownership.
 constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{32} << 20;
 
+// The key schedule: subkeys, and for `table` the 256-byte table of the key.
 CipherState make_cipher(Cipher cipher, unsigned key10, std::size_t buffer_bytes = 0);
 
 // The SIMD form the table kernel was compiled with (-march decides): avx512vbmi, avx2 or scalar.
 const char* table_kernel_name();
+// The widest non-temporal store the copy ceiling was compiled with: avx512, avx2 or sse2.
+const char* stream_copy_kernel_name();
+
+// What a model runs over each chunk: in[0..n) -> out[0..n).
+using SpanKernel = std::function<void(const std::uint8_t* in, std::uint8_t* out, std::size_t n)>;
 
 void encrypt_span(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n);
+SpanKernel encrypting(const CipherState& state);
+// The ceiling: a copy with non-temporal stores and an sfence (no read-for-ownership of `out`).
+void stream_copy_span(const std::uint8_t* in, std::uint8_t* out, std::size_t n);
+SpanKernel streaming_copy();
+// The baseline beside it: glibc's memcpy (ordinary stores below its non-temporal threshold).
+SpanKernel glibc_memcpy();
 
-// Models: the whole buffer by one thread, or by chunks of `chunk` bytes over `workers` threads.
-void encrypt_seq(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n);
-void encrypt_threads(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                     std::size_t chunk, int workers);
-void encrypt_openmp(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                    std::size_t chunk, int workers);
+// Chunk size cap of the chunking rule: chunk = min(1 MiB, ceil(size / workers)).
+constexpr std::int64_t CHUNK_CAP_BYTES = std::int64_t{1} << 20;
+
+enum class Model { seq, threads, openmp };
+
+// seq: one call over the whole buffer on the calling thread. threads / openmp: `chunk`-byte
+// chunks over `workers` threads started and ended inside the call (see chunking.hpp).
+ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
+                   std::size_t chunk, int workers);
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n);
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coro_scheduler.hpp"
@@ -20,7 +21,7 @@ namespace parbench::spawn_chain {
 
 namespace {
 
-// An OS thread's inbox: it blocks in take() until its successor in the chain puts a value.
+// An OS thread's inbox: it blocks in take() until another thread puts a value, and takes it out.
 class Mailbox {
  public:
   void put(std::int64_t value) {
@@ -33,7 +34,7 @@ class Mailbox {
   std::int64_t take() {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [this] { return value_.has_value(); });
-    return *value_;
+    return *std::exchange(value_, std::nullopt);
   }
 
  private:
@@ -67,8 +68,8 @@ std::int64_t chain_threads(std::int64_t n) {
 
 namespace {
 
-coro::Detached coroutine_link(coro::Scheduler& scheduler, coro::Oneshot<std::int64_t>& inbox,
-                              coro::Oneshot<std::int64_t>& next) {
+coro::Detached coroutine_link(coro::Scheduler& scheduler, coro::Mailbox<std::int64_t>& inbox,
+                              coro::Mailbox<std::int64_t>& next) {
   const std::int64_t value = co_await inbox.receive();
   next.send(value + 1, scheduler);
 }
@@ -77,7 +78,7 @@ coro::Detached coroutine_link(coro::Scheduler& scheduler, coro::Oneshot<std::int
 
 std::int64_t chain_coroutines(std::int64_t n) {
   coro::Scheduler scheduler;
-  std::vector<coro::Oneshot<std::int64_t>> inboxes(static_cast<std::size_t>(n) + 1);
+  std::vector<coro::Mailbox<std::int64_t>> inboxes(static_cast<std::size_t>(n) + 1);
   std::int64_t created = 0;
   std::string failure;
   try {
@@ -136,6 +137,96 @@ std::int64_t chain_fibers_shared(std::int64_t n, int workers) {
   return answer;
 }
 
+// --- the hand-off ceiling ---------------------------------------------------------------------
+// In every kind: unit A receives 0 from the caller; a unit that receives v < n hands v + 1 to the
+// other; the one that receives n (the n-th hand-off between the two) tells the caller and both stop.
+
+std::uint64_t handoff_threads_ns(std::int64_t n) {
+  Mailbox to_first, to_second, done;
+  auto relay = [n, &done](Mailbox& inbox, Mailbox& outbox) {
+    for (;;) {
+      const std::int64_t value = inbox.take();
+      if (value >= n) {
+        if (value == n) done.put(value);
+        outbox.put(n + 1);  // stops the other one
+        return;
+      }
+      outbox.put(value + 1);
+    }
+  };
+  std::thread first([&] { relay(to_first, to_second); });
+  std::thread second([&] { relay(to_second, to_first); });
+  const std::uint64_t ns = time_ns([&] {
+    to_first.put(0);
+    done.take();
+  });
+  first.join();
+  second.join();
+  return ns;
+}
+
+namespace {
+
+coro::Detached coroutine_relay(coro::Scheduler& scheduler, std::int64_t n, coro::Mailbox<std::int64_t>& inbox,
+                               coro::Mailbox<std::int64_t>& outbox) {
+  for (;;) {
+    const std::int64_t value = co_await inbox.receive();
+    if (value >= n) {
+      outbox.send(n + 1, scheduler);
+      co_return;
+    }
+    outbox.send(value + 1, scheduler);
+  }
+}
+
+// On whatever fiber scheduler the calling thread uses.
+std::uint64_t fiber_handoff_ns(std::int64_t n) {
+  using Channel = boost::fibers::unbuffered_channel<std::int64_t>;
+  Channel to_first, to_second, done;
+  auto relay = [n, &done](Channel& inbox, Channel& outbox) {
+    std::int64_t value = 0;
+    while (inbox.pop(value) == boost::fibers::channel_op_status::success) {
+      if (value == n) {
+        done.push(value);
+        break;
+      }
+      outbox.push(value + 1);
+    }
+    outbox.close();  // stops the other one
+  };
+  boost::fibers::fiber first([&] { relay(to_first, to_second); });
+  boost::fibers::fiber second([&] { relay(to_second, to_first); });
+  const std::uint64_t ns = time_ns([&] {
+    to_first.push(0);
+    done.value_pop();
+  });
+  first.join();
+  second.join();
+  return ns;
+}
+
+}  // namespace
+
+std::uint64_t handoff_coroutines_ns(std::int64_t n) {
+  coro::Scheduler scheduler;
+  coro::Mailbox<std::int64_t> to_first, to_second;
+  // Each runs to its first receive and waits there: created before the clock.
+  coroutine_relay(scheduler, n, to_first, to_second);
+  coroutine_relay(scheduler, n, to_second, to_first);
+  return time_ns([&] {
+    to_first.send(0, scheduler);
+    scheduler.run();  // returns once both have stopped
+  });
+}
+
+std::uint64_t handoff_fibers_ns(std::int64_t n) { return fiber_handoff_ns(n); }
+
+std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers) {
+  std::uint64_t ns = 0;
+  run_on_shared_fibers(workers, [&] { ns = fiber_handoff_ns(n); });
+  return ns;
+}
+
 std::int64_t default_thread_stack_bytes() {
   pthread_attr_t attributes;
   std::size_t size = 0;
@@ -150,16 +241,21 @@ std::int64_t default_fiber_stack_bytes() {
 }
 
 WorkloadInfo describe() {
+  const std::string ceiling = "; extra.ceiling_ns: two such units pass a counter n times";
   return {"spawn-chain",
           {"n"},
           {{"threads", "threads", false,
-            "one std::thread per link, mutex + condition_variable inbox; default pthread stack (ulimit -s), recorded as extra.stack_bytes"},
+            "one std::thread per link, mutex + condition_variable inbox, every link joined inside the timed region; default "
+            "pthread stack (ulimit -s), recorded as extra.stack_bytes" + ceiling},
            {"coroutines", "async", false,
-            "one C++20 stackless coroutine per link with a one-shot inbox, on a single-threaded FIFO scheduler"},
+            "one C++20 stackless coroutine per link with a one-value mailbox, on a single-threaded FIFO scheduler; every "
+            "link has returned (its frame freed) before the clock stops" + ceiling},
            {"fibers", "fibers", false,
-            "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, default fixedsize_stack (extra.stack_bytes)"},
+            "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, every "
+            "fiber joined; default fixedsize_stack (extra.stack_bytes)" + ceiling},
            {"fibers-shared", "fibers", true,
-            "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with GOMAXPROCS=workers)"}}};
+            "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with "
+            "GOMAXPROCS=workers); fibers and threads started and joined per repetition" + ceiling}}};
 }
 
 void run(const Invocation& call) {
@@ -173,9 +269,17 @@ void run(const Invocation& call) {
   if (call.model == "fibers-shared") extra.push_back({"workers", std::int64_t{workers}});
   if (call.model == "fibers" || call.model == "fibers-shared") extra.push_back({"stack_bytes", default_fiber_stack_bytes()});
 
+  auto handoff_ns = [&] {
+    if (call.model == "threads") return handoff_threads_ns(n);
+    if (call.model == "coroutines") return handoff_coroutines_ns(n);
+    if (call.model == "fibers") return handoff_fibers_ns(n);
+    return handoff_fibers_shared_ns(n, workers);
+  };
+
   run_repetitions(call, [&] {
     std::int64_t answer = 0;
     Repetition repetition;
+    // Every link is joined (threads, fibers) or has returned (coroutines) before the clock stops.
     repetition.ns = time_ns([&] {
       if (call.model == "threads") answer = chain_threads(n);
       else if (call.model == "coroutines") answer = chain_coroutines(n);
@@ -185,6 +289,8 @@ void run(const Invocation& call) {
     repetition.items = static_cast<std::uint64_t>(n);
     repetition.checksum = std::to_string(answer);
     repetition.extra = extra;
+    repetition.extra.push_back({"ceiling", std::string("hand-off")});
+    repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(handoff_ns())});
     return repetition;
   });
 }

@@ -14,6 +14,13 @@ std::int64_t chain_coroutines(std::int64_t n);
 std::int64_t chain_fibers(std::int64_t n);
 std::int64_t chain_fibers_shared(std::int64_t n, int workers);
 
+// The ceiling: two units of the model's kind, created before the clock, pass a counter back and
+// forth with the model's own primitive until it has been handed over n times; returns that time.
+std::uint64_t handoff_threads_ns(std::int64_t n);
+std::uint64_t handoff_coroutines_ns(std::int64_t n);
+std::uint64_t handoff_fibers_ns(std::int64_t n);
+std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers);
+
 std::int64_t default_thread_stack_bytes();
 std::int64_t default_fiber_stack_bytes();
 
