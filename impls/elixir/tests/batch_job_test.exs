@@ -72,8 +72,14 @@ defmodule Parbench.Workloads.BatchJobTest do
       {docs, checksum, extra} = BatchJob.summarize(BatchJob.run(context), context)
       assert {docs, checksum} == {12, expected}, "#{model} #{lcs}"
       assert extra.cpu_ns > 0 and extra.io_ns > 0
+      assert_counted(model, extra)
     end
   end
+
+  # Documents are the chunks; connection owners are dealt documents round-robin, so all are used.
+  defp assert_counted("seq", extra), do: refute(Map.has_key?(extra, :workers_used))
+  defp assert_counted("process_per_doc", extra), do: assert(%{chunks: 12, workers_used: 3} = extra)
+  defp assert_counted(_model, %{chunks: 12, workers_used: used}), do: assert(used in 1..3)
 
   defp write_inputs(documents, docs_dir, connection_string) do
     Database.with_connection(connection_string, fn connection ->

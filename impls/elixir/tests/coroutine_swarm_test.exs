@@ -31,4 +31,12 @@ defmodule Parbench.Workloads.CoroutineSwarmTest do
   test "sleeping processes agree with seq" do
     assert checksum("processes", 50, 3, 1) == checksum("seq", 50, 3)
   end
+
+  test "the swarm reports the yield ceiling with sleep-ms 0 only" do
+    context = CoroutineSwarm.prepare("processes", %{"tasks" => "100", "steps" => "10", "sleep-ms" => "0"}, 2)
+    assert %{ceiling: "yield", ceiling_ns: ns} = CoroutineSwarm.ceiling(context)
+    assert ns > 0
+    assert CoroutineSwarm.ceiling(%{context | sleep_ms: 1}) == %{}
+    assert CoroutineSwarm.ceiling(%{context | model: "seq"}) == %{}
+  end
 end

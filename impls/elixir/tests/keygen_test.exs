@@ -13,28 +13,57 @@ defmodule Parbench.Workloads.KeygenTest do
     assert byte_size(Keygen.encode(:crypto.strong_rand_bytes(1000))) == 1600
   end
 
-  defp checksum(model, options, workers \\ 2) do
+  defp run_case(model, options, workers \\ 2) do
     context = Keygen.prepare(model, options, workers)
-    {_items, checksum, _extra} = Keygen.summarize(Keygen.run(context), context)
-    checksum
+    {items, checksum, extra} = Keygen.summarize(Keygen.run(context), context)
+    {items, checksum, Map.merge(context.extra, extra)}
   end
 
+  defp checksum(model, options, workers \\ 2), do: model |> run_case(options, workers) |> elem(1)
+
+  defp seeded(count, bytes, seed), do: %{"count" => "#{count}", "bytes" => "#{bytes}", "source" => "seeded", "seed" => "#{seed}"}
+
   test "seeded, count 3, bytes 10, seed 1 gives d3605c1b2c10e632" do
-    assert checksum("seq", %{"count" => "3", "bytes" => "10", "source" => "seeded", "seed" => "1"}) == "d3605c1b2c10e632"
+    for model <- Map.keys(Keygen.models()) do
+      assert checksum(model, seeded(3, 10, 1)) == "d3605c1b2c10e632", model
+    end
   end
 
   test "strong keys give count:total characters" do
-    for model <- ["seq", "flow", "chunked"] do
+    for model <- Map.keys(Keygen.models()) do
       assert checksum(model, %{"count" => "7", "bytes" => "1000", "source" => "strong"}) == "7:11200"
     end
   end
 
-  test "every model agrees with seq for arbitrary seeded parameters" do
-    for {count, bytes, seed, workers} <- [{57, 13, 99, 2}, {1, 1, 0, 3}, {200, 31, 123_456_789, 5}] do
-      options = %{"count" => "#{count}", "bytes" => "#{bytes}", "source" => "seeded", "seed" => "#{seed}"}
+  test "every model agrees with seq for arbitrary seeded parameters, workers and chunks" do
+    for {count, bytes, seed, workers, chunk} <- [{57, 13, 99, 2, nil}, {1, 1, 0, 3, nil}, {200, 31, 123_456_789, 5, 7}] do
+      options = seeded(count, bytes, seed)
+      options = if chunk, do: Map.put(options, "chunk", "#{chunk}"), else: options
       expected = checksum("seq", options)
-      assert checksum("flow", options, workers) == expected
-      assert checksum("chunked", options, workers) == expected
+      for model <- Map.keys(Keygen.models()), do: assert(checksum(model, options, workers) == expected, model)
+    end
+  end
+
+  test "items is the key count" do
+    assert {257, _, _} = run_case("flow", seeded(257, 10, 7))
+  end
+
+  test "the parallel model follows the chunking rule and counts its chunks" do
+    assert %{chunk: 1000, chunks: 2} = run_case("flow", seeded(2000, 8, 1), 2) |> elem(2)
+    assert %{chunk: 1024, chunks: 3} = run_case("flow", seeded(3000, 8, 1), 1) |> elem(2)
+    assert %{chunk: 10, chunks: 30} = run_case("flow", Map.put(seeded(300, 8, 1), "chunk", "10"), 2) |> elem(2)
+  end
+
+  test "2000 strong keys on 2 workers use both workers" do
+    assert %{workers_used: 2, chunks: 2} =
+             run_case("flow", %{"count" => "2000", "bytes" => "1000", "source" => "strong"}, 2) |> elem(2)
+  end
+
+  test "every model reports the csprng+base32 ceiling and its parts" do
+    for model <- Map.keys(Keygen.models()) do
+      context = Keygen.prepare(model, seeded(300, 100, 1), 2)
+      assert %{ceiling: "csprng+base32", ceiling_ns: total, csprng_ns: csprng, base32_ns: base32} = Keygen.ceiling(context)
+      assert csprng > 0 and base32 > 0 and total == csprng + base32
     end
   end
 end

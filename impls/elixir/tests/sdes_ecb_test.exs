@@ -30,20 +30,56 @@ defmodule Parbench.Workloads.SdesEcbTest do
     end
   end
 
+  defp input_file(size) do
+    path = Path.join(System.tmp_dir!(), "parbench-elixir-sdes-#{size}-#{System.unique_integer([:positive])}")
+    File.write!(path, :crypto.strong_rand_bytes(size))
+    on_exit(fn -> File.rm(path) end)
+    path
+  end
+
+  defp run_case(model, options, workers \\ 2) do
+    context = SdesEcb.prepare(model, options, workers)
+    {items, checksum, extra} = SdesEcb.summarize(SdesEcb.run(context), context)
+    {items, checksum, Map.merge(context.extra, extra)}
+  end
+
   test "every model and cipher agrees with seq bitwise for arbitrary inputs, keys and chunks" do
     for {size, key, chunk} <- [{1, 0, 1}, {1000, 1023, 7}, {65_537, 321, 4096}, {300_001, 642, 100_000}] do
-      path = Path.join(System.tmp_dir!(), "parbench-elixir-sdes-#{size}")
-      File.write!(path, :crypto.strong_rand_bytes(size))
-      options = %{"input" => path, "key" => "#{key}", "cipher" => "bitwise", "chunk" => "#{chunk}"}
+      options = %{"input" => input_file(size), "key" => "#{key}", "chunk" => "#{chunk}"}
 
       results =
         for model <- ["seq", "async_stream"], cipher <- ["bitwise", "table"] do
-          context = SdesEcb.prepare(model, Map.put(options, "cipher", cipher), 2)
-          SdesEcb.summarize(SdesEcb.run(context), context)
+          {items, checksum, _extra} = run_case(model, Map.put(options, "cipher", cipher))
+          {items, checksum}
         end
 
       assert results |> Enum.uniq() |> length() == 1
-      File.rm!(path)
+    end
+  end
+
+  test "the parallel model follows the chunking rule: ceil(size / workers), at most 1 MiB" do
+    path = input_file(3)
+    assert %{chunk: 2, chunks: 2} = run_case("async_stream", %{"input" => path, "cipher" => "table"}) |> elem(2)
+    assert %{chunk: 1, chunks: 3} = run_case("async_stream", %{"input" => path, "cipher" => "table"}, 4) |> elem(2)
+    path = input_file(3 * 1_048_576 + 5)
+    assert %{chunk: 1_048_576, chunks: 4} = run_case("async_stream", %{"input" => path, "cipher" => "table"}) |> elem(2)
+  end
+
+  test "--chunk overrides the rule" do
+    options = %{"input" => input_file(10_000), "cipher" => "table", "chunk" => "1000"}
+    assert %{chunk: 1000, chunks: 10} = run_case("async_stream", options) |> elem(2)
+  end
+
+  test "1 MiB on 2 workers uses both workers" do
+    options = %{"input" => input_file(1_048_576), "cipher" => "bitwise"}
+    assert {1_048_576, _, %{workers_used: 2, chunks: 2, chunk: 524_288}} = run_case("async_stream", options)
+  end
+
+  test "every model reports the copy ceiling" do
+    for model <- ["seq", "async_stream"] do
+      context = SdesEcb.prepare(model, %{"input" => input_file(100_000), "cipher" => "table"}, 2)
+      assert %{ceiling: "copy", ceiling_ns: ns} = SdesEcb.ceiling(context)
+      assert ns > 0
     end
   end
 end

@@ -3,6 +3,7 @@ defmodule Parbench.CLI do
   alias Parbench.Protocol
   require Logger
 
+  # Every module here implements Parbench.Workload; adding a workload is one file and one line.
   @workloads [
     Parbench.Workloads.Noop,
     Parbench.Workloads.Keygen,
@@ -41,7 +42,7 @@ defmodule Parbench.CLI do
       end
 
     workload =
-      Enum.find(@workloads, &(&1.name() == workload_name)) ||
+      workload(workload_name) ||
         throw({:bad_args, "unknown workload '#{workload_name}'; valid: #{Enum.map_join(@workloads, ", ", & &1.name())}"})
 
     models = workload.models()
@@ -66,8 +67,18 @@ defmodule Parbench.CLI do
 
     context = workload.prepare(model, options, workers)
     common_extra = Map.merge(runtime_extra(models[model], workers), Map.get(context, :extra, %{}))
-    Protocol.repeat(fn -> workload.run(context) end, &workload.summarize(&1, context), warmup, repeat, common_extra)
+    Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
   end
+
+  # One repetition's steps, all through the Parbench.Workload behaviour.
+  defp steps(workload, context) do
+    %{work: fn -> workload.run(context) end,
+      summarize: &workload.summarize(&1, context),
+      ceiling: fn -> workload.ceiling(context) end}
+  end
+
+  @doc "The Parbench.Workload module named `name`, or nil."
+  def workload(name), do: Enum.find(@workloads, &(&1.name() == name))
 
   defp workload_params(workload), do: Enum.map(workload.params(), &String.replace(&1, "_", "-"))
 

@@ -120,6 +120,10 @@ defmodule Parbench.Database do
     end
   end
 
-  @doc "Stops a server, which closes its connection."
-  def stop_server(server), do: send(server, :stop)
+  @doc "Stops a server and waits until it has closed its connection and exited (the unit is joined)."
+  def stop_server(server) do
+    monitor = Process.monitor(server)
+    send(server, :stop)
+    receive(do: ({:DOWN, ^monitor, :process, ^server, _reason} -> :ok))
+  end
 end

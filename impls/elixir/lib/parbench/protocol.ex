@@ -51,22 +51,25 @@ defmodule Parbench.Protocol do
   end
 
   @doc """
-  Runs `warmup` untimed and `repeat` timed repetitions of `work`, printing one JSON line per
-  timed one. `work.()` returns the result; `summarize.(result)` gives `{items, checksum, extra}`
-  and runs after the clock stops, so checksums and digests are outside the timed region.
+  Runs `warmup` untimed and `repeat` timed repetitions of a case, printing one JSON line per
+  timed one. `steps.work.()` is the timed work; after the clock stops, `steps.summarize.(result)`
+  gives `{items, checksum, extra}` (the checksum is outside `ns`), then `steps.ceiling.()` times
+  the workload's ceiling in the same repetition and returns its extra fields. Warm-ups do all three.
   """
-  def repeat(work, summarize, warmup, repeat, common_extra) do
-    for _ <- 1..warmup//1, do: summarize.(work.())
+  def repeat(steps, warmup, repeat, common_extra) do
+    for _ <- 1..warmup//1, do: repetition(steps)
 
     for rep <- 0..(repeat - 1)//1 do
-      started = :erlang.monotonic_time(:nanosecond)
-      result = work.()
-      elapsed = :erlang.monotonic_time(:nanosecond) - started
-      {items, checksum, extra} = summarize.(result)
-      line = %{rep: rep, ns: elapsed, items: items, checksum: checksum}
-      line = Map.put(line, :extra, Map.merge(common_extra, extra))
+      {ns, items, checksum, extra} = repetition(steps)
+      line = %{rep: rep, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
       IO.puts(encode_json(line, [:rep, :ns, :items, :checksum, :extra]))
     end
+  end
+
+  defp repetition(%{work: work, summarize: summarize, ceiling: ceiling}) do
+    {ns, result} = time_ns(work)
+    {items, checksum, extra} = summarize.(result)
+    {ns, items, checksum, Map.merge(extra, ceiling.())}
   end
 
   @doc "Measures `fun` in nanoseconds, returning `{ns, value}`."

@@ -1,13 +1,17 @@
 defmodule Parbench.Workloads.BatchJob do
   @moduledoc "batch-job (seed 002): re-aligns every pending document's annotations (LCS) and rewrites them in the database."
-  alias Parbench.{Database, Digest, Protocol}
+  @behaviour Parbench.Workload
+  alias Parbench.{ChunkStream, Database, Digest, Protocol, WorkTally}
   alias Parbench.Workloads.BatchJob.Alignment
 
   @label_type {:sql_varchar, 255}
 
+  @impl true
   def name, do: "batch-job"
+  @impl true
   def params, do: ["docs_dir", "db", "lcs"]
 
+  @impl true
   def models do
     odbc = "each unit opens its own :odbc connection (an OS odbcserver process per connection, so database calls run outside the schedulers)"
 
@@ -16,31 +20,36 @@ defmodule Parbench.Workloads.BatchJob do
       "async_stream" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per document; " <> odbc
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per document; " <> odbc <> "; workers_used = the most documents in progress at once"
       },
       "process_per_doc" => %{
         family: "actors",
         workers: true,
-        note: "one process per document, all at once (unbounded), for the file and the alignment; their database work goes as messages to workers connection-owning processes (documents dealt round-robin), because one :odbc connection per document means one OS odbcserver process each and :odbc's connect times out when a hundred start at once"
+        note: "one process per document, all at once (unbounded), for the file and the alignment; their database work goes as messages to workers connection-owning processes (documents dealt round-robin), because one :odbc connection per document means one OS odbcserver process each and :odbc's connect times out when a hundred start at once; workers_used = connection owners that served a document"
       },
       "pool" => %{
         family: "actors",
         workers: true,
-        note: "workers long-lived processes, one :odbc connection each, taking the next document from an :atomics counter"
+        note: "workers long-lived processes, one :odbc connection each, taking the next document from an :atomics counter; workers_used = pool processes that processed a document"
       }
     }
   end
 
+  @impl true
   def prepare(model, options, workers) do
     docs_dir = Protocol.string_option(options, "docs-dir")
     unless File.dir?(docs_dir), do: throw({:bad_args, "--docs-dir #{docs_dir} is not a directory"})
     connection_string = Database.connection_string(Protocol.string_option(options, "db"))
     lcs = Protocol.choice_option(options, "lcs", Alignment.strategies(), "cells")
     job = %{docs_dir: docs_dir, lcs: lcs}
-    %{model: model, job: job, connection_string: connection_string, workers: workers, extra: %{lcs: lcs}}
+    extra = if model == "seq", do: %{lcs: lcs}, else: %{lcs: lcs, chunk: 1}
+    %{model: model, job: job, connection_string: connection_string, workers: workers, extra: extra}
   end
 
+  @impl true
   def run(%{model: model, connection_string: connection_string} = context) do
+    tally = if model == "seq", do: nil, else: WorkTally.new()
+
     doc_ids =
       Database.with_connection(connection_string, fn connection ->
         rows = Database.query!(connection, "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id")
@@ -48,26 +57,24 @@ defmodule Parbench.Workloads.BatchJob do
         Enum.map(rows, fn {doc_id} -> doc_id end)
       end)
 
-    {length(doc_ids), process_all(model, doc_ids, context)}
+    {length(doc_ids), process_all(model, doc_ids, tally, context), tally}
   end
 
-  # Each returns one {cpu_ns, io_ns} per document. A document's database work goes through a
-  # `on_database` function that runs a function on a connection: the unit's own, or a server's.
-  defp process_all("seq", doc_ids, %{job: job, connection_string: connection_string}) do
+  # Each returns one {cpu_ns, io_ns} per document, after every unit has ended and every
+  # connection is closed. A document's database work goes through an `on_database` function
+  # that runs a function on a connection: the unit's own, or a server's.
+  defp process_all("seq", doc_ids, nil, %{job: job, connection_string: connection_string}) do
     Database.with_connection(connection_string, fn connection ->
       Enum.map(doc_ids, &process_document(direct(connection), job, &1))
     end)
   end
 
-  defp process_all("async_stream", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
-    doc_ids
-    |> Task.async_stream(
-      fn doc_id -> Database.with_connection(connection_string, &process_document(direct(&1), job, doc_id)) end,
-      ordered: false, max_concurrency: workers, timeout: :infinity)
-    |> Enum.map(fn {:ok, times} -> times end)
+  defp process_all("async_stream", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
+    process_one = fn doc_id -> Database.with_connection(connection_string, &process_document(direct(&1), job, doc_id)) end
+    ChunkStream.map(doc_ids, workers, process_one, tally, false)
   end
 
-  defp process_all("process_per_doc", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
+  defp process_all("process_per_doc", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
     servers = List.to_tuple(for _ <- 1..workers, do: Database.start_server(connection_string))
 
     try do
@@ -75,7 +82,7 @@ defmodule Parbench.Workloads.BatchJob do
       |> Enum.with_index()
       |> Enum.map(fn {doc_id, index} ->
         server = elem(servers, rem(index, workers))
-        Task.async(fn -> process_document(&Database.run_on(server, &1), job, doc_id) end)
+        Task.async(fn -> process_document_on(server, job, doc_id, tally) end)
       end)
       |> Task.await_many(:infinity)
     after
@@ -83,28 +90,38 @@ defmodule Parbench.Workloads.BatchJob do
     end
   end
 
-  defp process_all("pool", doc_ids, %{job: job, connection_string: connection_string, workers: workers}) do
+  defp process_all("pool", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
     queue = List.to_tuple(doc_ids)
     next_index = :atomics.new(1, signed: false)
 
     1..workers
     |> Enum.map(fn _ ->
       Task.async(fn ->
-        Database.with_connection(connection_string, &drain_queue(direct(&1), job, queue, next_index, []))
+        Database.with_connection(connection_string, &drain_queue(direct(&1), job, queue, next_index, tally, []))
       end)
     end)
     |> Task.await_many(:infinity)
     |> Enum.concat()
   end
 
+  defp process_document_on(server, job, doc_id, tally) do
+    times = process_document(&Database.run_on(server, &1), job, doc_id)
+    WorkTally.chunk_done(tally, server)
+    times
+  end
+
   defp direct(connection), do: fn database_work -> database_work.(connection) end
 
-  defp drain_queue(on_database, job, queue, next_index, done) do
+  defp drain_queue(on_database, job, queue, next_index, tally, done) do
     index = :atomics.add_get(next_index, 1, 1) - 1
 
-    if index < tuple_size(queue),
-      do: drain_queue(on_database, job, queue, next_index, [process_document(on_database, job, elem(queue, index)) | done]),
-      else: done
+    if index < tuple_size(queue) do
+      times = process_document(on_database, job, elem(queue, index))
+      WorkTally.chunk_done(tally, self())
+      drain_queue(on_database, job, queue, next_index, tally, [times | done])
+    else
+      done
+    end
   end
 
   @doc "Reads, aligns and rewrites one document; returns `{cpu_ns, io_ns}`."
@@ -150,10 +167,16 @@ defmodule Parbench.Workloads.BatchJob do
   end
 
   # The digest is read back from the database after the clock stops; the harness recomputes it too.
-  def summarize({docs, times}, %{connection_string: connection_string}) do
+  @impl true
+  def summarize({docs, times, tally}, %{connection_string: connection_string}) do
     {cpu_ns, io_ns} = Enum.reduce(times, {0, 0}, fn {cpu, io}, {cpu_sum, io_sum} -> {cpu_sum + cpu, io_sum + io} end)
-    {docs, annotations_digest(connection_string), %{cpu_ns: cpu_ns, io_ns: io_ns}}
+    counted = if tally, do: WorkTally.summary(tally), else: %{}
+    {docs, annotations_digest(connection_string), Map.merge(counted, %{cpu_ns: cpu_ns, io_ns: io_ns})}
   end
+
+  @doc "batch-job has no ceiling: the report's limit is the Amdahl prediction from seq's cpu_ns / io_ns."
+  @impl true
+  def ceiling(_context), do: %{}
 
   @doc "The order-free digest of \"doc_id:span_begin:span_end:label\" over every annotations row."
   def annotations_digest(connection_string) do

@@ -1,10 +1,14 @@
 defmodule Parbench.Workloads.CoroutineSwarm do
   @moduledoc "coroutine-swarm (seed 004): many BEAM processes that each yield before every FizzBuzz step."
+  @behaviour Parbench.Workload
   alias Parbench.{Digest, ProcessLimit, Protocol}
 
+  @impl true
   def name, do: "coroutine-swarm"
+  @impl true
   def params, do: ["tasks", "steps", "sleep_ms", "max_processes"]
 
+  @impl true
   def models do
     %{
       "seq" => %{family: "seq", note: "the same lines in a plain loop, no processes (the article's program 1)"},
@@ -15,6 +19,7 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     }
   end
 
+  @impl true
   def prepare(model, options, _workers) do
     tasks = Protocol.integer_option(options, "tasks", :required)
     steps = Protocol.integer_option(options, "steps", 10)
@@ -23,6 +28,7 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     %{model: model, tasks: tasks, steps: steps, sleep_ms: sleep_ms, extra: extra}
   end
 
+  @impl true
   def run(%{model: "seq", tasks: tasks, steps: steps}) do
     sum =
       Enum.reduce(0..(tasks - 1)//1, 0, fn task, sum ->
@@ -49,8 +55,42 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     {Digest.combine(partial_sums), spawn_ns}
   end
 
+  @impl true
   def summarize({sum, nil}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{}}
   def summarize({sum, spawn_ns}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{spawn_ns: spawn_ns}}
+
+  @doc """
+  The ceiling "yield" (sleep-ms 0, model `processes`): one process, spawned before its clock
+  starts, calls `:erlang.yield/0` tasks × steps times and forms no lines. seq has no units to
+  yield and a sleeping swarm no bare yield, so neither has a ceiling.
+  """
+  @impl true
+  def ceiling(%{model: "processes", sleep_ms: 0, tasks: tasks, steps: steps}) do
+    caller = self()
+    yielder =
+      spawn(fn ->
+        receive(do: (:go -> :ok))
+        yield_times(tasks * steps)
+        send(caller, {:yielded, self()})
+      end)
+
+    {yield_ns, _} =
+      Protocol.time_ns(fn ->
+        send(yielder, :go)
+        receive(do: ({:yielded, ^yielder} -> :ok))
+      end)
+
+    %{ceiling: "yield", ceiling_ns: yield_ns}
+  end
+
+  def ceiling(_context), do: %{}
+
+  defp yield_times(0), do: :ok
+
+  defp yield_times(left) do
+    :erlang.yield()
+    yield_times(left - 1)
+  end
 
   defp swarm_task(caller, task, steps, sleep_ms) do
     sum =

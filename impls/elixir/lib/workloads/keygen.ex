@@ -1,80 +1,102 @@
 defmodule Parbench.Workloads.Keygen do
   @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially and across schedulers."
-  alias Parbench.{Digest, Protocol}
+  @behaviour Parbench.Workload
+  alias Parbench.{Chunking, ChunkStream, Digest, Protocol, WorkTally}
 
+  # The chunking rule's cap for keygen, in keys (docs/workloads/keygen.md).
+  @chunk_cap 1024
+
+  @impl true
   def name, do: "keygen"
-  def params, do: ["count", "bytes", "source", "seed"]
 
+  @impl true
+  def params, do: ["count", "bytes", "source", "seed", "chunk"]
+
+  @impl true
   def models do
     %{
       "seq" => %{family: "seq", note: "two Enum.map passes (generate, then encode), as the seed"},
       "flow" => %{
         family: "data-parallel",
         workers: true,
-        note: "Flow when it is loaded; without Hex (this project) Task.async_stream(ordered: false, max_concurrency: workers) stands in for Flow, one task per key; extra.engine says which ran"
-      },
-      "chunked" => %{
-        family: "data-parallel",
-        workers: true,
-        note: "one batch of count/workers keys per task (Task.async_stream over the batches), so the per-item message overhead is paid once per scheduler"
+        note: "Task.async_stream(ordered: false, max_concurrency: workers) stands in for Flow (not built here): one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn; workers_used = the most chunks in progress at once"
       }
     }
   end
 
+  @impl true
   def prepare(model, options, workers) do
     count = Protocol.integer_option(options, "count", :required)
     key_bytes = Protocol.integer_option(options, "bytes", 1000)
     source = Protocol.choice_option(options, "source", ["strong", "seeded"], "strong")
     seed = Protocol.integer_option(options, "seed", 0)
-    engine = if model == "flow" and flow_available?(), do: "Flow", else: "Task.async_stream"
-    extra = if model == "flow", do: %{engine: engine}, else: %{}
+    # seq's chunks only pace its ceiling (one worker, so the rule gives the cap).
+    chunk = Chunking.chunk(options, count, if(model == "seq", do: 1, else: workers), @chunk_cap)
+    extra = if model == "seq", do: %{}, else: %{chunk: chunk}
 
     %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
-      workers: workers, engine: engine, extra: extra}
+      workers: workers, chunk: chunk, extra: extra}
   end
 
-  def run(%{model: model, count: count, workers: workers} = context) do
+  @impl true
+  def run(%{model: "seq", count: count} = context) do
+    keys =
+      0..(count - 1)//1
+      |> Enum.map(key_source(context))
+      |> Enum.map(&encode/1)
+
+    {keys, nil}
+  end
+
+  def run(%{model: "flow", count: count, chunk: chunk, workers: workers} = context) do
+    tally = WorkTally.new()
     key_source = key_source(context)
-    generate(model, count, workers, key_source, context.engine)
+
+    keys =
+      Chunking.spans(count, chunk)
+      |> ChunkStream.map(workers, &generate_span(&1, key_source), tally, false)
+      |> Enum.concat()
+
+    {keys, tally}
   end
 
-  @doc "The keys of one model, as a list (or list of batches) of encoded binaries."
-  def generate("seq", count, _workers, key_source, _engine) do
-    indices(count)
-    |> Enum.map(key_source)
-    |> Enum.map(&encode/1)
+  defp generate_span({first, length}, key_source),
+    do: for(index <- first..(first + length - 1)//1, do: encode(key_source.(index)))
+
+  @impl true
+  def summarize({keys, tally}, %{source: source, count: count}) do
+    {count, checksum(keys, source), counted(tally)}
   end
 
-  def generate("flow", count, workers, key_source, "Flow") do
-    # Called through apply/3 so the project compiles where Flow is absent (no Hex here).
-    indices(count)
-    |> then(&apply(Flow, :from_enumerable, [&1, [stages: workers]]))
-    |> then(&apply(Flow, :map, [&1, fn index -> encode(key_source.(index)) end]))
-    |> Enum.to_list()
+  defp checksum(keys, "strong"), do: "#{length(keys)}:#{Enum.reduce(keys, 0, &(byte_size(&1) + &2))}"
+  defp checksum(keys, "seeded"), do: Digest.order_free(keys)
+
+  defp counted(nil), do: %{}
+  defp counted(tally), do: WorkTally.summary(tally)
+
+  @doc """
+  The ceiling "csprng+base32", with the case's workers and chunks: the CSPRNG filling
+  `count × bytes` bytes (one `:crypto.strong_rand_bytes` call per chunk), then `Base.encode32`
+  alone encoding `count` keys of fixed bytes; nothing is kept.
+  """
+  @impl true
+  def ceiling(%{count: count, chunk: chunk, key_bytes: key_bytes} = context) do
+    spans = Chunking.spans(count, chunk)
+    {csprng_ns, _} = Protocol.time_ns(fn -> each_chunk(context, spans, &fill_random(&1, key_bytes)) end)
+    fixed_key = :binary.copy(<<0xA5>>, key_bytes)
+    {base32_ns, _} = Protocol.time_ns(fn -> each_chunk(context, spans, &encode_times(&1, fixed_key)) end)
+    %{ceiling: "csprng+base32", ceiling_ns: csprng_ns + base32_ns, csprng_ns: csprng_ns, base32_ns: base32_ns}
   end
 
-  def generate("flow", count, workers, key_source, "Task.async_stream") do
-    indices(count)
-    |> Task.async_stream(fn index -> encode(key_source.(index)) end,
-      ordered: false, max_concurrency: workers, timeout: :infinity)
-    |> Enum.map(fn {:ok, key} -> key end)
+  defp each_chunk(%{model: "seq"}, spans, fun), do: Enum.each(spans, fun)
+  defp each_chunk(%{workers: workers}, spans, fun), do: ChunkStream.map(spans, workers, fun, nil, false)
+
+  defp fill_random({_first, length}, key_bytes) do
+    :crypto.strong_rand_bytes(length * key_bytes)
+    :ok
   end
 
-  def generate("chunked", count, workers, key_source, _engine) do
-    batches(count, workers)
-    |> Task.async_stream(fn batch -> batch |> Enum.map(key_source) |> Enum.map(&encode/1) end,
-      ordered: false, max_concurrency: workers, timeout: :infinity)
-    |> Enum.flat_map(fn {:ok, keys} -> keys end)
-  end
-
-  def summarize(keys, %{source: "strong", count: count}) do
-    total_chars = Enum.reduce(keys, 0, &(byte_size(&1) + &2))
-    {count, "#{length(keys)}:#{total_chars}", %{}}
-  end
-
-  def summarize(keys, %{source: "seeded", count: count}) do
-    {count, Digest.order_free(keys), %{}}
-  end
+  defp encode_times({_first, length}, key), do: Enum.each(1..length//1, fn _ -> encode(key) end)
 
   @doc "RFC 4648 Base32, lower case, with padding."
   def encode(bytes), do: Base.encode32(bytes, case: :lower)
@@ -84,15 +106,4 @@ defmodule Parbench.Workloads.Keygen do
 
   defp key_source(%{source: "seeded", key_bytes: key_bytes, seed: seed}),
     do: fn index -> Digest.splitmix64_bytes(seed, index, key_bytes) end
-
-  defp indices(count), do: 0..(count - 1)//1
-
-  # Contiguous index ranges, one per worker, sizes differing by at most one.
-  defp batches(count, workers) do
-    for worker <- 0..(workers - 1), first = div(count * worker, workers),
-        last = div(count * (worker + 1), workers) - 1, last >= first,
-        do: first..last//1
-  end
-
-  defp flow_available?, do: Code.ensure_loaded?(Flow)
 end

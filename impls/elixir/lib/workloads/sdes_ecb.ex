@@ -1,7 +1,8 @@
 defmodule Parbench.Workloads.SdesEcb do
   @moduledoc "sdes-ecb (seed 001): S-DES in ECB mode over a file, per-byte Feistel rounds or a 256-entry table."
+  @behaviour Parbench.Workload
   import Bitwise
-  alias Parbench.Protocol
+  alias Parbench.{Chunking, ChunkStream, Protocol, WorkTally}
 
   # Bit positions are 1-based from the most significant bit, as in the spec (Stallings).
   @p10 [3, 5, 2, 7, 4, 10, 1, 9, 8, 6]
@@ -13,20 +14,28 @@ defmodule Parbench.Workloads.SdesEcb do
   @s0 List.to_tuple(List.flatten([[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]]))
   @s1 List.to_tuple(List.flatten([[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]]))
 
+  # The chunking rule's cap for sdes-ecb, in bytes (docs/workloads/sdes-ecb.md).
+  @chunk_cap 1_048_576
+
+  @impl true
   def name, do: "sdes-ecb"
+
+  @impl true
   def params, do: ["input", "key", "cipher", "chunk"]
 
+  @impl true
   def models do
     %{
-      "seq" => %{family: "seq", note: "one binary comprehension over the whole input"},
+      "seq" => %{family: "seq", note: "one binary comprehension over the whole input; the ciphertext is a new binary (allocated inside ns: an Elixir binary cannot be written into)"},
       "async_stream" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: true) over --chunk byte sub-binaries (shared, not copied); default chunk = size / (4 * workers), at least 4096; extra.chunk"
+        note: "Task.async_stream(ordered: true, max_concurrency: workers), one task per chunk of min(1 MiB, ceil(size/workers)) bytes (--chunk overrides; sub-binaries, not copies); the chunks' ciphertexts are joined into one new binary inside ns; workers_used = the most chunks in progress at once"
       }
     }
   end
 
+  @impl true
   def prepare(model, options, workers) do
     path = Protocol.string_option(options, "input")
     key = Protocol.integer_option(options, "key", 642)
@@ -41,40 +50,67 @@ defmodule Parbench.Workloads.SdesEcb do
         end
       end)
 
-    default_chunk = max(4096, div(byte_size(input) + 4 * workers - 1, 4 * workers))
-    chunk = Protocol.integer_option(options, "chunk", default_chunk)
-    if chunk < 1, do: throw({:bad_args, "--chunk must be at least 1 byte"})
-    extra = if model == "async_stream", do: %{load_ns: load_ns, chunk: chunk}, else: %{load_ns: load_ns}
+    chunk = Chunking.chunk(options, byte_size(input), if(model == "seq", do: 1, else: workers), @chunk_cap)
+    extra = if model == "seq", do: %{load_ns: load_ns}, else: %{load_ns: load_ns, chunk: chunk}
 
     %{model: model, input: input, key: key, cipher: cipher, chunk: chunk, workers: workers, extra: extra}
   end
 
+  # The key schedule (K1, K2 and for `table` the table) is part of the timed work.
+  @impl true
   def run(%{model: "seq", input: input, key: key, cipher: cipher}) do
-    encrypt(input, key, cipher)
+    {encrypt_with(input, key_schedule(key, cipher)), nil}
   end
 
   def run(%{model: "async_stream", input: input, key: key, cipher: cipher, chunk: chunk, workers: workers}) do
+    tally = WorkTally.new()
+    schedule = key_schedule(key, cipher)
+
+    ciphertext =
+      input
+      |> chunks(chunk)
+      |> ChunkStream.map(workers, &encrypt_with(&1, schedule), tally, true)
+      |> IO.iodata_to_binary()
+
+    {ciphertext, tally}
+  end
+
+  @impl true
+  def summarize({ciphertext, tally}, _context) do
+    extra = if tally, do: WorkTally.summary(tally), else: %{}
+    {byte_size(ciphertext), :crypto.hash(:sha256, ciphertext) |> Base.encode16(case: :lower), extra}
+  end
+
+  @doc """
+  The ceiling "copy": the input copied (`:binary.copy/1`) by the same workers in the same
+  chunks and joined into one new binary as the ciphertext is; seq copies it whole.
+  """
+  @impl true
+  def ceiling(context) do
+    {copy_ns, _copy} = Protocol.time_ns(fn -> copy(context) end)
+    %{ceiling: "copy", ceiling_ns: copy_ns}
+  end
+
+  defp copy(%{model: "seq", input: input}), do: :binary.copy(input)
+
+  defp copy(%{input: input, chunk: chunk, workers: workers}) do
     input
     |> chunks(chunk)
-    |> Task.async_stream(&encrypt(&1, key, cipher), ordered: true, max_concurrency: workers, timeout: :infinity)
-    |> Enum.map(fn {:ok, ciphertext} -> ciphertext end)
+    |> ChunkStream.map(workers, &:binary.copy/1, nil, true)
     |> IO.iodata_to_binary()
   end
 
-  def summarize(ciphertext, _context) do
-    {byte_size(ciphertext), :crypto.hash(:sha256, ciphertext) |> Base.encode16(case: :lower), %{}}
-  end
-
   @doc "The ECB ciphertext of `plaintext` under a 10-bit key, by Feistel rounds or by table."
-  def encrypt(plaintext, key, "bitwise") do
-    {k1, k2} = subkeys(key)
-    for <<block <- plaintext>>, into: <<>>, do: <<encrypt_block(block, k1, k2)>>
-  end
+  def encrypt(plaintext, key, cipher), do: encrypt_with(plaintext, key_schedule(key, cipher))
 
-  def encrypt(plaintext, key, "table") do
-    table = table(key)
-    for <<block <- plaintext>>, into: <<>>, do: <<elem(table, block)>>
-  end
+  defp key_schedule(key, "bitwise"), do: {:bitwise, subkeys(key)}
+  defp key_schedule(key, "table"), do: {:table, table(key)}
+
+  defp encrypt_with(plaintext, {:bitwise, {k1, k2}}),
+    do: for(<<block <- plaintext>>, into: <<>>, do: <<encrypt_block(block, k1, k2)>>)
+
+  defp encrypt_with(plaintext, {:table, table}),
+    do: for(<<block <- plaintext>>, into: <<>>, do: <<elem(table, block)>>)
 
   @doc "The 256 ciphertext bytes of a key, as a tuple indexed by plaintext byte."
   def table(key) do

@@ -1,10 +1,14 @@
 defmodule Parbench.Workloads.SpawnChain do
   @moduledoc "spawn-chain (seed 003): n BEAM processes in a chain, each adding 1 to the integer it passes on."
+  @behaviour Parbench.Workload
   alias Parbench.{ProcessLimit, Protocol}
 
+  @impl true
   def name, do: "spawn-chain"
+  @impl true
   def params, do: ["n", "max_processes"]
 
+  @impl true
   def models do
     %{
       "spawn" => %{
@@ -14,12 +18,15 @@ defmodule Parbench.Workloads.SpawnChain do
     }
   end
 
+  @impl true
   def prepare(_model, options, _workers) do
     n = Protocol.integer_option(options, "n", :required)
     if n < 1, do: throw({:bad_args, "--n must be at least 1"})
     %{n: n}
   end
 
+  # Each link ends by itself right after its send, so nothing is left to join.
+  @impl true
   def run(%{n: n}), do: ProcessLimit.guard(fn -> chain(n) end)
 
   @doc "Builds the chain of `n` processes, sends 0 to the last one created and waits for the answer."
@@ -39,5 +46,42 @@ defmodule Parbench.Workloads.SpawnChain do
     end
   end
 
+  @impl true
   def summarize(answer, %{n: n}), do: {n, Integer.to_string(answer), %{}}
+
+  @doc """
+  The ceiling "hand-off": two processes, spawned before its clock starts, pass the counter back
+  and forth with `send`/`receive` until it has been handed over `n` times.
+  """
+  @impl true
+  def ceiling(%{n: n}) do
+    {first, second} = start_hand_off_pair(self(), n)
+    {hand_off_ns, ^n} = Protocol.time_ns(fn -> hand_off(first, n) end)
+    # The unit that did not finish still waits; it is ended after the clock.
+    Enum.each([first, second], &Process.exit(&1, :kill))
+    %{ceiling: "hand-off", ceiling_ns: hand_off_ns}
+  end
+
+  @doc "Starts two units that will hand a counter to each other; the one that receives `n` reports it."
+  def start_hand_off_pair(caller, n) do
+    first = spawn(fn -> receive(do: ({:peer, peer} -> hand_off_loop(caller, peer, n))) end)
+    second = spawn(fn -> hand_off_loop(caller, first, n) end)
+    send(first, {:peer, second})
+    {first, second}
+  end
+
+  @doc "Sends 0 to the first unit of a pair and waits until the counter has been handed over `n` times."
+  def hand_off(first, n) do
+    send(first, 0)
+    receive(do: ({:handed_off, ^n} -> n))
+  end
+
+  defp hand_off_loop(caller, peer, n) do
+    receive do
+      ^n -> send(caller, {:handed_off, n})
+      count when is_integer(count) ->
+        send(peer, count + 1)
+        hand_off_loop(caller, peer, n)
+    end
+  end
 end

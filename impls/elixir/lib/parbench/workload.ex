@@ -1,0 +1,27 @@
+defmodule Parbench.Workload do
+  @moduledoc "The behaviour every workload module implements, so the CLI lists and runs any of them the same way."
+
+  @typedoc "What `prepare/3` builds once, before the first repetition, and every later step reads."
+  @type context :: %{required(:model) => String.t(), optional(:extra) => map(), optional(atom()) => term()}
+
+  @doc "The workload's name in the protocol (`keygen`, `sdes-ecb`, …)."
+  @callback name() :: String.t()
+
+  @doc "Its params as `--list` shows them (`_` where the command line has `-`)."
+  @callback params() :: [String.t()]
+
+  @doc "Its models: name → `%{family: …, workers: true?, note: …}`."
+  @callback models() :: %{String.t() => map()}
+
+  @doc "Validates the options and does everything outside the timed region that comes before it (reading inputs)."
+  @callback prepare(model :: String.t(), options :: map(), workers :: pos_integer()) :: context()
+
+  @doc "The timed work of one repetition; returns what `summarize/2` needs."
+  @callback run(context()) :: term()
+
+  @doc "After the clock stops: `{items, checksum, extra}` of one repetition's result."
+  @callback summarize(result :: term(), context()) :: {non_neg_integer(), String.t(), map()}
+
+  @doc "After the checksum, in the same repetition: the workload's ceiling as extra fields (`%{}` where it has none)."
+  @callback ceiling(context()) :: map()
+end
