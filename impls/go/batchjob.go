@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,8 +49,12 @@ type document struct {
 	New string `json:"new"`
 }
 
-// jobTiming sums the alignment (CPU) and file/database (I/O) time over documents.
-type jobTiming struct{ cpuNs, ioNs atomic.Int64 }
+// jobTiming sums the alignment (CPU) and file/database (I/O) time over documents, and notes
+// which OS threads ran an alignment.
+type jobTiming struct {
+	cpuNs, ioNs  atomic.Int64
+	alignThreads sync.Map // thread id -> true
+}
 
 // querier is what a document's work needs: a pooled *sql.DB or a dedicated *sql.Conn.
 type querier interface {
@@ -73,74 +78,106 @@ func openDatabase(url string) (*sql.DB, string, error) {
 	return nil, "", usagef("--db must be sqlite:PATH or postgresql://user:pass@host:port/db, got %q", url)
 }
 
+// batchProcess runs the case's model over the work list on an open database.
+type batchProcess func(db *sql.DB, ids []int64, timing *jobTiming) (map[string]any, error)
+
 func prepareBatchJob(args *Args) (Repetition, error) {
-	docsDir := args.String("docs-dir")
+	docsDir, url := args.String("docs-dir"), args.String("db")
 	if info, err := os.Stat(docsDir); err != nil || !info.IsDir() {
 		return nil, usagef("--docs-dir %q is not a directory", docsDir)
 	}
-	db, kind, err := openDatabase(args.String("db"))
+	kind, err := checkDatabase(url)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Ping(); err != nil {
-		return nil, classifyDatabaseError(fmt.Errorf("cannot connect to --db: %w", err))
-	}
 	args.Extra["db"] = kind
-	var maxConns int
-	switch {
-	case args.String("max-conns") != "":
-		if maxConns, err = args.Int("max-conns"); err != nil {
-			return nil, err
-		}
-	case args.Model == "goroutine-per-doc" && kind == "postgresql":
-		maxConns = 64
+	maxConns, process, err := batchModel(args, kind, docsDir)
+	if err != nil {
+		return nil, err
 	}
-	ctx := context.Background()
-	var process func(ids []int64, timing *jobTiming) error
-	switch args.Model {
-	case "seq":
-		maxConns = 1
-		process = func(ids []int64, timing *jobTiming) error {
-			for _, id := range ids {
-				if err := processDocument(ctx, db, docsDir, id, timing); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	case "goroutines":
-		if maxConns == 0 || maxConns > args.Workers {
-			maxConns = args.Workers
-		}
-		process = func(ids []int64, timing *jobTiming) error {
-			return processBounded(ctx, db, docsDir, ids, args.Workers, timing)
-		}
-	case "goroutine-per-doc":
-		process = func(ids []int64, timing *jobTiming) error {
-			return processOnePerDocument(ctx, db, docsDir, ids, timing)
-		}
-	}
-	db.SetMaxOpenConns(maxConns) // 0 means unlimited in database/sql
-	db.SetMaxIdleConns(max(maxConns, 2))
 	args.Extra["max_conns"] = maxConns
 	return func(timer *Timer) (Result, error) {
 		timing := &jobTiming{}
 		timer.Start()
-		ids, err := pendingDocuments(ctx, db)
-		if err == nil {
-			err = process(ids, timing)
-		}
+		ids, extra, err := runBatch(url, maxConns, process, timing)
 		timer.Stop()
 		if err != nil {
 			return Result{}, classifyDatabaseError(err)
 		}
-		checksum, err := annotationsDigest(ctx, db)
+		checksum, err := annotationsDigest(url)
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{Items: int64(len(ids)), Checksum: checksum, Extra: map[string]any{
-			"cpu_ns": timing.cpuNs.Load(), "io_ns": timing.ioNs.Load()}}, nil
+		extra["cpu_ns"], extra["io_ns"] = timing.cpuNs.Load(), timing.ioNs.Load()
+		return Result{Items: int64(len(ids)), Checksum: checksum, Extra: extra}, nil
 	}, nil
+}
+
+// checkDatabase connects once before the timed region, so a wrong URL is reported at once;
+// that connection is closed again: the timed region opens its own.
+func checkDatabase(url string) (string, error) {
+	db, kind, err := openDatabase(url)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		return "", classifyDatabaseError(fmt.Errorf("cannot connect to --db: %w", err))
+	}
+	return kind, nil
+}
+
+// batchModel picks the model's connection cap (0 = unlimited) and its way through the work list.
+func batchModel(args *Args, kind, docsDir string) (int, batchProcess, error) {
+	ctx := context.Background()
+	maxConns := 0
+	if args.String("max-conns") != "" {
+		var err error
+		if maxConns, err = args.Int("max-conns"); err != nil {
+			return 0, nil, err
+		}
+	} else if args.Model == "goroutine-per-doc" && kind == "postgresql" {
+		maxConns = 64
+	}
+	switch args.Model {
+	case "seq":
+		return 1, func(db *sql.DB, ids []int64, timing *jobTiming) (map[string]any, error) {
+			for _, id := range ids {
+				if err := processDocument(ctx, db, docsDir, id, timing); err != nil {
+					return nil, err
+				}
+			}
+			return map[string]any{}, nil
+		}, nil
+	case "goroutines":
+		if maxConns == 0 || maxConns > args.Workers {
+			maxConns = args.Workers
+		}
+		return maxConns, func(db *sql.DB, ids []int64, timing *jobTiming) (map[string]any, error) {
+			return processBounded(ctx, db, docsDir, ids, args.Workers, timing)
+		}, nil
+	default: // goroutine-per-doc
+		return maxConns, func(db *sql.DB, ids []int64, timing *jobTiming) (map[string]any, error) {
+			return processOnePerDocument(ctx, db, docsDir, ids, timing)
+		}, nil
+	}
+}
+
+// runBatch is the timed region: open the database, read the work list, process every document,
+// and close every connection.
+func runBatch(url string, maxConns int, process batchProcess, timing *jobTiming) ([]int64, map[string]any, error) {
+	db, _, err := openDatabase(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	db.SetMaxOpenConns(maxConns) // 0 means unlimited in database/sql
+	db.SetMaxIdleConns(max(maxConns, 2))
+	ids, err := pendingDocuments(context.Background(), db)
+	var extra map[string]any
+	if err == nil {
+		extra, err = process(db, ids, timing)
+	}
+	return ids, extra, errors.Join(err, db.Close())
 }
 
 // classifyDatabaseError turns the server's or the OS's "no more connections" into a limit result.
@@ -172,35 +209,34 @@ func pendingDocuments(ctx context.Context, db querier) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// processBounded gives each of `workers` goroutines its own connection for all its documents.
-func processBounded(ctx context.Context, db *sql.DB, docsDir string, ids []int64, workers int, timing *jobTiming) error {
-	queue := make(chan int64)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			conn, err := db.Conn(ctx)
-			if err == nil {
-				defer conn.Close()
+// processBounded gives each of `workers` goroutines its own connection, opened when it takes
+// its first document; documents are handed out one at a time (one document is one chunk).
+func processBounded(ctx context.Context, db *sql.DB, docsDir string, ids []int64, workers int, timing *jobTiming) (map[string]any, error) {
+	plan := planChunks(len(ids), workers, 1, 0)
+	conns := make([]*sql.Conn, workers)
+	errs := make([]error, workers)
+	run := runPool(plan, func(worker, start, _ int) {
+		if errs[worker] != nil {
+			return // after a failure the worker only drains its chunks
+		}
+		if conns[worker] == nil {
+			if conns[worker], errs[worker] = db.Conn(ctx); errs[worker] != nil {
+				return
 			}
-			for id := range queue {
-				if err == nil {
-					err = processDocument(ctx, conn, docsDir, id, timing)
-				} // after a failure keep draining so the sender never blocks
-			}
-			errs <- err
-		})
+		}
+		errs[worker] = processDocument(ctx, conns[worker], docsDir, ids[start], timing)
+	})
+	for _, conn := range conns {
+		if conn != nil {
+			errs = append(errs, conn.Close())
+		}
 	}
-	for _, id := range ids {
-		queue <- id
-	}
-	close(queue)
-	wg.Wait()
-	close(errs)
-	return firstError(errs)
+	return plan.extra(run), errors.Join(errs...)
 }
 
-func processOnePerDocument(ctx context.Context, db *sql.DB, docsDir string, ids []int64, timing *jobTiming) error {
+// processOnePerDocument starts one goroutine per document; as its workers it counts the
+// distinct OS threads that ran an alignment (goroutines have no identity of their own).
+func processOnePerDocument(ctx context.Context, db *sql.DB, docsDir string, ids []int64, timing *jobTiming) (map[string]any, error) {
 	errs := make(chan error, len(ids))
 	var wg sync.WaitGroup
 	for _, id := range ids {
@@ -208,7 +244,9 @@ func processOnePerDocument(ctx context.Context, db *sql.DB, docsDir string, ids 
 	}
 	wg.Wait()
 	close(errs)
-	return firstError(errs)
+	threads := 0
+	timing.alignThreads.Range(func(_, _ any) bool { threads++; return true })
+	return map[string]any{"chunks": len(ids), "workers_used": threads}, firstError(errs)
 }
 
 func firstError(errs <-chan error) error {
@@ -229,11 +267,13 @@ func processDocument(ctx context.Context, db querier, docsDir string, id int64, 
 	}
 	cpuStart := time.Now()
 	aligned := alignAnnotations([]byte(doc.Old), []byte(doc.New), spans)
+	alignThread := syscall.Gettid()
 	storeStart := time.Now()
 	if err := storeAligned(ctx, db, id, len(doc.New), aligned); err != nil {
 		return err
 	}
 	done := time.Now()
+	timing.alignThreads.Store(alignThread, true)
 	timing.cpuNs.Add(storeStart.Sub(cpuStart).Nanoseconds())
 	timing.ioNs.Add(cpuStart.Sub(ioStart).Nanoseconds() + done.Sub(storeStart).Nanoseconds())
 	return nil
@@ -361,8 +401,14 @@ func alignAnnotations(old, new []byte, spans []annotation) []annotation {
 }
 
 // annotationsDigest is the checksum: the order-free digest of "doc_id:begin:end:label" over every row.
-func annotationsDigest(ctx context.Context, db *sql.DB) (string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT doc_id, span_begin, span_end, label FROM annotations")
+// It opens its own connection, after the timed region.
+func annotationsDigest(url string) (string, error) {
+	db, _, err := openDatabase(url)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(context.Background(), "SELECT doc_id, span_begin, span_end, label FROM annotations")
 	if err != nil {
 		return "", err
 	}

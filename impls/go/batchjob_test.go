@@ -123,3 +123,19 @@ func TestEveryBatchModelGivesTheSameDatabase(t *testing.T) {
 		}
 	}
 }
+
+func TestBoundedPoolUsesEveryWorkerOneDocumentAChunk(t *testing.T) {
+	docsDir, dbURL := makeBatchInput(t, 12)
+	extra := runOnce(t, testArgs(t, "batch-job", "goroutines", 3, "--docs-dir", docsDir, "--db", dbURL)).Extra
+	if extra["workers"] != 3 || extra["chunk"] != 1 || extra["chunks"] != 12 || extra["workers_used"] != 3 {
+		t.Fatalf("extra %v; want 3 workers, chunk 1, 12 chunks, 3 used", extra)
+	}
+}
+
+func TestPerDocumentModelCountsItsAligningThreads(t *testing.T) {
+	docsDir, dbURL := makeBatchInput(t, 12)
+	extra := runOnce(t, testArgs(t, "batch-job", "goroutine-per-doc", 0, "--docs-dir", docsDir, "--db", dbURL)).Extra
+	if used, _ := extra["workers_used"].(int); extra["chunks"] != 12 || used < 1 || used > 12 {
+		t.Fatalf("extra %v; want 12 chunks and 1..12 threads", extra)
+	}
+}

@@ -77,9 +77,26 @@ func prepareCoroutineSwarm(args *Args) (Repetition, error) {
 		timer.Start()
 		sum, spawnNs := swarmGoroutines(tasks, steps, yield, timer.started)
 		timer.Stop()
-		return Result{Items: int64(tasks), Checksum: digestHex(sum),
-			Extra: map[string]any{"spawn_ns": spawnNs}}, nil
+		extra := map[string]any{"spawn_ns": spawnNs}
+		if sleepMs == 0 {
+			extra["ceiling"], extra["ceiling_ns"] = "yield", bareYieldsNs(tasks*steps)
+		}
+		return Result{Items: int64(tasks), Checksum: digestHex(sum), Extra: extra}, nil
 	}, nil
+}
+
+// bareYieldsNs is the ceiling: one goroutine calls runtime.Gosched as many times as the whole
+// swarm yields, forming no lines; it times its own loop.
+func bareYieldsNs(yields int) int64 {
+	elapsed := make(chan int64)
+	go func() {
+		start := time.Now()
+		for range yields {
+			runtime.Gosched()
+		}
+		elapsed <- time.Since(start).Nanoseconds()
+	}()
+	return <-elapsed
 }
 
 func swarmSeq(tasks, steps int) uint64 {

@@ -49,3 +49,14 @@ func TestSleepingTasksSleepConcurrently(t *testing.T) {
 		t.Fatalf("took %v", elapsed)
 	}
 }
+
+func TestBareYieldCeilingOnlyWithoutSleeps(t *testing.T) {
+	extra := runOnce(t, testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "50", "--steps", "4", "--sleep-ms", "0")).Extra
+	if ns, _ := extra["ceiling_ns"].(int64); extra["ceiling"] != "yield" || ns <= 0 {
+		t.Errorf("sleep 0: extra %v", extra)
+	}
+	extra = runOnce(t, testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "50", "--steps", "2", "--sleep-ms", "1")).Extra
+	if _, has := extra["ceiling"]; has {
+		t.Errorf("sleep 1 ms: a yield ceiling %v", extra)
+	}
+}

@@ -4,29 +4,37 @@ package main
 import (
 	"crypto/rand"
 	"encoding/base32"
-	"sync"
+	"time"
 )
 
 var base32Lower = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.StdPadding)
 
-// keysPerTask is how many keys a pool worker takes from the channel at once; one key per send
-// would make the channel, not the key, the measured cost.
-const keysPerTask = 256
+// keygenChunkCap is the contract's cap on a parallel chunk: 1024 keys.
+const keygenChunkCap = 1024
 
 var keygenWorkload = &Workload{
-	Name:   "keygen",
-	Params: []Param{{"count", "2000", false}, {"bytes", "1000", false}, {"source", "strong", false}, {"seed", "", true}},
+	Name: "keygen",
+	Params: []Param{{"count", "2000", false}, {"bytes", "1000", false}, {"source", "strong", false},
+		{"seed", "", true}, {"chunk", "", true}},
 	Models: []string{"seq", "goroutines"},
 	ModelInfo: map[string]Model{
-		"seq": {Family: "seq"},
+		"seq": {Family: "seq", Note: "one goroutine, keys in order"},
 		"goroutines": {Family: "green", Workers: true,
-			Note: "a pool of --workers goroutines takes ranges of 256 keys from a channel"},
+			Note: "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1024, ceil(count/workers)) keys unless --chunk"},
 	},
 	Prepare: prepareKeygen,
 }
 
 // keySource fills key i's bytes into buf (reused per worker to keep allocation out of the source).
 type keySource func(buf []byte, index uint64) []byte
+
+// keygenCase is one case's parameters, shared by the work and its ceiling.
+type keygenCase struct {
+	count, keyBytes int
+	source          keySource
+	plan            chunkPlan
+	parallel        bool
+}
 
 func prepareKeygen(args *Args) (Repetition, error) {
 	count, err := args.Int("count")
@@ -41,15 +49,29 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	if err != nil {
 		return nil, err
 	}
-	generate := generateKeysSeq
-	if args.Model == "goroutines" {
-		generate = func(count int, source keySource) []string { return generateKeysPool(count, source, args.Workers) }
+	chunkOverride := 0
+	if args.String("chunk") != "" {
+		if chunkOverride, err = args.Int("chunk"); err != nil || chunkOverride < 1 {
+			return nil, usagef("--chunk must be a positive number of keys, got %q", args.String("chunk"))
+		}
+	}
+	c := keygenCase{count: count, keyBytes: keyBytes, source: source, parallel: args.Model == "goroutines"}
+	c.plan = planChunks(count, 1, keygenChunkCap, chunkOverride)
+	if c.parallel {
+		c.plan = planChunks(count, args.Workers, keygenChunkCap, chunkOverride)
 	}
 	return func(timer *Timer) (Result, error) {
 		timer.Start()
-		keys := generate(count, source)
+		keys, run := c.generate()
 		timer.Stop()
-		return Result{Items: int64(count), Checksum: keygenChecksum(keys, seeded)}, nil
+		checksum := keygenChecksum(keys, seeded)
+		extra := c.ceiling()
+		if c.parallel {
+			for k, v := range c.plan.extra(run) {
+				extra[k] = v
+			}
+		}
+		return Result{Items: int64(count), Checksum: checksum, Extra: extra}, nil
 	}, nil
 }
 
@@ -77,37 +99,57 @@ func keygenSource(args *Args, keyBytes int) (keySource, bool, error) {
 	}
 }
 
-func generateKeysSeq(count int, source keySource) []string {
-	keys := make([]string, count)
-	var buf []byte
-	for i := range keys {
-		buf = source(buf, uint64(i))
-		keys[i] = base32Lower.EncodeToString(buf)
+// forEachChunk runs work over the case's chunks: on the pool for goroutines, inline for seq.
+func (c keygenCase) forEachChunk(work func(worker, start, end int)) poolRun {
+	if c.parallel {
+		return runPool(c.plan, work)
 	}
-	return keys
+	runInline(c.plan, work)
+	return poolRun{chunks: c.plan.chunks(), workersUsed: 1}
 }
 
-func generateKeysPool(count int, source keySource, workers int) []string {
-	keys := make([]string, count)
-	starts := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var buf []byte
-			for start := range starts {
-				for i := start; i < min(start+keysPerTask, count); i++ {
-					buf = source(buf, uint64(i))
-					keys[i] = base32Lower.EncodeToString(buf)
-				}
-			}
-		})
+// generate makes every key into one slice the caller holds; each worker reuses its byte buffer.
+func (c keygenCase) generate() ([]string, poolRun) {
+	keys := make([]string, c.count)
+	buffers := make([][]byte, c.plan.workers)
+	run := c.forEachChunk(func(worker, start, end int) {
+		buf := buffers[worker]
+		for i := start; i < end; i++ {
+			buf = c.source(buf, uint64(i))
+			keys[i] = base32Lower.EncodeToString(buf)
+		}
+		buffers[worker] = buf
+	})
+	return keys, run
+}
+
+// ceiling times the two things no implementation can skip, with the same workers and chunks,
+// keeping nothing: the source filling count x bytes, and Base32 encoding count fixed keys.
+func (c keygenCase) ceiling() map[string]any {
+	buffers := make([][]byte, c.plan.workers)
+	start := time.Now()
+	c.forEachChunk(func(worker, first, end int) {
+		buf := buffers[worker]
+		for i := first; i < end; i++ {
+			buf = c.source(buf, uint64(i))
+		}
+		buffers[worker] = buf
+	})
+	csprngNs := time.Since(start).Nanoseconds()
+	fixedKey := make([]byte, c.keyBytes)
+	encoded := make([][]byte, c.plan.workers)
+	for w := range encoded {
+		encoded[w] = make([]byte, base32Lower.EncodedLen(c.keyBytes))
 	}
-	for start := 0; start < count; start += keysPerTask {
-		starts <- start
-	}
-	close(starts)
-	wg.Wait()
-	return keys
+	start = time.Now()
+	c.forEachChunk(func(worker, first, end int) {
+		for range end - first {
+			base32Lower.Encode(encoded[worker], fixedKey)
+		}
+	})
+	base32Ns := time.Since(start).Nanoseconds()
+	return map[string]any{"ceiling": "csprng+base32", "ceiling_ns": csprngNs + base32Ns,
+		"csprng_ns": csprngNs, "base32_ns": base32Ns}
 }
 
 // keygenChecksum is "<count>:<total chars>" for strong keys, the order-free digest for seeded ones.

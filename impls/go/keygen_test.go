@@ -45,7 +45,8 @@ func TestStrongKeysDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := generateKeysPool(300, source, 3)
+	c := keygenCase{count: 300, keyBytes: 16, source: source, plan: planChunks(300, 3, keygenChunkCap, 7), parallel: true}
+	keys, _ := c.generate()
 	seen := map[string]bool{}
 	for _, key := range keys {
 		if seen[key] {
@@ -65,6 +66,33 @@ func TestEveryKeygenModelAgreesForArbitraryParams(t *testing.T) {
 		want := seededKeygen(t, "seq", c.count, c.keyBytes, 1, c.seed)
 		if got := seededKeygen(t, "goroutines", c.count, c.keyBytes, c.workers, c.seed); got != want {
 			t.Errorf("%+v: goroutines %s, seq %s", c, got, want)
+		}
+	}
+}
+
+func TestSmokeCountUsesBothWorkers(t *testing.T) {
+	args := testArgs(t, "keygen", "goroutines", 2, "--count", "2000", "--bytes", "1000", "--source", "strong")
+	extra := runOnce(t, args).Extra
+	if extra["workers"] != 2 || extra["chunk"] != 1000 || extra["chunks"] != 2 || extra["workers_used"] != 2 {
+		t.Fatalf("extra %v; want 2 workers, chunk 1000, 2 chunks, 2 used", extra)
+	}
+}
+
+func TestKeygenChunkOverride(t *testing.T) {
+	args := testArgs(t, "keygen", "goroutines", 3, "--count", "1000", "--bytes", "8", "--source", "strong", "--chunk", "7")
+	if extra := runOnce(t, args).Extra; extra["chunk"] != 7 || extra["chunks"] != 143 || extra["workers_used"] != 3 {
+		t.Fatalf("extra %v; want chunk 7, 143 chunks, 3 used", extra)
+	}
+}
+
+func TestEveryKeygenModelReportsTheCsprngAndBase32Ceiling(t *testing.T) {
+	for _, model := range keygenWorkload.Models {
+		args := testArgs(t, "keygen", model, 2, "--count", "500", "--bytes", "100", "--source", "strong")
+		extra := runOnce(t, args).Extra
+		csprng, _ := extra["csprng_ns"].(int64)
+		base32, _ := extra["base32_ns"].(int64)
+		if extra["ceiling"] != "csprng+base32" || csprng <= 0 || base32 <= 0 || extra["ceiling_ns"] != csprng+base32 {
+			t.Errorf("%s: extra %v", model, extra)
 		}
 	}
 }

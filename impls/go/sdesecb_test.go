@@ -122,3 +122,23 @@ func TestSpelledOutPermutationsMatchTheSpecTables(t *testing.T) {
 		}
 	}
 }
+
+func TestSmokeSizeUsesBothWorkersAndReportsItsChunks(t *testing.T) {
+	input := sdesFile(t, make([]byte, 1<<20))
+	args := testArgs(t, "sdes-ecb", "goroutines", 2, "--input", input, "--key", "642", "--cipher", "table")
+	extra := runOnce(t, args).Extra
+	if extra["workers"] != 2 || extra["chunk"] != 1<<19 || extra["chunks"] != 2 || extra["workers_used"] != 2 {
+		t.Fatalf("extra %v; want 2 workers, chunk 512 KiB, 2 chunks, 2 used", extra)
+	}
+}
+
+func TestEverySdesModelReportsTheCopyCeiling(t *testing.T) {
+	input := sdesFile(t, make([]byte, 100_000))
+	for _, model := range sdesWorkload.Models {
+		args := testArgs(t, "sdes-ecb", model, 2, "--input", input, "--key", "642", "--cipher", "bitwise")
+		extra := runOnce(t, args).Extra
+		if ns, _ := extra["ceiling_ns"].(int64); extra["ceiling"] != "copy" || ns <= 0 {
+			t.Errorf("%s: extra %v", model, extra)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestTheAnswerIsN(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 1000, 12_345} {
@@ -29,5 +32,34 @@ func TestMaxThreadsBelongsToLockedThreadsOnly(t *testing.T) {
 	args := testArgs(t, "spawn-chain", "goroutines", 2, "--n", "10", "--max-threads", "50")
 	if _, err := spawnChainWorkload.Prepare(args); exitFor(err) != 2 {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestEveryLockedLinkHadItsOwnThreadAndItHasExited(t *testing.T) {
+	_, threadIDs := passDownThreadChain(200)
+	distinct := map[int]bool{}
+	for _, tid := range threadIDs {
+		distinct[tid] = true
+		if _, err := os.Stat("/proc/self/task/" + itoa(tid)); err == nil && tid != os.Getpid() {
+			t.Fatalf("thread %d of a link still exists after the chain", tid)
+		}
+	}
+	if len(distinct) != 200 {
+		t.Fatalf("200 links ran on %d threads", len(distinct))
+	}
+}
+
+func TestEverySpawnModelReportsTheHandOffCeiling(t *testing.T) {
+	for _, model := range spawnChainWorkload.Models {
+		extra := runOnce(t, testArgs(t, "spawn-chain", model, 2, "--n", "300")).Extra
+		if ns, _ := extra["ceiling_ns"].(int64); extra["ceiling"] != "hand-off" || ns <= 0 {
+			t.Errorf("%s: extra %v", model, extra)
+		}
+	}
+}
+
+func TestHandOffCeilingEndsForZeroHandOffs(t *testing.T) {
+	if ns := handOffNs(0, false); ns <= 0 {
+		t.Fatalf("%d ns", ns)
 	}
 }
