@@ -30,6 +30,13 @@ public final class Checksums {
 
     public static byte[] splitMix64Bytes(long seed, long index, int length) {
         byte[] out = new byte[length];
+        splitMix64BytesInto(seed, index, out);
+        return out;
+    }
+
+    /** bytes(seed, index, out.length) written into `out`. */
+    public static void splitMix64BytesInto(long seed, long index, byte[] out) {
+        int length = out.length;
         long state = seed + index * GOLDEN_GAMMA;
         for (int offset = 0; offset < length; offset += 8) {
             state += GOLDEN_GAMMA;
@@ -41,6 +48,5 @@ public final class Checksums {
                 out[offset + k] = (byte) (z >>> (8 * k));
             }
         }
-        return out;
     }
 }

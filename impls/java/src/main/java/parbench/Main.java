@@ -100,9 +100,11 @@ public final class Main {
         return model;
     }
 
-    /** Both shared pools read their size once, when first used, so it is set before any work. */
+    /**
+     * The virtual-thread scheduler reads its size once, when the first virtual thread starts, so
+     * it is set before any work; its carriers then live as long as the JVM.
+     */
     private static void sizeSharedPools(int workers) {
-        System.setProperty("java.util.concurrent.ForkJoinPool.common.parallelism", String.valueOf(workers - 1));
         System.setProperty("jdk.virtualThreadScheduler.parallelism", String.valueOf(workers));
     }
 
@@ -126,8 +128,8 @@ public final class Main {
         list.put("version", "java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + ")");
         list.put("flags", "JVM flags: " + Protocol.jvmFlags() + "; defaults: " + Protocol.jvmDefaults()
-                + "; models with workers set -Djava.util.concurrent.ForkJoinPool.common.parallelism=workers-1 "
-                + "(parallel streams) or -Djdk.virtualThreadScheduler.parallelism=workers (virtual threads)");
+                + "; virtual-thread models set -Djdk.virtualThreadScheduler.parallelism=workers; other models "
+                + "make their pools of workers threads in every repetition");
         list.put("sources", Map.of("strong", Keygen.STRONG_SOURCE_NAME));
         Map<String, Object> workloads = new LinkedHashMap<>();
         for (Workload workload : WORKLOADS) {

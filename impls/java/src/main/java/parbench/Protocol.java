@@ -137,14 +137,13 @@ public final class Protocol {
     }
 
     /**
-     * The pool sizes a model with workers runs under, as the -D flags they amount to: parallel
-     * streams run on the common pool plus the calling thread, virtual threads on their carriers.
+     * The JVM-wide pool size a model with workers runs under, as the -D flag it amounts to:
+     * virtual threads run on the JVM's carrier threads. (Pools of the other models are made
+     * per repetition with `workers` threads and need no flag.)
      */
     public static Map<String, Object> poolSettings(String family, int workers) {
         Map<String, Object> settings = new LinkedHashMap<>();
-        if (family.equals("data-parallel")) {
-            settings.put("fj_common_parallelism", workers - 1);
-        } else if (family.equals("green")) {
+        if (family.equals("green")) {
             settings.put("vthread_parallelism", workers);
         }
         return settings;

@@ -20,13 +20,12 @@ import java.util.Properties;
 import java.util.SequencedMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import org.sqlite.SQLiteConfig;
 import parbench.Checksums;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O). */
@@ -48,12 +47,12 @@ public final class BatchJob implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "one connection, documents in order"));
         models.put("threads", new Protocol.ModelInfo("threads", true,
-                "Executors.newFixedThreadPool(workers), one task per document; each thread holds its own "
-                        + "connection for a whole document"));
+                "Executors.newFixedThreadPool(workers) made, shut down and joined in the timed run, one task per "
+                        + "document; each thread holds one of workers connections for a whole document"));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
-                "one virtual thread per document (unbounded) on workers carriers; a document borrows one of "
-                        + "--connections pooled connections (default 4 x workers) for its read and again for its "
-                        + "write transaction, and aligns holding none"));
+                "one virtual thread per document (unbounded, each joined) on workers carriers; a document "
+                        + "borrows one of --connections pooled connections (default 4 x workers) for its read and "
+                        + "again for its write transaction, and aligns holding none"));
         return models;
     }
 
@@ -282,57 +281,95 @@ public final class BatchJob implements Workload {
         return Checksums.digestHex(sum);
     }
 
-    static void runSequential(Job job, List<Integer> docIds, Connection db) throws Exception {
-        for (int docId : docIds) {
-            job.processHolding(docId, db);
-        }
+    /** A document's work, which does I/O and so may throw, as the chunk body a runner takes. */
+    private interface DocumentWork {
+        void process(int docId) throws Exception;
     }
 
-    static void runThreads(Job job, List<Integer> docIds, ExecutorService pool, ConnectionPool connections)
-            throws Exception {
-        List<Future<?>> done = new ArrayList<>(docIds.size());
-        for (int docId : docIds) {
-            done.add(pool.submit(() -> {
-                Connection db = connections.borrow();
-                try {
-                    job.processHolding(docId, db);
-                } finally {
-                    connections.giveBack(db);
-                }
-                return null;
-            }));
-        }
-        for (Future<?> future : done) {
-            future.get();
-        }
-    }
-
-    static void runVirtualThreads(Job job, List<Integer> docIds, ConnectionPool connections) throws Exception {
-        List<Future<?>> done = new ArrayList<>(docIds.size());
-        try (ExecutorService perDocument = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int docId : docIds) {
-                done.add(perDocument.submit(() -> {
-                    List<Span> spans = new ArrayList<>();
-                    Document document;
-                    Connection db = connections.borrow();
-                    try {
-                        document = job.read(docId, db, spans);
-                    } finally {
-                        connections.giveBack(db);
-                    }
-                    List<Span> aligned = job.align(document, spans);
-                    db = connections.borrow();
-                    try {
-                        job.write(docId, document, aligned, db);
-                    } finally {
-                        connections.giveBack(db);
-                    }
-                    return null;
-                }));
+    private static IntConsumer eachDocument(List<Integer> docIds, DocumentWork work) {
+        return index -> {
+            try {
+                work.process(docIds.get(index));
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("document " + docIds.get(index) + ": " + e.getMessage(), e);
             }
+        };
+    }
+
+    /** seq: one connection held for every document, in doc_id order. */
+    static Workers.Log runSequential(Job job, List<Integer> docIds, ConnectionPool connections) throws Exception {
+        Connection db = connections.borrow();
+        try {
+            return Workers.sequential().run(docIds.size(), eachDocument(docIds, docId -> job.processHolding(docId, db)));
+        } finally {
+            connections.giveBack(db);
         }
-        for (Future<?> future : done) {
-            future.get();
+    }
+
+    /** threads: a fixed pool made for this run, one task per document, a connection held per document. */
+    static Workers.Log runThreads(Job job, List<Integer> docIds, ConnectionPool connections, int workers)
+            throws Exception {
+        return Workers.fixedThreadPool(workers).run(docIds.size(), eachDocument(docIds, docId -> {
+            Connection db = connections.borrow();
+            try {
+                job.processHolding(docId, db);
+            } finally {
+                connections.giveBack(db);
+            }
+        }));
+    }
+
+    /** virtual-threads: one per document; a pooled connection for the read, none while aligning, one for the write. */
+    static Workers.Log runVirtualThreads(Job job, List<Integer> docIds, ConnectionPool connections) throws Exception {
+        return Workers.virtualThreadPerChunk().run(docIds.size(), eachDocument(docIds, docId -> {
+            List<Span> spans = new ArrayList<>();
+            Document document;
+            Connection db = connections.borrow();
+            try {
+                document = job.read(docId, db, spans);
+            } finally {
+                connections.giveBack(db);
+            }
+            List<Span> aligned = job.align(document, spans);
+            db = connections.borrow();
+            try {
+                job.write(docId, document, aligned, db);
+            } finally {
+                connections.giveBack(db);
+            }
+        }));
+    }
+
+    /**
+     * Loads the database driver (sqlite-jdbc unpacks and loads its native library on first
+     * use): library loading is start-up, kept off the clock; opening connections is not.
+     */
+    static void loadDriver(String url) throws Exception {
+        if (url.startsWith("sqlite:")) {
+            org.sqlite.SQLiteJDBCLoader.initialize();
+        } else {
+            Class.forName("org.postgresql.Driver");
+        }
+    }
+
+    /** One run of the job: connections opened, work list read, every document done, connections closed. */
+    static Workers.Log runJob(String model, Job job, String url, int connectionCount, int workers, List<Integer> docIds)
+            throws Exception {
+        try (ConnectionPool connections = new ConnectionPool(url, connectionCount)) {
+            Connection first = connections.borrow();
+            try {
+                docIds.addAll(pendingDocuments(first));
+            } finally {
+                connections.giveBack(first);
+            }
+            return switch (model) {
+                case "seq" -> runSequential(job, docIds, connections);
+                case "threads" -> runThreads(job, docIds, connections, workers);
+                case "virtual-threads" -> runVirtualThreads(job, docIds, connections);
+                default -> throw new IllegalStateException(model);
+            };
         }
     }
 
@@ -348,12 +385,11 @@ public final class BatchJob implements Workload {
             case "threads" -> workers;
             default -> args.count("connections", 4 * workers, 1);
         };
-        // Connections open before the timed region: the job's work is the documents, not the logins.
-        ConnectionPool connections = new ConnectionPool(url, connectionCount);
-        ExecutorService threadPool = model.equals("threads") ? Executors.newFixedThreadPool(workers) : null;
+        loadDriver(url);
+        boolean parallel = !model.equals("seq");
 
         Map<String, Object> extra = new LinkedHashMap<>();
-        if (!model.equals("seq")) {
+        if (parallel) {
             extra.put("workers", workers);
         }
         extra.put("connections", connectionCount);
@@ -362,29 +398,19 @@ public final class BatchJob implements Workload {
             @Override
             public Protocol.Repetition run() throws Exception {
                 Job job = new Job(docsDir);
+                List<Integer> docIds = new ArrayList<>();
                 long start = System.nanoTime();
-                Connection first = connections.borrow();
-                List<Integer> docIds;
-                try {
-                    docIds = pendingDocuments(first);
-                } finally {
-                    connections.giveBack(first);
-                }
-                switch (model) {
-                    case "seq" -> runSequential(job, docIds, first);
-                    case "threads" -> runThreads(job, docIds, threadPool, connections);
-                    case "virtual-threads" -> runVirtualThreads(job, docIds, connections);
-                    default -> throw new IllegalStateException(model);
-                }
+                Workers.Log log = runJob(model, job, url, connectionCount, workers, docIds);
                 long ns = System.nanoTime() - start;
-                Connection db = connections.borrow();
                 String checksum;
-                try {
+                try (Connection db = open(url)) {
                     checksum = annotationsDigest(db);
-                } finally {
-                    connections.giveBack(db);
                 }
                 Map<String, Object> figures = new LinkedHashMap<>();
+                if (parallel) {
+                    figures.put("chunks", docIds.size());
+                    figures.put("workers_used", log.workersUsed());
+                }
                 figures.put("cpu_ns", job.cpuNs.sum());
                 figures.put("io_ns", job.ioNs.sum());
                 return new Protocol.Repetition(ns, docIds.size(), checksum, figures);

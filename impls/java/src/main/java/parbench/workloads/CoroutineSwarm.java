@@ -95,6 +95,23 @@ public final class CoroutineSwarm implements Workload {
         return new SwarmResult(Checksums.digestHex(digest.get()), spawnNs);
     }
 
+    /**
+     * The ceiling: one thread of the swarm's kind yields `yields` times with the same bare
+     * Thread.yield() and forms no lines; returns the nanoseconds of the loop, timed on that thread.
+     */
+    static long yieldNs(long yields, Thread.Builder builder) throws InterruptedException {
+        long[] ns = new long[1];
+        Thread alone = builder.start(() -> {
+            long start = System.nanoTime();
+            for (long i = 0; i < yields; i++) {
+                Thread.yield();
+            }
+            ns[0] = System.nanoTime() - start;
+        });
+        alone.join();
+        return ns[0];
+    }
+
     @Override
     public PreparedCase prepare(String model, Protocol.Args args, int workers) {
         int tasks = args.count("tasks", 1);
@@ -119,7 +136,13 @@ public final class CoroutineSwarm implements Workload {
                 // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
                 SwarmResult result = swarm(tasks, steps, sleepMs, builder);
                 long ns = System.nanoTime() - start;
-                return new Protocol.Repetition(ns, tasks, result.checksum(), Map.of("spawn_ns", result.spawnNs()));
+                Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("spawn_ns", result.spawnNs());
+                if (sleepMs == 0) {
+                    figures.put("ceiling", "yield");
+                    figures.put("ceiling_ns", yieldNs((long) tasks * steps, builder));
+                }
+                return new Protocol.Repetition(ns, tasks, result.checksum(), figures);
             }
 
             @Override

@@ -1,20 +1,16 @@
 package parbench.workloads;
 
+import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.IntFunction;
-import java.util.function.Supplier;
-import java.util.stream.IntStream;
 import parbench.Checksums;
+import parbench.Chunking;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** keygen: `count` random keys of `bytes` bytes, each encoded as lower-case RFC 4648 Base32. */
@@ -22,7 +18,8 @@ public final class Keygen implements Workload {
     /** java.security's DRBG defaults to Hash_DRBG over SHA-256, seeded from the OS entropy source. */
     public static final String STRONG_SOURCE_NAME =
             "java.security.SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, seeded from /dev/random via the "
-                    + "JDK SeedGenerator), one instance per platform thread; virtual threads share a striped set";
+                    + "JDK SeedGenerator), one instance per worker (per virtual thread in virtual-threads), made inside the "
+                    + "timed pass";
 
     private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes();
 
@@ -33,7 +30,7 @@ public final class Keygen implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("count", "bytes", "source", "seed");
+        return List.of("count", "bytes", "source", "seed", "chunk");
     }
 
     @Override
@@ -41,17 +38,21 @@ public final class Keygen implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "a plain loop, one DRBG instance"));
         models.put("parallel-stream", new Protocol.ModelInfo("data-parallel", true,
-                "IntStream.range().parallel() on the ForkJoin common pool (parallelism workers-1, plus the "
-                        + "calling thread); one DRBG per pool thread"));
+                "IntStream over chunk indices .parallel() inside a ForkJoinPool(workers) made, shut down and "
+                        + "joined in every repetition; one DRBG per pool thread"));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
-                "one virtual thread per key (Executors.newVirtualThreadPerTaskExecutor) on workers carriers; "
-                        + "keys draw from 4 x workers DRBG instances, key i from instance i mod that"));
+                "one virtual thread per chunk (joined) on the JVM's workers carrier threads, which live as long "
+                        + "as the JVM; one DRBG per virtual thread; --chunk 1 is one virtual thread per key"));
         return models;
     }
 
-    /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters. */
-    public static String base32Lower(byte[] data) {
-        byte[] out = new byte[(data.length + 4) / 5 * 8];
+    /** Length of the padded Base32 encoding of `length` bytes. */
+    static int encodedLength(int length) {
+        return (length + 4) / 5 * 8;
+    }
+
+    /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
+    static void base32LowerInto(byte[] data, byte[] out) {
         int written = 0;
         int offset = 0;
         for (; offset + 5 <= data.length; offset += 5) {
@@ -74,7 +75,97 @@ public final class Keygen implements Workload {
                 out[written++] = k < significant ? ALPHABET[(int) (group >>> (35 - 5 * k)) & 31] : (byte) '=';
             }
         }
-        return new String(out, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    public static String base32Lower(byte[] data) {
+        byte[] out = new byte[encodedLength(data.length)];
+        base32LowerInto(data, out);
+        return new String(out, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * One worker's tools, made on the worker when it takes its first chunk: its own CSPRNG
+     * (seeded from the OS there, inside the timed pass) or the seeded source, and scratch
+     * buffers for one key's bytes and one key's encoding, reused for every key it makes.
+     */
+    static final class KeyMaker {
+        private final SecureRandom random;
+        private final long seed;
+        final byte[] key;
+        final byte[] encoded;
+
+        KeyMaker(String source, long seed, int keyBytes) {
+            this.random = source.equals("strong") ? newStrongRandom() : null;
+            this.seed = seed;
+            this.key = new byte[keyBytes];
+            this.encoded = new byte[encodedLength(keyBytes)];
+        }
+
+        /** Key `index`'s bytes into `key`. */
+        void randomBytes(int index) {
+            if (random != null) {
+                random.nextBytes(key);
+            } else {
+                Checksums.splitMix64BytesInto(seed, index, key);
+            }
+        }
+
+        /** Key `index` as the String the caller keeps: one Latin-1 copy of the scratch encoding. */
+        String make(int index) {
+            randomBytes(index);
+            base32LowerInto(key, encoded);
+            return new String(encoded, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** The model's way of running chunks; each pass starts and ends its own workers. */
+    static Workers.ChunkRunner runnerOf(String model, int workers) {
+        return switch (model) {
+            case "seq" -> Workers.sequential();
+            case "parallel-stream" -> Workers.parallelStream(workers);
+            case "virtual-threads" -> Workers.virtualThreadPerChunk();
+            default -> throw new IllegalStateException(model);
+        };
+    }
+
+    /** The keys the caller holds and who made them. */
+    record Generated(String[] keys, Workers.Log log) {}
+
+    /** The timed work: every key made by the model's workers into one array the caller holds. */
+    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String source, long seed)
+            throws Exception {
+        String[] keys = new String[plan.total()];
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, seed, keyBytes));
+        Workers.Log log = runner.run(plan.chunks(), c -> {
+            KeyMaker maker = makers.get();
+            for (int i = plan.from(c); i < plan.to(c); i++) {
+                keys[i] = maker.make(i);
+            }
+        });
+        return new Generated(keys, log);
+    }
+
+    /** Ceiling part (a): the CSPRNG alone, with the same workers and chunks, nothing kept. */
+    static void csprngOnly(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String source, long seed)
+            throws Exception {
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, seed, keyBytes));
+        runner.run(plan.chunks(), c -> {
+            KeyMaker maker = makers.get();
+            for (int i = plan.from(c); i < plan.to(c); i++) {
+                maker.randomBytes(i);
+            }
+        });
+    }
+
+    /** Ceiling part (b): the Base32 encoder alone on a fixed key, with the same workers and chunks, nothing kept. */
+    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes) throws Exception {
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker("seeded", 0, keyBytes));
+        runner.run(plan.chunks(), c -> {
+            KeyMaker maker = makers.get();
+            for (int i = plan.from(c); i < plan.to(c); i++) {
+                base32LowerInto(maker.key, maker.encoded);
+            }
+        });
     }
 
     @Override
@@ -83,9 +174,18 @@ public final class Keygen implements Workload {
         int keyBytes = args.count("bytes", 0);
         String source = args.choice("source", null, List.of("strong", "seeded"));
         long seed = args.number("seed", 0);
+        boolean parallel = !model.equals("seq");
+        int chunk = parallel
+                ? args.count("chunk", Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP), 1)
+                : Math.max(1, count);
+        Chunking.Plan plan = new Chunking.Plan(count, chunk);
+        Workers.ChunkRunner runner = runnerOf(model, workers);
+
         Map<String, Object> extra = new LinkedHashMap<>();
-        if (!model.equals("seq")) {
+        if (parallel) {
             extra.put("workers", workers);
+            extra.put("chunk", chunk);
+            extra.put("chunks", plan.chunks());
         }
         if (source.equals("strong")) {
             extra.put("strong_source", "DRBG " + newStrongRandom().toString());
@@ -94,14 +194,26 @@ public final class Keygen implements Workload {
             @Override
             public Protocol.Repetition run() throws Exception {
                 long start = System.nanoTime();
-                List<String> keys = switch (model) {
-                    case "seq" -> sequential(count, keyBytes, source, seed);
-                    case "parallel-stream" -> parallelStream(count, keyBytes, source, seed);
-                    case "virtual-threads" -> virtualThreads(count, keyBytes, source, seed, workers);
-                    default -> throw new IllegalStateException(model);
-                };
+                Generated generated = generate(runner, plan, keyBytes, source, seed);
                 long ns = System.nanoTime() - start;
-                return new Protocol.Repetition(ns, keys.size(), checksum(keys, source));
+                String checksum = checksum(generated.keys(), source);
+
+                long csprngStart = System.nanoTime();
+                csprngOnly(runner, plan, keyBytes, source, seed);
+                long csprngNs = System.nanoTime() - csprngStart;
+                long base32Start = System.nanoTime();
+                base32Only(runner, plan, keyBytes);
+                long base32Ns = System.nanoTime() - base32Start;
+
+                Map<String, Object> figures = new LinkedHashMap<>();
+                if (parallel) {
+                    figures.put("workers_used", generated.log().workersUsed());
+                }
+                figures.put("ceiling", "csprng+base32");
+                figures.put("ceiling_ns", csprngNs + base32Ns);
+                figures.put("csprng_ns", csprngNs);
+                figures.put("base32_ns", base32Ns);
+                return new Protocol.Repetition(ns, generated.keys().length, checksum, figures);
             }
 
             @Override
@@ -111,67 +223,19 @@ public final class Keygen implements Workload {
         };
     }
 
-    static String checksum(List<String> keys, String source) {
+    static String checksum(String[] keys, String source) {
         if (source.equals("strong")) {
-            long chars = keys.stream().mapToLong(String::length).sum();
-            return keys.size() + ":" + chars;
+            long chars = 0;
+            for (String key : keys) {
+                chars += key.length();
+            }
+            return keys.length + ":" + chars;
         }
         long sum = 0;
         for (String key : keys) {
             sum += Checksums.fnv1a64(key);
         }
         return Checksums.digestHex(sum);
-    }
-
-    static List<String> sequential(int count, int keyBytes, String source, long seed) {
-        IntFunction<byte[]> bytesOf = keySource(source, seed, keyBytes, Keygen::newStrongRandom);
-        List<String> keys = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            keys.add(base32Lower(bytesOf.apply(i)));
-        }
-        return keys;
-    }
-
-    static List<String> parallelStream(int count, int keyBytes, String source, long seed) {
-        ThreadLocal<SecureRandom> perThread = ThreadLocal.withInitial(Keygen::newStrongRandom);
-        return IntStream.range(0, count).parallel()
-                .mapToObj(i -> base32Lower(keySource(source, seed, keyBytes, perThread::get).apply(i)))
-                .toList();
-    }
-
-    static List<String> virtualThreads(int count, int keyBytes, String source, long seed, int workers)
-            throws Exception {
-        SecureRandom[] stripes = new SecureRandom[source.equals("strong") ? 4 * workers : 0];
-        for (int s = 0; s < stripes.length; s++) {
-            stripes[s] = newStrongRandom();
-        }
-        List<Future<String>> futures = new ArrayList<>(count);
-        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < count; i++) {
-                int index = i;
-                Supplier<SecureRandom> random = () -> stripes[index % stripes.length];
-                futures.add(executor.submit(() -> base32Lower(keySource(source, seed, keyBytes, random).apply(index))));
-            }
-        }
-        List<String> keys = new ArrayList<>(count);
-        for (Future<String> future : futures) {
-            keys.add(future.get());
-        }
-        return keys;
-    }
-
-    /** Key i's bytes: SplitMix64 for verification, a CSPRNG (asked for only when used) for timed runs. */
-    private static IntFunction<byte[]> keySource(String source, long seed, int keyBytes,
-            Supplier<SecureRandom> random) {
-        if (source.equals("seeded")) {
-            return i -> Checksums.splitMix64Bytes(seed, i, keyBytes);
-        }
-        SecureRandom generator = random.get();
-        return i -> {
-            byte[] key = new byte[keyBytes];
-            generator.nextBytes(key);
-            return key;
-        };
     }
 
     static SecureRandom newStrongRandom() {

@@ -3,17 +3,15 @@ package parbench.workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.stream.IntStream;
+import parbench.Chunking;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** sdes-ecb: every byte of a file encrypted on its own with S-DES under a 10-bit key. */
@@ -42,10 +40,11 @@ public final class SdesEcb implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "one loop over the whole buffer"));
         models.put("parallel-stream", new Protocol.ModelInfo("data-parallel", true,
-                "IntStream over chunk indices .parallel() on the ForkJoin common pool (parallelism workers-1, "
-                        + "plus the calling thread)"));
+                "IntStream over chunk indices .parallel() inside a ForkJoinPool(workers) made, shut down and "
+                        + "joined in every repetition"));
         models.put("threads", new Protocol.ModelInfo("threads", true,
-                "Executors.newFixedThreadPool(workers) platform threads, one task per chunk"));
+                "Executors.newFixedThreadPool(workers) made, shut down and joined in every repetition, one task "
+                        + "per chunk"));
         return models;
     }
 
@@ -125,35 +124,34 @@ public final class SdesEcb implements Workload {
         };
     }
 
-    /** Chunk size: split small inputs across every worker, large ones into 1 MiB pieces to balance load. */
-    static int defaultChunk(int size, int workers) {
-        int perWorker = (size + workers - 1) / workers;
-        return Math.max(1, Math.min(1 << 20, perWorker));
+    /** The model's way of running chunks; each pass starts and ends its own workers. */
+    static Workers.ChunkRunner runnerOf(String model, int workers) {
+        return switch (model) {
+            case "seq" -> Workers.sequential();
+            case "parallel-stream" -> Workers.parallelStream(workers);
+            case "threads" -> Workers.fixedThreadPool(workers);
+            default -> throw new IllegalStateException(model);
+        };
     }
 
-    /** `pool` is the threads model's fixed pool, made once per case like a long-lived service's. */
-    static byte[] encrypt(String model, RangeCipher cipher, byte[] plain, int chunk, ExecutorService pool)
-            throws Exception {
-        byte[] out = new byte[plain.length];
-        int chunks = (plain.length + chunk - 1) / chunk;
-        switch (model) {
-            case "seq" -> cipher.encrypt(plain, out, 0, plain.length);
-            case "parallel-stream" -> IntStream.range(0, chunks).parallel().forEach(c ->
-                    cipher.encrypt(plain, out, c * chunk, Math.min(plain.length, (c + 1) * chunk)));
-            case "threads" -> {
-                List<Future<?>> done = new ArrayList<>(chunks);
-                for (int c = 0; c < chunks; c++) {
-                    int from = c * chunk;
-                    int to = Math.min(plain.length, from + chunk);
-                    done.add(pool.submit(() -> cipher.encrypt(plain, out, from, to)));
-                }
-                for (Future<?> future : done) {
-                    future.get();
-                }
-            }
-            default -> throw new IllegalStateException(model);
-        }
-        return out;
+    /**
+     * The timed work: the key schedule, then every chunk of `plain` encrypted into the same
+     * chunk of `out` by the model's workers, started and ended within the call.
+     */
+    static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, byte[] plain, byte[] out,
+            Chunking.Plan plan) throws Exception {
+        RangeCipher cipher = cipherOf(kind, key);
+        return runner.run(plan.chunks(), c -> cipher.encrypt(plain, out, plan.from(c), plan.to(c)));
+    }
+
+    /** The ceiling: the same chunks copied by the same kind of workers, with the JVM's fastest plain copy. */
+    static void copy(Workers.ChunkRunner runner, byte[] plain, byte[] out, Chunking.Plan plan) throws Exception {
+        runner.run(plan.chunks(), c -> System.arraycopy(plain, plan.from(c), out, plan.from(c),
+                plan.to(c) - plan.from(c)));
+    }
+
+    static String sha256(byte[] data) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
     }
 
     @Override
@@ -170,24 +168,42 @@ public final class SdesEcb implements Workload {
         long loadStart = System.nanoTime();
         byte[] plain = Files.readAllBytes(input);
         long loadNs = System.nanoTime() - loadStart;
-        int chunk = args.count("chunk", defaultChunk(plain.length, workers), 1);
-        RangeCipher cipher = cipherOf(kind, (int) key);
-        ExecutorService pool = model.equals("threads") ? Executors.newFixedThreadPool(workers) : null;
+        boolean parallel = !model.equals("seq");
+        int chunk = parallel
+                ? args.count("chunk", Chunking.defaultChunk(plain.length, workers, Chunking.BYTES_CAP), 1)
+                : Math.max(1, plain.length);
+        Chunking.Plan plan = new Chunking.Plan(plain.length, chunk);
+        Workers.ChunkRunner runner = runnerOf(model, workers);
+        // Allocated and every page written once, here: the output's page faults stay off the clock.
+        byte[] out = new byte[plain.length];
+        Arrays.fill(out, (byte) 1);
 
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
-        if (!model.equals("seq")) {
+        if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);
+            extra.put("chunks", plan.chunks());
         }
         return new PreparedCase() {
             @Override
             public Protocol.Repetition run() throws Exception {
                 long start = System.nanoTime();
-                byte[] ciphertext = encrypt(model, cipher, plain, chunk, pool);
+                Workers.Log log = encrypt(runner, kind, (int) key, plain, out, plan);
                 long ns = System.nanoTime() - start;
-                String sha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(ciphertext));
-                return new Protocol.Repetition(ns, plain.length, sha256);
+                String checksum = sha256(out);
+
+                long ceilingStart = System.nanoTime();
+                copy(runner, plain, out, plan);
+                long ceilingNs = System.nanoTime() - ceilingStart;
+
+                Map<String, Object> figures = new LinkedHashMap<>();
+                if (parallel) {
+                    figures.put("workers_used", log.workersUsed());
+                }
+                figures.put("ceiling", "copy");
+                figures.put("ceiling_ns", ceilingNs);
+                return new Protocol.Repetition(ns, plain.length, checksum, figures);
             }
 
             @Override

@@ -1,10 +1,15 @@
 package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import parbench.Protocol;
 
 /** coroutine-swarm's spec: FizzBuzz, the test vector, and every model (yielding or sleeping) agreeing. */
 class CoroutineSwarmTest {
@@ -41,5 +46,20 @@ class CoroutineSwarmTest {
     void platformThreadsAgreeWithSeq(int tasks, int steps, int sleepMs) throws Exception {
         assertEquals(CoroutineSwarm.sequential(tasks, steps),
                 CoroutineSwarm.swarm(tasks, steps, sleepMs, Thread.ofPlatform().daemon(true)).checksum());
+    }
+
+    @Test
+    void yieldingModelsReportTheYieldCeilingAndSleepingOnesDoNot() throws Exception {
+        for (String model : List.of("virtual-threads", "platform-threads")) {
+            Map<String, Object> yielding = run(model, 0);
+            assertEquals("yield", yielding.get("ceiling"), model);
+            assertTrue((Long) yielding.get("ceiling_ns") > 0, model);
+            assertFalse(run(model, 1).containsKey("ceiling"), model);
+        }
+    }
+
+    private static Map<String, Object> run(String model, int sleepMs) throws Exception {
+        return new CoroutineSwarm().prepare(model, Protocol.Args.parse(List.of(
+                "--tasks", "20", "--steps", "3", "--sleep-ms", String.valueOf(sleepMs))), 2).run().extra();
     }
 }

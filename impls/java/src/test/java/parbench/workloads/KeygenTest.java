@@ -1,12 +1,18 @@
 package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import parbench.Chunking;
+import parbench.Protocol;
+import parbench.Workload;
 
 /** keygen's spec: Base32 vectors, the seeded checksum, and every model agreeing. */
 class KeygenTest {
@@ -56,29 +62,75 @@ class KeygenTest {
         assertEquals(-1, key.indexOf('='));
     }
 
-    @Test
-    void seededCount3Bytes10Seed1() throws Exception {
-        assertEquals("d3605c1b2c10e632", Keygen.checksum(Keygen.sequential(3, 10, "seeded", 1), "seeded"));
+    /** Keys as a model makes them in its timed region, with `workers` and the rule's chunk. */
+    private static String[] keys(String model, int count, int bytes, String source, long seed, int workers)
+            throws Exception {
+        Chunking.Plan plan = new Chunking.Plan(count, Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP));
+        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source, seed).keys();
     }
 
     @Test
-    void strongChecksumIsCountAndTotalCharacters() {
-        assertEquals("5:80", Keygen.checksum(Keygen.sequential(5, 10, "strong", 0), "strong"));
+    void seededCount3Bytes10Seed1() throws Exception {
+        assertEquals("d3605c1b2c10e632", Keygen.checksum(keys("seq", 3, 10, "seeded", 1, 1), "seeded"));
+    }
+
+    @Test
+    void strongChecksumIsCountAndTotalCharacters() throws Exception {
+        assertEquals("5:80", Keygen.checksum(keys("seq", 5, 10, "strong", 0, 1), "strong"));
     }
 
     @ParameterizedTest(name = "count {0}, bytes {1}, seed {2}")
-    @CsvSource({"257, 1000, 7", "31, 13, 12345", "1, 1, 0", "100, 4, -3"})
+    @CsvSource({"257, 1000, 7", "31, 13, 12345", "1, 1, 0", "100, 4, -3", "2050, 3, 9"})
     void everyModelAgreesWithSeq(int count, int bytes, long seed) throws Exception {
-        String expected = Keygen.checksum(Keygen.sequential(count, bytes, "seeded", seed), "seeded");
-        assertEquals(expected, Keygen.checksum(Keygen.parallelStream(count, bytes, "seeded", seed), "seeded"));
-        assertEquals(expected, Keygen.checksum(Keygen.virtualThreads(count, bytes, "seeded", seed, 2), "seeded"));
+        String expected = Keygen.checksum(keys("seq", count, bytes, "seeded", seed, 1), "seeded");
+        for (String model : List.of("parallel-stream", "virtual-threads")) {
+            assertEquals(expected, Keygen.checksum(keys(model, count, bytes, "seeded", seed, 2), "seeded"), model);
+        }
     }
 
     @Test
     void everyModelMakesStrongKeysOfTheRightSize() throws Exception {
-        for (List<String> keys : List.of(Keygen.parallelStream(50, 7, "strong", 0),
-                Keygen.virtualThreads(50, 7, "strong", 0, 3))) {
-            assertEquals("50:800", Keygen.checksum(keys, "strong"));
+        for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
+            assertEquals("50:800", Keygen.checksum(keys(model, 50, 7, "strong", 0, 3), "strong"), model);
         }
+    }
+
+    @Test
+    void strongKeysDiffer() throws Exception {
+        String[] made = keys("parallel-stream", 100, 16, "strong", 0, 2);
+        assertEquals(100, java.util.Set.of(made).size());
+    }
+
+    private static Workload.PreparedCase prepared(String model, String... more) {
+        List<String> words = new ArrayList<>(List.of("--count", "2000", "--bytes", "10", "--source", "seeded"));
+        words.addAll(List.of(more));
+        return new Keygen().prepare(model, Protocol.Args.parse(words), 2);
+    }
+
+    @Test
+    void theCeilingIsCsprngPlusBase32() throws Exception {
+        for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
+            Map<String, Object> extra = prepared(model).run().extra();
+            assertEquals("csprng+base32", extra.get("ceiling"), model);
+            long csprng = (Long) extra.get("csprng_ns");
+            long base32 = (Long) extra.get("base32_ns");
+            assertTrue(csprng > 0 && base32 > 0, model);
+            assertEquals(csprng + base32, extra.get("ceiling_ns"), model);
+        }
+    }
+
+    @Test
+    void smokeSizeSplitsIntoOneChunkPerWorker() {
+        Workload.PreparedCase prepared = prepared("parallel-stream");
+        assertEquals(1000, prepared.extra().get("chunk"));
+        assertEquals(2, prepared.extra().get("chunks"));
+    }
+
+    @Test
+    void chunkOverridesTheRule() throws Exception {
+        Workload.PreparedCase prepared = prepared("virtual-threads", "--chunk", "7");
+        assertEquals(7, prepared.extra().get("chunk"));
+        assertEquals(286, prepared.extra().get("chunks"));
+        assertEquals(2000L, prepared.run().items());
     }
 }

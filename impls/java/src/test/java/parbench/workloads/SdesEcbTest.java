@@ -2,15 +2,21 @@ package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import parbench.Chunking;
+import parbench.Protocol;
+import parbench.Workload;
 
 /** sdes-ecb's spec: subkeys, the byte vectors, key 642's table, and both ciphers in every model agreeing. */
 class SdesEcbTest {
@@ -48,13 +54,19 @@ class SdesEcbTest {
         assertEquals(TABLE_OF_642, HexFormat.of().formatHex(SdesEcb.table(642)));
     }
 
+    /** Encrypts with a model as the timed region does: key schedule, workers, chunks, into `out`. */
+    private static byte[] encrypt(String model, String kind, int key, byte[] plain, int chunk) throws Exception {
+        byte[] out = new byte[plain.length];
+        SdesEcb.encrypt(SdesEcb.runnerOf(model, 3), kind, key, plain, out, new Chunking.Plan(plain.length, chunk));
+        return out;
+    }
+
     @Test
     void quickBrownFoxUnderKey642() throws Exception {
         byte[] plain = "The quick brown fox jumps over the lazy dog\n".getBytes(StandardCharsets.US_ASCII);
         for (String kind : new String[] {"bitwise", "table"}) {
-            byte[] cipher = SdesEcb.encrypt("seq", SdesEcb.cipherOf(kind, 642), plain, plain.length, null);
             assertEquals("914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf",
-                    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cipher)), kind);
+                    SdesEcb.sha256(encrypt("seq", kind, 642, plain, plain.length)), kind);
         }
     }
 
@@ -63,24 +75,60 @@ class SdesEcbTest {
     void everyModelAndCipherAgreesWithSeqTable(int size, int key, int chunk) throws Exception {
         byte[] plain = new byte[size];
         new java.util.Random(size * 31L + key).nextBytes(plain);
-        byte[] expected = SdesEcb.encrypt("seq", SdesEcb.cipherOf("table", key), plain, chunk, null);
-        ExecutorService pool = Executors.newFixedThreadPool(3);
-        try {
-            for (String kind : new String[] {"bitwise", "table"}) {
-                SdesEcb.RangeCipher cipher = SdesEcb.cipherOf(kind, key);
-                for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
-                    assertArrayEquals(expected, SdesEcb.encrypt(model, cipher, plain, chunk, pool), model + " " + kind);
-                }
+        byte[] expected = encrypt("seq", "table", key, plain, size);
+        for (String kind : new String[] {"bitwise", "table"}) {
+            for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
+                assertArrayEquals(expected, encrypt(model, kind, key, plain, chunk), model + " " + kind);
             }
-        } finally {
-            pool.shutdown();
         }
     }
 
     @Test
-    void defaultChunkSplitsSmallInputsAcrossEveryWorker() {
-        assertEquals(32, SdesEcb.defaultChunk(64, 2));
-        assertEquals(1 << 20, SdesEcb.defaultChunk(67_108_864, 2));
-        assertEquals(1, SdesEcb.defaultChunk(1, 4));
+    void theCopyCeilingCopiesEveryChunk() throws Exception {
+        byte[] plain = new byte[10_001];
+        new java.util.Random(5).nextBytes(plain);
+        byte[] out = new byte[plain.length];
+        SdesEcb.copy(SdesEcb.runnerOf("threads", 3), plain, out, new Chunking.Plan(plain.length, 999));
+        assertArrayEquals(plain, out);
+    }
+
+    /** A prepared case over a file of `size` random bytes, as the harness runs it. */
+    private static Workload.PreparedCase prepared(Path dir, String model, int size, String... more) throws Exception {
+        byte[] plain = new byte[size];
+        new java.util.Random(size).nextBytes(plain);
+        Path input = Files.write(dir.resolve("input-" + size), plain);
+        List<String> words = new ArrayList<>(List.of("--input", input.toString(), "--key", "642", "--cipher", "table"));
+        words.addAll(List.of(more));
+        return new SdesEcb().prepare(model, Protocol.Args.parse(words), 2);
+    }
+
+    @Test
+    void everyRepetitionRewritesTheReusedBufferAndReportsTheCopyCeiling(@TempDir Path dir) throws Exception {
+        for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
+            Workload.PreparedCase prepared = prepared(dir, model, 100_000);
+            Protocol.Repetition first = prepared.run();
+            Protocol.Repetition second = prepared.run();
+            assertEquals(first.checksum(), second.checksum(), model);
+            assertEquals(100_000, second.items(), model);
+            assertEquals("copy", second.extra().get("ceiling"), model);
+            assertTrue((Long) second.extra().get("ceiling_ns") > 0, model);
+        }
+    }
+
+    @Test
+    void parallelModelsReportWorkersChunkChunksAndWorkersUsed(@TempDir Path dir) throws Exception {
+        Workload.PreparedCase prepared = prepared(dir, "threads", 3 << 20);
+        assertEquals(2, prepared.extra().get("workers"));
+        assertEquals(1 << 20, prepared.extra().get("chunk"));
+        assertEquals(3, prepared.extra().get("chunks"));
+        // A pool of 2 given 3 tasks starts 2 threads, each with a task of its own: both are used.
+        assertEquals(2, prepared.run().extra().get("workers_used"));
+    }
+
+    @Test
+    void chunkOverridesTheRule(@TempDir Path dir) throws Exception {
+        Workload.PreparedCase prepared = prepared(dir, "parallel-stream", 1000, "--chunk", "300");
+        assertEquals(300, prepared.extra().get("chunk"));
+        assertEquals(4, prepared.extra().get("chunks"));
     }
 }

@@ -1,22 +1,71 @@
 package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import parbench.Protocol;
 
-/** spawn-chain's spec: the answer is n, whatever kind of thread makes the links. */
+/** spawn-chain's spec: the answer is n, whatever kind of thread makes the links, and every link has ended. */
 class SpawnChainTest {
     @ParameterizedTest(name = "n {0}")
     @ValueSource(ints = {1, 2, 777, 20_000})
     void virtualThreadChainAnswersN(int n) throws Exception {
-        assertEquals(n, SpawnChain.passThroughChain(n, Thread.ofVirtual()));
+        assertEquals(n, SpawnChain.passThroughChain(n, Thread.ofVirtual().factory()));
     }
 
     // Kept small: a platform thread is an OS thread, and the test machine's pid space is shared.
     @ParameterizedTest(name = "n {0}")
     @ValueSource(ints = {1, 2, 50})
     void platformThreadChainAnswersN(int n) throws Exception {
-        assertEquals(n, SpawnChain.passThroughChain(n, Thread.ofPlatform().daemon(true)));
+        assertEquals(n, SpawnChain.passThroughChain(n, Thread.ofPlatform().daemon(true).factory()));
+    }
+
+    /** A factory that remembers what it made, to look at the links after the chain returns. */
+    private static ThreadFactory remembering(ThreadFactory factory, List<Thread> made) {
+        return task -> {
+            Thread thread = factory.newThread(task);
+            made.add(thread);
+            return thread;
+        };
+    }
+
+    @Test
+    void everyLinkHasEndedWhenTheChainReturns() throws Exception {
+        for (ThreadFactory kind : List.of(Thread.ofVirtual().factory(), Thread.ofPlatform().daemon(true).factory())) {
+            List<Thread> links = new CopyOnWriteArrayList<>();
+            SpawnChain.passThroughChain(40, remembering(kind, links));
+            assertEquals(40, links.size());
+            for (Thread link : links) {
+                assertFalse(link.isAlive(), link.toString());
+            }
+        }
+    }
+
+    @Test
+    void theHandOffCeilingEndsBothUnits() throws Exception {
+        List<Thread> units = new CopyOnWriteArrayList<>();
+        assertTrue(SpawnChain.handOffNs(1001, remembering(Thread.ofVirtual().factory(), units)) > 0);
+        assertEquals(2, units.size());
+        units.forEach(unit -> assertFalse(unit.isAlive(), unit.toString()));
+    }
+
+    @Test
+    void everyModelReportsTheHandOffCeiling() throws Exception {
+        for (String model : List.of("virtual-threads", "platform-threads")) {
+            Protocol.Repetition repetition = new SpawnChain()
+                    .prepare(model, Protocol.Args.parse(List.of("--n", "30")), 2).run();
+            Map<String, Object> extra = repetition.extra();
+            assertEquals("30", repetition.checksum(), model);
+            assertEquals("hand-off", extra.get("ceiling"), model);
+            assertTrue((Long) extra.get("ceiling_ns") > 0, model);
+        }
     }
 }
