@@ -1,19 +1,22 @@
-/** The script every pooled worker thread runs: it hosts one workload module's task handler. */
-import { parentPort, workerData } from 'node:worker_threads';
+/**
+ * The script every worker thread runs. With a task in workerData it runs it once, posts the
+ * result and exits; without one it waits for tasks (ReadyWorkers) until it is terminated.
+ */
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { nowNs } from './protocol.js';
 
 const workload = await import(workerData.moduleUrl);
-const handler = await workload.startWorker(workerData.setup, workerData.index);
+const post = (message, transfer) => parentPort.postMessage({ post: message }, transfer);
 
-parentPort.on('message', async (task) => {
-  if (task.close) {
-    await handler.close?.();
-    parentPort.close();
-    return;
-  }
-  try {
-    parentPort.postMessage({ ok: true, result: await handler.handle(task) });
-  } catch (error) {
-    parentPort.postMessage({ ok: false, error: (error && error.stack) || String(error) });
-  }
-});
-parentPort.postMessage({ ok: true, result: 'ready' });
+async function perform(entry, task) {
+  const startedNs = nowNs();
+  const result = await workload[entry](task, workerData.index, post);
+  return { ...result, threadId, startedNs };
+}
+
+if (workerData.task !== undefined) {
+  parentPort.postMessage({ result: await perform(workerData.entry, workerData.task) });
+} else {
+  parentPort.on('message', async ({ entry, task }) => parentPort.postMessage({ result: await perform(entry, task) }));
+  parentPort.postMessage({ ready: true });
+}

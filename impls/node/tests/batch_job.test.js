@@ -84,5 +84,9 @@ test('every model writes the same aligned annotations to SQLite', async () => {
     const statuses = db.prepare('SELECT status, count(*) AS n FROM documents GROUP BY status').all();
     db.close();
     assert.deepEqual(statuses, [{ status: 'aligned', n: 12 }], model);
+    if (batchJob.models[model].workers) {
+      assert.equal(result.extra.chunks, 12, model);
+      assert.equal(result.extra.workers_used, 3, `${model}: every worker processed a document`);
+    }
   }
 });

@@ -39,3 +39,13 @@ test('sleep_ms > 0 sleeps before each step', async () => {
   // 20 ms setTimeout can end up to 1 ms early: allow that per sleep, no more.
   assert.ok(result.ns >= 3 * 19 * 1e6, `took ${result.ns} ns`);
 });
+
+for (const model of ['async', 'async-microtask']) {
+  test(`${model}: reports the yield ceiling with sleep_ms 0, none with sleeps`, async () => {
+    const bare = await runModel(coroutineSwarm, model, { tasks: 10, steps: 3, sleep_ms: 0 });
+    assert.equal(bare.extra.ceiling, 'yield');
+    assert.ok(bare.extra.ceiling_ns > 0);
+    const sleeping = await runModel(coroutineSwarm, model, { tasks: 2, steps: 1, sleep_ms: 1 });
+    assert.equal(sleeping.extra.ceiling, undefined);
+  });
+}

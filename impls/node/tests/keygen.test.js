@@ -38,3 +38,25 @@ test('every model agrees for arbitrary seeded parameters', async () => {
     assert.equal(threads.checksum, seq.checksum, `count ${count} bytes ${bytes} seed ${seed} workers ${workers}`);
   }
 });
+
+test('worker-threads at the smoke size (2000 keys, 2 workers): chunk 1000, 2 chunks, both workers used', async () => {
+  const result = await runModel(keygen, 'worker-threads', { count: 2000, bytes: 1000, source: 'strong' }, 2);
+  assert.deepEqual([result.extra.chunk, result.extra.chunks, result.extra.workers_used], [1000, 2, 2]);
+  assert.equal(result.checksum, '2000:3200000');
+});
+
+test('worker-threads: --chunk overrides the rule and is reported', async () => {
+  const result = await runModel(keygen, 'worker-threads', { count: 2000, bytes: 10, source: 'seeded', seed: 5n, chunk: 300 }, 3);
+  assert.deepEqual([result.extra.chunk, result.extra.chunks, result.extra.workers_used], [300, 7, 3]);
+  const seq = await runModel(keygen, 'seq', { count: 2000, bytes: 10, source: 'seeded', seed: 5n });
+  assert.equal(result.checksum, seq.checksum);
+});
+
+for (const model of Object.keys(keygen.models)) {
+  test(`${model}: strong keys report the csprng+base32 ceiling as the sum of its two parts`, async () => {
+    const { extra } = await runModel(keygen, model, { count: 100, bytes: 1000, source: 'strong' });
+    assert.equal(extra.ceiling, 'csprng+base32');
+    assert.ok(extra.csprng_ns > 0 && extra.base32_ns > 0);
+    assert.equal(extra.ceiling_ns, extra.csprng_ns + extra.base32_ns);
+  });
+}

@@ -71,3 +71,28 @@ test('every model and cipher agree for arbitrary keys, sizes and chunks', async 
     }
   }
 });
+
+test('worker-threads at the smoke size (1 MiB, 2 workers): chunk 512 KiB, 2 chunks, both workers used', async () => {
+  const input = inputFile('smoke.bin', crypto.randomBytes(1048576));
+  const result = await runModel(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'table' }, 2);
+  assert.equal(result.extra.chunk, 524288);
+  assert.equal(result.extra.chunks, 2);
+  assert.equal(result.extra.workers_used, 2);
+});
+
+test('worker-threads: --chunk overrides the rule and is reported', async () => {
+  const input = inputFile('override.bin', crypto.randomBytes(100000));
+  const result = await runModel(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'table', chunk: 30000 }, 2);
+  assert.equal(result.extra.chunk, 30000);
+  assert.equal(result.extra.chunks, 4);
+  assert.equal(result.extra.workers_used, 2);
+});
+
+for (const model of Object.keys(sdesEcb.models)) {
+  test(`${model}: reports the copy ceiling, and the checksum is the ciphertext's, not the copy's`, async () => {
+    const result = await runModel(sdesEcb, model, { input: inputFile('fox.txt', FOX), key: 642, cipher: 'table' });
+    assert.equal(result.extra.ceiling, 'copy');
+    assert.ok(result.extra.ceiling_ns > 0);
+    assert.equal(result.checksum, FOX_SHA256);
+  });
+}

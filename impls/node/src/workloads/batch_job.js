@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openStore } from '../batch_database.js';
 import { OrderFreeDigest } from '../digest.js';
+import { claimChunks, newChunkCounter } from '../chunking.js';
 import { nowNs, UsageError } from '../protocol.js';
-import { WorkerPool } from '../worker_pool.js';
+import { runWorkers, workersReport } from '../worker_team.js';
 
 /**
  * The spec's offset map: M[i] = where old byte i lands in new (M[n] = len(new)), from the LCS walk
@@ -80,32 +81,49 @@ async function processDocument(store, readDocument, docsDir, docId, timing) {
   timing.io_ns += (alignStart - readStart) + (end - writeStart);
 }
 
-async function annotationsDigest(store) {
-  const digest = new OrderFreeDigest();
-  for (const row of await store.allAnnotationRows()) {
-    digest.addBytes(Buffer.from(`${row.doc_id}:${row.span_begin}:${row.span_end}:${row.label}`, 'utf8'));
+/** The checksum from the database after the run, over a connection of its own (outside the timed region). */
+async function annotationsDigest(db) {
+  const store = await openStore(db);
+  try {
+    const digest = new OrderFreeDigest();
+    for (const row of await store.allAnnotationRows()) {
+      digest.addBytes(Buffer.from(`${row.doc_id}:${row.span_begin}:${row.span_end}:${row.label}`, 'utf8'));
+    }
+    return digest.hex();
+  } finally {
+    await store.close();
   }
-  return digest.hex();
 }
 
-/** Runs `body(timing)` as the timed region and builds the result from the database afterwards. */
-async function timedJob(store, body) {
+/**
+ * Runs `body(timing)` as the timed region (it opens and closes its own connections and returns
+ * {docs, extra}) and takes the checksum from the database afterwards.
+ */
+async function timedJob(db, body) {
   const timing = { cpu_ns: 0, io_ns: 0 };
   const start = nowNs();
-  const docs = await body(timing);
+  const { docs, extra } = await body(timing, start);
   const ns = nowNs() - start;
-  return { ns, items: docs, checksum: await annotationsDigest(store), extra: { ...timing } };
+  return { ns, items: docs, checksum: await annotationsDigest(db), extra: { ...timing, ...extra } };
 }
 
-async function prepareSeq({ docs_dir: docsDir, db }) {
+/** Opens a connection, runs `body(store)` and closes the connection, whatever happens. */
+async function withStore(db, body) {
   const store = await openStore(db);
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function prepareSeq({ docs_dir: docsDir, db }) {
   return {
-    runOnce: () => timedJob(store, async (timing) => {
+    runOnce: () => timedJob(db, (timing) => withStore(db, async (store) => {
       const docIds = await store.pendingDocIds();
       for (const docId of docIds) await processDocument(store, readDocumentSync, docsDir, docId, timing);
-      return docIds.length;
-    }),
-    close: () => store.close(),
+      return { docs: docIds.length };
+    })),
   };
 }
 
@@ -113,71 +131,64 @@ async function prepareSeq({ docs_dir: docsDir, db }) {
 const UV_THREADPOOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
 
 /**
- * `workers` promise chains on the one event loop, each with its own connection, each taking the
- * next pending document; they overlap waiting on PostgreSQL and the file system, never alignment.
+ * `workers` promise chains (lanes) on the one event loop, each with its own connection, each
+ * taking the next pending document; they overlap waiting on PostgreSQL and the file system, never
+ * alignment. Lanes start in order and each takes a document before its first await.
  */
-async function prepareAsync({ docs_dir: docsDir, db }, workers) {
-  const store = await openStore(db);
-  const laneStores = await Promise.all(Array.from({ length: workers }, () => openStore(db)));
+function prepareAsync({ docs_dir: docsDir, db }, workers) {
   return {
-    runOnce: () => timedJob(store, async (timing) => {
-      const docIds = await store.pendingDocIds();
-      let next = 0;
-      const lane = async (laneStore) => {
-        while (next < docIds.length) await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
-      };
-      await Promise.all(laneStores.map(lane));
-      timing.uv_threadpool_size = UV_THREADPOOL_SIZE;
-      return docIds.length;
+    runOnce: () => timedJob(db, async (timing) => {
+      const laneStores = await Promise.all(Array.from({ length: workers }, () => openStore(db)));
+      try {
+        const docIds = await laneStores[0].pendingDocIds();
+        let next = 0;
+        const lane = async (laneStore) => {
+          let docs = 0;
+          for (; next < docIds.length; docs++) await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
+          return docs;
+        };
+        const perLane = await Promise.all(laneStores.map(lane));
+        const extra = { chunks: docIds.length, workers_used: perLane.filter((docs) => docs > 0).length, uv_threadpool_size: UV_THREADPOOL_SIZE };
+        return { docs: docIds.length, extra };
+      } finally {
+        await Promise.all(laneStores.map((laneStore) => laneStore.close()));
+      }
     }),
-    close: async () => {
-      await Promise.all(laneStores.map((laneStore) => laneStore.close()));
-      await store.close();
-    },
   };
 }
 
-/** `workers` worker threads, each with its own connection, claiming documents with Atomics.add. */
-async function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
-  const store = await openStore(db);
-  const pool = await WorkerPool.start(workers, import.meta.url, { docsDir, db });
+/**
+ * Every repetition starts `workers` worker threads, each with its own connection; each takes its
+ * own document first, then claims more with Atomics.add; the work list is read on the main thread.
+ */
+function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
   return {
-    runOnce: () => timedJob(store, async (timing) => {
-      const docIds = await store.pendingDocIds();
-      const task = { docIds: Int32Array.from(docIds), nextIndex: new SharedArrayBuffer(4) };
-      const perWorker = await pool.runAll(Array(workers).fill(task));
-      let docs = 0;
-      for (const result of perWorker) {
+    runOnce: () => timedJob(db, async (timing, start) => {
+      const docIds = await withStore(db, (store) => store.pendingDocIds());
+      const task = { docsDir, db, docIds: Int32Array.from(docIds), counter: newChunkCounter(workers).buffer };
+      const results = await runWorkers(import.meta.url, 'alignDocuments', workers, task);
+      for (const result of results) {
         timing.cpu_ns += result.cpu_ns;
         timing.io_ns += result.io_ns;
-        docs += result.docs;
       }
-      if (docs !== docIds.length) throw new Error(`workers processed ${docs} of ${docIds.length} documents`);
-      return docs;
+      const report = workersReport(results, start);
+      if (report.chunks_done !== docIds.length) throw new Error(`workers processed ${report.chunks_done} of ${docIds.length} documents`);
+      return { docs: docIds.length, extra: { chunks: docIds.length, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns } };
     }),
-    close: async () => {
-      await pool.close();
-      await store.close();
-    },
   };
 }
 
-/** Worker side: open a connection once, then process documents until the shared index runs out. */
-export async function startWorker({ docsDir, db }) {
-  const store = await openStore(db);
-  return {
-    async handle({ docIds, nextIndex }) {
-      const counter = new Int32Array(nextIndex);
-      const timing = { cpu_ns: 0, io_ns: 0 };
-      let docs = 0;
-      for (let index = Atomics.add(counter, 0, 1); index < docIds.length; index = Atomics.add(counter, 0, 1)) {
-        await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
-        docs++;
-      }
-      return { ...timing, docs };
-    },
-    close: () => store.close(),
-  };
+/** Worker side: opens its own connection and processes documents until none are left. */
+export async function alignDocuments({ docsDir, db, docIds, counter }, worker) {
+  const timing = { cpu_ns: 0, io_ns: 0 };
+  let docs = 0;
+  await withStore(db, async (store) => {
+    for (const index of claimChunks(new Int32Array(counter), worker, docIds.length)) {
+      await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
+      docs++;
+    }
+  });
+  return { ...timing, chunks: docs };
 }
 
 export const batchJob = {
@@ -187,19 +198,19 @@ export const batchJob = {
     db: { kind: 'string' },
   },
   models: {
-    seq: { family: 'seq' },
+    seq: { family: 'seq', note: 'one connection, opened and closed inside the timed region' },
     async: {
       family: 'async',
       workers: true,
-      note: 'N promise chains (N = --workers) on one event loop, one connection each; better-sqlite3 is synchronous, so with SQLite only file reads overlap',
+      note: 'N promise chains (N = --workers) on one event loop, one connection each, opened and closed inside the timed region; better-sqlite3 is synchronous, so with SQLite only file reads overlap',
     },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: 'worker_threads pool, one connection per worker, documents claimed with Atomics.add',
+      note: 'every repetition starts --workers worker_threads inside the timed region and joins them (exit); one connection per worker; each takes its own document first, then claims more with Atomics.add',
     },
   },
-  async prepare({ model, params, workers }) {
+  prepare({ model, params, workers }) {
     if (!fs.existsSync(params.docs_dir)) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
     if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
     if (model === 'seq') return prepareSeq(params);

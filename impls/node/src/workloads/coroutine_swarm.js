@@ -51,6 +51,19 @@ export async function asyncSwarm(tasks, steps, sleepMs, model, start = nowNs()) 
   return { digest, spawnNs };
 }
 
+/**
+ * The yield ceiling: one async function yields tasks × steps times with the model's bare yield and
+ * forms no lines; the swarm's distance to it is the cost of many tasks rather than one.
+ */
+export async function yieldCeilingNs(yields, model) {
+  const giveWay = YIELDS[model];
+  const start = nowNs();
+  await (async () => {
+    for (let i = 0; i < yields; i++) await giveWay();
+  })();
+  return nowNs() - start;
+}
+
 export const coroutineSwarm = {
   name: 'coroutine-swarm',
   params: {
@@ -69,7 +82,7 @@ export const coroutineSwarm = {
       note: 'one async function per task; yield = await of a resolved promise (microtask queue only, the event loop never turns); sleep = await setTimeout(ms)',
     },
   },
-  async prepare({ model, params }) {
+  prepare({ model, params }) {
     const { tasks, steps, sleep_ms: sleepMs } = params;
     return {
       async runOnce() {
@@ -79,7 +92,10 @@ export const coroutineSwarm = {
           return { ns: nowNs() - start, items: tasks, checksum: digest.hex() };
         }
         const { digest, spawnNs } = await asyncSwarm(tasks, steps, sleepMs, model, start);
-        return { ns: nowNs() - start, items: tasks, checksum: digest.hex(), extra: { spawn_ns: spawnNs } };
+        const ns = nowNs() - start;
+        const extra = { spawn_ns: spawnNs };
+        if (sleepMs === 0) Object.assign(extra, { ceiling: 'yield', ceiling_ns: await yieldCeilingNs(tasks * steps, model) });
+        return { ns, items: tasks, checksum: digest.hex(), extra };
       },
     };
   },

@@ -1,13 +1,12 @@
 /** keygen: random keys encoded as lower-case RFC 4648 Base32, sequentially or on worker threads. */
 import crypto from 'node:crypto';
 import { OrderFreeDigest, splitmix64Fill } from '../digest.js';
+import { chunkBounds, chunkPlan, claimChunks, KEYS_CAP, newChunkCounter } from '../chunking.js';
 import { nowNs } from '../protocol.js';
-import { WorkerPool } from '../worker_pool.js';
+import { ReadyWorkers, runWorkers, workersReport } from '../worker_team.js';
 
 const ALPHABET = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');
 const PAD = '='.charCodeAt(0);
-// Random bytes are drawn a block of keys at a time: one OpenSSL call per 64 KiB, not per key.
-const KEYS_PER_BLOCK = 64;
 
 export const STRONG_SOURCE = `crypto.randomFillSync (OpenSSL ${process.versions.openssl} RAND_bytes: per-thread CTR-DRBG AES-256 seeded from getrandom)`;
 
@@ -52,88 +51,170 @@ export function base32Lower(bytes) {
   return target.toString('latin1');
 }
 
-/**
- * Generates keys [first, end) into `output`, key i at i * encodedLength(keyBytes): the keys are
- * kept as fixed-width ASCII records, the one form that worker threads can share without a copy.
- * Returns the characters written.
- */
-export function generateKeys({ first, end, keyBytes, source, seed }, output) {
-  const width = encodedLength(keyBytes);
-  const block = Buffer.allocUnsafe(KEYS_PER_BLOCK * keyBytes);
-  let written = 0;
-  for (let blockFirst = first; blockFirst < end; blockFirst += KEYS_PER_BLOCK) {
-    const keysInBlock = Math.min(KEYS_PER_BLOCK, end - blockFirst);
-    if (source === 'strong') {
-      crypto.randomFillSync(block, 0, keysInBlock * keyBytes);
-    } else {
-      for (let k = 0; k < keysInBlock; k++) splitmix64Fill(seed, blockFirst + k, block, k * keyBytes, keyBytes);
-    }
-    for (let k = 0; k < keysInBlock; k++) {
-      written += base32LowerInto(block, k * keyBytes, keyBytes, output, (blockFirst + k) * width);
-    }
+/** Writes the raw bytes of keys [first, first + keys) into `random`: one OpenSSL call, or SplitMix64 per key. */
+export function fillKeyBytes({ keyBytes, source, seed }, first, keys, random) {
+  if (source === 'strong') {
+    crypto.randomFillSync(random, 0, keys * keyBytes);
+  } else {
+    for (let k = 0; k < keys; k++) splitmix64Fill(seed, first + k, random, k * keyBytes, keyBytes);
   }
-  return written;
+}
+
+/** Encodes `keys` keys of `keyBytes` bytes from `random` into `encoded`, one fixed-width record each. */
+export function encodeKeys(random, keys, keyBytes, encoded) {
+  const width = encodedLength(keyBytes);
+  for (let k = 0; k < keys; k++) base32LowerInto(random, k * keyBytes, keyBytes, encoded, k * width);
+}
+
+/** Appends each record of `encoded` to `keys` as a JS string (one-byte, copied by latin1 decoding). */
+export function appendKeys(keys, encoded, width) {
+  const records = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+  for (let offset = 0; offset < records.length; offset += width) keys.push(records.toString('latin1', offset, offset + width));
 }
 
 /** The checksum of a finished run: "<count>:<chars>" for strong keys, the order-free digest for seeded ones. */
-export function keysChecksum(output, count, keyBytes, source, charsWritten) {
-  if (source === 'strong') return `${count}:${charsWritten}`;
-  const width = encodedLength(keyBytes);
+export function keysChecksum(keys, source) {
+  if (source === 'strong') return `${keys.length}:${keys.reduce((chars, key) => chars + key.length, 0)}`;
   const digest = new OrderFreeDigest();
-  for (let i = 0; i < count; i++) digest.addBytes(output, i * width, (i + 1) * width);
+  for (const key of keys) digest.addAscii(key);
   return digest.hex();
-}
-
-/** Contiguous ranges of roughly equal size, one per worker. */
-export function splitRange(count, parts) {
-  const ranges = [];
-  for (let p = 0; p < parts; p++) {
-    ranges.push({ first: Math.floor((count * p) / parts), end: Math.floor((count * (p + 1)) / parts) });
-  }
-  return ranges;
 }
 
 function jobOf(params) {
   return { keyBytes: params.bytes, source: params.source, seed: params.seed };
 }
 
-async function prepareSeq(params) {
+const CEILING = 'csprng+base32';
+
+/** The ceiling's extra fields from its two parts, timed separately. */
+function ceilingExtra(csprngNs, base32Ns) {
+  return { ceiling: CEILING, ceiling_ns: csprngNs + base32Ns, csprng_ns: csprngNs, base32_ns: base32Ns };
+}
+
+function checkedResult(ns, keys, count, job, extra) {
+  if (keys.length !== count) throw new Error(`made ${keys.length} of ${count} keys`);
+  return { ns, items: count, checksum: keysChecksum(keys, job.source), extra };
+}
+
+/** seq: blocks of KEYS_CAP keys, one randomFillSync and one scratch record buffer per block. */
+function prepareSeq(params) {
   const { count } = params;
   const job = jobOf(params);
-  // The output is allocated once, outside the timed region, for every model alike: a fresh
-  // SharedArrayBuffer per repetition stays alive until each worker's next GC and would inflate peak RSS.
-  const output = new Uint8Array(count * encodedLength(job.keyBytes));
+  const width = encodedLength(job.keyBytes);
+  const { chunk: block, chunks: blocks } = chunkPlan(count, 1, KEYS_CAP);
   return {
     async runOnce() {
       const start = nowNs();
-      const chars = generateKeys({ ...job, first: 0, end: count }, output);
+      const keys = [];
+      const random = Buffer.allocUnsafe(block * job.keyBytes);
+      const encoded = Buffer.allocUnsafe(block * width);
+      for (let index = 0; index < blocks; index++) {
+        const [first, end] = chunkBounds(index, block, count);
+        fillKeyBytes(job, first, end - first, random);
+        encodeKeys(random, end - first, job.keyBytes, encoded);
+        appendKeys(keys, encoded.subarray(0, (end - first) * width), width);
+      }
       const ns = nowNs() - start;
-      return { ns, items: count, checksum: keysChecksum(output, count, job.keyBytes, job.source, chars) };
+      const result = checkedResult(ns, keys, count, job, undefined);
+      if (job.source === 'strong') result.extra = ceilingExtra(...timeSeqCeiling(job, count, block, blocks));
+      return result;
     },
   };
 }
 
-async function prepareWorkerThreads(params, workers) {
+function timeSeqCeiling(job, count, block, blocks) {
+  const csprngNs = timeChunks(csprngChunks, { ...job, count, chunk: block, chunks: blocks, counter: newChunkCounter(1).buffer });
+  const base32Ns = timeChunks(base32Chunks, { ...job, count, chunk: block, chunks: blocks, counter: newChunkCounter(1).buffer });
+  return [csprngNs, base32Ns];
+}
+
+function timeChunks(part, task) {
+  const start = nowNs();
+  part(task, 0);
+  return nowNs() - start;
+}
+
+/**
+ * Every repetition starts `workers` worker threads; each makes its own chunk of keys, then claims
+ * more with Atomics.add, and transfers each chunk's records (zero-copy) to the main thread, which
+ * makes them strings as they arrive: strings cannot be shared between isolates.
+ */
+function prepareWorkerThreads(params, workers) {
   const { count } = params;
   const job = jobOf(params);
-  const pool = await WorkerPool.start(workers, import.meta.url, null);
-  const shared = new SharedArrayBuffer(count * encodedLength(job.keyBytes));
+  const width = encodedLength(job.keyBytes);
+  const { chunk, chunks } = chunkPlan(count, workers, KEYS_CAP, params.chunk);
+  const task = () => ({ ...job, count, chunk, chunks, counter: newChunkCounter(workers).buffer });
   return {
     async runOnce() {
       const start = nowNs();
-      const tasks = splitRange(count, workers).map((range) => ({ ...job, ...range, output: shared }));
-      const charsPerWorker = await pool.runAll(tasks);
+      const keys = [];
+      const results = await runWorkers(import.meta.url, 'generateChunks', workers, task(), ({ encoded }) => appendKeys(keys, encoded, width));
       const ns = nowNs() - start;
-      const chars = charsPerWorker.reduce((a, b) => a + b, 0);
-      return { ns, items: count, checksum: keysChecksum(new Uint8Array(shared), count, job.keyBytes, job.source, chars) };
+      const report = workersReport(results, start);
+      const result = checkedResult(ns, keys, count, job, { chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns });
+      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(...await timeParallelCeiling(workers, task)));
+      return result;
     },
-    close: () => pool.close(),
   };
 }
 
-/** Worker side: generate the asked range straight into the shared output. */
-export async function startWorker() {
-  return { handle: (task) => generateKeys(task, new Uint8Array(task.output)) };
+/** Both parts of the ceiling on the same number of worker threads, started before the clocks. */
+async function timeParallelCeiling(workers, task) {
+  const team = await ReadyWorkers.start(import.meta.url, workers);
+  try {
+    const times = [];
+    for (const part of ['csprngChunks', 'base32Chunks']) {
+      const start = nowNs();
+      await team.run(part, task());
+      times.push(nowNs() - start);
+    }
+    return times;
+  } finally {
+    await team.end();
+  }
+}
+
+/** Worker side: makes its chunks of keys and posts each chunk's records to the main thread. */
+export function generateChunks(task, worker, post) {
+  const width = encodedLength(task.keyBytes);
+  const random = Buffer.allocUnsafe(task.chunk * task.keyBytes);
+  let done = 0;
+  for (const index of claimChunks(new Int32Array(task.counter), worker, task.chunks)) {
+    const [first, end] = chunkBounds(index, task.chunk, task.count);
+    // A fresh buffer per chunk: it is transferred, so the main thread owns it afterwards.
+    const encoded = new Uint8Array((end - first) * width);
+    fillKeyBytes(task, first, end - first, random);
+    encodeKeys(random, end - first, task.keyBytes, encoded);
+    post({ encoded }, [encoded.buffer]);
+    done++;
+  }
+  return { chunks: done };
+}
+
+/** Ceiling part (a): the CSPRNG alone fills each chunk's bytes into one scratch buffer. */
+export function csprngChunks(task, worker) {
+  const random = Buffer.allocUnsafe(task.chunk * task.keyBytes);
+  let done = 0;
+  for (const index of claimChunks(new Int32Array(task.counter), worker, task.chunks)) {
+    const [first, end] = chunkBounds(index, task.chunk, task.count);
+    crypto.randomFillSync(random, 0, (end - first) * task.keyBytes);
+    done++;
+  }
+  return { chunks: done };
+}
+
+/** Ceiling part (b): the Base32 encoder alone encodes each chunk's keys from fixed bytes into one scratch buffer. */
+export function base32Chunks(task, worker) {
+  const fixed = Buffer.alloc(task.chunk * task.keyBytes, 0xa5);
+  const encoded = Buffer.allocUnsafe(task.chunk * encodedLength(task.keyBytes));
+  let done = 0;
+  for (const index of claimChunks(new Int32Array(task.counter), worker, task.chunks)) {
+    const [first, end] = chunkBounds(index, task.chunk, task.count);
+    encodeKeys(fixed, end - first, task.keyBytes, encoded);
+    done++;
+  }
+  return { chunks: done };
 }
 
 export const keygen = {
@@ -143,13 +224,14 @@ export const keygen = {
     bytes: { kind: 'int', default: 1000 },
     source: { kind: 'choice', choices: ['strong', 'seeded'], default: 'strong' },
     seed: { kind: 'uint64', default: 0n },
+    chunk: { kind: 'int', default: 0 },
   },
   models: {
-    seq: { family: 'seq', note: 'keys encoded into one fixed-width ASCII buffer, allocated once before timing' },
+    seq: { family: 'seq', note: `blocks of ${KEYS_CAP} keys: one randomFillSync, Base32 records into a scratch buffer, each key a latin1 string in one array` },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: 'a pool of worker_threads (started before timing) each encodes a contiguous range into one SharedArrayBuffer, allocated once before timing',
+      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); each makes its own chunk of keys, then claims more with Atomics.add, and transfers each chunk's Base32 records to the main thread, which makes them strings in one array (strings cannot cross isolates); chunk min(${KEYS_CAP}, ceil(count/workers)) keys or --chunk`,
     },
   },
   prepare({ model, params, workers }) {

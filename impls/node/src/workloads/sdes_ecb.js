@@ -1,8 +1,9 @@
 /** sdes-ecb: S-DES (Stallings) over every byte of a file, per-byte rounds or a 256-byte table. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { BYTES_CAP, chunkBounds, chunkPlan, claimChunks, newChunkCounter } from '../chunking.js';
 import { nowNs, UsageError } from '../protocol.js';
-import { WorkerPool } from '../worker_pool.js';
+import { ReadyWorkers, runWorkers, workersReport } from '../worker_team.js';
 
 // Positions are 1-based from the most significant bit, as in the spec.
 const P10 = [3, 5, 2, 7, 4, 10, 1, 9, 8, 6];
@@ -13,9 +14,6 @@ const EXPAND_PERMUTE = [4, 1, 2, 3, 2, 3, 4, 1];
 const P4 = [2, 4, 3, 1];
 const S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]];
 const S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]];
-
-// Work unit of the parallel model: small enough to balance, large enough that the atomic claim is noise.
-const DEFAULT_CHUNK = 65536;
 
 function permute(value, width, table) {
   let result = 0;
@@ -86,6 +84,7 @@ export function makeCipher(kind, key) {
   return { kind, k1, k2 };
 }
 
+
 /** Reads a whole file into memory, shared between threads when asked. */
 function loadInput(path, shared) {
   const size = fs.statSync(path).size;
@@ -104,73 +103,106 @@ function loadInput(path, shared) {
   return bytes;
 }
 
+/** The output buffer every repetition writes into, with each page written once so its faults are not timed. */
+function preFaultedOutput(size, shared) {
+  const output = new Uint8Array(shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+  output.fill(0xff);
+  return output;
+}
+
+/** Input and output, loaded and allocated before the first repetition (outside every timed region). */
+function loadBuffers(path, shared) {
+  const loadStart = nowNs();
+  const input = loadInput(path, shared);
+  const loadNs = nowNs() - loadStart;
+  return { input, output: preFaultedOutput(input.length, shared), loadNs };
+}
+
 function sha256Hex(bytes) {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
-async function prepareSeq(params) {
-  const loadStart = nowNs();
-  const input = loadInput(params.input, false);
-  const loadNs = nowNs() - loadStart;
-  // Allocated once for every model alike: a fresh SharedArrayBuffer per repetition lives on until
-  // each worker's next GC, which would inflate the parallel model's peak RSS.
-  const output = new Uint8Array(input.length);
+const COPY_CEILING = 'copy';
+
+function prepareSeq(params) {
+  const { input, output, loadNs } = loadBuffers(params.input, false);
   return {
     async runOnce() {
       const start = nowNs();
       encryptRange(makeCipher(params.cipher, params.key), input, output, 0, input.length);
       const ns = nowNs() - start;
-      return { ns, items: input.length, checksum: sha256Hex(output), extra: { load_ns: loadNs } };
+      const checksum = sha256Hex(output);
+      const copyStart = nowNs();
+      output.set(input);
+      const ceilingNs = nowNs() - copyStart;
+      return { ns, items: input.length, checksum, extra: { load_ns: loadNs, ceiling: COPY_CEILING, ceiling_ns: ceilingNs } };
     },
   };
 }
 
 /**
- * Workers claim chunk indices from one shared atomic counter (dynamic scheduling, like a
- * work queue), reading the shared input and writing the shared output in place.
+ * Every repetition starts `workers` worker threads over the shared input and output; each
+ * encrypts its own chunk, then claims more with Atomics.add; the repetition ends when all exited.
  */
-async function prepareWorkerThreads(params, workers) {
-  const loadStart = nowNs();
-  const input = loadInput(params.input, true);
-  const loadNs = nowNs() - loadStart;
-  const chunk = params.chunk > 0 ? params.chunk : Math.max(1, Math.min(DEFAULT_CHUNK, Math.ceil(input.length / workers)));
-  const nextChunk = new Int32Array(new SharedArrayBuffer(4));
-  const pool = await WorkerPool.start(workers, import.meta.url, null);
-  const output = new Uint8Array(new SharedArrayBuffer(input.length));
+function prepareWorkerThreads(params, workers) {
+  const { input, output, loadNs } = loadBuffers(params.input, true);
+  const { chunk, chunks } = chunkPlan(input.length, workers, BYTES_CAP, params.chunk);
+  const task = (cipher) => ({ cipher, input: input.buffer, output: output.buffer, counter: newChunkCounter(workers).buffer, chunk, chunks });
   return {
     async runOnce() {
       const start = nowNs();
-      const cipher = makeCipher(params.cipher, params.key);
-      Atomics.store(nextChunk, 0, 0);
-      const task = { cipher, input: input.buffer, output: output.buffer, chunk, nextChunk: nextChunk.buffer };
-      const bytesPerWorker = await pool.runAll(Array(workers).fill(task));
+      const results = await runWorkers(import.meta.url, 'encryptChunks', workers, task(makeCipher(params.cipher, params.key)));
       const ns = nowNs() - start;
-      const done = bytesPerWorker.reduce((a, b) => a + b, 0);
-      if (done !== input.length) throw new Error(`workers encrypted ${done} of ${input.length} bytes`);
-      return { ns, items: input.length, checksum: sha256Hex(output), extra: { load_ns: loadNs, chunk } };
+      const report = workersReport(results, start);
+      if (report.chunks_done !== chunks) throw new Error(`workers encrypted ${report.chunks_done} of ${chunks} chunks`);
+      const checksum = sha256Hex(output);
+      const ceilingNs = await timeParallelCopy(workers, task(null));
+      return {
+        ns,
+        items: input.length,
+        checksum,
+        extra: { load_ns: loadNs, chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns, ceiling: COPY_CEILING, ceiling_ns: ceilingNs },
+      };
     },
-    close: () => pool.close(),
   };
 }
 
-/** Worker side: claim chunks until none are left; returns the bytes this worker encrypted. */
-export async function startWorker() {
-  return {
-    handle({ cipher, input, output, chunk, nextChunk }) {
-      const inputBytes = new Uint8Array(input);
-      const outputBytes = new Uint8Array(output);
-      const counter = new Int32Array(nextChunk);
-      const chunks = Math.ceil(inputBytes.length / chunk);
-      let done = 0;
-      for (let index = Atomics.add(counter, 0, 1); index < chunks; index = Atomics.add(counter, 0, 1)) {
-        const begin = index * chunk;
-        const end = Math.min(begin + chunk, inputBytes.length);
-        encryptRange(cipher, inputBytes, outputBytes, begin, end);
-        done += end - begin;
-      }
-      return done;
-    },
-  };
+/** The copy ceiling: the same chunks copied by as many worker threads, started before the clock. */
+async function timeParallelCopy(workers, task) {
+  const team = await ReadyWorkers.start(import.meta.url, workers);
+  try {
+    const start = nowNs();
+    await team.run('copyChunks', task);
+    return nowNs() - start;
+  } finally {
+    await team.end();
+  }
+}
+
+/** Worker side: encrypts its chunks in place in the shared output. */
+export function encryptChunks({ cipher, input, output, counter, chunk, chunks }, worker) {
+  const inputBytes = new Uint8Array(input);
+  const outputBytes = new Uint8Array(output);
+  let done = 0;
+  for (const index of claimChunks(new Int32Array(counter), worker, chunks)) {
+    const [begin, end] = chunkBounds(index, chunk, inputBytes.length);
+    encryptRange(cipher, inputBytes, outputBytes, begin, end);
+    done++;
+  }
+  return { chunks: done };
+}
+
+/** Worker side of the ceiling: copies its chunks with TypedArray.set (memmove). */
+export function copyChunks({ input, output, counter, chunk, chunks }, worker) {
+  const inputBytes = new Uint8Array(input);
+  const outputBytes = new Uint8Array(output);
+  let done = 0;
+  for (const index of claimChunks(new Int32Array(counter), worker, chunks)) {
+    const [begin, end] = chunkBounds(index, chunk, inputBytes.length);
+    outputBytes.set(inputBytes.subarray(begin, end), begin);
+    done++;
+  }
+  return { chunks: done };
 }
 
 export const sdesEcb = {
@@ -182,11 +214,11 @@ export const sdesEcb = {
     chunk: { kind: 'int', default: 0 },
   },
   models: {
-    seq: { family: 'seq', note: 'output buffer allocated once before timing' },
+    seq: { family: 'seq', note: 'output buffer allocated and pre-faulted once before timing; key schedule inside' },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: `worker_threads pool over SharedArrayBuffer input/output (allocated before timing); chunks claimed with Atomics.add; default chunk min(${DEFAULT_CHUNK}, size/workers) bytes (extra.chunk)`,
+      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); SharedArrayBuffer input and output (output allocated and pre-faulted once before timing); each worker takes its own chunk, then claims more with Atomics.add; chunk min(${BYTES_CAP}, ceil(size/workers)) bytes or --chunk`,
     },
   },
   prepare({ model, params, workers }) {

@@ -42,7 +42,7 @@ const MEMORY_CHECK_EVERY = 16;
 
 /**
  * Link k is a worker thread listening on its own MessagePort and posting to link k-1's; the
- * caller sends 0 once every worker is online. Resolves with the answer and a promise of all exits.
+ * caller sends 0 once every worker is online. Resolves with the answer once every worker has exited.
  */
 export async function workerChain(n) {
   const fromFirstLink = new MessageChannel();
@@ -77,8 +77,76 @@ export async function workerChain(n) {
   toNewest.postMessage(0);
   const value = await Promise.race([answer, failure]);
   fromFirstLink.port2.close();
-  return { value, allExited: Promise.all(exited) };
+  await Promise.race([Promise.all(exited), failure]);
+  return value;
 }
+
+/** A promise and the function that resolves it: one message, as a chain link receives it. */
+function newInbox() {
+  const inbox = {};
+  inbox.message = new Promise((resolve) => { inbox.deliver = resolve; });
+  return inbox;
+}
+
+/**
+ * The hand-off ceiling of `promises`: two async functions, both awaiting their inbox before the
+ * clock starts, pass a counter back and forth until it has been handed over n times.
+ */
+export async function promiseHandOffNs(n) {
+  const units = [{ inbox: newInbox() }, { inbox: newInbox() }];
+  const run = async (self, other) => {
+    for (;;) {
+      const value = await self.inbox.message;
+      self.inbox = newInbox();
+      if (value >= n) return value;
+      other.inbox.deliver(value + 1);
+    }
+  };
+  const running = [run(units[0], units[1]), run(units[1], units[0])];
+  const start = nowNs();
+  units[0].inbox.deliver(0);
+  await Promise.race(running);
+  const ns = nowNs() - start;
+  // The other unit still awaits its inbox: the final count ends it too.
+  units.forEach((unit) => unit.inbox.deliver(n));
+  await Promise.all(running);
+  return ns;
+}
+
+// A ceiling unit: passes the counter to its peer until it reaches n, then tells the caller.
+const HAND_OFF_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { peer, n } = workerData;
+peer.on('message', (value) => {
+  if (value >= n) parentPort.postMessage(value);
+  else peer.postMessage(value + 1);
+});
+parentPort.on('message', (value) => peer.postMessage(value + 1));
+parentPort.postMessage('ready');
+`;
+
+/**
+ * The hand-off ceiling of `worker-threads`: two worker threads, started and listening before the
+ * clock, pass a counter over one MessageChannel until it has been handed over n times.
+ */
+export async function workerHandOffNs(n) {
+  const channel = new MessageChannel();
+  const units = [channel.port1, channel.port2].map((peer) => new Worker(HAND_OFF_SOURCE, { eval: true, workerData: { peer, n }, transferList: [peer] }));
+  const firstMessages = units.map((unit) => new Promise((resolve, reject) => { unit.once('message', resolve); unit.once('error', reject); }));
+  try {
+    await Promise.all(firstMessages);
+    const answers = units.map((unit) => new Promise((resolve) => unit.once('message', resolve)));
+    const start = nowNs();
+    units[0].postMessage(0);
+    await Promise.race(answers);
+    return nowNs() - start;
+  } finally {
+    await Promise.all(units.map((unit) => unit.terminate()));
+  }
+}
+
+const CHAINS = { promises: promiseChain, 'worker-threads': workerChain };
+const HAND_OFFS = { promises: promiseHandOffNs, 'worker-threads': workerHandOffNs };
 
 export const spawnChain = {
   name: 'spawn-chain',
@@ -86,31 +154,24 @@ export const spawnChain = {
   models: {
     promises: {
       family: 'async',
-      note: 'each link an async function awaiting its own promise, resolved by the next link (microtask hops)',
+      note: 'each link an async function awaiting its own promise, resolved by the next link (microtask hops); a link ends by itself after its send',
     },
     'worker-threads': {
       family: 'threads',
-      note: `each link a worker_thread (its own V8 isolate and event loop) joined by MessageChannel ports; all online before the pass; stops with a limit result when free memory falls below ${MEMORY_RESERVE_MIB} MiB`,
+      note: `each link a worker_thread (its own V8 isolate and event loop) joined by MessageChannel ports; all online before the pass; every link exited inside the timed region; stops with a limit result when free memory falls below ${MEMORY_RESERVE_MIB} MiB`,
       flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`,
     },
   },
-  async prepare({ model, params }) {
+  prepare({ model, params }) {
     const { n } = params;
     return {
       async runOnce() {
         const start = nowNs();
-        let value;
-        let allExited;
-        if (model === 'promises') {
-          value = await promiseChain(n);
-        } else {
-          ({ value, allExited } = await workerChain(n));
-        }
+        const value = await CHAINS[model](n);
         const ns = nowNs() - start;
-        // Threads wind down outside the timed region, and before the next repetition starts.
-        if (allExited) await allExited;
         if (value !== n) throw new Error(`chain of ${n} answered ${value}`);
-        const extra = model === 'worker-threads' ? { flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`, memory_reserve_mib: MEMORY_RESERVE_MIB } : undefined;
+        const extra = { ceiling: 'hand-off', ceiling_ns: await HAND_OFFS[model](n) };
+        if (model === 'worker-threads') Object.assign(extra, { flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`, memory_reserve_mib: MEMORY_RESERVE_MIB });
         return { ns, items: n, checksum: String(value), extra };
       },
     };
