@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import multiprocessing.util
 import os
 import queue
@@ -10,9 +9,9 @@ import sqlite3
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from . import parallel
 from .checksums import order_free_digest
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
@@ -187,12 +186,19 @@ def run_seq(job: Job) -> Outcome:
     return _outcome(job, times, {})
 
 
+def _units_extra(docs: int, workers_used: int) -> dict:
+    """One document is one chunk (docs/workloads/batch-job.md)."""
+    return parallel.chunk_extra(1, docs, workers_used)
+
+
 def run_threads(job: Job) -> Outcome:
     """W threads, each with its own connection, take documents from one queue until it is empty."""
+    doc_ids = _pending(job.params["db"])
     work: queue.SimpleQueue = queue.SimpleQueue()
-    for doc_id in _pending(job.params["db"]):
+    for doc_id in doc_ids:
         work.put(doc_id)
-    times: list[DocumentTimes] = []   # list.append is atomic under the GIL
+    first_round = parallel.ThreadFirstRound(min(job.workers, len(doc_ids)))
+    done: list[tuple[int, DocumentTimes]] = []   # list.append is atomic under the GIL
     failures: list[BaseException] = []
 
     def worker() -> None:
@@ -204,23 +210,30 @@ def run_threads(job: Job) -> Outcome:
                         doc_id = work.get_nowait()
                     except queue.Empty:
                         return
-                    times.append(process_document(database, job.params["docs_dir"], doc_id))
+                    done.append(first_round.run(process_document, database, job.params["docs_dir"], doc_id))
             finally:
                 database.close()
         except BaseException as error:  # surfaced in the main thread below
             failures.append(error)
+            first_round.abort()
 
     threads = [threading.Thread(target=worker) for _ in range(job.workers)]
+    started = []
     try:
         for thread in threads:
             thread.start()
+            started.append(thread)
     except RuntimeError as error:
+        first_round.abort()
         raise LimitReached(str(error)) from error
-    for thread in threads:
-        thread.join()
+    finally:
+        for thread in started:
+            thread.join()
     if failures:
         raise failures[0]
-    return _outcome(job, times, {"switch_interval_s": sys.getswitchinterval()})
+    workers_used = len({worker for worker, _ in done})
+    return _outcome(job, [times for _, times in done],
+                    {"switch_interval_s": sys.getswitchinterval(), **_units_extra(len(doc_ids), workers_used)})
 
 
 # Each pool process's own connection, opened by the pool initializer after the fork
@@ -241,14 +254,13 @@ def _process_document_in_pool(docs_dir: str, doc_id: int) -> DocumentTimes:
 def run_processes(job: Job) -> Outcome:
     doc_ids = _pending(job.params["db"])
     try:
-        with ProcessPoolExecutor(max_workers=job.workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_open_process_database, initargs=(job.params["db"],)) as pool:
-            futures = [pool.submit(_process_document_in_pool, job.params["docs_dir"], doc_id)
-                       for doc_id in doc_ids]
-            times = [future.result() for future in futures]
+        with parallel.process_pool(job.workers, len(doc_ids), _open_process_database, (job.params["db"],)) as pool:
+            done, workers_used = parallel.gather([
+                pool.submit(parallel.run_in_pool_process, _process_document_in_pool, job.params["docs_dir"], doc_id)
+                for doc_id in doc_ids])
     except OSError as error:
         raise LimitReached(str(error)) from error
-    return _outcome(job, times, {"start_method": "fork"})
+    return _outcome(job, done, {"start_method": "fork", **_units_extra(len(doc_ids), workers_used)})
 
 
 def _document_on_own_connection(url: str, docs_dir: str, doc_id: int) -> DocumentTimes:
@@ -261,42 +273,49 @@ def _document_on_own_connection(url: str, docs_dir: str, doc_id: int) -> Documen
 
 def run_thread_per_doc(job: Job) -> Outcome:
     """The seed's Ruby `thread`: one thread per document, all started at once, each with its own connection."""
-    times: list[DocumentTimes] = []
+    done: list[tuple[int, DocumentTimes]] = []
     failures: list[BaseException] = []
 
     def unit(doc_id: int) -> None:
         try:
-            times.append(_document_on_own_connection(job.params["db"], job.params["docs_dir"], doc_id))
+            done.append((threading.get_native_id(),
+                         _document_on_own_connection(job.params["db"], job.params["docs_dir"], doc_id)))
         except BaseException as error:  # surfaced in the main thread below
             failures.append(error)
 
     threads = []
-    for doc_id in _pending(job.params["db"]):
-        thread = threading.Thread(target=unit, args=(doc_id,))
-        try:
-            thread.start()
-        except RuntimeError as error:
-            raise LimitReached(f"{error} (after {len(threads)} threads)") from error
-        threads.append(thread)
-    for thread in threads:
-        thread.join()
+    doc_ids = _pending(job.params["db"])
+    try:
+        for doc_id in doc_ids:
+            thread = threading.Thread(target=unit, args=(doc_id,))
+            try:
+                thread.start()
+            except RuntimeError as error:
+                raise LimitReached(f"{error} (after {len(threads)} threads)") from error
+            threads.append(thread)
+    finally:
+        for thread in threads:
+            thread.join()
     if failures:
         raise failures[0]
-    return _outcome(job, times, {"switch_interval_s": sys.getswitchinterval()})
+    workers_used = len({worker for worker, _ in done})
+    return _outcome(job, [times for _, times in done],
+                    {"switch_interval_s": sys.getswitchinterval(), **_units_extra(len(doc_ids), workers_used)})
 
 
 def _child_document(sender, url: str, docs_dir: str, doc_id: int) -> None:
     try:
-        sender.send(("ok", _document_on_own_connection(url, docs_dir, doc_id)))
+        sender.send(("ok", (os.getpid(), _document_on_own_connection(url, docs_dir, doc_id))))
     except BaseException as error:
         sender.send(("error", f"document {doc_id}: {error!r}"))
 
 
 def run_process_per_doc(job: Job) -> Outcome:
     """The seed's Ruby `fork`: one forked process per document, all at once, its times back over a pipe."""
-    context = multiprocessing.get_context("fork")
+    context = parallel.FORK
     children = []
-    for doc_id in _pending(job.params["db"]):
+    doc_ids = _pending(job.params["db"])
+    for doc_id in doc_ids:
         try:
             receiver, sender = context.Pipe(duplex=False)
             child = context.Process(target=_child_document,
@@ -306,7 +325,7 @@ def run_process_per_doc(job: Job) -> Outcome:
             raise LimitReached(f"{error} (after {len(children)} processes)") from error
         sender.close()
         children.append((child, receiver))
-    times = []
+    done = []   # (the child's pid, its document's times)
     for child, receiver in children:
         try:
             status, value = receiver.recv()
@@ -322,8 +341,10 @@ def run_process_per_doc(job: Job) -> Outcome:
         receiver.close()
         if status != "ok":
             raise RuntimeError(value)
-        times.append(value)
-    return _outcome(job, times, {"start_method": "fork"})
+        done.append(value)
+    workers_used = len({worker for worker, _ in done})
+    return _outcome(job, [times for _, times in done],
+                    {"start_method": "fork", **_units_extra(len(doc_ids), workers_used)})
 
 
 def sqlite_path(url: str) -> str:
@@ -358,13 +379,15 @@ WORKLOAD = Workload(
         "seq": Model("seq", run_seq, note="one connection, documents in doc_id order; SQLite (stdlib sqlite3, "
                                           "WAL, synchronous=FULL) or PostgreSQL (psycopg 3)"),
         "threads": Model("threads", run_threads, workers=True,
-                         note="W threads, each with its own connection, taking documents from a shared queue; "
+                         note="W threads, each with its own connection, taking documents from a shared queue "
+                              "(every thread takes one before any takes a second), joined inside the timed region; "
                               "the GIL serialises the LCS, sqlite3/psycopg release it while waiting on the "
                               "database; SQLite or PostgreSQL"),
         "processes": Model("processes", run_processes, workers=True,
                            note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one "
-                                "connection per process opened after the fork, one document per task; pool "
-                                "start-up is inside the timed region; SQLite or PostgreSQL"),
+                                "connection per process opened after the fork, one document per task; the pool "
+                                "is made and shut down inside the timed region; every worker takes one document "
+                                "before any takes a second; SQLite or PostgreSQL"),
         "thread-per-doc": Model("threads", run_thread_per_doc,
                                 note="the seed's Ruby `thread`: one threading.Thread per document, all started "
                                      "at once (unbounded), each opening its own connection; SQLite or PostgreSQL"),

@@ -58,10 +58,30 @@ def run_seq(job: Job) -> Outcome:
     return Outcome(tasks, lambda: digest_hex(total))
 
 
+async def _bare_yields(count: int) -> int:
+    started = time.perf_counter_ns()
+    for _ in range(count):
+        await asyncio.sleep(0)
+    return time.perf_counter_ns() - started
+
+
+async def yield_ceiling_ns(count: int) -> int:
+    """The yield ceiling: one Task, made before the clock, does `count` bare yields and forms no lines."""
+    return await asyncio.create_task(_bare_yields(count))
+
+
+def _yield_ceiling(job: Job, loop_name: str) -> dict:
+    tasks, steps, _ = _params(job)
+    return {"ceiling": "yield", "ceiling_ns": run_on(loop_name, yield_ceiling_ns(tasks * steps))}
+
+
 def _run_async(job: Job, loop_name: str) -> Outcome:
     started_ns = time.perf_counter_ns()
     total, spawn_ns = run_on(loop_name, swarm(*_params(job), started_ns))
-    return Outcome(job.params["tasks"], lambda: digest_hex(total), {"spawn_ns": spawn_ns, "loop": loop_name})
+    # Only bare yields have a ceiling: a timer sleep's cost is the timer, not the switch.
+    ceiling = (lambda: _yield_ceiling(job, loop_name)) if job.params["sleep_ms"] == 0 else None
+    return Outcome(job.params["tasks"], lambda: digest_hex(total), {"spawn_ns": spawn_ns, "loop": loop_name},
+                   ceiling=ceiling)
 
 
 MODELS = {

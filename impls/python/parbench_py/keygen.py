@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import base64
-import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Callable
 
+from . import parallel
 from .checksums import digest_hex, digest_sum, splitmix64_bytes
-from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
+from .protocol import Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
 STRONG_SOURCE = "os.urandom (getrandom(2), the kernel CSPRNG)"
-CHUNKS_PER_WORKER = 4   # a few chunks each, so a slow worker does not hold the others up
 
 
 def base32_lower(data: bytes) -> bytes:
@@ -25,52 +24,104 @@ def make_keys(first: int, stop: int, key_bytes: int, source: str, seed: int) -> 
     return [base32_lower(splitmix64_bytes(seed, index, key_bytes)) for index in range(first, stop)]
 
 
-def index_ranges(count: int, parts: int) -> list[tuple[int, int]]:
-    size = max(1, -(-count // parts))
-    return [(first, min(count, first + size)) for first in range(0, count, size)]
+# The ceiling's two halves (docs/workloads/keygen.md), per chunk, nothing kept.
+
+def fill_csprng(keys: int, key_bytes: int) -> None:
+    """The CSPRNG alone: one os.urandom call filling the chunk's keys × bytes."""
+    os.urandom(keys * key_bytes)
 
 
-def _outcome(keys: list[bytes], job: Job, extra: dict) -> Outcome:
+def encode_fixed(keys: int, key_bytes: int) -> None:
+    """base64.b32encode alone over `keys` fixed keys (the model's .lower() is not in it)."""
+    fixed = bytes(range(256)) * (key_bytes // 256) + bytes(range(key_bytes % 256))
+    for _ in range(keys):
+        base64.b32encode(fixed)
+
+
+def ceiling_over(run_chunks: Callable[[Callable[[int, int], None]], None]) -> dict:
+    """csprng_ns and base32_ns; run_chunks(function) runs function(keys, key_bytes) for every chunk."""
+    csprng_ns = time_ns(lambda: run_chunks(fill_csprng))
+    base32_ns = time_ns(lambda: run_chunks(encode_fixed))
+    return {"ceiling": "csprng+base32", "ceiling_ns": csprng_ns + base32_ns,
+            "csprng_ns": csprng_ns, "base32_ns": base32_ns}
+
+
+def _outcome(keys: list[bytes], job: Job, extra: dict, ceiling: Callable[[], dict]) -> Outcome:
     def checksum() -> str:
         if job.params["source"] == "strong":
             return f"{len(keys)}:{sum(len(key) for key in keys)}"
         return digest_hex(digest_sum(keys))
-    return Outcome(len(keys), checksum, extra)
+    return Outcome(len(keys), checksum, extra, ceiling)
 
 
 def _args(job: Job) -> tuple[int, str, int]:
     return job.params["bytes"], job.params["source"], job.params["seed"]
 
 
+def _spans(job: Job, workers: int) -> tuple[int, list[tuple[int, int]]]:
+    count = job.params["count"]
+    chunk = job.params["chunk"] or parallel.default_chunk(count, workers, parallel.KEYGEN_CHUNK_CAP)
+    return chunk, parallel.chunk_spans(count, chunk)
+
+
+def _in_caller(function: Callable, spans: list[tuple[int, int]], key_bytes: int) -> None:
+    for start, stop in spans:
+        function(stop - start, key_bytes)
+
+
 def run_seq(job: Job) -> Outcome:
-    return _outcome(make_keys(0, job.params["count"], *_args(job)), job, {})
+    keys = make_keys(0, job.params["count"], *_args(job))
+    _, spans = _spans(job, 1)   # the ceiling goes chunk by chunk, so it never holds count × bytes at once
+    key_bytes = job.params["bytes"]
+    return _outcome(keys, job, {}, lambda: ceiling_over(lambda function: _in_caller(function, spans, key_bytes)))
 
 
-def _run_pool(job: Job, executor) -> list[bytes]:
-    ranges = index_ranges(job.params["count"], job.workers * CHUNKS_PER_WORKER)
-    futures = [executor.submit(make_keys, first, stop, *_args(job)) for first, stop in ranges]
+def _on_pool(pool, function: Callable, spans: list[tuple[int, int]], key_bytes: int) -> None:
+    for finished in [pool.submit(function, stop - start, key_bytes) for start, stop in spans]:
+        finished.result()
+
+
+def _pool_ceiling(started_pool: Callable, spans: list[tuple[int, int]], key_bytes: int) -> dict:
+    """The ceiling on a pool of the model's kind whose workers were started before its clock."""
+    with started_pool() as pool:
+        return ceiling_over(lambda function: _on_pool(pool, function, spans, key_bytes))
+
+
+def _flatten(chunks: list[list[bytes]]) -> list[bytes]:
     keys: list[bytes] = []
-    for future in futures:
-        keys.extend(future.result())
+    for chunk_keys in chunks:
+        keys.extend(chunk_keys)
     return keys
 
 
 def run_threads(job: Job) -> Outcome:
-    with ThreadPoolExecutor(max_workers=job.workers) as executor:
-        keys = _run_pool(job, executor)
-    return _outcome(keys, job, {"switch_interval_s": sys.getswitchinterval()})
+    chunk, spans = _spans(job, job.workers)
+    pool, first_round = parallel.thread_pool(job.workers, len(spans))
+    with pool:
+        chunks, workers_used = parallel.gather(parallel.submit_to_threads(
+            pool, first_round, make_keys, [(start, stop, *_args(job)) for start, stop in spans]))
+        keys = _flatten(chunks)
+    extra = {"switch_interval_s": sys.getswitchinterval(), **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    return _outcome(keys, job, extra, lambda: _pool_ceiling(
+        lambda: parallel.started_thread_pool(job.workers), spans, job.params["bytes"]))
 
 
 def run_processes(job: Job) -> Outcome:
-    # Pool start-up is inside the timed region on purpose: it is what this model costs.
+    chunk, spans = _spans(job, job.workers)
     try:
-        with ProcessPoolExecutor(max_workers=job.workers,
-                                 mp_context=multiprocessing.get_context("fork")) as executor:
-            keys = _run_pool(job, executor)
+        with parallel.process_pool(job.workers, len(spans)) as pool:
+            chunks, workers_used = parallel.gather([
+                pool.submit(parallel.run_in_pool_process, make_keys, start, stop, *_args(job))
+                for start, stop in spans])
+            keys = _flatten(chunks)
     except OSError as error:
         raise LimitReached(str(error)) from error
-    return _outcome(keys, job, {"start_method": "fork"})
+    extra = {"start_method": "fork", **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    return _outcome(keys, job, extra, lambda: _pool_ceiling(
+        lambda: parallel.started_process_pool(job.workers), spans, job.params["bytes"]))
 
+
+CHUNK_NOTE = "--chunk KEYS, default min(1024, ceil(count / workers)); every worker takes one chunk before any takes a second"
 
 WORKLOAD = Workload(
     name="keygen",
@@ -79,15 +130,15 @@ WORKLOAD = Workload(
         Param("bytes", int, 1000),
         Param("source", str, "strong", choices=("strong", "seeded")),
         Param("seed", int, 0),
+        Param("chunk", parallel.chunk_param, 0),
     ),
     models={
         "seq": Model("seq", run_seq, note="list comprehension: os.urandom then base64.b32encode(...).lower()"),
         "threads": Model("threads", run_threads, workers=True,
-                         note="ThreadPoolExecutor, 4 index ranges per worker; the GIL serialises "
-                              "the Base32 encoding (only os.urandom releases it)"),
+                         note="ThreadPoolExecutor made and shut down inside the timed region; the GIL "
+                              "serialises the Base32 encoding (only os.urandom releases it); " + CHUNK_NOTE),
         "processes": Model("processes", run_processes, workers=True,
-                           note="ProcessPoolExecutor with the fork start method (Linux default in 3.11), "
-                                "4 index ranges per worker; pool start-up and pickling the keys back "
-                                "to the parent are inside the timed region"),
+                           note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
+                                "timed region; the keys are pickled back to the parent; " + CHUNK_NOTE),
     },
 )

@@ -31,10 +31,21 @@ class Param:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one timed repetition did; the checksum is computed after the clock stops."""
+    """What one timed repetition did; the checksum, then the ceiling, run after the clock stops."""
     items: int
     checksum: Callable[[], str]
     extra: dict[str, Any] = field(default_factory=dict)
+    # The workload's ceiling (docs/workloads/README.md), timed by itself: its extra fields
+    # (`ceiling`, `ceiling_ns`, parts such as `csprng_ns`).
+    ceiling: Callable[[], dict[str, Any]] | None = None
+
+    def finish(self, with_checksum: bool = True) -> tuple[str | None, dict[str, Any]]:
+        """(checksum, extra with the ceiling's fields): the checksum first, as the contract orders."""
+        checksum = self.checksum() if with_checksum else None
+        extra = dict(self.extra)
+        if self.ceiling is not None:
+            extra.update(self.ceiling())
+        return checksum, extra
 
 
 @dataclass(frozen=True)
@@ -141,6 +152,13 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
     return Call(workload, model_name, params, workers, warmup, repeat)
 
 
+def time_ns(action: Callable[[], Any]) -> int:
+    """Nanoseconds `action()` takes on the monotonic clock the repetitions use (for ceilings)."""
+    started = time.perf_counter_ns()
+    action()
+    return time.perf_counter_ns() - started
+
+
 def json_line(record: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(record, separators=(",", ":")) + "\n")
     sys.stdout.flush()
@@ -155,14 +173,15 @@ def run_repetitions(call: Call) -> None:
         started = time.perf_counter_ns()
         outcome = run(job)
         elapsed = time.perf_counter_ns() - started
+        # Warm-ups run the ceiling too (so it is warm as well); nothing reads their checksum.
+        checksum, extra = outcome.finish(with_checksum=rep >= 0)
         if rep < 0:
             continue
-        extra = dict(outcome.extra)
         if call.workers is not None:
             extra["workers"] = call.workers
         if load_ns:
             extra["load_ns"] = load_ns
-        record = {"rep": rep, "ns": elapsed, "items": outcome.items, "checksum": outcome.checksum()}
+        record = {"rep": rep, "ns": elapsed, "items": outcome.items, "checksum": checksum}
         if extra:
             record["extra"] = extra
         json_line(record)

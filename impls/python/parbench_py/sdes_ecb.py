@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import mmap
-import multiprocessing
-import time
 import sys
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Callable
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
 
-from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload
+from . import parallel
+from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
 P10 = (3, 5, 2, 7, 4, 10, 1, 9, 8, 6)
 P8 = (6, 3, 7, 4, 8, 5, 10, 9)
@@ -62,27 +62,61 @@ def table_for_key(key: int) -> bytes:
     return bytes(encrypt_block(plain, k1, k2) for plain in range(256))
 
 
-def encrypt_bitwise(data: bytes | memoryview, key: int) -> bytes:
+def key_schedule(cipher: str, key: int) -> Any:
+    """What encrypting needs from the key: (K1, K2) for bitwise, the 256-byte table for table."""
+    return table_for_key(key) if cipher == "table" else subkeys(key)
+
+
+def encrypt_span(plaintext: bytes, output, start: int, stop: int, cipher: str, schedule: Any) -> None:
+    """Encrypts plaintext[start:stop] into output[start:stop]."""
+    if cipher == "table":
+        # bytes.translate can only return a new object: the chunk is sliced out (a copy),
+        # translated (a new object) and copied into the output.
+        output[start:stop] = plaintext[start:stop].translate(schedule)
+        return
+    k1, k2 = schedule
+    for index in range(start, stop):
+        output[index] = encrypt_block(plaintext[index], k1, k2)
+
+
+def encrypt_bitwise(data: bytes, key: int) -> bytes:
     """Every byte goes through the permutations and both Feistel rounds (the article's CPU-heavy form)."""
-    k1, k2 = subkeys(key)
-    return bytes([encrypt_block(plain, k1, k2) for plain in data])
+    output = bytearray(len(data))
+    encrypt_span(data, output, 0, len(data), "bitwise", subkeys(key))
+    return bytes(output)
 
 
-def encrypt_table(data: bytes | memoryview, key: int) -> bytes:
-    return bytes(data).translate(table_for_key(key))  # bytes(b) of a bytes object is no copy
+def encrypt_table(data: bytes, key: int) -> bytes:
+    return data.translate(table_for_key(key))
 
 
 CIPHERS = {"bitwise": encrypt_bitwise, "table": encrypt_table}
 
 
-def load(params: dict) -> tuple[bytes, int]:
+@dataclass(frozen=True)
+class SdesInput:
+    """The plaintext, and the output buffer every repetition writes into (made before the first)."""
+    plaintext: bytes
+    output: mmap.mmap   # anonymous and shared, so forked workers write into the parent's pages
+
+
+def prefaulted_output(size: int) -> mmap.mmap:
+    """size bytes with every page written once, so no repetition pays the output's page faults."""
+    output = mmap.mmap(-1, max(1, size))   # mmap cannot map 0 bytes
+    for offset in range(0, size, mmap.PAGESIZE):
+        output[offset] = 0
+    return output
+
+
+def load(params: dict) -> tuple[SdesInput, int]:
     started = time.perf_counter_ns()
     try:
         with open(params["input"], "rb") as file:
             plaintext = file.read()
     except OSError as error:
         raise BadArguments(f"--input {params['input']}: {error.strerror}") from None
-    return plaintext, time.perf_counter_ns() - started
+    load_ns = time.perf_counter_ns() - started
+    return SdesInput(plaintext, prefaulted_output(len(plaintext))), load_ns
 
 
 def _sha256_of(data) -> Callable[[], str]:
@@ -90,80 +124,104 @@ def _sha256_of(data) -> Callable[[], str]:
     return lambda: hashlib.sha256(data).hexdigest()
 
 
+def _ciphertext_in(loaded: SdesInput) -> memoryview:
+    return memoryview(loaded.output)[:len(loaded.plaintext)]
+
+
+def _copy_ceiling(copy_chunks: Callable[[], None]) -> dict:
+    return {"ceiling": "copy", "ceiling_ns": time_ns(copy_chunks)}
+
+
 def run_seq(job: Job) -> Outcome:
-    ciphertext = CIPHERS[job.params["cipher"]](job.input, job.params["key"])
-    return Outcome(len(job.input), _sha256_of(ciphertext), {"cipher": job.params["cipher"]})
+    loaded, cipher = job.input, job.params["cipher"]
+    size = len(loaded.plaintext)
+    schedule = key_schedule(cipher, job.params["key"])
+    if cipher == "table":
+        ciphertext = loaded.plaintext.translate(schedule)   # a new object: the only form translate has
+    else:
+        encrypt_span(loaded.plaintext, loaded.output, 0, size, cipher, schedule)
+        ciphertext = _ciphertext_in(loaded)
+
+    def copy_whole_input() -> None:
+        loaded.output[0:size] = loaded.plaintext
+
+    return Outcome(size, _sha256_of(ciphertext), {"cipher": cipher},
+                   ceiling=lambda: _copy_ceiling(copy_whole_input))
 
 
-# Set in each forked worker by the pool initializer: the plaintext (inherited, not copied, by
-# fork) and the shared output mapping every worker writes its chunk into.
-_worker_buffers: tuple[bytes, mmap.mmap] | None = None
+def chunk_for(job: Job) -> int:
+    return job.params["chunk"] or parallel.default_chunk(len(job.input.plaintext), job.workers,
+                                                         parallel.SDES_CHUNK_CAP)
 
 
-def _remember_buffers(plaintext: bytes, ciphertext: mmap.mmap) -> None:
-    global _worker_buffers
-    _worker_buffers = (plaintext, ciphertext)
+# Set in each forked pool process by its initializer: the plaintext and the shared output,
+# both inherited through fork (nothing is pickled but (start, stop) and the key schedule).
+_process_buffers: SdesInput | None = None
 
 
-def _encrypt_chunk(start: int, stop: int, key: int, cipher: str) -> None:
-    plaintext, ciphertext = _worker_buffers
-    ciphertext[start:stop] = CIPHERS[cipher](memoryview(plaintext)[start:stop], key)
+def _remember_buffers(loaded: SdesInput) -> None:
+    global _process_buffers
+    _process_buffers = loaded
 
 
-def chunk_bytes(text: str) -> int:
-    """--chunk BYTES: a positive work unit, or 0 for the default (one chunk per worker)."""
-    value = int(text)
-    if value < 0:
-        raise ValueError(text)
-    return value
+def _encrypt_chunk_in_process(start: int, stop: int, cipher: str, schedule: Any) -> None:
+    encrypt_span(_process_buffers.plaintext, _process_buffers.output, start, stop, cipher, schedule)
 
 
-chunk_bytes.__name__ = "chunk size (bytes >= 1, or 0 for size / workers)"
+def _copy_chunk_in_process(start: int, stop: int) -> None:
+    _process_buffers.output[start:stop] = memoryview(_process_buffers.plaintext)[start:stop]
 
 
-def default_chunk(size: int, workers: int) -> int:
-    """One chunk per worker: the fewest messages while every worker still gets a share."""
-    return max(1, -(-size // workers))
+def _process_copy_ceiling(job: Job, spans: list[tuple[int, int]]) -> dict:
+    with parallel.started_process_pool(job.workers, _remember_buffers, (job.input,)) as pool:
+        return _copy_ceiling(lambda: [future.result() for future in [
+            pool.submit(_copy_chunk_in_process, start, stop) for start, stop in spans]])
 
 
 def run_processes(job: Job) -> Outcome:
-    plaintext, size = job.input, len(job.input)
-    chunk = job.params["chunk"] or default_chunk(size, job.workers)
-    # An anonymous shared mapping made before the fork: workers write ciphertext straight into
-    # it, so only (start, stop) pairs cross the pipes.
-    ciphertext = mmap.mmap(-1, max(1, size))
+    cipher, chunk = job.params["cipher"], chunk_for(job)
+    spans = parallel.chunk_spans(len(job.input.plaintext), chunk)
+    schedule = key_schedule(cipher, job.params["key"])
     try:
-        with ProcessPoolExecutor(max_workers=job.workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_remember_buffers, initargs=(plaintext, ciphertext)) as executor:
-            futures = [executor.submit(_encrypt_chunk, start, min(size, start + chunk),
-                                       job.params["key"], job.params["cipher"])
-                       for start in range(0, size, chunk)]
-            for future in futures:
-                future.result()
+        with parallel.process_pool(job.workers, len(spans), _remember_buffers, (job.input,)) as pool:
+            _, workers_used = parallel.gather([
+                pool.submit(parallel.run_in_pool_process, _encrypt_chunk_in_process, start, stop, cipher, schedule)
+                for start, stop in spans])
     except OSError as error:
         raise LimitReached(str(error)) from error
-    result = memoryview(ciphertext)[:size]
-    return Outcome(size, _sha256_of(result),
-                   {"cipher": job.params["cipher"], "chunk": chunk, "start_method": "fork"})
+    extra = {"cipher": cipher, "start_method": "fork", **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    return Outcome(len(job.input.plaintext), _sha256_of(_ciphertext_in(job.input)), extra,
+                   ceiling=lambda: _process_copy_ceiling(job, spans))
+
+
+def _thread_copy_ceiling(job: Job, spans: list[tuple[int, int]]) -> dict:
+    plaintext, output = memoryview(job.input.plaintext), memoryview(job.input.output)
+
+    def copy_chunk(start: int, stop: int) -> None:
+        output[start:stop] = plaintext[start:stop]
+
+    with parallel.started_thread_pool(job.workers) as pool:
+        return _copy_ceiling(lambda: [future.result() for future in [
+            pool.submit(copy_chunk, start, stop) for start, stop in spans]])
 
 
 def run_threads(job: Job) -> Outcome:
     """The same chunks on a thread pool: the GIL lets one thread run Python (and translate) at a time."""
-    plaintext, size, key, cipher = job.input, len(job.input), job.params["key"], job.params["cipher"]
-    chunk = job.params["chunk"] or default_chunk(size, job.workers)
-    ciphertext = bytearray(size)
-    view = memoryview(plaintext)
+    loaded, cipher, chunk = job.input, job.params["cipher"], chunk_for(job)
+    spans = parallel.chunk_spans(len(loaded.plaintext), chunk)
+    schedule = key_schedule(cipher, job.params["key"])
+    pool, first_round = parallel.thread_pool(job.workers, len(spans))
+    with pool:
+        _, workers_used = parallel.gather(parallel.submit_to_threads(
+            pool, first_round, encrypt_span,
+            [(loaded.plaintext, loaded.output, start, stop, cipher, schedule) for start, stop in spans]))
+    extra = {"cipher": cipher, "switch_interval_s": sys.getswitchinterval(),
+             **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    return Outcome(len(loaded.plaintext), _sha256_of(_ciphertext_in(loaded)), extra,
+                   ceiling=lambda: _thread_copy_ceiling(job, spans))
 
-    def encrypt_chunk(start: int) -> None:
-        stop = min(size, start + chunk)
-        ciphertext[start:stop] = CIPHERS[cipher](view[start:stop], key)
 
-    with ThreadPoolExecutor(max_workers=job.workers) as executor:
-        for finished in [executor.submit(encrypt_chunk, start) for start in range(0, size, chunk)]:
-            finished.result()
-    return Outcome(size, _sha256_of(ciphertext),
-                   {"cipher": cipher, "chunk": chunk, "switch_interval_s": sys.getswitchinterval()})
-
+CHUNK_NOTE = "--chunk BYTES, default min(1 MiB, ceil(size / workers)); every worker takes one chunk before any takes a second"
 
 WORKLOAD = Workload(
     name="sdes-ecb",
@@ -171,20 +229,20 @@ WORKLOAD = Workload(
         Param("input", str),
         Param("key", int, 642),
         Param("cipher", str, "bitwise", choices=tuple(CIPHERS)),
-        Param("chunk", chunk_bytes, 0),
+        Param("chunk", parallel.chunk_param, 0),
     ),
     models={
-        "seq": Model("seq", run_seq, note="bitwise: a Python function per byte; table: bytes.translate "
-                                          "with the key's 256-byte table"),
+        "seq": Model("seq", run_seq, note="bitwise: a Python function per byte, written into the output buffer; "
+                                          "table: bytes.translate with the key's 256-byte table (it returns a new "
+                                          "object, so that allocation is inside the timed region)"),
         "processes": Model("processes", run_processes, workers=True,
-                           note="ProcessPoolExecutor with the fork start method (Linux default in 3.11): "
-                                "workers inherit the plaintext and write into a shared anonymous mmap; "
-                                "pool start-up is inside the timed region; --chunk BYTES, default "
-                                "size / workers (recorded as extra.chunk)"),
+                           note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
+                                "timed region: workers inherit the plaintext through fork and write into the "
+                                "shared, pre-faulted output mapping; " + CHUNK_NOTE),
         "threads": Model("threads", run_threads, workers=True,
-                         note="ThreadPoolExecutor over the same chunks into one bytearray; the GIL serialises "
-                              "both ciphers (bytes.translate does not release it), shown for comparison; "
-                              "--chunk BYTES, default size / workers"),
+                         note="ThreadPoolExecutor over the same chunks into the same output buffer; the GIL "
+                              "serialises both ciphers (bytes.translate does not release it), shown for "
+                              "comparison; " + CHUNK_NOTE),
     },
     load=load,
 )

@@ -5,6 +5,8 @@ import asyncio
 import queue
 import resource
 import threading
+import time
+from typing import Callable
 
 from .event_loops import UVLOOP_AVAILABLE, run_on
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
@@ -33,31 +35,104 @@ def _thread_link(inbox: queue.SimpleQueue, outbox: queue.SimpleQueue) -> None:
 
 
 def thread_chain(n: int) -> int:
+    """The chain of OS threads; every link is joined before it returns (inside the timed region)."""
     answer: queue.SimpleQueue = queue.SimpleQueue()
     outbox = answer
-    for _ in range(n):
-        inbox: queue.SimpleQueue = queue.SimpleQueue()
-        # Daemon threads, so a chain left waiting after a limit does not keep the process alive.
-        link = threading.Thread(target=_thread_link, args=(inbox, outbox), daemon=True)
-        try:
+    links: list[threading.Thread] = []
+    try:
+        for _ in range(n):
+            inbox: queue.SimpleQueue = queue.SimpleQueue()
+            # Daemon threads, so an interrupted run never waits for links parked on their inboxes.
+            link = threading.Thread(target=_thread_link, args=(inbox, outbox), daemon=True)
             link.start()
-        except RuntimeError as error:  # CPython's "can't start new thread"
-            raise LimitReached(f"{error} (after {threading.active_count() - 1} threads)") from error
-        outbox = inbox
-    outbox.put(0)
-    return answer.get()
+            links.append(link)
+            outbox = inbox
+    except RuntimeError as error:  # CPython's "can't start new thread"
+        _pass_and_join(outbox, answer, links)   # the links that exist still end before the limit is reported
+        raise LimitReached(f"{error} (after {len(links)} threads)") from error
+    return _pass_and_join(outbox, answer, links)
 
 
-def _outcome(n: int, answer: int, extra: dict) -> Outcome:
-    return Outcome(n, lambda: str(answer), extra)
+def _pass_and_join(last_inbox: queue.SimpleQueue, answer: queue.SimpleQueue, links: list[threading.Thread]) -> int:
+    last_inbox.put(0)
+    result = answer.get()
+    for link in links:
+        link.join()
+    return result
 
 
-def run_asyncio(job: Job) -> Outcome:
-    return _outcome(job.params["n"], run_on("asyncio", async_chain(job.params["n"])), {"loop": "asyncio"})
+# The hand-off ceiling (docs/workloads/spawn-chain.md): two units of the model's kind, made
+# before the clock, pass a counter back and forth with the model's own primitive until it has
+# been handed over n times; the clock runs from the first send until the n-th is received.
+
+def _thread_player(inbox: queue.SimpleQueue, partner: queue.SimpleQueue, n: int, finished: queue.SimpleQueue) -> None:
+    while True:
+        value = inbox.get()
+        if value < 0:          # the partner finished: end
+            return
+        if value >= n:
+            finished.put(time.perf_counter_ns())
+            partner.put(-1)
+            return
+        partner.put(value + 1)
 
 
-def run_uvloop(job: Job) -> Outcome:
-    return _outcome(job.params["n"], run_on("uvloop", async_chain(job.params["n"])), {"loop": "uvloop"})
+def thread_hand_off_ns(n: int) -> int:
+    """n hand-offs between two threads over queue.SimpleQueue, as the chain's links use."""
+    inboxes = (queue.SimpleQueue(), queue.SimpleQueue())
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    players = [threading.Thread(target=_thread_player, args=(inboxes[k], inboxes[1 - k], n, finished), daemon=True)
+               for k in (0, 1)]
+    for player in players:
+        player.start()
+    started = time.perf_counter_ns()
+    inboxes[0].put(0)
+    elapsed = finished.get() - started
+    for player in players:
+        player.join()
+    return elapsed
+
+
+async def _async_player(mailboxes: list, me: int, n: int, finished: asyncio.Future) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        value = await mailboxes[me]
+        mailboxes[me] = loop.create_future()   # a Future is single-use: one per hand-off, as one per link
+        if value < 0:
+            return
+        if value >= n:
+            finished.set_result(time.perf_counter_ns())
+            mailboxes[1 - me].set_result(-1)
+            return
+        mailboxes[1 - me].set_result(value + 1)
+
+
+async def async_hand_off_ns(n: int) -> int:
+    """n hand-offs between two Tasks, each awaiting a Future the other completes."""
+    loop = asyncio.get_running_loop()
+    mailboxes = [loop.create_future(), loop.create_future()]
+    finished = loop.create_future()
+    players = [loop.create_task(_async_player(mailboxes, k, n, finished)) for k in (0, 1)]
+    await asyncio.sleep(0)   # both players start and park on their Futures
+    started = time.perf_counter_ns()
+    mailboxes[0].set_result(0)
+    elapsed = (await finished) - started
+    await asyncio.gather(*players)
+    return elapsed
+
+
+def _hand_off_ceiling(ns: int) -> dict:
+    return {"ceiling": "hand-off", "ceiling_ns": ns}
+
+
+def _outcome(n: int, answer: int, extra: dict, hand_off_ns: Callable[[], int]) -> Outcome:
+    return Outcome(n, lambda: str(answer), extra, ceiling=lambda: _hand_off_ceiling(hand_off_ns()))
+
+
+def _run_async(job: Job, loop_name: str) -> Outcome:
+    n = job.params["n"]
+    return _outcome(n, run_on(loop_name, async_chain(n)), {"loop": loop_name},
+                    lambda: run_on(loop_name, async_hand_off_ns(n)))
 
 
 def thread_stack_kib() -> int:
@@ -71,18 +146,20 @@ def thread_stack_kib() -> int:
 def run_threads(job: Job) -> Outcome:
     extra = {"thread_stack_kib": thread_stack_kib(),
              "max_user_processes": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
-    return _outcome(job.params["n"], thread_chain(job.params["n"]), extra)
+    n = job.params["n"]
+    return _outcome(n, thread_chain(n), extra, lambda: thread_hand_off_ns(n))
 
 
 MODELS = {
-    "asyncio": Model("async", run_asyncio,
+    "asyncio": Model("async", lambda job: _run_async(job, "asyncio"),
                      note="one asyncio Task per link, each awaiting its own Future; default event loop"),
     "threads": Model("threads", run_threads,
-                     note="one OS thread (threading.Thread) per link, a queue.SimpleQueue as its mailbox; "
-                          "default stack size; thread creation failure is a limit (exit 3)"),
+                     note="one OS thread (threading.Thread) per link, a queue.SimpleQueue as its mailbox, every "
+                          "link joined inside the timed region; default stack size; thread creation failure is "
+                          "a limit (exit 3)"),
 }
 if UVLOOP_AVAILABLE:
-    MODELS["uvloop"] = Model("async", run_uvloop,
+    MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"),
                              note="the asyncio model (one Task per link awaiting its own Future) on uvloop's loop")
 
 WORKLOAD = Workload(name="spawn-chain", params=(Param("n", int, 1000),), models=MODELS)

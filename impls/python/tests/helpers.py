@@ -5,10 +5,12 @@ from parbench_py.protocol import Job, Workload
 
 
 def run_model(workload: Workload, model: str, params: dict, workers: int | None = 2) -> tuple[int, str, dict]:
-    """(items, checksum, extra) of one repetition of `model` with the workload's defaults filled in."""
+    """(items, checksum, extra) of one repetition of `model` with the workload's defaults filled in;
+    extra holds the ceiling's fields too, timed after the checksum as the protocol does."""
     full = {p.name: p.default for p in workload.params}
     full.update(params)
     loaded, _ = workload.load(full)
     chosen = workload.models[model]
     outcome = chosen.run(Job(full, loaded, workers if chosen.workers else None))
-    return outcome.items, outcome.checksum(), outcome.extra
+    checksum, extra = outcome.finish()
+    return outcome.items, checksum, extra

@@ -123,6 +123,18 @@ class BatchJobModels(unittest.TestCase):
                     self.assertIn("cpu_ns", extra)
                     self.assertIn("io_ns", extra)
 
+    def test_parallel_models_report_one_document_per_chunk_and_every_worker(self):
+        for model in ("threads", "processes"):
+            with self.subTest(model=model):
+                docs_dir, url, _ = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 6, 11)
+                extra = run_model(batch_job.WORKLOAD, model, {"docs_dir": docs_dir, "db": url}, workers=3)[2]
+                self.assertEqual((extra["chunk"], extra["chunks"], extra["workers_used"]), (1, 6, 3))
+        for model in ("thread-per-doc", "process-per-doc"):   # one unit per document
+            with self.subTest(model=model):
+                docs_dir, url, _ = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 6, 11)
+                extra = run_model(batch_job.WORKLOAD, model, {"docs_dir": docs_dir, "db": url})[2]
+                self.assertEqual((extra["chunks"], extra["workers_used"]), (6, 6))
+
     def test_documents_are_marked_aligned_with_new_length_and_count(self):
         docs_dir, url, _ = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 3, 5)
         run_model(batch_job.WORKLOAD, "seq", {"docs_dir": docs_dir, "db": url})

@@ -62,7 +62,8 @@ class SdesEcbModels(unittest.TestCase):
     def test_every_model_and_cipher_agree_for_arbitrary_inputs_keys_and_chunks(self):
         for name, path in self.paths.items():
             for key, chunk in ((642, 0), (917, 7), (3, 1000)):
-                expected = hashlib.sha256(sdes_ecb.encrypt_table(open(path, "rb").read(), key)).hexdigest()
+                with open(path, "rb") as file:
+                    expected = hashlib.sha256(sdes_ecb.encrypt_table(file.read(), key)).hexdigest()
                 for model in sdes_ecb.WORKLOAD.models:
                     for cipher in sdes_ecb.CIPHERS:
                         with self.subTest(input=name, key=key, chunk=chunk, model=model, cipher=cipher):
