@@ -42,3 +42,13 @@ def faulty_project(tmp_path: Path) -> Path:
 @pytest.fixture
 def db(tmp_path: Path) -> str:
     return str(tmp_path / "results.sqlite")
+
+
+@pytest.fixture
+def hostile_project(tmp_path: Path) -> Path:
+    """A project root with the real workload specs and the runtime that attacks the harness."""
+    root = tmp_path / "project"
+    (root / "impls").mkdir(parents=True)
+    (root / "workloads").symlink_to(REPO / "workloads")
+    (root / "impls" / "hostile").symlink_to(FIXTURES / "hostile")
+    return root

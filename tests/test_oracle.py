@@ -1,5 +1,7 @@
 """The oracle against every test vector in the workload specs (workloads/*.md)."""
 
+import numpy as np
+
 from parbench import oracle
 
 
@@ -97,3 +99,21 @@ def test_annotations_dropped_when_they_collapse():
     aligned = oracle.align_annotations(old, new, [(4, 7, "X"), (0, 3, "Y"), (8, 11, "Z")])
     assert (0, 3, "Y") in aligned and (4, 7, "Z") in aligned
     assert all(label != "X" for _, _, label in aligned)
+
+
+def test_vectorised_base32_matches_the_standard_library_for_every_length():
+    rng = np.random.default_rng(3)
+    for n in range(0, 23):
+        rows = rng.integers(0, 256, (5, n), dtype=np.uint8)
+        assert [bytes(r) for r in oracle.base32_lower_rows(rows)] == [oracle.base32_lower(bytes(r)) for r in rows]
+
+
+def test_keygen_seeded_checksum_equals_the_plain_definition():
+    plain = oracle.order_free_digest(oracle.base32_lower(oracle.splitmix64_bytes(9, i, 33)) for i in range(50))
+    assert oracle.keygen_checksum(50, 33, "seeded", 9) == plain
+
+
+def test_streamed_swarm_checksum_equals_the_plain_definition_across_digit_counts():
+    plain = oracle.order_free_digest(f"{t}:{s}:{oracle.fizzbuzz(s)}".encode() for t in range(1234) for s in range(16))
+    assert oracle.coroutine_swarm_checksum(1234, 16) == plain
+

@@ -94,7 +94,7 @@ class _StdoutReader(threading.Thread):
 
     def run(self) -> None:
         pending = b""
-        for chunk in iter(lambda: self.stream.read(65536), b""):
+        for chunk in iter(lambda: self.stream.read1(65536), b""):
             self.digest.update(chunk)
             if len(self.head) < MAX_LINE_BYTES:
                 self.head += chunk[:MAX_LINE_BYTES - len(self.head)]
@@ -124,7 +124,7 @@ class _StdoutReader(threading.Thread):
 
 def _tail_reader(stream, tail: collections.deque) -> None:
     size = 0
-    for chunk in iter(lambda: stream.read(65536), b""):
+    for chunk in iter(lambda: stream.read1(65536), b""):
         tail.append(chunk)
         size += len(chunk)
         while size - len(tail[0]) > STDERR_TAIL_BYTES:
