@@ -48,15 +48,36 @@ defmodule Parbench.Workloads.KeygenTest do
     assert {257, _, _} = run_case("flow", seeded(257, 10, 7))
   end
 
-  test "the parallel model follows the chunking rule and counts its chunks" do
-    assert %{chunk: 1000, chunks: 2} = run_case("flow", seeded(2000, 8, 1), 2) |> elem(2)
-    assert %{chunk: 1024, chunks: 3} = run_case("flow", seeded(3000, 8, 1), 1) |> elem(2)
-    assert %{chunk: 10, chunks: 30} = run_case("flow", Map.put(seeded(300, 8, 1), "chunk", "10"), 2) |> elem(2)
+  for model <- ["flow", "async_stream"] do
+    test "#{model} follows the chunking rule and counts its chunks" do
+      assert %{chunk: 1000, chunks: 2} = run_case(unquote(model), seeded(2000, 8, 1), 2) |> elem(2)
+      assert %{chunk: 1024, chunks: 3} = run_case(unquote(model), seeded(3000, 8, 1), 1) |> elem(2)
+      assert %{chunk: 10, chunks: 30} = run_case(unquote(model), Map.put(seeded(300, 8, 1), "chunk", "10"), 2) |> elem(2)
+    end
+
+    test "#{model}: 2000 strong keys on 2 workers use both workers" do
+      assert %{workers_used: 2, chunks: 2} =
+               run_case(unquote(model), %{"count" => "2000", "bytes" => "1000", "source" => "strong"}, 2) |> elem(2)
+    end
   end
 
-  test "2000 strong keys on 2 workers use both workers" do
-    assert %{workers_used: 2, chunks: 2} =
-             run_case("flow", %{"count" => "2000", "bytes" => "1000", "source" => "strong"}, 2) |> elem(2)
+  test "flow records its stages, demand and the loaded Flow and GenStage versions" do
+    extra = run_case("flow", seeded(100, 8, 1), 3) |> elem(2)
+    assert %{stages: 3, max_demand: 34, min_demand: 0} = extra
+    assert extra.flow_version == to_string(Application.spec(:flow, :vsn))
+    assert extra.gen_stage_version == to_string(Application.spec(:gen_stage, :vsn))
+    assert {extra.flow_version, extra.gen_stage_version} == {"1.2.4", "1.3.2"}
+    assert Keygen.models()["flow"].versions == %{flow: "1.2.4", gen_stage: "1.3.2"}
+  end
+
+  test "no process of the flow outlives its run" do
+    run_case("flow", seeded(500, 8, 1), 2)
+
+    started_here =
+      for pid <- Process.list(), {:dictionary, dictionary} <- [Process.info(pid, :dictionary)],
+          self() in Keyword.get(dictionary, :"$ancestors", []), do: pid
+
+    assert started_here == []
   end
 
   test "every model reports the csprng+base32 ceiling and its parts" do

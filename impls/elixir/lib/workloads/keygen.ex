@@ -19,10 +19,26 @@ defmodule Parbench.Workloads.Keygen do
       "flow" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: false, max_concurrency: workers) stands in for Flow (not built here): one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn; workers_used = the most chunks in progress at once"
+        note: "#{flow_versions_text()}: Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0) |> Flow.map(generate) |> Flow.map(encode) |> Enum.to_list(), as the seed; each stage takes batches of exactly min(1024, ceil(count/workers)) keys (--chunk overrides); keys in the order Flow delivers them; workers_used = distinct stages that processed a batch",
+        versions: flow_versions()
+      },
+      "async_stream" => %{
+        family: "data-parallel",
+        workers: true,
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn (stood in for Flow before Flow was built here); workers_used = the most chunks in progress at once"
       }
     }
   end
+
+  @doc "The versions of Flow and GenStage as their loaded applications say."
+  def flow_versions do
+    for app <- [:flow, :gen_stage], into: %{} do
+      Application.load(app)
+      {app, to_string(Application.spec(app, :vsn) || "not loaded")}
+    end
+  end
+
+  defp flow_versions_text, do: "Flow #{flow_versions().flow} on GenStage #{flow_versions().gen_stage}"
 
   @impl true
   def prepare(model, options, workers) do
@@ -32,7 +48,7 @@ defmodule Parbench.Workloads.Keygen do
     seed = Protocol.integer_option(options, "seed", 0)
     # seq's chunks only pace its ceiling (one worker, so the rule gives the cap).
     chunk = Chunking.chunk(options, count, if(model == "seq", do: 1, else: workers), @chunk_cap)
-    extra = if model == "seq", do: %{}, else: %{chunk: chunk}
+    extra = Map.merge(if(model == "seq", do: %{}, else: %{chunk: chunk}), flow_extra(model, workers, chunk))
 
     %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
       workers: workers, chunk: chunk, extra: extra}
@@ -50,6 +66,23 @@ defmodule Parbench.Workloads.Keygen do
 
   def run(%{model: "flow", count: count, chunk: chunk, workers: workers} = context) do
     tally = WorkTally.new()
+    caller = self()
+
+    keys =
+      0..(count - 1)//1
+      |> Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0,
+        on_init: fn _stage -> report_coordinator(caller) end)
+      |> Flow.map_batch(&count_batch(&1, tally))
+      |> Flow.map(key_source(context))
+      |> Flow.map(&encode/1)
+      |> Enum.to_list()
+
+    await_flow_end(workers)
+    {keys, tally}
+  end
+
+  def run(%{model: "async_stream", count: count, chunk: chunk, workers: workers} = context) do
+    tally = WorkTally.new()
     key_source = key_source(context)
 
     keys =
@@ -58,6 +91,34 @@ defmodule Parbench.Workloads.Keygen do
       |> Enum.concat()
 
     {keys, tally}
+  end
+
+  defp flow_extra("flow", workers, chunk) do
+    versions = flow_versions()
+    %{stages: workers, max_demand: chunk, min_demand: 0, flow_version: versions.flow, gen_stage_version: versions.gen_stage}
+  end
+
+  defp flow_extra(_model, _workers, _chunk), do: %{}
+
+  # Runs in a stage, once per batch of max_demand keys (a chunk), before the maps.
+  defp count_batch(batch, tally) do
+    WorkTally.chunk_done(tally, self())
+    batch
+  end
+
+  # A stage's ancestors are [its supervisor, the flow's coordinator, …]: the coordinator ends
+  # after the supervisor has shut every stage down, so its end is the end of every worker.
+  defp report_coordinator(caller) do
+    [_supervisor, coordinator | _] = Process.get(:"$ancestors")
+    send(caller, {:flow_coordinator, coordinator})
+  end
+
+  # Enum.to_list returns once the last batch is in; the stages exit just after, so the clock
+  # waits for the coordinator's end (every stage sent its report before the first batch).
+  defp await_flow_end(stages) do
+    [coordinator | _] = for _ <- 1..stages, do: receive(do: ({:flow_coordinator, pid} -> pid))
+    monitor = Process.monitor(coordinator)
+    receive(do: ({:DOWN, ^monitor, :process, _, _} -> :ok))
   end
 
   defp generate_span({first, length}, key_source),
