@@ -1,7 +1,7 @@
 defmodule Parbench.Workloads.Keygen do
   @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially and across schedulers."
-  @behaviour Parbench.Workload
-  alias Parbench.{Chunking, ChunkStream, Digest, Protocol, WorkTally}
+  use Parbench.Workload
+  alias Parbench.{Chunking, ChunkStream, Cluster, Digest, Protocol, WorkTally}
 
   # The chunking rule's cap for keygen, in keys (docs/workloads/keygen.md).
   @chunk_cap 1024
@@ -21,6 +21,11 @@ defmodule Parbench.Workloads.Keygen do
         workers: true,
         note: "#{flow_versions_text()}: Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0) |> Flow.map(generate) |> Flow.map(encode) |> Enum.to_list(), as the seed; each stage takes batches of exactly min(1024, ceil(count/workers)) keys (--chunk overrides); keys in the order Flow delivers them; workers_used = distinct stages that processed a batch",
         versions: flow_versions()
+      },
+      "distributed" => %{
+        family: "distributed",
+        workers: true,
+        note: "Erlang distribution: workers = peer BEAM nodes (:peer, 127.0.0.1), started before the timed region (extra.cluster_start_ns) and stopped after the last repetition; chunks of min(1024, ceil(count/workers)) keys (--chunk overrides) are dealt round-robin to the nodes, one :erpc process per node generates and encodes its share, and the keys come back over the distribution connection to the caller; workers_used = nodes that returned a chunk"
       },
       "async_stream" => %{
         family: "data-parallel",
@@ -50,9 +55,22 @@ defmodule Parbench.Workloads.Keygen do
     chunk = Chunking.chunk(options, count, if(model == "seq", do: 1, else: workers), @chunk_cap)
     extra = Map.merge(if(model == "seq", do: %{}, else: %{chunk: chunk}), flow_extra(model, workers, chunk))
 
-    %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
-      workers: workers, chunk: chunk, extra: extra}
+    context = %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
+                workers: workers, chunk: chunk, extra: extra}
+
+    if model == "distributed", do: start_cluster(context), else: context
   end
+
+  # The peers boot outside the timed region, as the VM's own boot is (the contract's one exception).
+  defp start_cluster(%{workers: nodes, extra: extra} = context) do
+    {start_ns, cluster} = Protocol.time_ns(fn -> Cluster.start(nodes, System.get_env("PARBENCH_ERL_FLAGS", "")) end)
+    extra = Map.merge(extra, %{nodes: nodes, cluster_start_ns: start_ns, epmd: cluster.epmd})
+    %{context | extra: extra} |> Map.put(:cluster, cluster)
+  end
+
+  @impl true
+  def finish(%{cluster: cluster}), do: Cluster.stop(cluster)
+  def finish(_context), do: :ok
 
   @impl true
   def run(%{model: "seq", count: count} = context) do
@@ -93,6 +111,19 @@ defmodule Parbench.Workloads.Keygen do
     {keys, tally}
   end
 
+  def run(%{model: "distributed", count: count, chunk: chunk, cluster: cluster} = context) do
+    tally = WorkTally.new()
+    key_source = key_source(context)
+
+    keys =
+      Chunking.spans(count, chunk)
+      |> Cluster.deal(cluster.nodes)
+      |> Cluster.map_shares(fn spans -> {length(spans), Enum.flat_map(spans, &generate_span(&1, key_source))} end)
+      |> Enum.flat_map(fn {node, {chunks_done, keys}} -> count_node_chunks(tally, node, chunks_done, keys) end)
+
+    {keys, tally}
+  end
+
   defp flow_extra("flow", workers, chunk) do
     versions = flow_versions()
     %{stages: workers, max_demand: chunk, min_demand: 0, flow_version: versions.flow, gen_stage_version: versions.gen_stage}
@@ -119,6 +150,12 @@ defmodule Parbench.Workloads.Keygen do
     [coordinator | _] = for _ <- 1..stages, do: receive(do: ({:flow_coordinator, pid} -> pid))
     monitor = Process.monitor(coordinator)
     receive(do: ({:DOWN, ^monitor, :process, _, _} -> :ok))
+  end
+
+  # A node answers with how many chunks it did; each counts for that node.
+  defp count_node_chunks(tally, node, chunks_done, keys) do
+    for _ <- 1..chunks_done//1, do: WorkTally.chunk_done(tally, node)
+    keys
   end
 
   defp generate_span({first, length}, key_source),
@@ -150,6 +187,10 @@ defmodule Parbench.Workloads.Keygen do
   end
 
   defp each_chunk(%{model: "seq"}, spans, fun), do: Enum.each(spans, fun)
+
+  defp each_chunk(%{model: "distributed", cluster: cluster}, spans, fun),
+    do: spans |> Cluster.deal(cluster.nodes) |> Cluster.map_shares(&Enum.each(&1, fun))
+
   defp each_chunk(%{workers: workers}, spans, fun), do: ChunkStream.map(spans, workers, fun, nil, false)
 
   defp fill_random({_first, length}, key_bytes) do
