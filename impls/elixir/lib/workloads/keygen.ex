@@ -1,5 +1,5 @@
 defmodule Parbench.Workloads.Keygen do
-  @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially and across schedulers."
+  @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially, across schedulers (Flow, tasks) and across nodes."
   use Parbench.Workload
   alias Parbench.{Chunking, ChunkStream, Cluster, Digest, Protocol, WorkTally}
 

@@ -29,10 +29,10 @@ defmodule Parbench.Workloads.SpawnChain do
     }
   end
 
-  @impl true
   # The distributed chain's two nodes; every hop alternates between them.
   @chain_nodes 2
 
+  @impl true
   def prepare(model, options, _workers) do
     n = Protocol.integer_option(options, "n", :required)
     if n < 1, do: throw({:bad_args, "--n must be at least 1"})
