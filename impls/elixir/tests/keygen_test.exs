@@ -13,6 +13,9 @@ defmodule Parbench.Workloads.KeygenTest do
     assert byte_size(Keygen.encode(:crypto.strong_rand_bytes(1000))) == 1600
   end
 
+  # The distributed model starts peer nodes: distributed_test.exs checks it, once per cluster.
+  @local_models Map.keys(Keygen.models()) -- ["distributed"]
+
   defp run_case(model, options, workers \\ 2) do
     context = Keygen.prepare(model, options, workers)
     {items, checksum, extra} = Keygen.summarize(Keygen.run(context), context)
@@ -24,13 +27,13 @@ defmodule Parbench.Workloads.KeygenTest do
   defp seeded(count, bytes, seed), do: %{"count" => "#{count}", "bytes" => "#{bytes}", "source" => "seeded", "seed" => "#{seed}"}
 
   test "seeded, count 3, bytes 10, seed 1 gives d3605c1b2c10e632" do
-    for model <- Map.keys(Keygen.models()) do
+    for model <- @local_models do
       assert checksum(model, seeded(3, 10, 1)) == "d3605c1b2c10e632", model
     end
   end
 
   test "strong keys give count:total characters" do
-    for model <- Map.keys(Keygen.models()) do
+    for model <- @local_models do
       assert checksum(model, %{"count" => "7", "bytes" => "1000", "source" => "strong"}) == "7:11200"
     end
   end
@@ -40,7 +43,7 @@ defmodule Parbench.Workloads.KeygenTest do
       options = seeded(count, bytes, seed)
       options = if chunk, do: Map.put(options, "chunk", "#{chunk}"), else: options
       expected = checksum("seq", options)
-      for model <- Map.keys(Keygen.models()), do: assert(checksum(model, options, workers) == expected, model)
+      for model <- @local_models, do: assert(checksum(model, options, workers) == expected, model)
     end
   end
 
@@ -48,19 +51,40 @@ defmodule Parbench.Workloads.KeygenTest do
     assert {257, _, _} = run_case("flow", seeded(257, 10, 7))
   end
 
-  test "the parallel model follows the chunking rule and counts its chunks" do
-    assert %{chunk: 1000, chunks: 2} = run_case("flow", seeded(2000, 8, 1), 2) |> elem(2)
-    assert %{chunk: 1024, chunks: 3} = run_case("flow", seeded(3000, 8, 1), 1) |> elem(2)
-    assert %{chunk: 10, chunks: 30} = run_case("flow", Map.put(seeded(300, 8, 1), "chunk", "10"), 2) |> elem(2)
+  for model <- ["flow", "async_stream"] do
+    test "#{model} follows the chunking rule and counts its chunks" do
+      assert %{chunk: 1000, chunks: 2} = run_case(unquote(model), seeded(2000, 8, 1), 2) |> elem(2)
+      assert %{chunk: 1024, chunks: 3} = run_case(unquote(model), seeded(3000, 8, 1), 1) |> elem(2)
+      assert %{chunk: 10, chunks: 30} = run_case(unquote(model), Map.put(seeded(300, 8, 1), "chunk", "10"), 2) |> elem(2)
+    end
+
+    test "#{model}: 2000 strong keys on 2 workers use both workers" do
+      assert %{workers_used: 2, chunks: 2} =
+               run_case(unquote(model), %{"count" => "2000", "bytes" => "1000", "source" => "strong"}, 2) |> elem(2)
+    end
   end
 
-  test "2000 strong keys on 2 workers use both workers" do
-    assert %{workers_used: 2, chunks: 2} =
-             run_case("flow", %{"count" => "2000", "bytes" => "1000", "source" => "strong"}, 2) |> elem(2)
+  test "flow records its stages, demand and the loaded Flow and GenStage versions" do
+    extra = run_case("flow", seeded(100, 8, 1), 3) |> elem(2)
+    assert %{stages: 3, max_demand: 34, min_demand: 0} = extra
+    assert extra.flow_version == to_string(Application.spec(:flow, :vsn))
+    assert extra.gen_stage_version == to_string(Application.spec(:gen_stage, :vsn))
+    assert {extra.flow_version, extra.gen_stage_version} == {"1.2.4", "1.3.2"}
+    assert Keygen.models()["flow"].versions == %{flow: "1.2.4", gen_stage: "1.3.2"}
+  end
+
+  test "no process of the flow outlives its run" do
+    run_case("flow", seeded(500, 8, 1), 2)
+
+    started_here =
+      for pid <- Process.list(), {:dictionary, dictionary} <- [Process.info(pid, :dictionary)],
+          self() in Keyword.get(dictionary, :"$ancestors", []), do: pid
+
+    assert started_here == []
   end
 
   test "every model reports the csprng+base32 ceiling and its parts" do
-    for model <- Map.keys(Keygen.models()) do
+    for model <- @local_models do
       context = Keygen.prepare(model, seeded(300, 100, 1), 2)
       assert %{ceiling: "csprng+base32", ceiling_ns: total, csprng_ns: csprng, base32_ns: base32} = Keygen.ceiling(context)
       assert csprng > 0 and base32 > 0 and total == csprng + base32

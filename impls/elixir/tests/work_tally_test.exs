@@ -9,7 +9,7 @@ defmodule Parbench.WorkTallyTest do
   end
 
   test "an empty tally counts nothing" do
-    assert %{chunks: 0, workers_used: 0, schedulers_used: 0} = WorkTally.summary(WorkTally.new())
+    assert WorkTally.summary(WorkTally.new()) == %{chunks: 0, workers_used: 0}
   end
 
   # Each chunk waits until the test has seen `workers` chunks in progress at the same time, so

@@ -29,6 +29,7 @@ defmodule Parbench.CLI do
     catch
       {:bad_args, message} -> Protocol.bad_args_exit(message)
       {:limit, detail} -> Protocol.limit_exit(detail)
+      {:fault, message} -> Protocol.fault_exit(message)
     end
 
     System.halt(0)
@@ -67,7 +68,13 @@ defmodule Parbench.CLI do
 
     context = workload.prepare(model, options, workers)
     common_extra = Map.merge(runtime_extra(models[model], workers), Map.get(context, :extra, %{}))
-    Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
+
+    try do
+      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
+    after
+      # Peer nodes are stopped whatever ended the repetitions.
+      workload.finish(context)
+    end
   end
 
   # One repetition's steps, all through the Parbench.Workload behaviour.

@@ -85,6 +85,12 @@ defmodule Parbench.Protocol do
     System.halt(3)
   end
 
+  @doc "Prints a fault the user must see (a peer node that did not start or went down) as one stderr line; exit 1."
+  def fault_exit(message) do
+    IO.puts(:stderr, message)
+    System.halt(1)
+  end
+
   @doc "Prints why the arguments are wrong on stderr and halts with exit code 2."
   def bad_args_exit(message) do
     IO.puts(:stderr, message)

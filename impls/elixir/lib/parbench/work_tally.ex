@@ -1,7 +1,7 @@
 defmodule Parbench.WorkTally do
   @moduledoc """
   Counts, while the work runs, how many chunks were processed and by how many distinct workers
-  and schedulers (`extra.chunks`, `extra.workers_used`, `extra.schedulers_used`).
+  (`extra.chunks`, `extra.workers_used`).
   """
 
   @doc "A fresh tally; made inside the timed region by the process that runs the case."
@@ -10,12 +10,12 @@ defmodule Parbench.WorkTally do
       in_progress: :atomics.new(1, signed: true)}
   end
 
-  @doc "Records one chunk processed by `worker` (a term naming it) on the calling process's scheduler."
+  @doc "Records one chunk processed by `worker` (a term naming it)."
   def chunk_done(nil, _worker), do: :ok
 
   def chunk_done(%{table: table}, worker) do
     :ets.update_counter(table, :chunks, 1, {:chunks, 0})
-    :ets.insert(table, [{{:worker, worker}}, {{:scheduler, :erlang.system_info(:scheduler_id)}}])
+    :ets.insert(table, {{:worker, worker}})
     :ok
   end
 
@@ -39,8 +39,7 @@ defmodule Parbench.WorkTally do
   def summary(%{table: table}) do
     counts = %{
       chunks: Enum.sum(for {:chunks, chunks} <- :ets.lookup(table, :chunks), do: chunks),
-      workers_used: :ets.select_count(table, [{{{:worker, :_}}, [], [true]}]),
-      schedulers_used: :ets.select_count(table, [{{{:scheduler, :_}}, [], [true]}])
+      workers_used: :ets.select_count(table, [{{{:worker, :_}}, [], [true]}])
     }
 
     :ets.delete(table)

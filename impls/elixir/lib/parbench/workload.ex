@@ -24,4 +24,19 @@ defmodule Parbench.Workload do
 
   @doc "After the checksum, in the same repetition: the workload's ceiling as extra fields (`%{}` where it has none)."
   @callback ceiling(context()) :: map()
+
+  @doc "After the last repetition, also when one failed: releases what `prepare/3` started (peer nodes)."
+  @callback finish(context()) :: :ok
+
+  @doc "Declares the behaviour; a workload that starts nothing in `prepare/3` gets a `finish/1` that does nothing."
+  defmacro __using__(_options) do
+    quote do
+      @behaviour Parbench.Workload
+
+      @impl true
+      def finish(_context), do: :ok
+
+      defoverridable finish: 1
+    end
+  end
 end

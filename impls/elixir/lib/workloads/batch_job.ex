@@ -1,6 +1,6 @@
 defmodule Parbench.Workloads.BatchJob do
   @moduledoc "batch-job (seed 002): re-aligns every pending document's annotations (LCS) and rewrites them in the database."
-  @behaviour Parbench.Workload
+  use Parbench.Workload
   alias Parbench.{ChunkStream, Database, Digest, Protocol, WorkTally}
   alias Parbench.Workloads.BatchJob.Alignment
 

@@ -1,6 +1,6 @@
 defmodule Parbench.Workloads.CoroutineSwarm do
   @moduledoc "coroutine-swarm (seed 004): many BEAM processes that each yield before every FizzBuzz step."
-  @behaviour Parbench.Workload
+  use Parbench.Workload
   alias Parbench.{Digest, ProcessLimit, Protocol}
 
   @impl true

@@ -1,7 +1,7 @@
 defmodule Parbench.Workloads.Keygen do
-  @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially and across schedulers."
-  @behaviour Parbench.Workload
-  alias Parbench.{Chunking, ChunkStream, Digest, Protocol, WorkTally}
+  @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially, across schedulers (Flow, tasks) and across nodes."
+  use Parbench.Workload
+  alias Parbench.{Chunking, ChunkStream, Cluster, Digest, Protocol, WorkTally}
 
   # The chunking rule's cap for keygen, in keys (docs/workloads/keygen.md).
   @chunk_cap 1024
@@ -19,10 +19,31 @@ defmodule Parbench.Workloads.Keygen do
       "flow" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: false, max_concurrency: workers) stands in for Flow (not built here): one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn; workers_used = the most chunks in progress at once"
+        note: "#{flow_versions_text()}: Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0) |> Flow.map(generate) |> Flow.map(encode) |> Enum.to_list(), as the seed; each stage takes batches of exactly min(1024, ceil(count/workers)) keys (--chunk overrides); keys in the order Flow delivers them; workers_used = distinct stages that processed a batch",
+        versions: flow_versions()
+      },
+      "distributed" => %{
+        family: "distributed",
+        workers: true,
+        note: "Erlang distribution: workers = peer BEAM nodes (:peer, 127.0.0.1), started before the timed region (extra.cluster_start_ns) and stopped after the last repetition; chunks of min(1024, ceil(count/workers)) keys (--chunk overrides) are dealt round-robin to the nodes, one :erpc process per node generates and encodes its share, and the keys come back over the distribution connection to the caller; workers_used = nodes that returned a chunk"
+      },
+      "async_stream" => %{
+        family: "data-parallel",
+        workers: true,
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn (stood in for Flow before Flow was built here); workers_used = the most chunks in progress at once"
       }
     }
   end
+
+  @doc "The versions of Flow and GenStage as their loaded applications say."
+  def flow_versions do
+    for app <- [:flow, :gen_stage], into: %{} do
+      Application.load(app)
+      {app, to_string(Application.spec(app, :vsn) || "not loaded")}
+    end
+  end
+
+  defp flow_versions_text, do: "Flow #{flow_versions().flow} on GenStage #{flow_versions().gen_stage}"
 
   @impl true
   def prepare(model, options, workers) do
@@ -32,11 +53,24 @@ defmodule Parbench.Workloads.Keygen do
     seed = Protocol.integer_option(options, "seed", 0)
     # seq's chunks only pace its ceiling (one worker, so the rule gives the cap).
     chunk = Chunking.chunk(options, count, if(model == "seq", do: 1, else: workers), @chunk_cap)
-    extra = if model == "seq", do: %{}, else: %{chunk: chunk}
+    extra = Map.merge(if(model == "seq", do: %{}, else: %{chunk: chunk}), flow_extra(model, workers, chunk))
 
-    %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
-      workers: workers, chunk: chunk, extra: extra}
+    context = %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
+                workers: workers, chunk: chunk, extra: extra}
+
+    if model == "distributed", do: start_cluster(context), else: context
   end
+
+  # The peers boot outside the timed region, as the VM's own boot is (the contract's one exception).
+  defp start_cluster(%{workers: nodes, extra: extra} = context) do
+    {start_ns, cluster} = Protocol.time_ns(fn -> Cluster.start(nodes, System.get_env("PARBENCH_ERL_FLAGS", "")) end)
+    extra = Map.merge(extra, %{nodes: nodes, cluster_start_ns: start_ns, epmd: cluster.epmd})
+    %{context | extra: extra} |> Map.put(:cluster, cluster)
+  end
+
+  @impl true
+  def finish(%{cluster: cluster}), do: Cluster.stop(cluster)
+  def finish(_context), do: :ok
 
   @impl true
   def run(%{model: "seq", count: count} = context) do
@@ -50,6 +84,23 @@ defmodule Parbench.Workloads.Keygen do
 
   def run(%{model: "flow", count: count, chunk: chunk, workers: workers} = context) do
     tally = WorkTally.new()
+    caller = self()
+
+    keys =
+      0..(count - 1)//1
+      |> Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0,
+        on_init: fn _stage -> report_coordinator(caller) end)
+      |> Flow.map_batch(&count_batch(&1, tally))
+      |> Flow.map(key_source(context))
+      |> Flow.map(&encode/1)
+      |> Enum.to_list()
+
+    await_flow_end(workers)
+    {keys, tally}
+  end
+
+  def run(%{model: "async_stream", count: count, chunk: chunk, workers: workers} = context) do
+    tally = WorkTally.new()
     key_source = key_source(context)
 
     keys =
@@ -58,6 +109,53 @@ defmodule Parbench.Workloads.Keygen do
       |> Enum.concat()
 
     {keys, tally}
+  end
+
+  def run(%{model: "distributed", count: count, chunk: chunk, cluster: cluster} = context) do
+    tally = WorkTally.new()
+    key_source = key_source(context)
+
+    keys =
+      Chunking.spans(count, chunk)
+      |> Cluster.deal(cluster.nodes)
+      |> Cluster.map_shares(fn spans -> {length(spans), Enum.flat_map(spans, &generate_span(&1, key_source))} end)
+      |> Enum.flat_map(fn {node, {chunks_done, keys}} -> count_node_chunks(tally, node, chunks_done, keys) end)
+
+    {keys, tally}
+  end
+
+  defp flow_extra("flow", workers, chunk) do
+    versions = flow_versions()
+    %{stages: workers, max_demand: chunk, min_demand: 0, flow_version: versions.flow, gen_stage_version: versions.gen_stage}
+  end
+
+  defp flow_extra(_model, _workers, _chunk), do: %{}
+
+  # Runs in a stage, once per batch of max_demand keys (a chunk), before the maps.
+  defp count_batch(batch, tally) do
+    WorkTally.chunk_done(tally, self())
+    batch
+  end
+
+  # A stage's ancestors are [its supervisor, the flow's coordinator, …]: the coordinator ends
+  # after the supervisor has shut every stage down, so its end is the end of every worker.
+  defp report_coordinator(caller) do
+    [_supervisor, coordinator | _] = Process.get(:"$ancestors")
+    send(caller, {:flow_coordinator, coordinator})
+  end
+
+  # Enum.to_list returns once the last batch is in; the stages exit just after, so the clock
+  # waits for the coordinator's end (every stage sent its report before the first batch).
+  defp await_flow_end(stages) do
+    [coordinator | _] = for _ <- 1..stages, do: receive(do: ({:flow_coordinator, pid} -> pid))
+    monitor = Process.monitor(coordinator)
+    receive(do: ({:DOWN, ^monitor, :process, _, _} -> :ok))
+  end
+
+  # A node answers with how many chunks it did; each counts for that node.
+  defp count_node_chunks(tally, node, chunks_done, keys) do
+    for _ <- 1..chunks_done//1, do: WorkTally.chunk_done(tally, node)
+    keys
   end
 
   defp generate_span({first, length}, key_source),
@@ -89,6 +187,10 @@ defmodule Parbench.Workloads.Keygen do
   end
 
   defp each_chunk(%{model: "seq"}, spans, fun), do: Enum.each(spans, fun)
+
+  defp each_chunk(%{model: "distributed", cluster: cluster}, spans, fun),
+    do: spans |> Cluster.deal(cluster.nodes) |> Cluster.map_shares(&Enum.each(&1, fun))
+
   defp each_chunk(%{workers: workers}, spans, fun), do: ChunkStream.map(spans, workers, fun, nil, false)
 
   defp fill_random({_first, length}, key_bytes) do

@@ -1,6 +1,6 @@
 defmodule Parbench.Workloads.Noop do
   @moduledoc "The empty workload: the harness times it to measure the VM's boot and its own overhead."
-  @behaviour Parbench.Workload
+  use Parbench.Workload
 
   @impl true
   def name, do: "noop"

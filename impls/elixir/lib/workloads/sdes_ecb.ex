@@ -1,6 +1,6 @@
 defmodule Parbench.Workloads.SdesEcb do
   @moduledoc "sdes-ecb (seed 001): S-DES in ECB mode over a file, per-byte Feistel rounds or a 256-entry table."
-  @behaviour Parbench.Workload
+  use Parbench.Workload
   import Bitwise
   alias Parbench.{Chunking, ChunkStream, Protocol, WorkTally}
 
