@@ -224,6 +224,15 @@ def _cluster_extra(client, kind: str, started_ns: int) -> tuple[dict[str, Any], 
     return extra, frozenset(workers)
 
 
+def _workers_by_address(client, cluster: _LocalCluster) -> dict[str, subprocess.Popen]:
+    """Our worker processes by the address each registered with (its --name says which is which)."""
+    by_name = {info["name"]: address for address, info in client.scheduler_info(n_workers=-1)["workers"].items()}
+    for index in range(len(cluster.workers)):
+        if f"parbench-{index}" not in by_name:   # registered, then gone before the first repetition
+            raise RunFailed(cluster.failed_process() or f"dask worker parbench-{index} left during start-up")
+    return {by_name[f"parbench-{index}"]: process for index, process in enumerate(cluster.workers)}
+
+
 @contextlib.contextmanager
 def _local_session(workers: int) -> Iterator[DaskSession]:
     started = time.perf_counter_ns()
@@ -239,10 +248,7 @@ def _local_session(workers: int) -> Iterator[DaskSession]:
                     cluster.failed_process,
                     lambda: f"{len(client.scheduler_info(n_workers=-1)['workers'])} of {workers} workers registered")
         extra, addresses = _cluster_extra(client, "local", time.perf_counter_ns() - started)
-        by_name = {info["name"]: address for address, info in client.scheduler_info(n_workers=-1)["workers"].items()}
-        processes = {by_name[f"parbench-{index}"]: process for index, process in enumerate(cluster.workers)}
-        session = DaskSession(client, addresses, extra, processes, cluster.scheduler)
-        yield session
+        yield DaskSession(client, addresses, extra, _workers_by_address(client, cluster), cluster.scheduler)
     finally:
         if client is not None:
             with contextlib.suppress(Exception):
