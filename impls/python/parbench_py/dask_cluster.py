@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import glob
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from .protocol import Param, RunFailed, Session
 CONNECT_TIMEOUT_S = 10.0    # default of --connect-timeout: reaching a scheduler that is already running
 START_TIMEOUT_S = 120.0     # our own cluster: processes start, import distributed and register
 STOP_TIMEOUT_S = 5.0        # a process that has not ended this long after SIGTERM gets SIGKILL
+FOLDER_PREFIX = "parbench-dask-"   # + the run's pid: the cluster's logs, scheduler file and scratch space
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # workers import parbench_py from here
 # A task whose worker dies is an error, not silently re-run elsewhere: the case would otherwise
 # report a time measured on fewer workers than it says.
@@ -71,7 +73,7 @@ class DaskSession(Session):
 
     def lost(self) -> list[tuple[str, str]]:
         """(what is gone, how it ended) for every worker (or the scheduler) of the run that is gone."""
-        if self.processes:
+        if self.scheduler_process is not None:   # our own cluster: its processes say it
             lost = [(f"dask worker {address} died during the run", _how_it_ended(process))
                     for address, process in self.processes.items() if process.poll() is not None]
             if self.scheduler_process.poll() is not None:
@@ -84,11 +86,13 @@ class DaskSession(Session):
     def map(self, function: Callable, *iterables) -> list:
         """One task per item, each answering (its worker's address, function(*item)); never cached."""
         count = len(iterables[0])
+        if count == 0:
+            return []
         return self.client.map(on_worker, [function] * count, *iterables, pure=False)
 
     def gather_counted(self, futures: list) -> tuple[list, int]:
         """The results in submission order, and how many distinct dask workers ran them."""
-        answered = self.client.gather(futures)
+        answered = self.client.gather(futures) if futures else []
         return [result for _, result in answered], len({address for address, _ in answered})
 
 
@@ -224,6 +228,14 @@ def _cluster_extra(client, kind: str, started_ns: int) -> tuple[dict[str, Any], 
     return extra, frozenset(workers)
 
 
+def _remove_folders_of_dead_runs() -> None:
+    """The logs of a run that was killed (SIGKILL leaves no time to tidy): its pid is in the name."""
+    for folder in glob.glob(os.path.join(tempfile.gettempdir(), f"{FOLDER_PREFIX}*-*")):
+        pid = os.path.basename(folder)[len(FOLDER_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _workers_by_address(client, cluster: _LocalCluster) -> dict[str, subprocess.Popen]:
     """Our worker processes by the address each registered with (its --name says which is which)."""
     by_name = {info["name"]: address for address, info in client.scheduler_info(n_workers=-1)["workers"].items()}
@@ -236,7 +248,8 @@ def _workers_by_address(client, cluster: _LocalCluster) -> dict[str, subprocess.
 @contextlib.contextmanager
 def _local_session(workers: int) -> Iterator[DaskSession]:
     started = time.perf_counter_ns()
-    cluster = _LocalCluster(tempfile.mkdtemp(prefix="parbench-dask-"))
+    _remove_folders_of_dead_runs()
+    cluster = _LocalCluster(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
     client = None
     try:
         cluster.start(workers)
@@ -309,7 +322,10 @@ def _explained(session: DaskSession, error: Exception) -> Exception:
     from distributed.scheduler import KilledWorker
     first_line = str(error).splitlines()[0] if str(error) else ""
     reason = f"{type(error).__name__}: {first_line}"[:300]
-    lost = session.lost()
+    try:
+        lost = session.lost()
+    except Exception:   # a remote scheduler that no longer answers cannot say who is gone
+        lost = []
     if lost:
         what, how = lost[0]
         return RunFailed(_sentence(what, how, reason))

@@ -237,6 +237,8 @@ def _copy_shipped_chunk(chunk: bytes) -> bytes:
 def _through_the_cluster(session, loaded: SdesInput, spans: list[tuple[int, int]], task: Callable, *arguments) -> int:
     """Scatters the plaintext chunks to the workers, runs task(chunk, *arguments) on each where it
     landed, and writes the gathered results into the output buffer; answers the workers used."""
+    if not spans:
+        return 0   # an empty input: scatter refuses an empty list, and there is nothing to ship
     shipped = session.client.scatter([loaded.plaintext[start:stop] for start, stop in spans], hash=False)
     futures = session.map(task, shipped, *[[argument] * len(spans) for argument in arguments])
     results, workers_used = session.gather_counted(futures)

@@ -105,6 +105,12 @@ class DaskOnALocalCluster(unittest.TestCase):
         self.assertEqual((items, checksum), (6, expected))
         self.assertEqual((extra["chunk"], extra["chunks"], extra["workers_used"]), (1, 6, 2))
 
+    def test_empty_inputs_send_no_task(self):
+        _, checksum, extra = run_dask(self.session, sdes_ecb.WORKLOAD, {"input": write_file(b""), "cipher": "table"})
+        self.assertEqual((checksum, extra["chunks"], extra["workers_used"]), (hashlib.sha256(b"").hexdigest(), 0, 0))
+        docs_dir, url, expected = make_job(tempfile.mkdtemp(prefix="parbench-py-dask-"), 0, 1)
+        self.assertEqual(run_dask(self.session, batch_job.WORKLOAD, {"docs_dir": docs_dir, "db": url})[:2], (0, expected))
+
     def test_a_running_cluster_is_used_as_remote(self):
         with dask_cluster.dask_session({"scheduler": self.session.client.scheduler.address,
                                         "connect_timeout": 10}, 7) as remote:
