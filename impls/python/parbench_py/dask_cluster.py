@@ -192,7 +192,7 @@ def _wait_until(deadline: float, ready: Callable[[], Any], failed: Callable[[], 
         if failure:
             raise RunFailed(failure)
         if time.monotonic() > deadline:
-            raise RunFailed(f"the dask cluster did not start within {START_TIMEOUT_S:.0f} s: {waiting_for()}")
+            raise RunFailed(f"the dask cluster did not start within {START_TIMEOUT_S:g} s: {waiting_for()}")
         time.sleep(0.05)
 
 

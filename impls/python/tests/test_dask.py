@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from parbench_py import batch_job, dask_cluster, keygen, sdes_ecb
 from parbench_py.protocol import Job, RunFailed
@@ -129,6 +130,13 @@ class DaskFaults(unittest.TestCase):
             with dask_cluster.dask_session({"scheduler": "tcp://127.0.0.1:1", "connect_timeout": 1.0}, 2):
                 pass
         self.assertLess(time.monotonic() - started, 15)
+
+    def test_a_cluster_that_does_not_start_in_time_fails_and_leaves_no_process(self):
+        with mock.patch.object(dask_cluster, "START_TIMEOUT_S", 0.3):
+            with self.assertRaisesRegex(RunFailed, r"the dask cluster did not start within 0\.3 s"):
+                with dask_cluster.dask_session({"scheduler": "", "connect_timeout": 10}, 2):
+                    pass
+        self.assertEqual([command for command in children(os.getpid()).values() if "distributed.cli" in command], [])
 
     def test_a_worker_killed_mid_case_fails_the_run_with_one_line_and_leaves_no_process(self):
         run = subprocess.Popen([RUN, "sdes-ecb", "--model", "dask", "--input", write_file(os.urandom(30000)),
