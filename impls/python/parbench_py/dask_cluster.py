@@ -182,7 +182,8 @@ class _LocalCluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _wait_until(deadline: float, ready: Callable[[], Any], failed: Callable[[], str | None], waiting_for: str) -> Any:
+def _wait_until(deadline: float, ready: Callable[[], Any], failed: Callable[[], str | None],
+                waiting_for: Callable[[], str]) -> Any:
     """Polls ready() until it answers something truthy, a process fails, or the deadline passes."""
     while True:
         answer = ready()
@@ -314,7 +315,10 @@ def dask_session(params: dict[str, Any], workers: int | None) -> Iterator[DaskSe
             except RunFailed:
                 raise
             except Exception as error:
-                raise _explained(session, error) from error
+                explained = _explained(session, error)
+                if explained is error:
+                    raise
+                raise explained from error
 
 
 def _explained(session: DaskSession, error: Exception) -> Exception:
