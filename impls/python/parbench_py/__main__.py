@@ -33,11 +33,17 @@ def load_workloads(names) -> dict[str, Workload]:
 def describe_runtime() -> dict:
     import platform
 
-    from . import event_loops, keygen
+    from importlib.metadata import version as package_version
+
+    from . import dask_cluster, event_loops, keygen
     workloads = load_workloads(WORKLOAD_MODULES)
     version = f"{platform.python_implementation()} {platform.python_version()}"
     if event_loops.UVLOOP_AVAILABLE:
         version += f", uvloop {event_loops.uvloop_version()}"
+    if dask_cluster.available():
+        version += f", distributed {package_version('distributed')}"
+    else:
+        print("python: distributed (Dask) is not installed; the dask models are left out", file=sys.stderr)
     return {
         "runtime": "python",
         "version": version,

@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import parallel
+from . import dask_cluster, parallel
 from .checksums import order_free_digest
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
@@ -347,6 +347,37 @@ def run_process_per_doc(job: Job) -> Outcome:
                     {"start_method": "fork", **_units_extra(len(doc_ids), workers_used)})
 
 
+# A dask worker's connections, one per worker thread (a connection is never shared by two
+# threads), opened by its first document and closed by the caller at the end of the run.
+_dask_worker_databases: dict[tuple[str, int], Database] = {}
+
+
+def _document_on_dask_worker(url: str, docs_dir: str, doc_id: int) -> DocumentTimes:
+    key = (url, threading.get_ident())
+    if key not in _dask_worker_databases:
+        _dask_worker_databases[key] = Database(url)
+    return process_document(_dask_worker_databases[key], docs_dir, doc_id)
+
+
+def _close_dask_worker_databases() -> int:
+    closed = len(_dask_worker_databases)
+    for database in _dask_worker_databases.values():
+        database.close()
+    _dask_worker_databases.clear()
+    return closed
+
+
+def run_dask(job: Job) -> Outcome:
+    """One task per document on the cluster; each does its own transaction from its worker."""
+    session, url = job.session, job.params["db"]
+    doc_ids = _pending(url)
+    futures = session.map(_document_on_dask_worker, [url] * len(doc_ids), [job.params["docs_dir"]] * len(doc_ids),
+                          doc_ids)
+    times, workers_used = session.gather_counted(futures)
+    session.client.run(_close_dask_worker_databases)   # every worker's connections, inside ns
+    return _outcome(job, times, _units_extra(len(doc_ids), workers_used))
+
+
 def sqlite_path(url: str) -> str:
     path = url[len("sqlite:"):]
     return path[2:] if path.startswith("//") else path
@@ -372,28 +403,34 @@ def docs_directory(text: str) -> str:
 
 docs_directory.__name__ = "directory"
 
-WORKLOAD = Workload(
-    name="batch-job",
-    params=(Param("docs_dir", docs_directory), Param("db", database_url)),
-    models={
-        "seq": Model("seq", run_seq, note="one connection, documents in doc_id order; SQLite (stdlib sqlite3, "
-                                          "WAL, synchronous=FULL) or PostgreSQL (psycopg 3)"),
-        "threads": Model("threads", run_threads, workers=True,
-                         note="W threads, each with its own connection, taking documents from a shared queue "
-                              "(every thread takes one before any takes a second), joined inside the timed region; "
-                              "the GIL serialises the LCS, sqlite3/psycopg release it while waiting on the "
-                              "database; SQLite or PostgreSQL"),
-        "processes": Model("processes", run_processes, workers=True,
-                           note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one "
-                                "connection per process opened after the fork, one document per task; the pool "
-                                "is made and shut down inside the timed region; every worker takes one document "
-                                "before any takes a second; SQLite or PostgreSQL"),
-        "thread-per-doc": Model("threads", run_thread_per_doc,
-                                note="the seed's Ruby `thread`: one threading.Thread per document, all started "
-                                     "at once (unbounded), each opening its own connection; SQLite or PostgreSQL"),
-        "process-per-doc": Model("processes", run_process_per_doc,
-                                 note="the seed's Ruby `fork`: one multiprocessing.Process (fork) per document, all "
-                                      "at once (unbounded), each opening its own connection, its times back over "
-                                      "a Pipe; SQLite or PostgreSQL"),
-    },
-)
+MODELS = {
+    "seq": Model("seq", run_seq, note="one connection, documents in doc_id order; SQLite (stdlib sqlite3, "
+                                      "WAL, synchronous=FULL) or PostgreSQL (psycopg 3)"),
+    "threads": Model("threads", run_threads, workers=True,
+                     note="W threads, each with its own connection, taking documents from a shared queue "
+                          "(every thread takes one before any takes a second), joined inside the timed region; "
+                          "the GIL serialises the LCS, sqlite3/psycopg release it while waiting on the "
+                          "database; SQLite or PostgreSQL"),
+    "processes": Model("processes", run_processes, workers=True,
+                       note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one "
+                            "connection per process opened after the fork, one document per task; the pool "
+                            "is made and shut down inside the timed region; every worker takes one document "
+                            "before any takes a second; SQLite or PostgreSQL"),
+    "thread-per-doc": Model("threads", run_thread_per_doc,
+                            note="the seed's Ruby `thread`: one threading.Thread per document, all started "
+                                 "at once (unbounded), each opening its own connection; SQLite or PostgreSQL"),
+    "process-per-doc": Model("processes", run_process_per_doc,
+                             note="the seed's Ruby `fork`: one multiprocessing.Process (fork) per document, all "
+                                  "at once (unbounded), each opening its own connection, its times back over "
+                                  "a Pipe; SQLite or PostgreSQL"),
+}
+PARAMS = (Param("docs_dir", docs_directory), Param("db", database_url))
+if dask_cluster.available():
+    PARAMS += dask_cluster.PARAMS
+    MODELS["dask"] = Model(
+        "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        note=dask_cluster.NOTE + ". One task per document; each worker opens its own connection at its first "
+             "document and does the document's transaction itself (the SQLite file or PostgreSQL server must be "
+             "reachable from the workers); the caller closes every worker's connections (client.run) inside ns")
+
+WORKLOAD = Workload(name="batch-job", params=PARAMS, models=MODELS)

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Callable
 
-from . import parallel
+from . import dask_cluster, parallel
 from .checksums import digest_hex, digest_sum, splitmix64_bytes
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
@@ -121,24 +121,47 @@ def run_processes(job: Job) -> Outcome:
         lambda: parallel.started_process_pool(job.workers), spans, job.params["bytes"]))
 
 
+def run_dask(job: Job) -> Outcome:
+    """One task per chunk on the cluster; every chunk's keys are gathered into the caller's list."""
+    session, key_bytes = job.session, job.params["bytes"]
+    chunk, spans = _spans(job, session.threads)
+    per_span = [[argument] * len(spans) for argument in _args(job)]
+    chunks, workers_used = session.gather_counted(session.map(
+        make_keys, [start for start, _ in spans], [stop for _, stop in spans], *per_span))
+    keys = _flatten(chunks)
+    sizes = [stop - start for start, stop in spans]
+
+    def on_the_cluster(function: Callable) -> None:
+        session.gather_counted(session.map(function, sizes, [key_bytes] * len(spans)))
+
+    return _outcome(keys, job, parallel.chunk_extra(chunk, len(spans), workers_used),
+                    lambda: ceiling_over(on_the_cluster))
+
+
 CHUNK_NOTE = "--chunk KEYS, default min(1024, ceil(count / workers)); every worker takes one chunk before any takes a second"
 
-WORKLOAD = Workload(
-    name="keygen",
-    params=(
-        Param("count", int, 2000),
-        Param("bytes", int, 1000),
-        Param("source", str, "strong", choices=("strong", "seeded")),
-        Param("seed", int, 0),
-        Param("chunk", parallel.chunk_param, 0),
-    ),
-    models={
-        "seq": Model("seq", run_seq, note="list comprehension: os.urandom then base64.b32encode(...).lower()"),
-        "threads": Model("threads", run_threads, workers=True,
-                         note="ThreadPoolExecutor made and shut down inside the timed region; the GIL "
-                              "serialises the Base32 encoding (only os.urandom releases it); " + CHUNK_NOTE),
-        "processes": Model("processes", run_processes, workers=True,
-                           note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
-                                "timed region; the keys are pickled back to the parent; " + CHUNK_NOTE),
-    },
+MODELS = {
+    "seq": Model("seq", run_seq, note="list comprehension: os.urandom then base64.b32encode(...).lower()"),
+    "threads": Model("threads", run_threads, workers=True,
+                     note="ThreadPoolExecutor made and shut down inside the timed region; the GIL "
+                          "serialises the Base32 encoding (only os.urandom releases it); " + CHUNK_NOTE),
+    "processes": Model("processes", run_processes, workers=True,
+                       note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
+                            "timed region; the keys are pickled back to the parent; " + CHUNK_NOTE),
+}
+PARAMS = (
+    Param("count", int, 2000),
+    Param("bytes", int, 1000),
+    Param("source", str, "strong", choices=("strong", "seeded")),
+    Param("seed", int, 0),
+    Param("chunk", parallel.chunk_param, 0),
 )
+if dask_cluster.available():
+    PARAMS += dask_cluster.PARAMS
+    MODELS["dask"] = Model(
+        "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        note=dask_cluster.NOTE + ". One task per chunk; each chunk's keys come back to the caller; the "
+             "ceiling's two halves run as tasks over the same chunks; --chunk KEYS, default "
+             "min(1024, ceil(count / cluster threads))")
+
+WORKLOAD = Workload(name="keygen", params=PARAMS, models=MODELS)

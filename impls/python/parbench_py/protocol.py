@@ -1,13 +1,15 @@
 """The harness protocol (docs/protocol.md): argument parsing, the timed repetitions, JSON lines, exit codes."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
+EXIT_RUN_FAILED = 1
 EXIT_BAD_ARGUMENTS = 2
 EXIT_LIMIT = 3
 REQUIRED = object()
@@ -19,6 +21,10 @@ class BadArguments(Exception):
 
 class LimitReached(Exception):
     """A resource limit stopped the work; the message is the runtime's own (exit 3, a result)."""
+
+
+class RunFailed(Exception):
+    """A fault that ends the run (a worker that died, a scheduler out of reach): one line on stderr, exit 1."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,19 @@ class Job:
     params: dict[str, Any]
     input: Any                     # whatever the workload loaded before the timed region
     workers: int | None
+    session: Any = None            # what the model's session set up for the whole process
+
+
+class Session:
+    """What a model needs for the whole process rather than per repetition (a Dask cluster).
+
+    Entered before the first repetition and left after the last, even on an error or a signal;
+    its set-up is never in `ns`: it reports its own time in `extra`. The default does nothing.
+    """
+    extra: dict[str, Any] = {}     # merged into every repetition's extra
+
+    def check(self) -> None:
+        """Called after each repetition's clock stops; raises RunFailed if the run cannot be trusted."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +81,8 @@ class Model:
     workers: bool = False
     note: str = ""
     flags: str = ""
+    # Makes the model's Session from (params, workers): a context manager for the whole process.
+    session: Callable[[dict[str, Any], int | None], ContextManager[Session]] | None = None
 
     def describe(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"family": self.family}
@@ -167,24 +188,32 @@ def json_line(record: dict[str, Any]) -> None:
 def run_repetitions(call: Call) -> None:
     """Loads the input once, runs the warm-ups unprinted, then prints one line per timed repetition."""
     loaded, load_ns = call.workload.load(call.params)
-    job = Job(call.params, loaded, call.workers)
-    run = call.workload.models[call.model_name].run
-    for rep in range(-call.warmup, call.repeat):
-        started = time.perf_counter_ns()
-        outcome = run(job)
-        elapsed = time.perf_counter_ns() - started
-        # Warm-ups run the ceiling too (so it is warm as well); nothing reads their checksum.
-        checksum, extra = outcome.finish(with_checksum=rep >= 0)
-        if rep < 0:
-            continue
-        if call.workers is not None:
-            extra["workers"] = call.workers
-        if load_ns:
-            extra["load_ns"] = load_ns
-        record = {"rep": rep, "ns": elapsed, "items": outcome.items, "checksum": checksum}
-        if extra:
-            record["extra"] = extra
-        json_line(record)
+    model = call.workload.models[call.model_name]
+    opened = model.session(call.params, call.workers) if model.session else contextlib.nullcontext(Session())
+    with opened as session:
+        job = Job(call.params, loaded, call.workers, session)
+        for rep in range(-call.warmup, call.repeat):
+            started = time.perf_counter_ns()
+            outcome = model.run(job)
+            elapsed = time.perf_counter_ns() - started
+            session.check()
+            # Warm-ups run the ceiling too (so it is warm as well); nothing reads their checksum.
+            checksum, extra = outcome.finish(with_checksum=rep >= 0)
+            if rep < 0:
+                continue
+            _print_repetition(rep, elapsed, outcome.items, checksum, {**session.extra, **extra}, call.workers, load_ns)
+
+
+def _print_repetition(rep: int, elapsed: int, items: int, checksum: str, extra: dict[str, Any],
+                      workers: int | None, load_ns: int) -> None:
+    if workers is not None:
+        extra.setdefault("workers", workers)   # a model may say how many really exist (a remote cluster)
+    if load_ns:
+        extra["load_ns"] = load_ns
+    record = {"rep": rep, "ns": elapsed, "items": items, "checksum": checksum}
+    if extra:
+        record["extra"] = extra
+    json_line(record)
 
 
 def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict],
@@ -203,4 +232,7 @@ def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Call
         detail = str(error) or type(error).__name__
         json_line({"error": "limit", "detail": detail})
         return EXIT_LIMIT
+    except RunFailed as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_RUN_FAILED
     return 0

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import parallel
+from . import dask_cluster, parallel
 from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
 P10 = (3, 5, 2, 7, 4, 10, 1, 9, 8, 6)
@@ -221,28 +221,72 @@ def run_threads(job: Job) -> Outcome:
                    ceiling=lambda: _thread_copy_ceiling(job, spans))
 
 
+def _encrypt_shipped_chunk(chunk: bytes, cipher: str, schedule: Any) -> bytes | bytearray:
+    """On a dask worker: the ciphertext of one chunk shipped to it, shipped back as the result."""
+    if cipher == "table":
+        return chunk.translate(schedule)
+    ciphertext = bytearray(len(chunk))
+    encrypt_span(chunk, ciphertext, 0, len(chunk), cipher, schedule)
+    return ciphertext
+
+
+def _copy_shipped_chunk(chunk: bytes) -> bytes:
+    return bytes(memoryview(chunk))   # a real copy (bytes(chunk) would hand back the same object)
+
+
+def _through_the_cluster(session, loaded: SdesInput, spans: list[tuple[int, int]], task: Callable, *arguments) -> int:
+    """Scatters the plaintext chunks to the workers, runs task(chunk, *arguments) on each where it
+    landed, and writes the gathered results into the output buffer; answers the workers used."""
+    if not spans:
+        return 0   # an empty input: scatter refuses an empty list, and there is nothing to ship
+    shipped = session.client.scatter([loaded.plaintext[start:stop] for start, stop in spans], hash=False)
+    futures = session.map(task, shipped, *[[argument] * len(spans) for argument in arguments])
+    results, workers_used = session.gather_counted(futures)
+    for (start, stop), result in zip(spans, results):
+        loaded.output[start:stop] = result
+    return workers_used
+
+
+def run_dask(job: Job) -> Outcome:
+    """Chunks go to the cluster as bytes and come back as ciphertext: what going distributed costs."""
+    loaded, cipher, session = job.input, job.params["cipher"], job.session
+    size = len(loaded.plaintext)
+    chunk = job.params["chunk"] or parallel.default_chunk(size, session.threads, parallel.SDES_CHUNK_CAP)
+    spans = parallel.chunk_spans(size, chunk)
+    schedule = key_schedule(cipher, job.params["key"])
+    workers_used = _through_the_cluster(session, loaded, spans, _encrypt_shipped_chunk, cipher, schedule)
+    extra = {"cipher": cipher, **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    return Outcome(size, _sha256_of(_ciphertext_in(loaded)), extra, ceiling=lambda: _copy_ceiling(
+        lambda: _through_the_cluster(session, loaded, spans, _copy_shipped_chunk)))
+
+
 CHUNK_NOTE = "--chunk BYTES, default min(1 MiB, ceil(size / workers)); every worker takes one chunk before any takes a second"
 
-WORKLOAD = Workload(
-    name="sdes-ecb",
-    params=(
-        Param("input", str),
-        Param("key", int, 642),
-        Param("cipher", str, "bitwise", choices=tuple(CIPHERS)),
-        Param("chunk", parallel.chunk_param, 0),
-    ),
-    models={
-        "seq": Model("seq", run_seq, note="bitwise: a Python function per byte, written into the output buffer; "
-                                          "table: bytes.translate with the key's 256-byte table (it returns a new "
-                                          "object, so that allocation is inside the timed region)"),
-        "processes": Model("processes", run_processes, workers=True,
-                           note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
-                                "timed region: workers inherit the plaintext through fork and write into the "
-                                "shared, pre-faulted output mapping; " + CHUNK_NOTE),
-        "threads": Model("threads", run_threads, workers=True,
-                         note="ThreadPoolExecutor over the same chunks into the same output buffer; the GIL "
-                              "serialises both ciphers (bytes.translate does not release it), shown for "
-                              "comparison; " + CHUNK_NOTE),
-    },
-    load=load,
+MODELS = {
+    "seq": Model("seq", run_seq, note="bitwise: a Python function per byte, written into the output buffer; "
+                                      "table: bytes.translate with the key's 256-byte table (it returns a new "
+                                      "object, so that allocation is inside the timed region)"),
+    "processes": Model("processes", run_processes, workers=True,
+                       note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
+                            "timed region: workers inherit the plaintext through fork and write into the "
+                            "shared, pre-faulted output mapping; " + CHUNK_NOTE),
+    "threads": Model("threads", run_threads, workers=True,
+                     note="ThreadPoolExecutor over the same chunks into the same output buffer; the GIL "
+                          "serialises both ciphers (bytes.translate does not release it), shown for "
+                          "comparison; " + CHUNK_NOTE),
+}
+PARAMS = (
+    Param("input", str),
+    Param("key", int, 642),
+    Param("cipher", str, "bitwise", choices=tuple(CIPHERS)),
+    Param("chunk", parallel.chunk_param, 0),
 )
+if dask_cluster.available():
+    PARAMS += dask_cluster.PARAMS
+    MODELS["dask"] = Model(
+        "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        note=dask_cluster.NOTE + ". The plaintext chunks are scattered to the workers as bytes and the "
+             "ciphertext chunks gathered back into the output buffer, inside ns; the copy ceiling makes the same "
+             "round trip with a task that copies; --chunk BYTES, default min(1 MiB, ceil(size / cluster threads))")
+
+WORKLOAD = Workload(name="sdes-ecb", params=PARAMS, models=MODELS, load=load)

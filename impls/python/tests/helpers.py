@@ -14,3 +14,8 @@ def run_model(workload: Workload, model: str, params: dict, workers: int | None 
     outcome = chosen.run(Job(full, loaded, workers if chosen.workers else None))
     checksum, extra = outcome.finish()
     return outcome.items, checksum, extra
+
+
+def in_process_models(workload: Workload) -> list[str]:
+    """The models that run without a session (a cluster): tests/test_dask.py covers the others."""
+    return [name for name, model in workload.models.items() if model.session is None]

@@ -8,7 +8,7 @@ import unittest
 
 from parbench_py import batch_job
 from parbench_py.checksums import order_free_digest
-from tests.helpers import run_model
+from tests.helpers import in_process_models, run_model
 
 SCHEMA = """
 CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
@@ -115,7 +115,7 @@ class Align(unittest.TestCase):
 class BatchJobModels(unittest.TestCase):
     def test_every_model_stores_the_expected_annotations(self):
         for seed, docs in ((1, 9), (7, 1), (42, 0)):  # 0 documents: no unit starts
-            for model in batch_job.WORKLOAD.models:
+            for model in in_process_models(batch_job.WORKLOAD):
                 with self.subTest(seed=seed, docs=docs, model=model):
                     docs_dir, url, expected = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), docs, seed)
                     items, checksum, extra = run_model(batch_job.WORKLOAD, model, {"docs_dir": docs_dir, "db": url})
@@ -153,7 +153,7 @@ class BatchJobModelsOnPostgres(unittest.TestCase):
         docs_dir = write_docs_dir(tempfile.mkdtemp(prefix="parbench-py-test-"), documents)
         url = f"{PG_BASE_URL}?options=-csearch_path%3D{PG_SCHEMA}"
         with server:
-            for model in batch_job.WORKLOAD.models:
+            for model in in_process_models(batch_job.WORKLOAD):
                 with self.subTest(model=model):
                     server.execute(f"DROP SCHEMA IF EXISTS {PG_SCHEMA} CASCADE")
                     server.execute(f"CREATE SCHEMA {PG_SCHEMA}")

@@ -2,7 +2,7 @@
 import unittest
 
 from parbench_py import keygen
-from tests.helpers import run_model
+from tests.helpers import in_process_models, run_model
 
 
 class Base32LowerWithPadding(unittest.TestCase):
@@ -36,12 +36,12 @@ class Keygen(unittest.TestCase):
         for count, key_bytes, seed in ((37, 13, 99), (5, 1000, 2**63 + 5), (1, 1, 0)):
             params = {"count": count, "bytes": key_bytes, "source": "seeded", "seed": seed}
             results = {model: run_model(keygen.WORKLOAD, model, params, workers=3)[:2]
-                       for model in keygen.WORKLOAD.models}
+                       for model in in_process_models(keygen.WORKLOAD)}
             with self.subTest(params=params):
                 self.assertEqual(len(set(results.values())), 1, results)
 
     def test_every_model_makes_count_strong_keys(self):
-        for model in keygen.WORKLOAD.models:
+        for model in in_process_models(keygen.WORKLOAD):
             with self.subTest(model=model):
                 self.assertEqual(run_model(keygen.WORKLOAD, model, {"count": 11, "bytes": 7})[1], "11:176")
 

@@ -20,7 +20,7 @@ class Protocol(unittest.TestCase):
                          {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"})
         for workload in listing["workloads"].values():
             for model in workload["models"].values():
-                self.assertIn(model["family"], {"seq", "threads", "processes", "async"})
+                self.assertIn(model["family"], {"seq", "threads", "processes", "async", "distributed"})
 
     def test_noop_prints_one_line_per_repetition(self):
         out = run("noop", "--warmup", "2", "--repeat", "3")

@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 from parbench_py import sdes_ecb
-from tests.helpers import run_model
+from tests.helpers import in_process_models, run_model
 
 KEY_642_TABLE = (
     "ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb"
@@ -64,7 +64,7 @@ class SdesEcbModels(unittest.TestCase):
             for key, chunk in ((642, 0), (917, 7), (3, 1000)):
                 with open(path, "rb") as file:
                     expected = hashlib.sha256(sdes_ecb.encrypt_table(file.read(), key)).hexdigest()
-                for model in sdes_ecb.WORKLOAD.models:
+                for model in in_process_models(sdes_ecb.WORKLOAD):
                     for cipher in sdes_ecb.CIPHERS:
                         with self.subTest(input=name, key=key, chunk=chunk, model=model, cipher=cipher):
                             _, checksum, _ = run_model(sdes_ecb.WORKLOAD, model, {
