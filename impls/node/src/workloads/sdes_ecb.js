@@ -11,7 +11,7 @@ import { encryptRange, instantiateTableLookup, keyTable, subkeys } from './sdes_
 const WORKER_MODULE = new URL('./sdes_ecb_worker.js', import.meta.url);
 
 /**
- * The buffers of a case: one WebAssembly.Memory laid out as [T16 | input | output], so the
+ * The buffers of a case: one WebAssembly.Memory laid out as [tables | input | output], so the
  * WebAssembly table form sees the bytes with no copy; shared for worker threads. The input is
  * read and the output written once (pre-faulted) before the first repetition.
  */
@@ -131,7 +131,7 @@ export const sdesEcb = {
     chunk: { kind: 'int', default: 0 },
   },
   models: {
-    seq: { family: 'seq', note: 'input and output in one (unshared) WebAssembly.Memory, output pre-faulted once before timing; key schedule inside; table: a 16-bit pair table (T16) looked up by a WebAssembly function; bitwise: every byte\'s permutations and rounds in JS' },
+    seq: { family: 'seq', note: 'input and output in one (unshared) WebAssembly.Memory, output pre-faulted once before timing; key schedule inside; table: the key\'s table looked up by a WebAssembly loop, through a 16-bit pair table (T16) from 1 MiB; bitwise: every byte\'s permutations and rounds in JS' },
     'worker-threads': {
       family: 'threads',
       workers: true,
