@@ -3,7 +3,9 @@
  * result and exits; without one it waits for tasks (ReadyWorkers) until it is terminated.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { nowNs } from './protocol.js';
+
+// protocol.js's nowNs, inlined: a worker loads no module it does not need.
+const nowNs = () => Number(process.hrtime.bigint());
 
 const workload = await import(workerData.moduleUrl);
 const post = (message, transfer) => parentPort.postMessage({ post: message }, transfer);

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { encryptByte, keyTable, sdesEcb, subkeys } from '../src/workloads/sdes_ecb.js';
+import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../src/table_lookup_wasm.js';
+import { sdesEcb } from '../src/workloads/sdes_ecb.js';
+import { encryptByte, expandPermute, initialPermutation, instantiateTableLookup, inverseInitialPermutation, keyTable, permute, permute4, subkeys } from '../src/workloads/sdes_ecb_worker.js';
 import { runModel } from './helpers.js';
 
 const KEY_642_TABLE = 'ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb1fb82373badda2d602768c7d83d3cd18fa1519445f507c01e0af17c6a5eab247a3849f4f22c13a0a9aaab4613feff124129d91e8b7f8d4a94cc7ff6a0d465a2fcb2877278e69d2a672061cc9d78779886ce70b962d664e3332bd25f097d860b55156ed5d14f3ac380c9882534dfd03f6c08f637e85cae2dbda358d587f70cc3dd9be45d5bc1b0090a0302ebbe5756b1efcb3dfe699167a674209b164c348f421c52659e980a73ca89c08f207f9495786545b374a11fe920feea139c8abe45c896d8ad1412ccf940434a41a6f71e1bf2a';
@@ -96,3 +98,70 @@ for (const model of Object.keys(sdesEcb.models)) {
     assert.equal(result.checksum, FOX_SHA256);
   });
 }
+
+const SPEC_PERMUTATIONS = [
+  ['IP = 2 6 3 1 4 8 5 7', initialPermutation, 8, [2, 6, 3, 1, 4, 8, 5, 7]],
+  ['IP⁻¹ = 4 1 3 5 7 2 8 6', inverseInitialPermutation, 8, [4, 1, 3, 5, 7, 2, 8, 6]],
+  ['E/P = 4 1 2 3 2 3 4 1', expandPermute, 4, [4, 1, 2, 3, 2, 3, 4, 1]],
+  ['P4 = 2 4 3 1', permute4, 4, [2, 4, 3, 1]],
+];
+for (const [name, shifted, width, table] of SPEC_PERMUTATIONS) {
+  test(`${name}: the shift-and-mask form equals the spec's table on every input`, () => {
+    for (let value = 0; value < 1 << width; value++) assert.equal(shifted(value), permute(value, width, table), `input ${value}`);
+  });
+}
+
+// The spec's S-DES written plainly (2-D S-boxes, row and column as the spec says), as the reference.
+function referenceEncrypt(key, plain) {
+  const S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]];
+  const S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]];
+  const bit = (value, width, position) => (value >> (width - position)) & 1;
+  const sbox = (box, n) => box[(bit(n, 4, 1) << 1) | bit(n, 4, 4)][(bit(n, 4, 2) << 1) | bit(n, 4, 3)];
+  const round = (block, k) => {
+    const mixed = permute(block & 15, 4, [4, 1, 2, 3, 2, 3, 4, 1]) ^ k;
+    const f = permute((sbox(S0, mixed >> 4) << 2) | sbox(S1, mixed & 15), 4, [2, 4, 3, 1]);
+    return (((block >> 4) ^ f) << 4) | (block & 15);
+  };
+  const [k1, k2] = subkeys(key);
+  const first = round(permute(plain, 8, [2, 6, 3, 1, 4, 8, 5, 7]), k1);
+  return permute(round(((first & 15) << 4) | (first >> 4), k2), 8, [4, 1, 3, 5, 7, 2, 8, 6]);
+}
+
+test('encryptByte equals the plainly written S-DES for every key and every byte', () => {
+  for (let key = 0; key < 1024; key++) {
+    const [k1, k2] = subkeys(key);
+    for (let plain = 0; plain < 256; plain++) {
+      if (encryptByte(k1, k2, plain) !== referenceEncrypt(key, plain)) assert.fail(`key ${key} plain ${plain}`);
+    }
+  }
+});
+
+for (const pairs of [0, 1]) {
+  test(`the WebAssembly look-up (pairs ${pairs}) maps every byte at any offset and length`, () => {
+    const memory = new WebAssembly.Memory({ initial: 3, maximum: 3, shared: true });
+    const bytes = new Uint8Array(memory.buffer);
+    const table = keyTable(642);
+    writeTables(table, memory.buffer, pairs === 1);
+    const lookup = instantiateTableLookup(memory, tableLookupModule(true));
+    const input = TABLES_BYTES + 5;
+    for (let k = 0; k < 300; k++) bytes[input + k] = (k * 167) & 0xff;
+    for (const [offset, length] of [[0, 0], [0, 1], [3, 7], [1, 8], [2, 9], [0, 256], [7, 293]]) {
+      const output = TABLES_BYTES + 1000 + offset;
+      bytes.fill(0, output, output + length + 8);
+      lookup(input + offset, output, length, pairs);
+      for (let k = 0; k < length; k++) assert.equal(bytes[output + k], table[bytes[input + offset + k]], `offset ${offset} length ${length} byte ${k}`);
+      assert.equal(bytes[output + length], 0, `offset ${offset} length ${length}: wrote past the end`);
+    }
+  });
+}
+
+test(`from ${PAIRS_MIN_BYTES} bytes on (the pair table), every model still agrees with the 256-byte table`, async () => {
+  const plain = crypto.randomBytes(PAIRS_MIN_BYTES + 13);
+  const input = inputFile('pairs.bin', plain);
+  const table = keyTable(1000);
+  const expected = crypto.createHash('sha256').update(plain.map((b) => table[b])).digest('hex');
+  for (const model of Object.keys(sdesEcb.models)) {
+    const result = await runModel(sdesEcb, model, { input, key: 1000, cipher: 'table', chunk: 1048573 }, 2);
+    assert.equal(result.checksum, expected, model);
+  }
+});

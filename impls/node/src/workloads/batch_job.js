@@ -1,7 +1,7 @@
 /** batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openStore } from '../batch_database.js';
+import { loadDriver, openStore } from '../batch_database.js';
 import { OrderFreeDigest } from '../digest.js';
 import { claimChunks, newChunkCounter } from '../chunking.js';
 import { nowNs, UsageError } from '../protocol.js';
@@ -210,9 +210,11 @@ export const batchJob = {
       note: 'every repetition starts --workers worker_threads inside the timed region and joins them (exit); one connection per worker; each takes its own document first, then claims more with Atomics.add',
     },
   },
-  prepare({ model, params, workers }) {
+  async prepare({ model, params, workers }) {
     if (!fs.existsSync(params.docs_dir)) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
     if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
+    // Loading the driver is start-up, not the job (worker threads load theirs inside, as they start).
+    await loadDriver(params.db);
     if (model === 'seq') return prepareSeq(params);
     if (model === 'async') return prepareAsync(params, workers);
     return prepareWorkerThreads(params, workers);
