@@ -79,7 +79,22 @@ def memory_limit_kb(text: str | None) -> int | None:
     return int(number * {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}[unit])
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """Bad usage is one line and exit 2, like every other error parbench prints (not click's
+    usage block), and Ctrl-C at any point is exit 130 without a traceback."""
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as error:
+            command = f" ({error.ctx.command_path} -h for help)" if getattr(error, "ctx", None) else ""
+            fail(f"{error.format_message()}{command}", code=error.exit_code)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            errors.print("interrupted", highlight=False)
+            sys.exit(130)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """parbench: which concurrency model and runtime wins for this work, on this machine."""
 
