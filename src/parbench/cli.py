@@ -282,8 +282,13 @@ def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: 
         fail(f"{error}. Every case measured before it is stored in {redact(db)}; free some space and "
              f"resume with: {resume_hint}{db_flag}", code=1)
     status = "interrupted" if execution.interrupted else "complete"
-    _try_finish(store, record.id, status)
-    full = suite.load_analyzed(store, record.id)
+    _try_finish(store, record.id, status, sink.journal if sink.journal.count else None)
+    try:
+        full = suite.load_analyzed(store, record.id)
+    except Exception as error:      # noqa: BLE001 — the store is gone: the journal says where the cases are
+        fail(f"the run's cases could not be read back from {redact(db)} ({error}); "
+             + (f"{sink.journal.count} are kept in {sink.journal.path}: parbench load {sink.journal.path}{db_flag}"
+                if sink.journal.count else "they are stored; `parbench show` prints them once it is back"), code=1)
     if analyses_of is not None:
         for kind, subject, result in analyses_of(full):
             store.add_analysis(record.id, kind, subject, result)
@@ -299,12 +304,15 @@ def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: 
         sys.exit(liveness.exit_code_of(execution.interruption))
 
 
-def _try_finish(store, run_id: int, status: str) -> None:
+def _try_finish(store, run_id: int, status: str, journal=None) -> None:
+    """The run's end in the store; else in its journal, if it has one."""
     from parbench.store.sink import retrying
+    finished_at = suite.now()
     try:
-        retrying(store, lambda: store.finish_run(run_id, status, suite.now()), delays=(1, 2, 4))
+        retrying(store, lambda: store.finish_run(run_id, status, finished_at), delays=(1, 2, 4))
     except Exception:      # noqa: BLE001 — the run stays 'running' with a dead owner: the next start marks it
-        pass
+        if journal is not None:
+            journal.finish(status, finished_at)
 
 
 def _claim_for_resume(store, reference: str):
@@ -365,6 +373,46 @@ def _open(db: str):
                          f"resume with: parbench run --resume {run_id}"
                          + ("" if db == str(DEFAULT_DB) else f" --db {redact(db)}"), highlight=False)
     return store
+
+
+@main.command()
+@click.argument("journal", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+def load(journal, db) -> None:
+    """Store the cases a run kept in its journal while its store could not take them."""
+    from parbench.records import RunRecord
+    from parbench.store.sink import read_journal
+    store = _open(db)
+    try:
+        entries = read_journal(journal)
+    except (ValueError, KeyError) as error:
+        fail(f"{journal} is not a parbench journal: {error}")
+    targets: dict[int, int] = {}       # the journal's run id → the run that holds its cases here
+    for header, case, finish in entries:
+        if header["id"] not in targets:
+            targets[header["id"]] = _run_for(store, header)
+        run_id = targets[header["id"]]
+        if case is not None:
+            store.replace_case(run_id, case)
+        if finish is not None:
+            store.finish_run(run_id, finish["status"], finish["finished_at"])
+    cases = sum(1 for _, case, _ in entries if case is not None)
+    console.print(f"loaded {cases} case(s) from {journal} into run(s) {', '.join(map(str, sorted(set(targets.values()))))}"
+                  f" of {redact(db)}", highlight=False)
+
+
+def _run_for(store, header: dict) -> int:
+    """The same run if this store has it (same id and start), else a new one with its metadata."""
+    from parbench.records import RunRecord
+    try:
+        existing = store.load_run(header["id"])
+        if existing.started_at == header["started_at"]:
+            return existing.id
+    except StoreError:
+        pass
+    record = RunRecord(**{k: v for k, v in header.items() if k in RunRecord.__dataclass_fields__ and k != "id"},
+                       id=None)
+    return store.begin_run(record)
 
 
 @main.command()

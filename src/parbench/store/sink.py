@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -15,7 +16,9 @@ from typing import Any, Callable
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.store.database import Store, StoreError
 
-RETRY_DELAYS_S = (0.5, 1, 2, 4, 8, 15)     # about 30 s in all: a server restart fits in it
+# About 30 s in all: a server restart fits in it. PARBENCH_STORE_RETRY (seconds, comma
+# separated) changes it, for tests of what happens beyond it.
+RETRY_DELAYS_S = tuple(float(s) for s in os.environ.get("PARBENCH_STORE_RETRY", "0.5,1,2,4,8,15").split(",") if s)
 
 
 class DiskFull(RuntimeError):
@@ -37,11 +40,11 @@ def _is_disk_full(error: BaseException) -> bool:
     return "disk is full" in text or "no space left" in text or getattr(error, "errno", None) == 28
 
 
-def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=RETRY_DELAYS_S) -> Any:
+def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=None) -> Any:
     """work() until it succeeds, reconnecting between tries; the last error if it never does.
     A full disk is not retried: waiting does not free space."""
     last: BaseException | None = None
-    for delay in (0, *delays):
+    for delay in (0, *(RETRY_DELAYS_S if delays is None else delays)):
         if delay:
             sleep(delay)
             try:
@@ -60,31 +63,37 @@ def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=RET
 
 
 class Journal:
-    """A JSON-lines file of whole cases that the store did not take."""
+    """A JSON-lines file of whole cases (and a run's end) that the store did not take."""
 
     def __init__(self, path: Path, record: RunRecord):
         self.path, self.record, self.count = path, record, 0
 
-    def append(self, run: CaseRun) -> None:
+    def _write(self, entry: dict, what: str) -> None:
         header = {k: v for k, v in dataclasses.asdict(self.record).items() if k != "results"}
-        line = json.dumps({"run": header, "case": dataclasses.asdict(run)}, default=str)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a") as f:
-                f.write(line + "\n")
+                f.write(json.dumps({"run": header, **entry}, default=str) + "\n")
         except OSError as error:
-            raise DiskFull(f"could not store {run.case.key} in the database nor in the journal "
+            raise DiskFull(f"could not store {what} in the database nor in the journal "
                            f"{self.path}: {error.strerror or error}") from None
+
+    def append(self, run: CaseRun) -> None:
+        self._write({"case": dataclasses.asdict(run)}, run.case.key)
         self.count += 1
 
+    def finish(self, status: str, finished_at: str) -> None:
+        self._write({"finish": {"status": status, "finished_at": finished_at}}, f"the end of run {self.record.id}")
 
-def read_journal(path: Path) -> list[tuple[dict, CaseRun]]:
-    """(the run's header, the case) for every line of a journal."""
+
+def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
+    """(the run's header, a case or None, a run's end or None) for every line of a journal."""
     out = []
     for line in path.read_text().splitlines():
         if line.strip():
             entry = json.loads(line)
-            out.append((entry["run"], case_run_from_dict(entry["case"])))
+            out.append((entry["run"], case_run_from_dict(entry["case"]) if "case" in entry else None,
+                        entry.get("finish")))
     return out
 
 
