@@ -200,3 +200,23 @@ func BenchmarkTableKernels(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBitwise is the bitwise cipher over 1 MiB on one goroutine.
+func BenchmarkBitwise(b *testing.B) {
+	src := splitmix64Bytes(nil, 5, 0, 1<<20)
+	dst := make([]byte, len(src))
+	cipher := bitwiseCipher(642)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		cipher(dst, src)
+	}
+}
+
+func TestSBoxRowIsBits1And4AndColumnBits2And3(t *testing.T) {
+	for in := uint(0); in < 16; in++ {
+		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1
+		if sboxRow(in) != row || sboxColumn(in) != column {
+			t.Fatalf("input %04b: row %d column %d, want %d %d", in, sboxRow(in), sboxColumn(in), row, column)
+		}
+	}
+}
