@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"crypto/rand"
+	mathrand "math/rand/v2"
+	"testing"
+	"unsafe"
+)
 
 func TestBase32LowerWithPadding(t *testing.T) {
 	vectors := map[string]string{"": "", "f": "my======", "fo": "mzxq====", "foo": "mzxw6===",
@@ -95,4 +100,66 @@ func TestEveryKeygenModelReportsTheCsprngAndBase32Ceiling(t *testing.T) {
 			t.Errorf("%s: extra %v", model, extra)
 		}
 	}
+}
+
+// BenchmarkKeygenParts takes keygen apart at the quick scale (100,000 keys of 1000 bytes, one
+// goroutine): each part alone, and the ways of putting them together that were compared.
+// Run one at a time under perf stat, e.g.
+// go test -tags libsqlite3 -run XXX -bench 'KeygenParts/alloc' -benchtime 5x
+func BenchmarkKeygenParts(b *testing.B) {
+	const count, keyBytes, chunk = 100_000, 1000, keygenChunkCap
+	random := make([]byte, chunk*keyBytes)
+	encoded := make([]byte, base32Lower.EncodedLen(keyBytes))
+	keys := make([]string, count)
+	parts := map[string]func(){
+		"csprng-per-key": func() {
+			for i := range count {
+				rand.Read(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
+			}
+		},
+		"csprng-per-chunk": func() {
+			for start := 0; start < count; start += chunk {
+				rand.Read(random[:min(chunk, count-start)*keyBytes])
+			}
+		},
+		// Not used by the models (the issue names crypto/rand): the userspace CSPRNG Go ships,
+		// seeded from crypto/rand, as Rust's StdRng is seeded from OsRng.
+		"chacha8-per-chunk": func() {
+			var seed [32]byte
+			rand.Read(seed[:])
+			generator := mathrand.NewChaCha8(seed)
+			for start := 0; start < count; start += chunk {
+				generator.Read(random[:min(chunk, count-start)*keyBytes])
+			}
+		},
+		"base32-encode": func() {
+			for i := range count {
+				base32Lower.Encode(encoded, random[(i%chunk)*keyBytes:(i%chunk+1)*keyBytes])
+			}
+		},
+		"alloc-strings": func() {
+			for i := range keys {
+				buf := make([]byte, len(encoded))
+				keys[i] = unsafe.String(unsafe.SliceData(buf), len(buf))
+			}
+		},
+		"encode-to-string": func() {
+			for i := range keys {
+				keys[i] = base32Lower.EncodeToString(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
+			}
+		},
+		"encode-key": func() {
+			for i := range keys {
+				keys[i] = encodeKey(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
+			}
+		},
+	}
+	for name, part := range parts {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				part()
+			}
+		})
+	}
+	clear(keys)
 }

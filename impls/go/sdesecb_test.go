@@ -58,7 +58,7 @@ func TestBitwiseAndTableAgreeForEveryKey(t *testing.T) {
 	for key := uint(0); key < 1024; key++ {
 		bitwise, table := make([]byte, 256), make([]byte, 256)
 		bitwiseCipher(key)(bitwise, plain)
-		tableCipher(key)(table, plain)
+		tableCipher("go")(key)(table, plain)
 		if string(bitwise) != string(table) {
 			t.Fatalf("key %d: bitwise and table differ", key)
 		}
@@ -84,6 +84,24 @@ func TestQuickBrownFoxUnderKey642(t *testing.T) {
 				t.Errorf("%s/%s: %s", model, cipher, got)
 			}
 		}
+	}
+}
+
+func TestEveryKernelEncryptsTheFoxAndIsRecorded(t *testing.T) {
+	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
+	for _, kernel := range tableKernels() {
+		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "table", "--kernel", kernel)
+		result := runOnce(t, args)
+		if result.Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" || args.Extra["table_kernel"] != kernel {
+			t.Errorf("%s: %s, extra %v", kernel, result.Checksum, args.Extra)
+		}
+	}
+}
+
+func TestAKernelTheCPULacksIsABadArgument(t *testing.T) {
+	args := testArgs(t, "sdes-ecb", "seq", 0, "--input", "x", "--cipher", "table", "--kernel", "sse9")
+	if _, err := sdesWorkload.Prepare(args); exitFor(err) != 2 {
+		t.Fatalf("got %v", err)
 	}
 }
 
@@ -139,6 +157,66 @@ func TestEverySdesModelReportsTheCopyCeiling(t *testing.T) {
 		extra := runOnce(t, args).Extra
 		if ns, _ := extra["ceiling_ns"].(int64); extra["ceiling"] != "copy" || ns <= 0 {
 			t.Errorf("%s: extra %v", model, extra)
+		}
+	}
+}
+
+func TestEveryTableKernelMatchesThePortableLoop(t *testing.T) {
+	table := sdesTable(642)
+	src := splitmix64Bytes(nil, 11, 0, 1<<20+300)
+	for _, kernel := range tableKernels() {
+		lookup := tableLookupWith(kernel, table)
+		for _, offset := range []int{0, 1, 7, 63} {
+			for _, n := range []int{0, 1, 63, 64, 65, 127, 1000, 4096 + 13, 1<<20 + 200} {
+				want, got := make([]byte, n+offset), make([]byte, n+offset)
+				lookupWords(want[offset:], src[:n], table)
+				lookup(got[offset:], src[:n])
+				if string(got) != string(want) {
+					t.Fatalf("%s: %d bytes at offset %d differ from the portable loop", kernel, n, offset)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTableKernels compares each table kernel with Go's copy over the same 64 MiB.
+func BenchmarkTableKernels(b *testing.B) {
+	src := splitmix64Bytes(nil, 5, 0, 64<<20)
+	dst := make([]byte, len(src))
+	copy(dst, src)
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	for _, kernel := range tableKernels() {
+		lookup := tableLookupWith(kernel, sdesTable(642))
+		b.Run(kernel, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				lookup(dst, src)
+			}
+		})
+	}
+}
+
+// BenchmarkBitwise is the bitwise cipher over 1 MiB on one goroutine.
+func BenchmarkBitwise(b *testing.B) {
+	src := splitmix64Bytes(nil, 5, 0, 1<<20)
+	dst := make([]byte, len(src))
+	cipher := bitwiseCipher(642)
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		cipher(dst, src)
+	}
+}
+
+func TestSBoxRowIsBits1And4AndColumnBits2And3(t *testing.T) {
+	for in := uint(0); in < 16; in++ {
+		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1
+		if sboxRow(in) != row || sboxColumn(in) != column {
+			t.Fatalf("input %04b: row %d column %d, want %d %d", in, sboxRow(in), sboxColumn(in), row, column)
 		}
 	}
 }

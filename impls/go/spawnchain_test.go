@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -61,5 +63,38 @@ func TestEverySpawnModelReportsTheHandOffCeiling(t *testing.T) {
 func TestHandOffCeilingEndsForZeroHandOffs(t *testing.T) {
 	if ns := handOffNs(0, false); ns <= 0 {
 		t.Fatalf("%d ns", ns)
+	}
+}
+
+// BenchmarkChainLinkMemory parks 100,000 links (every goroutine created and waiting, as just
+// before the pass) and reports what one link holds: its stack, its share of the heap (the g
+// itself, the channel, the sudog it waits on) and the runtime's starting stack size, then
+// runs the pass. Run in a fresh process: go test -run XXX -bench ChainLinkMemory -benchtime 1x
+func BenchmarkChainLinkMemory(b *testing.B) {
+	const n = 100_000
+	for b.Loop() {
+		var before, parked runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		toCaller := make(chan int)
+		next := toCaller
+		for range n {
+			inbox := make(chan int)
+			go func(inbox <-chan int, outbox chan<- int) { outbox <- <-inbox + 1 }(inbox, next)
+			next = inbox
+		}
+		sample := []metrics.Sample{{Name: "/gc/stack/starting-size:bytes"}, {Name: "/sched/goroutines/waiting:goroutines"}}
+		for metrics.Read(sample); sample[1].Value.Uint64() < n; metrics.Read(sample) {
+			runtime.Gosched() // until every link has run up to its receive and parked
+		}
+		runtime.ReadMemStats(&parked)
+		b.ReportMetric(float64(parked.StackInuse-before.StackInuse)/n, "stack-B/link")
+		b.ReportMetric(float64(parked.HeapInuse-before.HeapInuse)/n, "heap-B/link")
+		b.ReportMetric(float64(parked.Sys-before.Sys)/n, "sys-B/link")
+		b.ReportMetric(float64(sample[0].Value.Uint64()), "starting-stack-B")
+		next <- 0
+		if got := <-toCaller; got != n {
+			b.Fatalf("answer %d", got)
+		}
 	}
 }

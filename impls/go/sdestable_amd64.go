@@ -1,0 +1,79 @@
+// The table form's vector kernels on amd64, chosen at run time from what the CPU reports.
+package main
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+//go:noescape
+func lookupVBMI(dst, src *byte, blocks int, table *[256]byte, streaming bool)
+
+//go:noescape
+func lookupAVX2(dst, src *byte, blocks int, diffs *[16][32]byte, streaming bool)
+
+// streamFrom is where Go's own memmove switches to non-temporal stores: an output this large
+// would only evict the input from the cache on its way to memory.
+const streamFrom = 1 << 20
+
+// tableKernels lists the kernels this CPU can run, fastest first; "go" is always last.
+func tableKernels() []string {
+	kernels := []string{}
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI {
+		kernels = append(kernels, "avx512vbmi")
+	}
+	if cpu.X86.HasAVX2 {
+		kernels = append(kernels, "avx2")
+	}
+	return append(kernels, "go")
+}
+
+// tableLookupWith returns the named kernel as a range translator over the key's table.
+func tableLookupWith(kernel string, table *[256]byte) func(dst, src []byte) {
+	switch kernel {
+	case "avx512vbmi":
+		return func(dst, src []byte) { lookupVector(dst, src, table, 64, lookupVBMI) }
+	case "avx2":
+		diffs := avx2Rows(table)
+		avx2 := func(dst, src *byte, blocks int, _ *[256]byte, streaming bool) {
+			lookupAVX2(dst, src, blocks, diffs, streaming)
+		}
+		return func(dst, src []byte) { lookupVector(dst, src, table, 32, avx2) }
+	}
+	return func(dst, src []byte) { lookupWords(dst, src, table) }
+}
+
+// lookupVector runs a kernel of `block`-byte steps over the middle of the range: the head up
+// to an aligned dst (non-temporal stores need one) and the tail shorter than a block go
+// through the portable loop.
+func lookupVector(dst, src []byte, table *[256]byte, block int,
+	kernel func(dst, src *byte, blocks int, table *[256]byte, streaming bool)) {
+	dst = dst[:len(src)]
+	head := min(len(src), int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst))))&(block-1))
+	lookupWords(dst[:head], src[:head], table)
+	dst, src = dst[head:], src[head:]
+	blocks := len(src) / block
+	if blocks > 0 {
+		kernel(&dst[0], &src[0], blocks, table, len(src) >= streamFrom)
+	}
+	done := blocks * block
+	lookupWords(dst[done:], src[done:], table)
+}
+
+// avx2Rows cuts the table into 16 rows of 16 (by the high nibble), each as its XOR difference
+// from the row before within its half (rows 0 and 8 start afresh), each written twice because
+// VPSHUFB looks up within each 16-byte lane.
+func avx2Rows(table *[256]byte) *[16][32]byte {
+	var diffs [16][32]byte
+	for row := range 16 {
+		for j := range 16 {
+			d := table[row*16+j]
+			if row%8 != 0 {
+				d ^= table[(row-1)*16+j]
+			}
+			diffs[row][j], diffs[row][16+j] = d, d
+		}
+	}
+	return &diffs
+}
