@@ -223,3 +223,52 @@ def test_a_live_run_cannot_be_resumed_twice_at_once(hostile_project, db):
     assert any("being measured right now" in err or "just taken over" in err for _, err in results)
     rows = sqlite3.connect(db).execute("SELECT model FROM cases WHERE workload != 'noop'").fetchall()
     assert rows == [("slow",)]
+
+
+def test_a_store_gone_for_longer_than_the_retries_keeps_every_case_in_a_journal(hostile_project):
+    psycopg = pytest.importorskip("psycopg")
+    cluster = _postgres_cluster()
+    if cluster is None:
+        pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
+    url = _postgres_url()
+    try:
+        with psycopg.connect(url, connect_timeout=5) as db:
+            db.execute("DROP SCHEMA IF EXISTS journal CASCADE")
+            db.execute("CREATE SCHEMA journal")
+    except psycopg.Error as error:
+        pytest.skip(f"no PostgreSQL server: {error}")
+    scoped = url + "?options=-csearch_path%3Djournal"
+    env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "40",
+           "PARBENCH_STORE_RETRY": "0.2,0.2"}
+    child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale",
+                              "smoke", "--model", "honest", "--model", "slow", "--processes", "3",
+                              "--order", "sequential", "--db", scoped],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            with psycopg.connect(scoped, connect_timeout=5) as db:
+                try:
+                    if db.execute("SELECT COUNT(*) FROM processes").fetchone()[0] >= 1:
+                        break
+                except psycopg.Error:
+                    pass
+            time.sleep(0.2)
+        subprocess.run(["pg_ctlcluster", *cluster, "stop", "-m", "fast"], check=True)
+        out, err = child.communicate(timeout=300)
+    finally:
+        subprocess.run(["pg_ctlcluster", *cluster, "start"], capture_output=True)
+        if child.poll() is None:
+            child.kill()
+    assert "Traceback" not in err
+    assert "could not be stored" in err or "are kept in" in err, err
+    journal = err.split("parbench load ")[1].split()[0]
+    loaded = parbench("load", journal, "--db", scoped, root=hostile_project, check=True)
+    assert "loaded " in loaded.stdout and "case(s)" in loaded.stdout
+    with psycopg.connect(scoped) as db:
+        cases = db.execute("SELECT model, status FROM cases WHERE workload != 'noop' ORDER BY model").fetchall()
+        status = db.execute("SELECT status FROM runs").fetchone()[0]
+        processes = db.execute("SELECT COUNT(*) FROM processes p JOIN cases c ON c.id = p.case_id "
+                               "WHERE c.workload != 'noop' AND p.idx >= 0").fetchone()[0]
+    assert cases == [("honest", "ok"), ("slow", "ok")] and processes == 6
+    assert status == "complete"
