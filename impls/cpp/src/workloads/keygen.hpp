@@ -15,6 +15,8 @@ constexpr std::size_t base32_length(std::size_t n) { return (n + 4) / 5 * 8; }
 // Writes base32_length(n) characters to `out`.
 void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out);
 std::string base32_lower(const unsigned char* bytes, std::size_t n);
+// The form the encoder was compiled with (-march decides): avx512vbmi or scalar.
+const char* base32_kernel_name();
 
 enum class Source { strong, seeded };
 
