@@ -55,35 +55,37 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
 }
 
 TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
-  const auto keys = run_model(Model::seq, {1, 1000, Source::strong, 0}, 1).keys;
+  const Generated generated = run_model(Model::seq, {1, 1000, Source::strong, 0}, 1);
+  const auto& keys = generated.keys.views;
   ASSERT_EQ(keys.front().size(), 1600u);
   EXPECT_EQ(keys.front().find('='), std::string::npos);
 }
 
 TEST(Keygen, SeededCount3Bytes10Seed1) {
   const Params params = seeded(3, 10, 1);
-  EXPECT_EQ(checksum(params, run_model(Model::seq, params, 1).keys), "d3605c1b2c10e632");
+  EXPECT_EQ(checksum(params, run_model(Model::seq, params, 1).keys.views), "d3605c1b2c10e632");
 }
 
 TEST(Keygen, StrongChecksumIsCountAndTotalChars) {
   const Params params{7, 1000, Source::strong, 0};
-  EXPECT_EQ(checksum(params, run_model(Model::threads, params, 2).keys), "7:11200");
+  EXPECT_EQ(checksum(params, run_model(Model::threads, params, 2).keys.views), "7:11200");
 }
 
 TEST(Keygen, StrongKeysDiffer) {
   for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-    const auto keys = run_model(model, {64, 16, Source::strong, 0}, 2).keys;
+    const Generated generated = run_model(model, {64, 16, Source::strong, 0}, 2);
+    const auto& keys = generated.keys.views;
     EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
   }
 }
 
 TEST(Keygen, EveryModelAgreesForArbitraryParamsAndChunks) {
   for (const Params& params : {seeded(257, 1000, 7), seeded(101, 37, 99), seeded(5, 3, 12345)}) {
-    const std::string expected = checksum(params, run_model(Model::seq, params, 1).keys);
+    const std::string expected = checksum(params, run_model(Model::seq, params, 1).keys.views);
     for (int workers : {1, 3, 8}) {
       for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{10}, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS)}) {
         for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-          EXPECT_EQ(checksum(params, generate(model, params, chunk, workers).keys), expected)
+          EXPECT_EQ(checksum(params, generate(model, params, chunk, workers).keys.views), expected)
               << "model " << static_cast<int>(model) << " x" << workers << " chunk " << chunk;
         }
       }
@@ -106,6 +108,20 @@ TEST(KeygenChunking, LargeCountsAreCutInChunksOf1024Keys) {
   const Generated generated = run_model(Model::threads, params, 2);
   EXPECT_EQ(generated.ran.chunks, 5);  // 1024 x 4 + 904
   EXPECT_EQ(generated.ran.workers_used, 2);
+}
+
+TEST(KeygenResult, EveryKeyIsItsOwnStringInTheWorkersArenas) {
+  const Params params{3000, 1000, Source::strong, 0};
+  const Generated generated = run_model(Model::threads, params, 2);
+  ASSERT_EQ(generated.keys.views.size(), 3000u);
+  EXPECT_EQ(generated.keys.arenas.size(), 2u);
+  for (std::size_t i = 1; i < generated.keys.views.size(); ++i) {
+    const auto& previous = generated.keys.views[i - 1];
+    const auto& key = generated.keys.views[i];
+    ASSERT_EQ(key.size(), 1600u);
+    // Distinct, non-overlapping characters (not one string shared by several keys).
+    ASSERT_TRUE(key.data() >= previous.data() + previous.size() || key.data() + key.size() <= previous.data()) << i;
+  }
 }
 
 TEST(KeygenCeiling, BothPartsAreTimed) {

@@ -6,8 +6,11 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -148,10 +151,16 @@ class KeyMaker {
     if (params.source == Source::strong) csprng_.emplace();
   }
 
-  void make_keys(std::int64_t first, std::int64_t end, std::vector<std::string>& keys) {
+  // Keys first .. end - 1, encoded straight into `arena`; views[i] is key i.
+  void make_keys(std::int64_t first, std::int64_t end, KeyArena& arena, std::vector<std::string_view>& views) {
+    const std::size_t length = base32_length(key_bytes_);
     for_each_batch(first, end, [&](std::int64_t batch_first, std::int64_t n) {
       fill_random(batch_first, n);
-      for (std::int64_t k = 0; k < n; ++k) keys[static_cast<std::size_t>(batch_first + k)] = base32_lower(key(k), key_bytes_);
+      char* text = arena.claim(static_cast<std::size_t>(n) * length);
+      for (std::int64_t k = 0; k < n; ++k, text += length) {
+        base32_lower_into(key(k), key_bytes_, text);
+        views[static_cast<std::size_t>(batch_first + k)] = std::string_view(text, length);
+      }
     });
   }
 
@@ -191,25 +200,65 @@ class KeyMaker {
   std::vector<char> encoded_;
 };
 
-// Runs `work(maker, first, end)` over every chunk of keys with the model's workers.
-template <class Work>
-ChunkRun run_chunks(Model model, const Params& params, std::int64_t chunk, int workers, Work&& work) {
+// Runs every chunk of keys with the model's workers: `make_work()` runs on each worker's thread
+// and returns its `work(maker, first, end)`; the worker's KeyMaker is made there too.
+template <class MakeWork>
+ChunkRun run_chunks(Model model, const Params& params, std::int64_t chunk, int workers, MakeWork&& make_work) {
   const ChunkPlan plan(params.count, chunk);
   auto make_worker = [&] {
-    return [&, maker = KeyMaker(params, chunk)](std::int64_t c) mutable { work(maker, plan.begin(c), plan.end(c)); };
+    return [&plan, maker = KeyMaker(params, chunk), work = make_work()](std::int64_t c) mutable {
+      work(maker, plan.begin(c), plan.end(c));
+    };
   };
   if (model == Model::threads) return run_chunks_on_threads(plan, workers, make_worker);
   if (model == Model::openmp) return run_chunks_openmp(plan, workers, make_worker);
   return run_chunks_here(plan, make_worker);
 }
 
+// Kernels before 5.14 refuse MADV_POPULATE_WRITE (EINVAL); the writes then fault page by page.
+void populate_for_writing(char* from, std::size_t bytes) {
+  static const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(from) & ~(page - 1);
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(from) + bytes;
+  madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_WRITE);
+}
+
 }  // namespace
+
+KeyArena::KeyArena(std::size_t capacity) : capacity_(capacity) {
+  if (capacity_ == 0) return;
+  void* mapping = mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapping == MAP_FAILED) throw std::bad_alloc();
+  base_ = static_cast<char*>(mapping);
+}
+
+KeyArena::~KeyArena() {
+  if (base_) munmap(base_, capacity_);
+}
+
+char* KeyArena::claim(std::size_t bytes) {
+  if (bytes > capacity_ - used_) throw std::bad_alloc();
+  char* start = base_ + used_;
+  used_ += bytes;
+  // One madvise faults a batch's pages in: about 0.44 s of kernel time for 1.6 GB here, against
+  // about 0.69 s when each first write to a page takes its own fault.
+  if (bytes > 0) populate_for_writing(start, bytes);
+  return start;
+}
 
 Generated generate(Model model, const Params& params, std::int64_t chunk, int workers) {
   Generated generated;
-  generated.keys.resize(static_cast<std::size_t>(params.count));
-  generated.ran = run_chunks(model, params, chunk, workers, [&](KeyMaker& maker, std::int64_t first, std::int64_t end) {
-    maker.make_keys(first, end, generated.keys);
+  Keys& keys = generated.keys;
+  keys.views.resize(static_cast<std::size_t>(params.count));
+  // One arena per worker, reserved here (address space only) and handed out as workers start.
+  const std::size_t worst_case = static_cast<std::size_t>(params.count) * base32_length(static_cast<std::size_t>(params.key_bytes));
+  for (int w = 0; w < workers; ++w) keys.arenas.push_back(std::make_unique<KeyArena>(worst_case));
+  std::atomic<std::size_t> next_arena{0};
+  generated.ran = run_chunks(model, params, chunk, workers, [&] {
+    KeyArena& arena = *keys.arenas[next_arena.fetch_add(1)];
+    return [&arena, &keys](KeyMaker& maker, std::int64_t first, std::int64_t end) {
+      maker.make_keys(first, end, arena, keys.views);
+    };
   });
   return generated;
 }
@@ -217,19 +266,19 @@ Generated generate(Model model, const Params& params, std::int64_t chunk, int wo
 CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk, int workers) {
   CeilingTimes times;
   times.csprng_ns = time_ns([&] {
-    run_chunks(model, params, chunk, workers, [](KeyMaker& maker, std::int64_t first, std::int64_t end) {
-      maker.random_only(first, end);
+    run_chunks(model, params, chunk, workers, [] {
+      return [](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.random_only(first, end); };
     });
   });
   times.base32_ns = time_ns([&] {
-    run_chunks(model, params, chunk, workers, [](KeyMaker& maker, std::int64_t first, std::int64_t end) {
-      maker.encode_only(first, end);
+    run_chunks(model, params, chunk, workers, [] {
+      return [](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.encode_only(first, end); };
     });
   });
   return times;
 }
 
-std::string checksum(const Params& params, const std::vector<std::string>& keys) {
+std::string checksum(const Params& params, const std::vector<std::string_view>& keys) {
   if (params.source == Source::strong) {
     std::uint64_t chars = 0;
     for (const auto& key : keys) chars += key.size();
@@ -242,7 +291,10 @@ std::string checksum(const Params& params, const std::vector<std::string>& keys)
 
 WorkloadInfo describe() {
   const std::string rule = "chunks of min(1024, ceil(count/workers)) keys; ";
-  const std::string keys = "each key a std::string in one std::vector<std::string>";
+  const std::string keys =
+      "per worker: its own CTR-DRBG (EVP_RAND, seeded from getrandom), random bytes ~1 MiB at a time, Base32 (" + std::string(BASE32_KERNEL) + ") "
+      "written straight into the worker's arena (one mmap, pages populated per batch); the result is a "
+      "std::vector<std::string_view> of count keys into those arenas, owned by the caller";
   return {"keygen",
           {"count", "bytes", "source", "seed", "chunk"},
           {{"seq", "seq", false, "every chunk in order on the main thread; " + keys},
@@ -292,7 +344,7 @@ void run(const Invocation& call) {
     repetition.ns = time_ns([&] { generated = generate(model, params, chunk, workers); });
     const ProcessUsage during = process_usage() - before;
     repetition.items = static_cast<std::uint64_t>(params.count);
-    repetition.checksum = checksum(params, generated.keys);
+    repetition.checksum = checksum(params, generated.keys.views);
     const CeilingTimes ceiling = time_ceiling(model, params, chunk, workers);
     report_chunks(repetition.extra, workers, ChunkPlan(params.count, chunk), generated.ran);
     repetition.extra.push_back({"ceiling", std::string("csprng+base32")});
