@@ -32,7 +32,7 @@ std::string list_json() {
   std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
                      ",\"flags\":" + json_string(std::string(PARBENCH_CXX_FLAGS) + ", -std=c++20, table kernel " +
                                                  sdes_ecb::table_kernel_name()) +
-                     ",\"sources\":{\"strong\":\"OpenSSL 3 RAND_bytes (CTR-DRBG AES-256, per-thread instances, seeded from getrandom)\"}"
+                     ",\"sources\":{\"strong\":\"OpenSSL 3 EVP_RAND CTR-DRBG (AES-256), one instance per worker with no parent, seeded from getrandom when the worker starts\"}"
                      ",\"workloads\":{";
   bool first_workload = true;
   for (const auto& workload : workloads) {

@@ -1,6 +1,8 @@
 // The harness protocol: command-line parsing, the timed repetition loop and its JSON lines.
 #include "protocol.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -87,6 +89,13 @@ std::uint64_t monotonic_ns() {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+ProcessUsage process_usage() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto ns = [](const timeval& t) { return std::int64_t{t.tv_sec} * 1'000'000'000 + std::int64_t{t.tv_usec} * 1'000; };
+  return {ns(usage.ru_utime), ns(usage.ru_stime), usage.ru_minflt};
 }
 
 std::string json_string(const std::string& text) {

@@ -80,6 +80,17 @@ void require_known_model(const Invocation& call, const WorkloadInfo& workload);
 
 std::uint64_t monotonic_ns();
 
+// getrusage(RUSAGE_SELF): every thread of the process, finished ones included.
+struct ProcessUsage {
+  std::int64_t user_ns = 0;
+  std::int64_t sys_ns = 0;
+  std::int64_t minor_faults = 0;
+  ProcessUsage operator-(const ProcessUsage& earlier) const {
+    return {user_ns - earlier.user_ns, sys_ns - earlier.sys_ns, minor_faults - earlier.minor_faults};
+  }
+};
+ProcessUsage process_usage();
+
 // Times `work` between two monotonic clock reads.
 template <class Work>
 std::uint64_t time_ns(Work&& work) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chunking.hpp"
@@ -15,6 +17,8 @@ constexpr std::size_t base32_length(std::size_t n) { return (n + 4) / 5 * 8; }
 // Writes base32_length(n) characters to `out`.
 void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out);
 std::string base32_lower(const unsigned char* bytes, std::size_t n);
+// The form the encoder was compiled with (-march decides): avx512vbmi or scalar.
+const char* base32_kernel_name();
 
 enum class Source { strong, seeded };
 
@@ -30,9 +34,33 @@ constexpr std::int64_t CHUNK_CAP_KEYS = 1024;
 
 enum class Model { seq, threads, openmp };
 
+// A worker's share of the result: its keys back to back in one private anonymous mapping,
+// reserved for the worst case (MAP_NORESERVE: only pages that are written get memory).
+class KeyArena {
+ public:
+  explicit KeyArena(std::size_t capacity);
+  ~KeyArena();
+  KeyArena(const KeyArena&) = delete;
+  KeyArena& operator=(const KeyArena&) = delete;
+  // The next `bytes` of the arena, its pages faulted in up front.
+  char* claim(std::size_t bytes);
+
+ private:
+  char* base_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t used_ = 0;
+};
+
+// The result the caller holds: `count` separate strings, key i = views[i], each viewing its own
+// characters in one of the arenas, which this object owns (dropping it frees them all).
+struct Keys {
+  std::vector<std::string_view> views;
+  std::vector<std::unique_ptr<KeyArena>> arenas;
+};
+
 // Every encoded key (key i at position i), kept in memory as the spec asks, and what ran.
 struct Generated {
-  std::vector<std::string> keys;
+  Keys keys;
   ChunkRun ran;
 };
 
@@ -48,7 +76,7 @@ struct CeilingTimes {
 CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk, int workers);
 
 // "<count>:<total chars>" for strong keys, the order-free digest for seeded ones.
-std::string checksum(const Params& params, const std::vector<std::string>& keys);
+std::string checksum(const Params& params, const std::vector<std::string_view>& keys);
 
 WorkloadInfo describe();
 void run(const Invocation& call);
