@@ -72,6 +72,10 @@ impl Call {
         }
     }
 
+    pub fn has(&self, name: &str) -> bool {
+        self.params.contains_key(name)
+    }
+
     pub fn number(&self, name: &str, default: Option<u64>) -> Outcome<u64> {
         match self.params.get(name) {
             None => default.ok_or_else(|| bad_args(format!("{} needs --{name}", self.workload))),
@@ -90,10 +94,10 @@ impl Call {
         }
     }
 
-    /// Rejects params the workload does not know, so a typo is exit 2 rather than a silent default.
-    pub fn only_params(&self, known: &[&str]) -> Outcome<()> {
+    /// Rejects params the model does not take, so a typo is exit 2 rather than a silent default.
+    pub fn only_params(&self, known: &[String]) -> Outcome<()> {
         for name in self.params.keys() {
-            if !known.contains(&name.as_str()) {
+            if !known.contains(name) {
                 return Err(bad_args(format!(
                     "unknown param --{name} for {}; valid: {}",
                     self.workload,

@@ -1,18 +1,49 @@
 //! batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
+use crate::parallel::{in_rayon_pool, Chunking, Ran};
 use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
-use crate::workloads::keygen::rayon_pool;
+use crate::workloads::{plain, Model, Workload};
 
-pub const MODELS: &[&str] = &["seq", "threads", "rayon", "tokio"];
+pub const WORKLOAD: Workload = Workload {
+    name: "batch-job",
+    params: &["docs_dir", "db"],
+    models: &[
+        plain("seq", "seq"),
+        Model {
+            name: "threads",
+            family: "threads",
+            workers: true,
+            params: &[],
+            note: "bounded pool: --workers std threads spawned and joined inside the timed region, one connection each, taking document ids from a shared queue",
+        },
+        Model {
+            name: "rayon",
+            family: "data-parallel",
+            workers: true,
+            params: &[],
+            note: "par_iter().try_for_each_init: one connection per Rayon job split; blocking I/O on a pool of --workers threads built and joined inside the timed region (build_scoped)",
+        },
+        Model {
+            name: "tokio",
+            family: "async",
+            workers: true,
+            params: &[],
+            note: "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections (rusqlite / sync postgres client); alignment on the --workers async threads; runtime built and shut down inside the timed region",
+        },
+    ],
+    run,
+};
 
 /// Long enough that concurrent SQLite writers queue for the lock instead of failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -227,17 +258,32 @@ impl Connection {
     }
 }
 
-/// Summed time in alignment (cpu) and in file and database work (io), over all documents.
+/// What the documents of one run added up to: the time in alignment (cpu) and in file and
+/// database work (io), how many were done and on which threads they were aligned.
 #[derive(Default)]
 pub struct TimeSplit {
     cpu_ns: AtomicU64,
     io_ns: AtomicU64,
+    documents: AtomicUsize,
+    aligned_on: Mutex<HashSet<ThreadId>>,
 }
 
 impl TimeSplit {
     fn add(&self, cpu: Duration, io: Duration) {
         self.cpu_ns.fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
         self.io_ns.fetch_add(io.as_nanos() as u64, Ordering::Relaxed);
+        self.documents.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Aligns on the calling thread, timing it and noting the thread (a worker that was used).
+    fn align(&self, old: &str, new: &str, spans: &[Span]) -> (Vec<Span>, Duration) {
+        self.aligned_on.lock().expect("thread set").insert(std::thread::current().id());
+        let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), spans));
+        (aligned, Duration::from_nanos(cpu_ns as u64))
+    }
+
+    fn ran(&self) -> Ran {
+        Ran { chunks: self.documents.load(Ordering::Relaxed), workers_used: self.aligned_on.lock().expect("thread set").len() }
     }
 }
 
@@ -259,12 +305,12 @@ pub fn process_document(db: &mut Connection, docs_dir: &Path, doc_id: i64, split
     let spans = db.annotations(doc_id)?;
     let mut io = io_started.elapsed();
 
-    let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), &spans));
+    let (aligned, cpu) = split.align(&old, &new, &spans);
 
     let write_started = Instant::now();
     db.store_aligned(doc_id, new.len(), &aligned)?;
     io += write_started.elapsed();
-    split.add(Duration::from_nanos(cpu_ns as u64), io);
+    split.add(cpu, io);
     Ok(())
 }
 
@@ -349,14 +395,13 @@ impl ConnectionPool {
 }
 
 /// One tokio task per document; file and database work borrow one of `workers` connections on
-/// the blocking pool, and the alignment runs on the runtime's async worker threads.
-pub fn job_tokio(
-    database: &Database,
-    docs_dir: &Path,
-    split: &Arc<TimeSplit>,
-    workers: usize,
-    runtime: &tokio::runtime::Runtime,
-) -> Outcome<usize> {
+/// the blocking pool, and the alignment runs on the runtime's async worker threads. The runtime
+/// is built here and dropped before returning (which joins its worker and blocking threads).
+pub fn job_tokio(database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, workers: usize) -> Outcome<usize> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()
+        .map_err(|e| Failure::Limit(e.to_string()))?;
     let pool = Arc::new(ConnectionPool::open(database, workers)?);
     let done = runtime.block_on(async {
         let pending = pool.with(|db| db.pending_documents()).await?;
@@ -375,7 +420,7 @@ pub fn job_tokio(
                             Ok((document, spans, started.elapsed()))
                         })
                         .await?;
-                    let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), &spans));
+                    let (aligned, cpu) = split.align(&old, &new, &spans);
                     io += pool
                         .with(move |db| {
                             let started = Instant::now();
@@ -383,7 +428,7 @@ pub fn job_tokio(
                             Ok(started.elapsed())
                         })
                         .await?;
-                    split.add(Duration::from_nanos(cpu_ns as u64), io);
+                    split.add(cpu, io);
                     Ok::<(), Failure>(())
                 })
             })
@@ -397,46 +442,34 @@ pub fn job_tokio(
     done
 }
 
-pub fn run(call: &Call) -> Outcome<()> {
-    call.only_params(&["docs-dir", "db", "workers"])?;
+fn run(call: &Call) -> Outcome<()> {
     let docs_dir = PathBuf::from(call.text("docs-dir", None)?);
     let database = Database::from_url(&call.text("db", None)?)?;
-    let mut common = Map::new();
-    if call.model != "seq" {
-        common.insert("workers".into(), Value::from(call.workers()?));
-    }
-    let workers = call.workers()?;
-    let (pool, runtime) = match call.model.as_str() {
-        "rayon" => (Some(rayon_pool(workers)?), None),
-        "tokio" => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(workers)
-                .build()
-                .map_err(|e| Failure::Limit(e.to_string()))?;
-            (None, Some(runtime))
-        }
-        "seq" | "threads" => (None, None),
-        _ => return Err(call.unknown_model(MODELS)),
-    };
-    repeat(call, &common, || {
+    let workers = if call.model == "seq" { 1 } else { call.workers()? };
+    repeat(call, &Map::new(), || {
         let split = Arc::new(TimeSplit::default());
-        let (done, ns) = timed(|| match (call.model.as_str(), &pool, &runtime) {
-            ("seq", _, _) => job_seq(&database, &docs_dir, &split),
-            ("threads", _, _) => job_threads(&database, &docs_dir, &split, workers),
-            (_, Some(pool), _) => pool.install(|| job_rayon(&database, &docs_dir, &split)),
-            (_, _, Some(runtime)) => job_tokio(&database, &docs_dir, &split, workers, runtime),
-            _ => unreachable!("the model was checked above"),
+        let (done, ns) = timed(|| match call.model.as_str() {
+            "seq" => job_seq(&database, &docs_dir, &split),
+            "threads" => job_threads(&database, &docs_dir, &split, workers),
+            "rayon" => in_rayon_pool(workers, |pool| pool.install(|| job_rayon(&database, &docs_dir, &split)))?,
+            "tokio" => job_tokio(&database, &docs_dir, &split, workers),
+            other => unreachable!("the registry lists no batch-job model '{other}'"),
         });
         let done = done?;
         let checksum = database.connect()?.annotations_digest()?;
-        Ok(Sample::new(ns, done as u64, checksum)
+        let mut sample = Sample::new(ns, done as u64, checksum)
             .with("cpu_ns", split.cpu_ns.load(Ordering::Relaxed))
-            .with("io_ns", split.io_ns.load(Ordering::Relaxed)))
+            .with("io_ns", split.io_ns.load(Ordering::Relaxed));
+        if call.model != "seq" {
+            // One document is one chunk.
+            sample = sample.with_ran(&Chunking::new(done, workers, 1, None), split.ran());
+        }
+        Ok(sample)
     })
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn spans(list: &[(i64, i64, &str)]) -> Vec<Span> {
@@ -479,7 +512,7 @@ mod tests {
     }
 
     /// A small job in a fresh folder: documents whose `new` is `old` with words moved around.
-    fn prepare_job(name: &str, docs: i64) -> (PathBuf, Database) {
+    pub(crate) fn prepare_job(name: &str, docs: i64) -> (PathBuf, Database) {
         let folder = std::env::temp_dir().join(format!("parbench-rust-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&folder);
         std::fs::create_dir_all(&folder).unwrap();
@@ -521,11 +554,8 @@ mod tests {
                 "seq" => job_seq(&database, &folder, &split),
                 "threads-1" => job_threads(&database, &folder, &split, 1),
                 "threads-3" => job_threads(&database, &folder, &split, 3),
-                "tokio" => {
-                    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
-                    job_tokio(&database, &folder, &split, 3, &runtime)
-                }
-                _ => rayon_pool(2).unwrap().install(|| job_rayon(&database, &folder, &split)),
+                "tokio" => job_tokio(&database, &folder, &split, 3),
+                _ => in_rayon_pool(2, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
             }
             .unwrap();
             assert_eq!(done, 23, "{model} processed every pending document");
@@ -535,5 +565,23 @@ mod tests {
             std::fs::remove_dir_all(folder).unwrap();
         }
         assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{digests:?}");
+    }
+
+    #[test]
+    fn parallel_models_count_documents_as_chunks_and_the_threads_that_aligned_them() {
+        for model in ["threads", "rayon", "tokio"] {
+            let (folder, database) = prepare_job(&format!("ran-{model}"), 12);
+            let split = Arc::new(TimeSplit::default());
+            match model {
+                "threads" => job_threads(&database, &folder, &split, 2),
+                "rayon" => in_rayon_pool(2, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
+                _ => job_tokio(&database, &folder, &split, 2),
+            }
+            .unwrap();
+            let ran = split.ran();
+            assert_eq!(ran.chunks, 12, "{model}");
+            assert!((1..=2).contains(&ran.workers_used), "{model}: {ran:?}");
+            std::fs::remove_dir_all(folder).unwrap();
+        }
     }
 }

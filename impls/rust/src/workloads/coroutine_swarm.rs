@@ -6,8 +6,30 @@ use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
 use crate::protocol::{bad_args, repeat, Call, Failure, Outcome, Sample};
+use crate::workloads::{Model, Workload};
 
-pub const MODELS: &[&str] = &["seq", "tokio", "tokio-current-thread"];
+pub const WORKLOAD: Workload = Workload {
+    name: "coroutine-swarm",
+    params: &["tasks", "steps", "sleep_ms"],
+    models: &[
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: "plain loop; sleep_ms must be 0" },
+        Model {
+            name: "tokio",
+            family: "async",
+            workers: true,
+            params: &[],
+            note: "tokio::spawn + yield_now / time::sleep on a multi-thread runtime of --workers threads, built and shut down (threads joined) inside the timed region",
+        },
+        Model {
+            name: "tokio-current-thread",
+            family: "async",
+            workers: false,
+            params: &[],
+            note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
+        },
+    ],
+    run,
+};
 
 fn push_decimal(line: &mut Vec<u8>, mut value: u64) {
     let mut digits = [0u8; 20];
@@ -76,14 +98,47 @@ pub async fn swarm_tokio(tasks: u64, steps: u64, sleep: Option<Duration>, starte
     (digest, spawn_ns)
 }
 
-pub fn run(call: &Call) -> Outcome<()> {
-    call.only_params(&["tasks", "steps", "sleep-ms", "workers"])?;
+fn make_runtime(workers: Option<usize>) -> Outcome<tokio::runtime::Runtime> {
+    match workers {
+        Some(workers) => tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_time().build(),
+        None => tokio::runtime::Builder::new_current_thread().enable_time().build(),
+    }
+    .map_err(|e| Failure::Limit(e.to_string()))
+}
+
+/// One timed repetition: the runtime built, every task spawned and finished, the runtime
+/// dropped (which joins its threads). Returns the digest, ns and spawn_ns.
+fn swarm_repetition(tasks: u64, steps: u64, sleep: Option<Duration>, workers: Option<usize>) -> Outcome<(OrderFreeDigest, u128, u128)> {
+    let started = Instant::now();
+    let runtime = make_runtime(workers)?;
+    let (digest, spawn_ns) = runtime.block_on(swarm_tokio(tasks, steps, sleep, started));
+    drop(runtime);
+    Ok((digest, started.elapsed().as_nanos(), spawn_ns))
+}
+
+/// The yield ceiling: one task on a runtime of the same shape yields `yields` times, forming
+/// no lines; the runtime is built before the clock and dropped after it.
+fn yield_ceiling_ns(yields: u64, workers: Option<usize>) -> Outcome<u128> {
+    let runtime = make_runtime(workers)?;
+    runtime.block_on(async {
+        let started = Instant::now();
+        let unit = tokio::spawn(async move {
+            for _ in 0..yields {
+                tokio::task::yield_now().await;
+            }
+        });
+        unit.await.map_err(|e| crate::protocol::crash("the yield ceiling's task", e))?;
+        Ok(started.elapsed().as_nanos())
+    })
+}
+
+fn run(call: &Call) -> Outcome<()> {
     let tasks = call.number("tasks", None)?;
     let steps = call.number("steps", Some(10))?;
     let sleep_ms = call.number("sleep-ms", Some(0))?;
     let sleep = (sleep_ms > 0).then(|| Duration::from_millis(sleep_ms));
     let mut common = Map::new();
-    let runtime = match call.model.as_str() {
+    let workers = match call.model.as_str() {
         "seq" if sleep.is_some() => {
             return Err(bad_args("seq has no scheduler to sleep in; valid --sleep-ms for seq: 0"))
         }
@@ -97,17 +152,19 @@ pub fn run(call: &Call) -> Outcome<()> {
         "tokio" => {
             let workers = call.workers()?;
             common.insert("workers".into(), Value::from(workers));
-            tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_time().build()
+            Some(workers)
         }
-        "tokio-current-thread" => tokio::runtime::Builder::new_current_thread().enable_time().build(),
-        _ => return Err(call.unknown_model(MODELS)),
-    }
-    .map_err(|e| Failure::Limit(e.to_string()))?;
+        "tokio-current-thread" => None,
+        other => unreachable!("the registry lists no coroutine-swarm model '{other}'"),
+    };
     repeat(call, &common, || {
-        let started = Instant::now();
-        let (digest, spawn_ns) = runtime.block_on(swarm_tokio(tasks, steps, sleep, started));
-        let ns = started.elapsed().as_nanos();
-        Ok(Sample::new(ns, tasks, digest.hex()).with("spawn_ns", spawn_ns as u64))
+        let (digest, ns, spawn_ns) = swarm_repetition(tasks, steps, sleep, workers)?;
+        let sample = Sample::new(ns, tasks, digest.hex()).with("spawn_ns", spawn_ns as u64);
+        if sleep.is_some() {
+            return Ok(sample);
+        }
+        let ceiling_ns = yield_ceiling_ns(tasks * steps, workers)?;
+        Ok(sample.with("ceiling", "yield").with("ceiling_ns", ceiling_ns as u64))
     })
 }
 
@@ -116,12 +173,7 @@ mod tests {
     use super::*;
 
     fn tokio_swarm(tasks: u64, steps: u64, sleep: Option<Duration>, workers: Option<usize>) -> String {
-        let runtime = match workers {
-            Some(w) => tokio::runtime::Builder::new_multi_thread().worker_threads(w).enable_time().build(),
-            None => tokio::runtime::Builder::new_current_thread().enable_time().build(),
-        }
-        .unwrap();
-        runtime.block_on(swarm_tokio(tasks, steps, sleep, Instant::now())).0.hex()
+        swarm_repetition(tasks, steps, sleep, workers).unwrap().0.hex()
     }
 
     #[test]
@@ -151,5 +203,17 @@ mod tests {
             assert_eq!(tokio_swarm(tasks, steps, None, None), expected);
         }
         assert_eq!(tokio_swarm(50, 3, Some(Duration::from_millis(1)), Some(2)), swarm_seq(50, 3).hex());
+    }
+
+    #[test]
+    fn the_yield_ceiling_is_timed_for_both_runtimes() {
+        assert!(yield_ceiling_ns(1000, Some(2)).unwrap() > 0);
+        assert!(yield_ceiling_ns(1000, None).unwrap() > 0);
+    }
+
+    #[test]
+    fn spawn_ns_is_within_ns() {
+        let (_, ns, spawn_ns) = swarm_repetition(100, 2, None, Some(2)).unwrap();
+        assert!(spawn_ns > 0 && spawn_ns <= ns);
     }
 }

@@ -1,17 +1,37 @@
 //! sdes-ecb: S-DES (Schaefer 1996) in ECB mode over an in-memory file, one byte per block.
 
-use std::sync::Mutex;
-
-use rayon::prelude::*;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape};
 use crate::protocol::{bad_args, crash, repeat, timed, Call, Outcome, Sample};
-use crate::workloads::keygen::rayon_pool;
+use crate::workloads::{plain, Model, Workload};
 
-pub const MODELS: &[&str] = &["seq", "rayon", "threads"];
-pub const DEFAULT_CHUNK: usize = 256 * 1024;
+pub const WORKLOAD: Workload = Workload {
+    name: "sdes-ecb",
+    params: &["input", "key", "cipher", "chunk"],
+    models: &[
+        plain("seq", "seq"),
+        Model {
+            name: "rayon",
+            family: "data-parallel",
+            workers: true,
+            params: &[],
+            note: "out.par_chunks_mut(chunk).zip(input.par_chunks(chunk)) on a Rayon pool of --workers threads built and joined inside the timed region (ThreadPoolBuilder::build_scoped)",
+        },
+        Model {
+            name: "threads",
+            family: "threads",
+            workers: true,
+            params: &[],
+            note: "--workers std::thread::scope threads spawned and joined inside the timed region; chunks dealt round-robin (static split)",
+        },
+    ],
+    run,
+};
 
+/// The contract's largest chunk: 1 MiB.
+pub const CHUNK_CAP: usize = 1 << 20;
 const P10: [u8; 10] = [3, 5, 2, 7, 4, 10, 1, 9, 8, 6];
 const P8: [u8; 8] = [6, 3, 7, 4, 8, 5, 10, 9];
 const IP: [u8; 8] = [2, 6, 3, 1, 4, 8, 5, 7];
@@ -65,6 +85,23 @@ pub fn table(key: u16) -> [u8; 256] {
     std::array::from_fn(|plain| encrypt_byte(k1, k2, plain as u8))
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CipherForm {
+    Bitwise,
+    Table,
+}
+
+impl CipherForm {
+    pub fn parse(name: &str) -> Outcome<CipherForm> {
+        match name {
+            "bitwise" => Ok(CipherForm::Bitwise),
+            "table" => Ok(CipherForm::Table),
+            other => Err(bad_args(format!("unknown --cipher '{other}'; valid: bitwise, table"))),
+        }
+    }
+}
+
+/// A key's schedule in the form the cipher uses: derived inside the timed region.
 #[derive(Clone, Copy)]
 pub enum Cipher {
     Bitwise { k1: u8, k2: u8 },
@@ -72,14 +109,13 @@ pub enum Cipher {
 }
 
 impl Cipher {
-    pub fn new(name: &str, key: u16) -> Outcome<Cipher> {
-        match name {
-            "bitwise" => {
+    pub fn new(form: CipherForm, key: u16) -> Cipher {
+        match form {
+            CipherForm::Bitwise => {
                 let (k1, k2) = subkeys(key);
-                Ok(Cipher::Bitwise { k1, k2 })
+                Cipher::Bitwise { k1, k2 }
             }
-            "table" => Ok(Cipher::Table(table(key))),
-            other => Err(bad_args(format!("unknown --cipher '{other}'; valid: bitwise, table"))),
+            CipherForm::Table => Cipher::Table(table(key)),
         }
     }
 
@@ -100,88 +136,93 @@ impl Cipher {
     }
 }
 
-pub fn encrypt_seq(cipher: &Cipher, plain: &[u8], out: &mut [u8]) {
-    cipher.encrypt_into(plain, out);
+/// A kernel turns one input chunk into the output chunk of the same length.
+pub trait Kernel: Fn(&[u8], &mut [u8]) + Sync + Send {}
+impl<F: Fn(&[u8], &mut [u8]) + Sync + Send> Kernel for F {}
+
+/// `kernel` as the fill of the output chunk that starts at input offset `first`.
+fn over_input<'a>(plain: &'a [u8], kernel: &'a impl Kernel) -> impl Fn(&mut (), usize, &mut [u8]) + Sync + Send + 'a {
+    move |_, first, out| kernel(&plain[first..first + out.len()], out)
 }
 
-pub fn encrypt_rayon(cipher: &Cipher, plain: &[u8], out: &mut [u8], chunk: usize) {
-    out.par_chunks_mut(chunk)
-        .zip(plain.par_chunks(chunk))
-        .for_each(|(out, plain)| cipher.encrypt_into(plain, out));
+/// Runs the model over the whole input: the key schedule, starting the workers, every chunk,
+/// joining the workers. `None` for `seq`, which has no workers to report.
+pub fn encrypt(shape: Shape, form: CipherForm, key: u16, plain: &[u8], out: &mut [u8], chunking: &Chunking) -> Outcome<Option<Ran>> {
+    let cipher = Cipher::new(form, key);
+    let kernel = |plain: &[u8], out: &mut [u8]| cipher.encrypt_into(plain, out);
+    run_chunks(shape, out, chunking, || (), over_input(plain, &kernel))
 }
 
-/// `workers` scoped threads take the next chunk from a shared queue until none is left.
-pub fn encrypt_threads(cipher: &Cipher, plain: &[u8], out: &mut [u8], chunk: usize, workers: usize) {
-    // The output chunks are handed out through a queue of disjoint &mut slices, so no worker
-    // ever touches another's bytes.
-    let chunks = Mutex::new(out.chunks_mut(chunk).zip(plain.chunks(chunk)).collect::<Vec<_>>().into_iter());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some((out, plain)) = chunks.lock().expect("chunk queue").next() else { break };
-                cipher.encrypt_into(plain, out);
-            });
+/// The fastest plain copy Rust offers here: streaming (non-temporal) stores or `memcpy`
+/// (`copy_from_slice`); both are timed and reported, the ceiling is the faster.
+/// Both run in the model's shape and chunks, its workers already started, so the clock holds
+/// only the copying.
+fn with_copy_ceiling(sample: Sample, shape: Shape, plain: &[u8], out: &mut [u8], chunking: &Chunking) -> Outcome<Sample> {
+    let memcpy = |plain: &[u8], out: &mut [u8]| out.copy_from_slice(plain);
+    let stream_ns = time_chunks(shape, out, chunking, || (), over_input(plain, &copy_streaming))?;
+    let memcpy_ns = time_chunks(shape, out, chunking, || (), over_input(plain, &memcpy))?;
+    Ok(sample
+        .with("ceiling", "copy")
+        .with("ceiling_ns", stream_ns.min(memcpy_ns) as u64)
+        .with("baseline_stream_ns", stream_ns as u64)
+        .with("baseline_memcpy_ns", memcpy_ns as u64))
+}
+
+/// Copies with non-temporal stores, which skip reading the destination's lines into the cache
+/// first; bytes before the first 16-byte boundary and after the last go through `memcpy`.
+pub fn copy_streaming(plain: &[u8], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        // SAFETY: SSE2 is part of x86-64; `align_to_mut` gives 16-byte-aligned destination
+        // blocks, and every source load is unaligned and within `plain` (same length as `out`).
+        unsafe {
+            let (head, blocks, tail) = out.align_to_mut::<__m128i>();
+            head.copy_from_slice(&plain[..head.len()]);
+            let source = plain[head.len()..].as_ptr() as *const __m128i;
+            for (i, block) in blocks.iter_mut().enumerate() {
+                _mm_stream_si128(block, _mm_loadu_si128(source.add(i)));
+            }
+            let tail_start = plain.len() - tail.len();
+            tail.copy_from_slice(&plain[tail_start..]);
+            _mm_sfence();
         }
-    });
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    out.copy_from_slice(plain);
 }
 
 pub fn sha256_hex(data: &[u8]) -> String {
     Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn run(call: &Call) -> Outcome<()> {
-    call.only_params(&["input", "key", "cipher", "chunk", "output", "workers"])?;
+/// The output buffer, allocated and every page written once before the first repetition, so
+/// its page faults are not on the clock (every repetition overwrites it).
+fn prefaulted_output(len: usize) -> Vec<u8> {
+    vec![0xff; len]
+}
+
+fn run(call: &Call) -> Outcome<()> {
+    let shape = Shape::of(call);
     let path = call.text("input", None)?;
     let key = call.number("key", Some(642))?;
     if key > 0b11_1111_1111 {
         return Err(bad_args(format!("--key must be a 10-bit value (0..1023), got {key}")));
     }
-    let cipher = Cipher::new(&call.text("cipher", Some("table"))?, key as u16)?;
-    let chunk = call.number("chunk", Some(DEFAULT_CHUNK as u64))? as usize;
-    if chunk == 0 {
-        return Err(bad_args("--chunk must be at least 1 byte"));
-    }
+    let form = CipherForm::parse(&call.text("cipher", Some("table"))?)?;
     let (plain, load_ns) = timed(|| std::fs::read(&path));
     let plain = plain.map_err(|e| crash(&format!("reading --input {path}"), e))?;
-    let items = plain.len() as u64;
-
+    let chunking = shape.chunking(call, plain.len(), CHUNK_CAP)?;
+    let mut out = prefaulted_output(plain.len());
     let mut common = Map::new();
     common.insert("load_ns".into(), Value::from(load_ns as u64));
-    if call.model != "seq" {
-        common.insert("workers".into(), Value::from(call.workers()?));
-        common.insert("chunk".into(), Value::from(chunk));
-    }
-    // `fresh` (default) allocates the ciphertext inside the timed region, page faults and all,
-    // as a program that produces a new buffer would; `reused` allocates and touches it once
-    // before timing, leaving only the cipher's own memory traffic: the ceiling form.
-    let reuse_output = match call.text("output", Some("fresh"))?.as_str() {
-        "fresh" => false,
-        "reused" => true,
-        other => return Err(bad_args(format!("unknown --output '{other}'; valid: fresh, reused"))),
-    };
-    common.insert("output".into(), Value::from(if reuse_output { "reused" } else { "fresh" }));
-    let mut reused = if reuse_output { vec![0xff; plain.len()] } else { Vec::new() };
-    let workers = call.workers()?;
-    let pool = if call.model == "rayon" { Some(rayon_pool(workers)?) } else { None };
-    let encrypt: Box<dyn Fn(&mut [u8])> = match (call.model.as_str(), pool) {
-        ("seq", _) => Box::new(|out| encrypt_seq(&cipher, &plain, out)),
-        ("rayon", Some(pool)) => Box::new(move |out| pool.install(|| encrypt_rayon(&cipher, &plain, out, chunk))),
-        ("threads", _) => Box::new(|out| encrypt_threads(&cipher, &plain, out, chunk, workers)),
-        _ => return Err(call.unknown_model(MODELS)),
-    };
     repeat(call, &common, || {
-        let (checksum, ns) = if reuse_output {
-            let ((), ns) = timed(|| encrypt(&mut reused));
-            (sha256_hex(&reused), ns)
-        } else {
-            let (ciphertext, ns) = timed(|| {
-                let mut out = vec![0; items as usize];
-                encrypt(&mut out);
-                out
-            });
-            (sha256_hex(&ciphertext), ns)
-        };
-        Ok(Sample::new(ns, items, checksum))
+        let (ran, ns) = timed(|| encrypt(shape, form, key as u16, &plain, &mut out, &chunking));
+        let mut sample = Sample::new(ns, plain.len() as u64, sha256_hex(&out));
+        if let Some(ran) = ran? {
+            sample = sample.with_ran(&chunking, ran);
+        }
+        with_copy_ceiling(sample, shape, &plain, &mut out, &chunking)
     })
 }
 
@@ -199,7 +240,7 @@ mod tests {
         u16::from_str_radix(text, 2).unwrap()
     }
 
-    fn encrypt(key: &str, plain: &str) -> String {
+    fn encrypt_bits(key: &str, plain: &str) -> String {
         let (k1, k2) = subkeys(bits(key));
         format!("{:08b}", encrypt_byte(k1, k2, bits(plain) as u8))
     }
@@ -211,32 +252,32 @@ mod tests {
 
     #[test]
     fn key_0000000000_plain_10101010() {
-        assert_eq!(encrypt("0000000000", "10101010"), "00010001");
+        assert_eq!(encrypt_bits("0000000000", "10101010"), "00010001");
     }
 
     #[test]
     fn key_1110001110_plain_10101010() {
-        assert_eq!(encrypt("1110001110", "10101010"), "11001010");
+        assert_eq!(encrypt_bits("1110001110", "10101010"), "11001010");
     }
 
     #[test]
     fn key_1110001110_plain_01010101() {
-        assert_eq!(encrypt("1110001110", "01010101"), "01110000");
+        assert_eq!(encrypt_bits("1110001110", "01010101"), "01110000");
     }
 
     #[test]
     fn key_1111111111_plain_10101010() {
-        assert_eq!(encrypt("1111111111", "10101010"), "00000100");
+        assert_eq!(encrypt_bits("1111111111", "10101010"), "00000100");
     }
 
     #[test]
     fn key_1010000010_plain_10010111() {
-        assert_eq!(encrypt("1010000010", "10010111"), "00111000");
+        assert_eq!(encrypt_bits("1010000010", "10010111"), "00111000");
     }
 
     #[test]
     fn key_1010000010_plain_00000011() {
-        assert_eq!(encrypt("1010000010", "00000011"), "11010000");
+        assert_eq!(encrypt_bits("1010000010", "00000011"), "11010000");
     }
 
     #[test]
@@ -245,32 +286,89 @@ mod tests {
         assert_eq!(hex, "ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb1fb82373badda2d602768c7d83d3cd18fa1519445f507c01e0af17c6a5eab247a3849f4f22c13a0a9aaab4613feff124129d91e8b7f8d4a94cc7ff6a0d465a2fcb2877278e69d2a672061cc9d78779886ce70b962d664e3332bd25f097d860b55156ed5d14f3ac380c9882534dfd03f6c08f637e85cae2dbda358d587f70cc3dd9be45d5bc1b0090a0302ebbe5756b1efcb3dfe699167a674209b164c348f421c52659e980a73ca89c08f207f9495786545b374a11fe920feea139c8abe45c896d8ad1412ccf940434a41a6f71e1bf2a");
     }
 
+    fn seq_cipher(form: CipherForm, key: u16, plain: &[u8]) -> Vec<u8> {
+        encrypted(|out| Cipher::new(form, key).encrypt_into(plain, out), plain.len())
+    }
+
     #[test]
     fn quick_brown_fox_under_642_sha256() {
         let plain = b"The quick brown fox jumps over the lazy dog\n";
-        for name in ["bitwise", "table"] {
-            let cipher = Cipher::new(name, 642).unwrap();
+        for form in [CipherForm::Bitwise, CipherForm::Table] {
             assert_eq!(
-                sha256_hex(&encrypted(|out| encrypt_seq(&cipher, plain, out), plain.len())),
+                sha256_hex(&seq_cipher(form, 642, plain)),
                 "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf"
             );
         }
     }
 
+    fn arbitrary_text(len: usize) -> Vec<u8> {
+        (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect()
+    }
+
+    fn run_model(shape: Shape, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
+        let mut out = vec![0; plain.len()];
+        let ran = encrypt(shape, form, key, plain, &mut out, chunking).unwrap();
+        (out, ran)
+    }
+
     #[test]
     fn every_model_and_cipher_agree_on_arbitrary_parameters() {
-        let plain: Vec<u8> = (0..100_003u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let plain = arbitrary_text(100_003);
         for key in [0, 642, 1023, 517] {
-            let bitwise = Cipher::new("bitwise", key).unwrap();
-            let expected = encrypted(|out| encrypt_seq(&bitwise, &plain, out), plain.len());
-            for name in ["bitwise", "table"] {
-                let cipher = Cipher::new(name, key).unwrap();
-                assert_eq!(encrypted(|out| encrypt_seq(&cipher, &plain, out), plain.len()), expected);
-                for chunk in [1, 7, 4096, 1 << 20] {
-                    assert_eq!(encrypted(|out| encrypt_rayon(&cipher, &plain, out, chunk), plain.len()), expected);
-                    assert_eq!(encrypted(|out| encrypt_threads(&cipher, &plain, out, chunk, 3), plain.len()), expected);
+            let expected = seq_cipher(CipherForm::Bitwise, key, &plain);
+            for form in [CipherForm::Bitwise, CipherForm::Table] {
+                for (workers, chunk) in [(1, None), (2, None), (3, Some(1)), (2, Some(7)), (3, Some(4096))] {
+                    let chunking = Chunking::new(plain.len(), workers, CHUNK_CAP, chunk);
+                    for shape in [Shape::Seq, Shape::Rayon, Shape::Threads] {
+                        assert_eq!(run_model(shape, form, key, &plain, &chunking).0, expected, "{shape:?} {form:?} {chunking:?}");
+                    }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn parallel_models_report_the_chunks_of_the_rule() {
+        // 4 MiB over 2 workers: chunks of 1 MiB (the cap), 4 of them. That Rayon gives each
+        // worker a chunk is tested without timing in parallel.rs; threads deal them statically.
+        let plain = arbitrary_text(4 << 20);
+        let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
+        let (_, ran) = run_model(Shape::Rayon, CipherForm::Bitwise, 642, &plain, &chunking);
+        assert_eq!(ran.map(|r| r.chunks), Some(4));
+        let (_, ran) = run_model(Shape::Threads, CipherForm::Bitwise, 642, &plain, &chunking);
+        assert_eq!(ran, Some(Ran { chunks: 4, workers_used: 2 }));
+        assert_eq!(run_model(Shape::Seq, CipherForm::Table, 642, &plain, &chunking).1, None);
+    }
+
+    #[test]
+    fn threads_use_every_worker_that_has_a_chunk_whatever_the_timing() {
+        let plain = arbitrary_text(3);
+        let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
+        let (_, ran) = run_model(Shape::Threads, CipherForm::Table, 642, &plain, &chunking);
+        assert_eq!(ran, Some(Ran { chunks: 2, workers_used: 2 }));
+    }
+
+    #[test]
+    fn streaming_copy_copies_every_byte_at_any_alignment() {
+        let plain = arbitrary_text(1000);
+        for (start, end) in [(0, 1000), (1, 999), (3, 20), (5, 5), (7, 8)] {
+            let mut out = vec![0; end - start];
+            copy_streaming(&plain[start..end], &mut out);
+            assert_eq!(out, &plain[start..end]);
+        }
+    }
+
+    #[test]
+    fn the_copy_ceiling_is_reported_for_every_model() {
+        let plain = arbitrary_text(10_000);
+        let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
+        for shape in [Shape::Seq, Shape::Rayon, Shape::Threads] {
+            let mut out = vec![0; plain.len()];
+            let sample = with_copy_ceiling(Sample::new(1, 0, String::new()), shape, &plain, &mut out, &chunking).unwrap();
+            assert_eq!(sample.extra["ceiling"], "copy");
+            let ceiling_ns = sample.extra["ceiling_ns"].as_u64().unwrap();
+            assert!(ceiling_ns > 0 && ceiling_ns <= sample.extra["baseline_memcpy_ns"].as_u64().unwrap());
+            assert_eq!(out, plain, "the ceiling really copied ({shape:?})");
         }
     }
 }
