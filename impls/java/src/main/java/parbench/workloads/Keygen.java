@@ -1,5 +1,8 @@
 package parbench.workloads;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -21,7 +24,7 @@ public final class Keygen implements Workload {
                     + "JDK SeedGenerator), one instance per worker (per virtual thread in virtual-threads), made inside the "
                     + "timed pass";
 
-    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes();
+    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes(StandardCharsets.US_ASCII);
 
     @Override
     public String name() {
@@ -51,30 +54,59 @@ public final class Keygen implements Workload {
         return (length + 4) / 5 * 8;
     }
 
+    /**
+     * Every 10-bit value as its two Base32 characters, the first in the low byte: four lookups
+     * make the eight characters of a 5-byte group, stored as one little-endian long.
+     */
+    private static final int[] PAIRS = new int[1024];
+
+    static {
+        for (int bits = 0; bits < 1024; bits++) {
+            PAIRS[bits] = ALPHABET[bits >>> 5] & 0xff | (ALPHABET[bits & 31] & 0xff) << 8;
+        }
+    }
+
+    private static final VarHandle LONG_BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_LITTLE_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** The eight characters of a 40-bit group, first character in the low byte. */
+    private static long eightCharacters(long group) {
+        return PAIRS[(int) (group >>> 30) & 1023]
+                | (long) PAIRS[(int) (group >>> 20) & 1023] << 16
+                | (long) PAIRS[(int) (group >>> 10) & 1023] << 32
+                | (long) PAIRS[(int) group & 1023] << 48;
+    }
+
     /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
     static void base32LowerInto(byte[] data, byte[] out) {
         int written = 0;
         int offset = 0;
-        for (; offset + 5 <= data.length; offset += 5) {
-            long group = 0;
-            for (int k = 0; k < 5; k++) {
-                group = group << 8 | (data[offset + k] & 0xff);
-            }
-            for (int shift = 35; shift >= 0; shift -= 5) {
-                out[written++] = ALPHABET[(int) (group >>> shift) & 31];
-            }
+        // Whole groups read as one big-endian long (its top 40 bits) while 8 bytes remain readable.
+        for (; offset + 8 <= data.length; offset += 5, written += 8) {
+            LONG_LITTLE_ENDIAN.set(out, written, eightCharacters((long) LONG_BIG_ENDIAN.get(data, offset) >>> 24));
+        }
+        for (; offset + 5 <= data.length; offset += 5, written += 8) {
+            LONG_LITTLE_ENDIAN.set(out, written, eightCharacters(group(data, offset, 5)));
         }
         int rest = data.length - offset;
         if (rest > 0) {
-            long group = 0;
-            for (int k = 0; k < 5; k++) {
-                group = group << 8 | (k < rest ? data[offset + k] & 0xff : 0);
-            }
+            long characters = eightCharacters(group(data, offset, rest));
             int significant = (rest * 8 + 4) / 5; // characters that carry bits; the rest is padding
             for (int k = 0; k < 8; k++) {
-                out[written++] = k < significant ? ALPHABET[(int) (group >>> (35 - 5 * k)) & 31] : (byte) '=';
+                out[written + k] = k < significant ? (byte) (characters >>> (8 * k)) : (byte) '=';
             }
         }
+    }
+
+    /** Up to 5 bytes from `offset` as a 40-bit big-endian group, zero-filled on the right. */
+    private static long group(byte[] data, int offset, int length) {
+        long group = 0;
+        for (int k = 0; k < 5; k++) {
+            group = group << 8 | (k < length ? data[offset + k] & 0xff : 0);
+        }
+        return group;
     }
 
     public static String base32Lower(byte[] data) {

@@ -55,6 +55,34 @@ class KeygenTest {
         assertEquals("mzxw6ytboi======", base32("foobar"));
     }
 
+    /** RFC 4648 Base32 read straight off the spec: 5 bits at a time, then '=' to a multiple of 8. */
+    private static String referenceBase32(byte[] data) {
+        StringBuilder out = new StringBuilder();
+        for (int bit = 0; bit < data.length * 8; bit += 5) {
+            int value = 0;
+            for (int k = bit; k < bit + 5; k++) {
+                int b = k < data.length * 8 ? (data[k / 8] >>> (7 - k % 8)) & 1 : 0;
+                value = value << 1 | b;
+            }
+            out.append("abcdefghijklmnopqrstuvwxyz234567".charAt(value));
+        }
+        while (out.length() % 8 != 0) {
+            out.append('=');
+        }
+        return out.toString();
+    }
+
+    @Test
+    void theEncoderAgreesWithTheSpecForEveryLengthUpTo70And1000() {
+        java.util.Random random = new java.util.Random(32);
+        for (int length : java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 71),
+                java.util.stream.IntStream.of(999, 1000, 1001)).toArray()) {
+            byte[] data = new byte[length];
+            random.nextBytes(data);
+            assertEquals(referenceBase32(data), Keygen.base32Lower(data), "length " + length);
+        }
+    }
+
     @Test
     void thousandBytesEncodeToExactly1600CharactersWithoutPadding() {
         String key = Keygen.base32Lower(new byte[1000]);
