@@ -18,12 +18,12 @@ import parbench.Workload;
 public final class SdesEcb implements Workload {
     private static final int[] P10 = {3, 5, 2, 7, 4, 10, 1, 9, 8, 6};
     private static final int[] P8 = {6, 3, 7, 4, 8, 5, 10, 9};
-    private static final int[] IP = {2, 6, 3, 1, 4, 8, 5, 7};
-    private static final int[] IP_INVERSE = {4, 1, 3, 5, 7, 2, 8, 6};
-    private static final int[] EXPAND_PERMUTE = {4, 1, 2, 3, 2, 3, 4, 1};
-    private static final int[] P4 = {2, 4, 3, 1};
-    private static final int[][] S0 = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
-    private static final int[][] S1 = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
+    static final int[] IP = {2, 6, 3, 1, 4, 8, 5, 7};
+    static final int[] IP_INVERSE = {4, 1, 3, 5, 7, 2, 8, 6};
+    static final int[] EXPAND_PERMUTE = {4, 1, 2, 3, 2, 3, 4, 1};
+    static final int[] P4 = {2, 4, 3, 1};
+    static final int[][] S0 = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
+    static final int[][] S1 = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
 
     @Override
     public String name() {
@@ -113,9 +113,9 @@ public final class SdesEcb implements Workload {
         return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && SdesVectors.worthUsing();
     }
 
-    /** What the table form runs on: the Vector API where asked and available, else the scalar loop. */
-    static String lookupName(boolean vectors) {
-        return vectors ? SdesVectors.describe() : "scalar loop";
+    /** What the cipher runs on: the Vector API where asked and available, else the scalar loop. */
+    static String lookupName(String kind, boolean vectors) {
+        return vectors ? SdesVectors.describe(kind) : "scalar loop";
     }
 
     /** The cipher of `key` (its key schedule done here, inside the timed region), vector or scalar. */
@@ -135,11 +135,15 @@ public final class SdesEcb implements Workload {
         int[] keys = subkeys(key);
         int k1 = keys[0];
         int k2 = keys[1];
-        return (plain, cipher, from, to) -> {
+        RangeCipher scalar = (plain, cipher, from, to) -> {
             for (int i = from; i < to; i++) {
                 cipher[i] = (byte) encryptByte(plain[i] & 0xff, k1, k2);
             }
         };
+        if (vectors) {
+            return (plain, cipher, from, to) -> SdesVectors.encryptBitwise(k1, k2, plain, cipher, from, to, scalar);
+        }
+        return scalar;
     }
 
     /** The model's way of running chunks; each pass starts and ends its own workers. */
@@ -201,7 +205,7 @@ public final class SdesEcb implements Workload {
 
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
-        extra.put("lookup", kind.equals("table") ? lookupName(vectors) : "scalar loop");
+        extra.put("vectors", lookupName(kind, vectors));
         if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);
