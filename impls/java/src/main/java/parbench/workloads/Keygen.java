@@ -39,7 +39,7 @@ public final class Keygen implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("count", "bytes", "source", "seed", "chunk", "rng");
+        return List.of("count", "bytes", "source", "seed", "chunk", "rng", "vector");
     }
 
     @Override
@@ -85,10 +85,23 @@ public final class Keygen implements Workload {
                 | (long) PAIRS[(int) group & 1023] << 48;
     }
 
+    /**
+     * The Vector API is an incubator module: present only when the JVM was started with
+     * --add-modules jdk.incubator.vector (impls/java/run does), and only then is Base32Vectors loaded.
+     */
+    static boolean vectorsAvailable() {
+        return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && Base32Vectors.worthUsing();
+    }
+
     /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
     static void base32LowerInto(byte[] data, byte[] out) {
-        int written = 0;
-        int offset = 0;
+        base32LowerInto(data, out, false);
+    }
+
+    /** The same, whole vectors of groups first where `vectors`, the rest by the scalar loops. */
+    static void base32LowerInto(byte[] data, byte[] out, boolean vectors) {
+        int offset = vectors ? Base32Vectors.encodeWholeGroups(data, out) : 0;
+        int written = offset / 5 * 8;
         // Whole groups read as one big-endian long (its top 40 bits) while 8 bytes remain readable.
         for (; offset + 8 <= data.length; offset += 5, written += 8) {
             LONG_LITTLE_ENDIAN.set(out, written, eightCharacters((long) LONG_BIG_ENDIAN.get(data, offset) >>> 24));
@@ -116,8 +129,12 @@ public final class Keygen implements Workload {
     }
 
     public static String base32Lower(byte[] data) {
+        return base32Lower(data, false);
+    }
+
+    static String base32Lower(byte[] data, boolean vectors) {
         byte[] out = new byte[encodedLength(data.length)];
-        base32LowerInto(data, out);
+        base32LowerInto(data, out, vectors);
         return new String(out, StandardCharsets.ISO_8859_1);
     }
 
@@ -204,11 +221,13 @@ public final class Keygen implements Workload {
      */
     static final class KeyMaker {
         private final KeyBytes source;
+        private final boolean vectors;
         final byte[] key;
         final byte[] encoded;
 
-        KeyMaker(KeySource source, int keyBytes) {
+        KeyMaker(KeySource source, int keyBytes, boolean vectors) {
             this.source = source.open(keyBytes);
+            this.vectors = vectors;
             this.key = new byte[keyBytes];
             this.encoded = new byte[encodedLength(keyBytes)];
         }
@@ -221,8 +240,13 @@ public final class Keygen implements Workload {
         /** Key `index` as the String the caller keeps: one Latin-1 copy of the scratch encoding. */
         String make(int index) {
             randomBytes(index);
-            base32LowerInto(key, encoded);
+            encode();
             return new String(encoded, StandardCharsets.ISO_8859_1);
+        }
+
+        /** `key` into `encoded`. */
+        void encode() {
+            base32LowerInto(key, encoded, vectors);
         }
     }
 
@@ -240,10 +264,10 @@ public final class Keygen implements Workload {
     record Generated(String[] keys, Workers.Log log) {}
 
     /** The timed work: every key made by the model's workers into one array the caller holds. */
-    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
-            throws Exception {
+    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source,
+            boolean vectors) throws Exception {
         String[] keys = new String[plan.total()];
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, vectors));
         Workers.Log log = runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -256,7 +280,7 @@ public final class Keygen implements Workload {
     /** Ceiling part (a): the CSPRNG alone, with the same workers and chunks, nothing kept. */
     static void csprngOnly(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
             throws Exception {
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, false));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -266,12 +290,14 @@ public final class Keygen implements Workload {
     }
 
     /** Ceiling part (b): the Base32 encoder alone on a fixed key, with the same workers and chunks, nothing kept. */
-    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes) throws Exception {
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(0), keyBytes));
+    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, boolean vectors)
+            throws Exception {
+        ThreadLocal<KeyMaker> makers =
+                ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(0), keyBytes, vectors));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
-                base32LowerInto(maker.key, maker.encoded);
+                maker.encode();
             }
         });
     }
@@ -283,6 +309,9 @@ public final class Keygen implements Workload {
         String kind = args.choice("source", null, List.of("strong", "seeded"));
         String rng = args.choice("rng", "drbg", List.of("drbg", "aes-ctr"));
         KeySource source = kind.equals("strong") ? KeySource.strong(rng) : KeySource.seeded(args.number("seed", 0));
+        // --vector off runs the scalar encoder, to compare; on (the default) falls back to it
+        // where the Vector API is absent or too narrow.
+        boolean vectors = args.choice("vector", "on", List.of("on", "off")).equals("on") && vectorsAvailable();
         boolean parallel = !model.equals("seq");
         int chunk = parallel
                 ? args.count("chunk", Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP), 1)
@@ -299,11 +328,12 @@ public final class Keygen implements Workload {
         if (source.isStrong()) {
             extra.put("strong_source", describe(rng));
         }
+        extra.put("vectors", vectors ? Base32Vectors.describe() : "scalar loop");
         return new PreparedCase() {
             @Override
             public Protocol.Repetition run() throws Exception {
                 long start = System.nanoTime();
-                Generated generated = generate(runner, plan, keyBytes, source);
+                Generated generated = generate(runner, plan, keyBytes, source, vectors);
                 long ns = System.nanoTime() - start;
                 String checksum = checksum(generated.keys(), source);
 
@@ -311,7 +341,7 @@ public final class Keygen implements Workload {
                 csprngOnly(runner, plan, keyBytes, source);
                 long csprngNs = System.nanoTime() - csprngStart;
                 long base32Start = System.nanoTime();
-                base32Only(runner, plan, keyBytes);
+                base32Only(runner, plan, keyBytes, vectors);
                 long base32Ns = System.nanoTime() - base32Start;
 
                 Map<String, Object> figures = new LinkedHashMap<>();

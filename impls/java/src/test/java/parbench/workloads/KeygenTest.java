@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import parbench.Chunking;
 import parbench.Protocol;
@@ -72,15 +73,21 @@ class KeygenTest {
         return out.toString();
     }
 
-    @Test
-    void theEncoderAgreesWithTheSpecForEveryLengthUpTo70And1000() {
+    @ParameterizedTest(name = "vectors {0}")
+    @ValueSource(booleans = {true, false})
+    void theEncoderAgreesWithTheSpecForEveryLengthUpTo200And1000(boolean vectors) {
         java.util.Random random = new java.util.Random(32);
-        for (int length : java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 71),
+        for (int length : java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 201),
                 java.util.stream.IntStream.of(999, 1000, 1001)).toArray()) {
             byte[] data = new byte[length];
             random.nextBytes(data);
-            assertEquals(referenceBase32(data), Keygen.base32Lower(data), "length " + length);
+            assertEquals(referenceBase32(data), Keygen.base32Lower(data, vectors), "length " + length);
         }
+    }
+
+    @Test
+    void theTestJvmHasTheVectorApi() {
+        assertTrue(Keygen.vectorsAvailable(), "surefire's argLine adds jdk.incubator.vector");
     }
 
     @Test
@@ -94,7 +101,7 @@ class KeygenTest {
     private static String[] keys(String model, int count, int bytes, Keygen.KeySource source, int workers)
             throws Exception {
         Chunking.Plan plan = new Chunking.Plan(count, Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP));
-        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source).keys();
+        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source, true).keys();
     }
 
     private static final Keygen.KeySource DRBG = Keygen.KeySource.strong("drbg");
