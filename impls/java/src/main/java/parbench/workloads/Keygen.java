@@ -1,12 +1,20 @@
 package parbench.workloads;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
+import javax.crypto.Cipher;
+import javax.crypto.ShortBufferException;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
 import parbench.Checksums;
 import parbench.Chunking;
 import parbench.Protocol;
@@ -17,11 +25,12 @@ import parbench.Workload;
 public final class Keygen implements Workload {
     /** java.security's DRBG defaults to Hash_DRBG over SHA-256, seeded from the OS entropy source. */
     public static final String STRONG_SOURCE_NAME =
-            "java.security.SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, seeded from /dev/random via the "
-                    + "JDK SeedGenerator), one instance per worker (per virtual thread in virtual-threads), made inside the "
-                    + "timed pass";
+            "java.security.SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, seeded from the OS via the "
+                    + "JDK SeedGenerator), one instance per worker (per virtual thread in virtual-threads), made inside "
+                    + "the timed pass; --rng aes-ctr: an AES-256/CTR keystream per worker (javax.crypto), keyed from "
+                    + "that DRBG";
 
-    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes();
+    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes(StandardCharsets.US_ASCII);
 
     @Override
     public String name() {
@@ -30,7 +39,7 @@ public final class Keygen implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("count", "bytes", "source", "seed", "chunk");
+        return List.of("count", "bytes", "source", "seed", "chunk", "rng", "vector");
     }
 
     @Override
@@ -51,70 +60,193 @@ public final class Keygen implements Workload {
         return (length + 4) / 5 * 8;
     }
 
-    /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
-    static void base32LowerInto(byte[] data, byte[] out) {
-        int written = 0;
-        int offset = 0;
-        for (; offset + 5 <= data.length; offset += 5) {
-            long group = 0;
-            for (int k = 0; k < 5; k++) {
-                group = group << 8 | (data[offset + k] & 0xff);
-            }
-            for (int shift = 35; shift >= 0; shift -= 5) {
-                out[written++] = ALPHABET[(int) (group >>> shift) & 31];
-            }
-        }
-        int rest = data.length - offset;
-        if (rest > 0) {
-            long group = 0;
-            for (int k = 0; k < 5; k++) {
-                group = group << 8 | (k < rest ? data[offset + k] & 0xff : 0);
-            }
-            int significant = (rest * 8 + 4) / 5; // characters that carry bits; the rest is padding
-            for (int k = 0; k < 8; k++) {
-                out[written++] = k < significant ? ALPHABET[(int) (group >>> (35 - 5 * k)) & 31] : (byte) '=';
-            }
+    /**
+     * Every 10-bit value as its two Base32 characters, the first in the low byte: four lookups
+     * make the eight characters of a 5-byte group, stored as one little-endian long.
+     */
+    private static final int[] PAIRS = new int[1024];
+
+    static {
+        for (int bits = 0; bits < 1024; bits++) {
+            PAIRS[bits] = ALPHABET[bits >>> 5] & 0xff | (ALPHABET[bits & 31] & 0xff) << 8;
         }
     }
 
-    public static String base32Lower(byte[] data) {
-        byte[] out = new byte[encodedLength(data.length)];
-        base32LowerInto(data, out);
-        return new String(out, StandardCharsets.ISO_8859_1);
+    private static final VarHandle LONG_BIG_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG_LITTLE_ENDIAN =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** The eight characters of a 40-bit group, first character in the low byte. */
+    private static long eightCharacters(long group) {
+        return PAIRS[(int) (group >>> 30) & 1023]
+                | (long) PAIRS[(int) (group >>> 20) & 1023] << 16
+                | (long) PAIRS[(int) (group >>> 10) & 1023] << 32
+                | (long) PAIRS[(int) group & 1023] << 48;
     }
 
     /**
-     * One worker's tools, made on the worker when it takes its first chunk: its own CSPRNG
-     * (seeded from the OS there, inside the timed pass) or the seeded source, and scratch
-     * buffers for one key's bytes and one key's encoding, reused for every key it makes.
+     * The Vector API is an incubator module: present only when the JVM was started with
+     * --add-modules jdk.incubator.vector (impls/java/run does), and only then is Base32Vectors loaded.
+     */
+    static boolean vectorsAvailable() {
+        return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && Base32Vectors.worthUsing();
+    }
+
+    /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
+    static void base32LowerInto(byte[] data, byte[] out) {
+        base32LowerInto(data, out, false);
+    }
+
+    /** The same, whole vectors of groups first where `vectors`, the rest by the scalar loops. */
+    static void base32LowerInto(byte[] data, byte[] out, boolean vectors) {
+        int offset = vectors ? Base32Vectors.encodeWholeGroups(data, out) : 0;
+        int written = offset / 5 * 8;
+        // Whole groups read as one big-endian long (its top 40 bits) while 8 bytes remain readable.
+        for (; offset + 8 <= data.length; offset += 5, written += 8) {
+            LONG_LITTLE_ENDIAN.set(out, written, eightCharacters((long) LONG_BIG_ENDIAN.get(data, offset) >>> 24));
+        }
+        for (; offset + 5 <= data.length; offset += 5, written += 8) {
+            LONG_LITTLE_ENDIAN.set(out, written, eightCharacters(group(data, offset, 5)));
+        }
+        int rest = data.length - offset;
+        if (rest > 0) {
+            long characters = eightCharacters(group(data, offset, rest));
+            int significant = (rest * 8 + 4) / 5; // characters that carry bits; the rest is padding
+            for (int k = 0; k < 8; k++) {
+                out[written + k] = k < significant ? (byte) (characters >>> (8 * k)) : (byte) '=';
+            }
+        }
+    }
+
+    /** Up to 5 bytes from `offset` as a 40-bit big-endian group, zero-filled on the right. */
+    private static long group(byte[] data, int offset, int length) {
+        long group = 0;
+        for (int k = 0; k < 5; k++) {
+            group = group << 8 | (k < length ? data[offset + k] & 0xff : 0);
+        }
+        return group;
+    }
+
+    public static String base32Lower(byte[] data) {
+        return base32Lower(data, false);
+    }
+
+    static String base32Lower(byte[] data, boolean vectors) {
+        byte[] out = new byte[encodedLength(data.length)];
+        base32LowerInto(data, out, vectors);
+        return new String(out, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Where key bytes come from: key i's SplitMix64 bytes (seeded), or a strong generator (`rng`). */
+    record KeySource(String kind, String rng, long seed) {
+        static KeySource seeded(long seed) {
+            return new KeySource("seeded", "", seed);
+        }
+
+        static KeySource strong(String rng) {
+            return new KeySource("strong", rng, 0);
+        }
+
+        boolean isStrong() {
+            return kind.equals("strong");
+        }
+
+        /** A worker's own generator, made (and for strong ones seeded from the OS) where it is called. */
+        KeyBytes open(int keyBytes) {
+            if (!isStrong()) {
+                return (index, key) -> Checksums.splitMix64BytesInto(seed, index, key);
+            }
+            if (rng.equals("aes-ctr")) {
+                return new AesCtrKeystream(keyBytes);
+            }
+            SecureRandom random = newStrongRandom();
+            return (index, key) -> random.nextBytes(key);
+        }
+    }
+
+    /** Fills key `index`'s bytes. */
+    @FunctionalInterface
+    interface KeyBytes {
+        void fill(int index, byte[] key);
+    }
+
+    /**
+     * AES-256 in counter mode over zeros, with javax.crypto's AES-NI / AVX-512 counter-mode
+     * code: a keystream generator keyed and started (key and initial counter) from a DRBG made on
+     * the worker, the way Rust's StdRng is a ChaCha keystream seeded from the OS. The JDK's own
+     * CTR_DRBG re-expands the AES key for every 16-byte block, which is why it is not used here.
+     */
+    static final class AesCtrKeystream implements KeyBytes {
+        private final Cipher cipher;
+        private final byte[] zeros;
+
+        AesCtrKeystream(int keyBytes) {
+            SecureRandom seeder = newStrongRandom();
+            byte[] key = new byte[32];
+            byte[] counter = new byte[16];
+            seeder.nextBytes(key);
+            seeder.nextBytes(counter);
+            try {
+                cipher = Cipher.getInstance("AES/CTR/NoPadding");
+                cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(counter));
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("this JDK has no AES/CTR/NoPadding", e);
+            }
+            zeros = new byte[keyBytes];
+        }
+
+        @Override
+        public void fill(int index, byte[] key) {
+            try {
+                cipher.update(zeros, 0, zeros.length, key, 0);
+            } catch (ShortBufferException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** What --list and extra.strong_source say the strong generator is. */
+    static String describe(String rng) {
+        return rng.equals("aes-ctr")
+                ? "AES-256/CTR keystream (javax.crypto Cipher \"AES/CTR/NoPadding\"), key and counter from "
+                        + "SecureRandom.getInstance(\"DRBG\"), one per worker"
+                : "SecureRandom.getInstance(\"DRBG\") " + newStrongRandom() + ", one per worker";
+    }
+
+    /**
+     * One worker's tools, made on the worker when it takes its first chunk: its own generator
+     * (seeded from the OS there, inside the timed pass) and scratch buffers for one key's bytes
+     * and one key's encoding, reused for every key it makes.
      */
     static final class KeyMaker {
-        private final SecureRandom random;
-        private final long seed;
+        private final KeyBytes source;
+        private final boolean vectors;
         final byte[] key;
         final byte[] encoded;
 
-        KeyMaker(String source, long seed, int keyBytes) {
-            this.random = source.equals("strong") ? newStrongRandom() : null;
-            this.seed = seed;
+        KeyMaker(KeySource source, int keyBytes, boolean vectors) {
+            this.source = source.open(keyBytes);
+            this.vectors = vectors;
             this.key = new byte[keyBytes];
             this.encoded = new byte[encodedLength(keyBytes)];
         }
 
         /** Key `index`'s bytes into `key`. */
         void randomBytes(int index) {
-            if (random != null) {
-                random.nextBytes(key);
-            } else {
-                Checksums.splitMix64BytesInto(seed, index, key);
-            }
+            source.fill(index, key);
         }
 
         /** Key `index` as the String the caller keeps: one Latin-1 copy of the scratch encoding. */
         String make(int index) {
             randomBytes(index);
-            base32LowerInto(key, encoded);
+            encode();
             return new String(encoded, StandardCharsets.ISO_8859_1);
+        }
+
+        /** `key` into `encoded`. */
+        void encode() {
+            base32LowerInto(key, encoded, vectors);
         }
     }
 
@@ -132,10 +264,10 @@ public final class Keygen implements Workload {
     record Generated(String[] keys, Workers.Log log) {}
 
     /** The timed work: every key made by the model's workers into one array the caller holds. */
-    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String source, long seed)
-            throws Exception {
+    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source,
+            boolean vectors) throws Exception {
         String[] keys = new String[plan.total()];
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, seed, keyBytes));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, vectors));
         Workers.Log log = runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -146,9 +278,9 @@ public final class Keygen implements Workload {
     }
 
     /** Ceiling part (a): the CSPRNG alone, with the same workers and chunks, nothing kept. */
-    static void csprngOnly(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String source, long seed)
+    static void csprngOnly(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
             throws Exception {
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, seed, keyBytes));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, false));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -158,12 +290,14 @@ public final class Keygen implements Workload {
     }
 
     /** Ceiling part (b): the Base32 encoder alone on a fixed key, with the same workers and chunks, nothing kept. */
-    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes) throws Exception {
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker("seeded", 0, keyBytes));
+    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, boolean vectors)
+            throws Exception {
+        ThreadLocal<KeyMaker> makers =
+                ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(0), keyBytes, vectors));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
-                base32LowerInto(maker.key, maker.encoded);
+                maker.encode();
             }
         });
     }
@@ -172,8 +306,12 @@ public final class Keygen implements Workload {
     public PreparedCase prepare(String model, Protocol.Args args, int workers) {
         int count = args.count("count", 0);
         int keyBytes = args.count("bytes", 0);
-        String source = args.choice("source", null, List.of("strong", "seeded"));
-        long seed = args.number("seed", 0);
+        String kind = args.choice("source", null, List.of("strong", "seeded"));
+        String rng = args.choice("rng", "drbg", List.of("drbg", "aes-ctr"));
+        KeySource source = kind.equals("strong") ? KeySource.strong(rng) : KeySource.seeded(args.number("seed", 0));
+        // --vector off runs the scalar encoder, to compare; on (the default) falls back to it
+        // where the Vector API is absent or too narrow.
+        boolean vectors = args.choice("vector", "on", List.of("on", "off")).equals("on") && vectorsAvailable();
         boolean parallel = !model.equals("seq");
         int chunk = parallel
                 ? args.count("chunk", Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP), 1)
@@ -187,22 +325,23 @@ public final class Keygen implements Workload {
             extra.put("chunk", chunk);
             extra.put("chunks", plan.chunks());
         }
-        if (source.equals("strong")) {
-            extra.put("strong_source", "DRBG " + newStrongRandom().toString());
+        if (source.isStrong()) {
+            extra.put("strong_source", describe(rng));
         }
+        extra.put("vectors", vectors ? Base32Vectors.describe() : "scalar loop");
         return new PreparedCase() {
             @Override
             public Protocol.Repetition run() throws Exception {
                 long start = System.nanoTime();
-                Generated generated = generate(runner, plan, keyBytes, source, seed);
+                Generated generated = generate(runner, plan, keyBytes, source, vectors);
                 long ns = System.nanoTime() - start;
                 String checksum = checksum(generated.keys(), source);
 
                 long csprngStart = System.nanoTime();
-                csprngOnly(runner, plan, keyBytes, source, seed);
+                csprngOnly(runner, plan, keyBytes, source);
                 long csprngNs = System.nanoTime() - csprngStart;
                 long base32Start = System.nanoTime();
-                base32Only(runner, plan, keyBytes);
+                base32Only(runner, plan, keyBytes, vectors);
                 long base32Ns = System.nanoTime() - base32Start;
 
                 Map<String, Object> figures = new LinkedHashMap<>();
@@ -223,8 +362,8 @@ public final class Keygen implements Workload {
         };
     }
 
-    static String checksum(String[] keys, String source) {
-        if (source.equals("strong")) {
+    static String checksum(String[] keys, KeySource source) {
+        if (source.isStrong()) {
             long chars = 0;
             for (String key : keys) {
                 chars += key.length();

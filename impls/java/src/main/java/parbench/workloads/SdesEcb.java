@@ -18,12 +18,12 @@ import parbench.Workload;
 public final class SdesEcb implements Workload {
     private static final int[] P10 = {3, 5, 2, 7, 4, 10, 1, 9, 8, 6};
     private static final int[] P8 = {6, 3, 7, 4, 8, 5, 10, 9};
-    private static final int[] IP = {2, 6, 3, 1, 4, 8, 5, 7};
-    private static final int[] IP_INVERSE = {4, 1, 3, 5, 7, 2, 8, 6};
-    private static final int[] EXPAND_PERMUTE = {4, 1, 2, 3, 2, 3, 4, 1};
-    private static final int[] P4 = {2, 4, 3, 1};
-    private static final int[][] S0 = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
-    private static final int[][] S1 = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
+    static final int[] IP = {2, 6, 3, 1, 4, 8, 5, 7};
+    static final int[] IP_INVERSE = {4, 1, 3, 5, 7, 2, 8, 6};
+    static final int[] EXPAND_PERMUTE = {4, 1, 2, 3, 2, 3, 4, 1};
+    static final int[] P4 = {2, 4, 3, 1};
+    static final int[][] S0 = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
+    static final int[][] S1 = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
 
     @Override
     public String name() {
@@ -32,7 +32,7 @@ public final class SdesEcb implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("input", "key", "cipher", "chunk");
+        return List.of("input", "key", "cipher", "chunk", "vector");
     }
 
     @Override
@@ -105,9 +105,27 @@ public final class SdesEcb implements Workload {
         void encrypt(byte[] plain, byte[] cipher, int from, int to);
     }
 
-    static RangeCipher cipherOf(String kind, int key) {
+    /**
+     * The Vector API is an incubator module: present only when the JVM was started with
+     * --add-modules jdk.incubator.vector (impls/java/run does), and only then is SdesVectors loaded.
+     */
+    static boolean vectorsAvailable() {
+        return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && SdesVectors.worthUsing();
+    }
+
+    /** What the cipher runs on: the Vector API where asked and available, else the scalar loop. */
+    static String lookupName(String kind, boolean vectors) {
+        return vectors ? SdesVectors.describe(kind) : "scalar loop";
+    }
+
+    /** The cipher of `key` (its key schedule done here, inside the timed region), vector or scalar. */
+    static RangeCipher cipherOf(String kind, int key, boolean vectors) {
         if (kind.equals("table")) {
             byte[] table = table(key);
+            if (vectors) {
+                var pieces = SdesVectors.pieces(table);
+                return (plain, cipher, from, to) -> SdesVectors.lookup(table, pieces, plain, cipher, from, to);
+            }
             return (plain, cipher, from, to) -> {
                 for (int i = from; i < to; i++) {
                     cipher[i] = table[plain[i] & 0xff];
@@ -117,11 +135,15 @@ public final class SdesEcb implements Workload {
         int[] keys = subkeys(key);
         int k1 = keys[0];
         int k2 = keys[1];
-        return (plain, cipher, from, to) -> {
+        RangeCipher scalar = (plain, cipher, from, to) -> {
             for (int i = from; i < to; i++) {
                 cipher[i] = (byte) encryptByte(plain[i] & 0xff, k1, k2);
             }
         };
+        if (vectors) {
+            return (plain, cipher, from, to) -> SdesVectors.encryptBitwise(k1, k2, plain, cipher, from, to, scalar);
+        }
+        return scalar;
     }
 
     /** The model's way of running chunks; each pass starts and ends its own workers. */
@@ -138,9 +160,9 @@ public final class SdesEcb implements Workload {
      * The timed work: the key schedule, then every chunk of `plain` encrypted into the same
      * chunk of `out` by the model's workers, started and ended within the call.
      */
-    static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, byte[] plain, byte[] out,
-            Chunking.Plan plan) throws Exception {
-        RangeCipher cipher = cipherOf(kind, key);
+    static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, boolean vectors, byte[] plain,
+            byte[] out, Chunking.Plan plan) throws Exception {
+        RangeCipher cipher = cipherOf(kind, key, vectors);
         return runner.run(plan.chunks(), c -> cipher.encrypt(plain, out, plan.from(c), plan.to(c)));
     }
 
@@ -162,6 +184,9 @@ public final class SdesEcb implements Workload {
             throw new Protocol.BadArguments("--key must be a 10-bit key from 0 to 1023, got " + key);
         }
         String kind = args.choice("cipher", null, List.of("bitwise", "table"));
+        // --vector off runs the scalar loops, to compare; on (the default) falls back to them
+        // where the Vector API is absent or too narrow.
+        boolean vectors = args.choice("vector", "on", List.of("on", "off")).equals("on") && vectorsAvailable();
         if (!Files.isReadable(input)) {
             throw new Protocol.BadArguments("--input " + input + " is not a readable file");
         }
@@ -180,6 +205,7 @@ public final class SdesEcb implements Workload {
 
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
+        extra.put("vectors", lookupName(kind, vectors));
         if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);
@@ -189,7 +215,7 @@ public final class SdesEcb implements Workload {
             @Override
             public Protocol.Repetition run() throws Exception {
                 long start = System.nanoTime();
-                Workers.Log log = encrypt(runner, kind, (int) key, plain, out, plan);
+                Workers.Log log = encrypt(runner, kind, (int) key, vectors, plain, out, plan);
                 long ns = System.nanoTime() - start;
                 String checksum = sha256(out);
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import parbench.Chunking;
 import parbench.Protocol;
@@ -55,6 +56,40 @@ class KeygenTest {
         assertEquals("mzxw6ytboi======", base32("foobar"));
     }
 
+    /** RFC 4648 Base32 read straight off the spec: 5 bits at a time, then '=' to a multiple of 8. */
+    private static String referenceBase32(byte[] data) {
+        StringBuilder out = new StringBuilder();
+        for (int bit = 0; bit < data.length * 8; bit += 5) {
+            int value = 0;
+            for (int k = bit; k < bit + 5; k++) {
+                int b = k < data.length * 8 ? (data[k / 8] >>> (7 - k % 8)) & 1 : 0;
+                value = value << 1 | b;
+            }
+            out.append("abcdefghijklmnopqrstuvwxyz234567".charAt(value));
+        }
+        while (out.length() % 8 != 0) {
+            out.append('=');
+        }
+        return out.toString();
+    }
+
+    @ParameterizedTest(name = "vectors {0}")
+    @ValueSource(booleans = {true, false})
+    void theEncoderAgreesWithTheSpecForEveryLengthUpTo200And1000(boolean vectors) {
+        java.util.Random random = new java.util.Random(32);
+        for (int length : java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 201),
+                java.util.stream.IntStream.of(999, 1000, 1001)).toArray()) {
+            byte[] data = new byte[length];
+            random.nextBytes(data);
+            assertEquals(referenceBase32(data), Keygen.base32Lower(data, vectors), "length " + length);
+        }
+    }
+
+    @Test
+    void theTestJvmHasTheVectorApi() {
+        assertTrue(Keygen.vectorsAvailable(), "surefire's argLine adds jdk.incubator.vector");
+    }
+
     @Test
     void thousandBytesEncodeToExactly1600CharactersWithoutPadding() {
         String key = Keygen.base32Lower(new byte[1000]);
@@ -63,42 +98,67 @@ class KeygenTest {
     }
 
     /** Keys as a model makes them in its timed region, with `workers` and the rule's chunk. */
-    private static String[] keys(String model, int count, int bytes, String source, long seed, int workers)
+    private static String[] keys(String model, int count, int bytes, Keygen.KeySource source, int workers)
             throws Exception {
         Chunking.Plan plan = new Chunking.Plan(count, Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP));
-        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source, seed).keys();
+        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source, true).keys();
     }
+
+    private static final Keygen.KeySource DRBG = Keygen.KeySource.strong("drbg");
+    private static final Keygen.KeySource AES_CTR = Keygen.KeySource.strong("aes-ctr");
 
     @Test
     void seededCount3Bytes10Seed1() throws Exception {
-        assertEquals("d3605c1b2c10e632", Keygen.checksum(keys("seq", 3, 10, "seeded", 1, 1), "seeded"));
+        assertEquals("d3605c1b2c10e632", Keygen.checksum(keys("seq", 3, 10, Keygen.KeySource.seeded(1), 1), Keygen.KeySource.seeded(1)));
     }
 
     @Test
     void strongChecksumIsCountAndTotalCharacters() throws Exception {
-        assertEquals("5:80", Keygen.checksum(keys("seq", 5, 10, "strong", 0, 1), "strong"));
+        assertEquals("5:80", Keygen.checksum(keys("seq", 5, 10, DRBG, 1), DRBG));
     }
 
     @ParameterizedTest(name = "count {0}, bytes {1}, seed {2}")
     @CsvSource({"257, 1000, 7", "31, 13, 12345", "1, 1, 0", "100, 4, -3", "2050, 3, 9"})
     void everyModelAgreesWithSeq(int count, int bytes, long seed) throws Exception {
-        String expected = Keygen.checksum(keys("seq", count, bytes, "seeded", seed, 1), "seeded");
+        Keygen.KeySource seeded = Keygen.KeySource.seeded(seed);
+        String expected = Keygen.checksum(keys("seq", count, bytes, seeded, 1), seeded);
         for (String model : List.of("parallel-stream", "virtual-threads")) {
-            assertEquals(expected, Keygen.checksum(keys(model, count, bytes, "seeded", seed, 2), "seeded"), model);
+            assertEquals(expected, Keygen.checksum(keys(model, count, bytes, seeded, 2), seeded), model);
         }
     }
 
     @Test
     void everyModelMakesStrongKeysOfTheRightSize() throws Exception {
         for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
-            assertEquals("50:800", Keygen.checksum(keys(model, 50, 7, "strong", 0, 3), "strong"), model);
+            for (Keygen.KeySource strong : List.of(DRBG, AES_CTR)) {
+                assertEquals("50:800", Keygen.checksum(keys(model, 50, 7, strong, 3), strong), model + " " + strong);
+            }
         }
     }
 
     @Test
-    void strongKeysDiffer() throws Exception {
-        String[] made = keys("parallel-stream", 100, 16, "strong", 0, 2);
-        assertEquals(100, java.util.Set.of(made).size());
+    void strongKeysDifferAcrossKeysAndWorkers() throws Exception {
+        for (Keygen.KeySource strong : List.of(DRBG, AES_CTR)) {
+            String[] made = keys("parallel-stream", 3000, 16, strong, 2);
+            assertEquals(3000, java.util.Set.of(made).size(), strong.rng());
+        }
+    }
+
+    @Test
+    void aesCtrGeneratorsDifferAndEachContinuesItsKeystream() throws Exception {
+        // Two generators made alike differ (their keys come from the DRBG) ...
+        byte[] first = new byte[32];
+        byte[] second = new byte[32];
+        new Keygen.AesCtrKeystream(32).fill(0, first);
+        new Keygen.AesCtrKeystream(32).fill(0, second);
+        assertTrue(!java.util.Arrays.equals(first, second));
+        // ... and one generator's successive keys continue one keystream, not restart it.
+        Keygen.AesCtrKeystream one = new Keygen.AesCtrKeystream(16);
+        byte[] a = new byte[16];
+        byte[] b = new byte[16];
+        one.fill(0, a);
+        one.fill(1, b);
+        assertTrue(!java.util.Arrays.equals(a, b));
     }
 
     private static Workload.PreparedCase prepared(String model, String... more) {

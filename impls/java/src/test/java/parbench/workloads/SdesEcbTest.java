@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import parbench.Chunking;
 import parbench.Protocol;
 import parbench.Workload;
@@ -55,18 +56,43 @@ class SdesEcbTest {
     }
 
     /** Encrypts with a model as the timed region does: key schedule, workers, chunks, into `out`. */
-    private static byte[] encrypt(String model, String kind, int key, byte[] plain, int chunk) throws Exception {
+    private static byte[] encrypt(String model, String kind, int key, boolean vectors, byte[] plain, int chunk)
+            throws Exception {
         byte[] out = new byte[plain.length];
-        SdesEcb.encrypt(SdesEcb.runnerOf(model, 3), kind, key, plain, out, new Chunking.Plan(plain.length, chunk));
+        SdesEcb.encrypt(SdesEcb.runnerOf(model, 3), kind, key, vectors, plain, out,
+                new Chunking.Plan(plain.length, chunk));
         return out;
     }
 
     @Test
-    void quickBrownFoxUnderKey642() throws Exception {
+    void theTestJvmHasTheVectorApi() {
+        assertTrue(SdesEcb.vectorsAvailable(), "surefire's argLine adds jdk.incubator.vector");
+    }
+
+    @ParameterizedTest(name = "vectors {0}")
+    @ValueSource(booleans = {true, false})
+    void quickBrownFoxUnderKey642(boolean vectors) throws Exception {
         byte[] plain = "The quick brown fox jumps over the lazy dog\n".getBytes(StandardCharsets.US_ASCII);
         for (String kind : new String[] {"bitwise", "table"}) {
             assertEquals("914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf",
-                    SdesEcb.sha256(encrypt("seq", kind, 642, plain, plain.length)), kind);
+                    SdesEcb.sha256(encrypt("seq", kind, 642, vectors, plain, plain.length)), kind);
+        }
+    }
+
+    /** Every byte value, at every offset within a vector, so each lane meets each table entry. */
+    @ParameterizedTest(name = "vectors {0}")
+    @ValueSource(booleans = {true, false})
+    void bothFormsGiveKey642sTableForEveryByteAtEveryLane(boolean vectors) throws Exception {
+        byte[] table = SdesEcb.table(642);
+        byte[] plain = new byte[256 * 67 + 13];
+        for (int i = 0; i < plain.length; i++) {
+            plain[i] = (byte) (i * 7 + i / 256);
+        }
+        for (String kind : new String[] {"bitwise", "table"}) {
+            byte[] cipher = encrypt("seq", kind, 642, vectors, plain, plain.length);
+            for (int i = 0; i < plain.length; i++) {
+                assertEquals(table[plain[i] & 0xff], cipher[i], kind + " at " + i);
+            }
         }
     }
 
@@ -75,10 +101,13 @@ class SdesEcbTest {
     void everyModelAndCipherAgreesWithSeqTable(int size, int key, int chunk) throws Exception {
         byte[] plain = new byte[size];
         new java.util.Random(size * 31L + key).nextBytes(plain);
-        byte[] expected = encrypt("seq", "table", key, plain, size);
+        byte[] expected = encrypt("seq", "table", key, false, plain, size);
         for (String kind : new String[] {"bitwise", "table"}) {
             for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
-                assertArrayEquals(expected, encrypt(model, kind, key, plain, chunk), model + " " + kind);
+                for (boolean vectors : new boolean[] {true, false}) {
+                    assertArrayEquals(expected, encrypt(model, kind, key, vectors, plain, chunk),
+                            model + " " + kind + (vectors ? " vectors" : " scalar"));
+                }
             }
         }
     }
