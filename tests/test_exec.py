@@ -21,20 +21,20 @@ def test_exec_peak_rss_is_the_commands_own_not_the_harness(db):
 
 def test_exec_rejects_a_failing_command(db):
     done = parbench("exec", "--runs", "2", "--db", db, "--", "exit 4")
-    assert done.returncode == 1
+    assert done.returncode == 3          # a case that failed: exit 3, one meaning per exit code
     assert "crash" in done.stdout and "exit 4" in done.stdout
 
 
 def test_exec_rejects_output_that_changes_between_runs(db):
     done = parbench("exec", "--runs", "3", "--db", db, "--", "date +%N")
-    assert done.returncode == 1 and "differs from the first run" in done.stdout
+    assert done.returncode == 3 and "differs from the first run" in done.stdout
     accepted = parbench("exec", "--runs", "3", "--output-varies", "--db", db, "--", "date +%N")
     assert accepted.returncode == 0
 
 
 def test_exec_checks_expected_output(db):
     assert parbench("exec", "--runs", "2", "--expect", "42", "--db", db, "--", "echo 42").returncode == 0
-    assert parbench("exec", "--runs", "2", "--expect", "41", "--db", db, "--", "echo 42").returncode == 1
+    assert parbench("exec", "--runs", "2", "--expect", "41", "--db", db, "--", "echo 42").returncode == 3
 
 
 def test_param_list_needs_its_placeholder(db):

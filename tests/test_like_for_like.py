@@ -1,6 +1,7 @@
 """The like-for-like rules the harness enforces: the whole process tree's memory, interleaved
 order (stored), a parallel case that used one worker flagged, ceilings shown beside the cases."""
 import json
+import shlex
 import sqlite3
 import sys
 
@@ -21,7 +22,8 @@ def test_the_tree_peak_counts_every_process_of_a_forking_command(db):
               "        os._exit(0)\n"
               "    kids.append(pid)\n"
               "for pid in kids: os.waitpid(pid, 0)\n")
-    parbench("exec", "--runs", "2", "--warmup", "0", "--db", db, "--", sys.executable, "-c", script, check=True)
+    parbench("exec", "--runs", "2", "--warmup", "0", "--db", db, "--", f"{sys.executable} -c {shlex.quote(script)}",
+             check=True)
     rows = sqlite3.connect(db).execute("SELECT max_rss_kb, tree_peak_rss_kb, memory_json FROM processes").fetchall()
     for largest, tree, memory in rows:
         assert tree >= 400 * 1024, (largest, tree, memory)

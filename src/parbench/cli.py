@@ -11,16 +11,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from parbench import liveness
+from parbench import liveness, metadata
 from parbench import runtimes as runtimes_module
 from parbench import suite, workloads as workloads_module
 from parbench.inputs import InputError
 from parbench.plan import ORDERS, Request, make_plan
-from parbench.project import DEFAULT_DB
+from parbench.project import DEFAULT_DB, RESULTS_DIR
+from parbench.records import RunRecord
 from parbench.run import Runner
+from parbench.schedule import execute
 from parbench.store import open_store
 from parbench.store.database import StoreError, redact
-from parbench.store.sink import DiskFull
+from parbench.store.sink import DiskFull, StoreSink
 from parbench.workloads import SpecError, parse_param_overrides, with_noop
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
@@ -171,6 +173,39 @@ def build(runtime_names: tuple[str, ...]) -> None:
         fail(f"build failed for: {', '.join(failed)}", code=1)
 
 
+def _export_options(command):
+    """--export-<format> FILE for every registered format (`-` for standard output)."""
+    from parbench.export import formats
+    for exporter in reversed(formats()):
+        command = click.option(f"--export-{exporter.name}", f"export_{exporter.name.replace('-', '_')}",
+                               metavar="FILE", help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
+    return command
+
+
+def _write_exports(reports, exports: dict) -> None:
+    from parbench.export import by_name, write
+    for option, target in exports.items():
+        if not option.startswith("export_") or target is None:
+            continue
+        exporter = by_name(option[len("export_"):].replace("_", "-"))
+        try:
+            path = write(exporter, reports, target)
+        except OSError as error:
+            errors.print(f"[bold red]error:[/] cannot write {target}: {error.strerror or error}", highlight=False)
+            sys.exit(1)
+        if path is not None:
+            errors.print(f"wrote {path}", highlight=False)
+
+
+def _check_export_targets(exports: dict) -> None:
+    """Every export file's folder is writable before anything runs."""
+    for option, target in exports.items():
+        if option.startswith("export_") and target not in (None, "-"):
+            folder = Path(target).parent
+            if problem := suite.check_writable(folder if str(folder) else Path(".")):
+                fail(problem)
+
+
 def _run_options(command):
     """The options `run` and every sweep share."""
     for option in reversed([
@@ -215,14 +250,21 @@ def _request(scale, workloads, runtimes, models, params, workers, processes, war
         fail(str(error))
 
 
+STRICT_HELP = "Exit 3 if a case failed verification, crashed, hung or hit a limit (for CI)."
+
+
 @main.command()
 @_run_options
 @click.option("--workers", help="Worker counts for models that take them, e.g. 1,2.")
 @click.option("--resume", "resume", help="Finish an interrupted run (its id, or 'latest').")
+@click.option("--strict", is_flag=True, help=STRICT_HELP)
+@click.option("--save-baseline", "baseline", metavar="NAME", help="Name this run as a baseline for `compare --baseline`.")
+@_export_options
 def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, workers, timeout,
-        budget, target_ci, memory_limit, order, order_seed, db, out_dir, resume) -> None:
+        budget, target_ci, memory_limit, order, order_seed, db, out_dir, resume, strict, baseline, **exports) -> None:
     """Run the suite (or part of it), verify every result, store it and print the tables."""
     liveness.stop_like_ctrl_c()
+    _check_export_targets(exports)
     store = _open(db)
     record = None
     if resume:
@@ -266,11 +308,13 @@ def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, w
         except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
             fail(f"cannot write a new run to {redact(db)}: {error} (is the disk full?); nothing was run", code=1)
     runner = Runner(all_runtimes, with_noop(all_workloads), suite.settings_for(request))
-    _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint=f"parbench run --resume {record.id}")
+    _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint=f"parbench run --resume {record.id}",
+                        strict=strict, baseline=baseline, exports=exports)
 
 
 def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: str | None,
-                        analyses_of=None) -> None:
+                        analyses_of=None, strict: bool = False, baseline: str | None = None,
+                        exports: dict | None = None) -> None:
     """Measure (printing each case and table as it completes), close the run, print the answer."""
     from parbench.report.live import live_progress
     cores = os.cpu_count()
@@ -292,8 +336,13 @@ def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: 
     if analyses_of is not None:
         for kind, subject, result in analyses_of(full):
             store.add_analysis(record.id, kind, subject, result)
-    _print_and_export(full, suite.all_analyses(store, full), out_dir, tables=False)
+    analyses = suite.all_analyses(store, full)
+    _print_and_export(full, analyses, out_dir, tables=False)
     console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
+    _write_exports([_report(full, analyses)], exports or {})
+    if baseline:
+        store.save_baseline(baseline, record.id, suite.now())
+        console.print(f"saved as baseline '{baseline}'", highlight=False)
     if sink.journal.count:
         errors.print(f"{sink.journal.count} case(s) could not be stored in {redact(db)} ({sink.errors[-1]}); "
                      f"they are kept in {sink.journal.path}. Load them with: parbench load {sink.journal.path}"
@@ -302,6 +351,25 @@ def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: 
         hint = f" Resume with: {resume_hint}{db_flag}" if resume_hint else ""
         errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}.{hint}", highlight=False)
         sys.exit(liveness.exit_code_of(execution.interruption))
+    _exit_for_failures(full, strict)
+
+
+def _report(record, analyses):
+    from parbench.export import Report
+    return Report(record, analyses)
+
+
+EXIT_FAILED_CASE = 3
+
+
+def _exit_for_failures(record, strict: bool) -> None:
+    """With --strict, a case without a verified timing is exit 3 (a CI gate); else it is only reported."""
+    failed = [r for r in record.results if r.run.status != "ok"]
+    if strict and failed:
+        errors.print(f"{len(failed)} case(s) without a verified timing (--strict): "
+                     + ", ".join(f"{r.case.key} ({r.run.status})" for r in failed[:5])
+                     + (" …" if len(failed) > 5 else ""), highlight=False)
+        sys.exit(EXIT_FAILED_CASE)
 
 
 def _try_finish(store, run_id: int, status: str, journal=None) -> None:
@@ -343,10 +411,12 @@ def _release(store, record) -> None:
         _try_finish(store, record.id, "interrupted")
 
 
-def _print_and_export(record, analyses: list, out_dir: Path | None, tables: bool = True) -> None:
+def _print_and_export(record, analyses: list, out_dir: Path | None, tables: bool = True,
+                      summary: bool = True) -> None:
     """The console report, and report.json / report.md when --out was given."""
     from parbench.report import console as console_report
-    console_report.print_run(record, console, analyses, tables=tables)
+    if summary:
+        console_report.print_run(record, console, analyses, tables=tables)
     if out_dir:
         try:
             for path in suite.write_reports(record, out_dir, analyses):
@@ -419,14 +489,18 @@ def _run_for(store, header: dict) -> int:
 @click.argument("run_ref", required=False)
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Also write report.json and report.md.")
-def show(run_ref, db, out_dir) -> None:
+@_export_options
+def show(run_ref, db, out_dir, **exports) -> None:
     """Re-print a stored run (default: the latest) without re-running anything."""
+    _check_export_targets(exports)
     store = _open(db)
     try:
         record = suite.load_analyzed(store, run_ref)
     except StoreError as error:
         fail(str(error))
-    _print_and_export(record, suite.all_analyses(store, record), out_dir)
+    analyses = suite.all_analyses(store, record)
+    _print_and_export(record, analyses, out_dir)
+    _write_exports([_report(record, analyses)], exports)
 
 
 @main.command()
@@ -442,19 +516,25 @@ def history(db) -> None:
 
 
 @main.command()
-@click.argument("run_a")
-@click.argument("run_b")
+@click.argument("runs", nargs=-1)
+@click.option("--baseline", metavar="NAME", help="Compare against the run saved as NAME (run --save-baseline).")
+@click.option("--machine", "machines", multiple=True, metavar="HOST",
+              help="The newest complete run of that machine (a fleet's store); give two.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
-@click.option("--fail-on-regression", "threshold", type=float, metavar="PCT",
-              help="Exit 1 if a case of RUN_B is significantly slower than in RUN_A by more than PCT %.")
-def compare(run_a, run_b, db, threshold) -> None:
-    """Per case: RUN_B's median against RUN_A's, with a 95% CI; 'no significant difference' where so."""
+@click.option("--fail-on-regression", "threshold", type=click.FloatRange(0, 1e6), metavar="PCT",
+              help="Exit 1 if a case of B is significantly slower than in A by more than PCT %.")
+def compare(runs, baseline, machines, db, threshold) -> None:
+    """Per case: B's median against A's, with a 95% CI; 'no significant difference' where so.
+
+    \b
+    parbench compare 11 12                   two stored runs (ids, latest, latest~1)
+    parbench compare --baseline main         the latest run against the baseline 'main'
+    parbench compare --baseline main 14      run 14 against it
+    parbench compare a.json b.json           two --export-json files, no store needed
+    parbench compare --machine ci-2core --machine ci-16core     two machines of one store
+    """
     from parbench.report import compare_runs
-    store = _open(db)
-    try:
-        a, b = suite.load_analyzed(store, run_a), suite.load_analyzed(store, run_b)
-    except StoreError as error:
-        fail(str(error))
+    a, b = _comparands(runs, baseline, machines, db)
     rows = compare_runs.pair_cases(a, b)
     compare_runs.print_comparison(a, b, rows, console)
     if threshold is not None:
@@ -465,35 +545,148 @@ def compare(run_a, run_b, db, threshold) -> None:
             sys.exit(1)
 
 
-@main.command(name="exec", context_settings={"ignore_unknown_options": True})
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--param-list", "param_list", nargs=2, metavar="NAME VALUES",
-              help="Run once per value of a comma list, substituted for {NAME} in the command.")
-@click.option("--warmup", type=click.IntRange(0), default=1, show_default=True)
-@click.option("--runs", type=click.IntRange(2), default=10, show_default=True)
-@click.option("--timeout", type=click.FloatRange(0.1), default=600, show_default=True)
-@click.option("--expect", help="Each run's stdout (stripped) must equal this, or the timing is rejected.")
-@click.option("--output-varies", is_flag=True, help="Accept runs whose stdout differs from the first run's.")
-@click.option("--db", default=str(DEFAULT_DB), show_default=True)
-@click.option("--out", "out_dir", type=click.Path(path_type=Path))
-def exec_command(command, param_list, warmup, runs, timeout, expect, output_varies, db, out_dir) -> None:
-    """Measure any command like hyperfine does: parbench exec -- CMD ARGS…
-
-    One argument runs through `sh -c` (like hyperfine); several run directly. Each run is a
-    fresh process measured by wait4 (wall, CPU, peak RSS); a run counts only if it exits 0
-    and prints what the first run printed (or --expect).
-    """
-    from parbench import exec_command as measure
+def _comparands(runs: tuple[str, ...], baseline: str | None, machines: tuple[str, ...], db: str):
+    """(A, B) from two export files, or from the store: ids, a baseline, or two machines."""
+    from parbench.analyze import analyze
+    from parbench.export import json_format
+    if runs and all(r.endswith(".json") for r in runs):
+        if len(runs) != 2 or baseline or machines:
+            fail("compare of exported files takes exactly two .json files (and no --baseline or --machine)")
+        records = []
+        for path in runs:
+            try:
+                record = json_format.read(Path(path))[-1]
+            except json_format.NotAnExport as error:
+                fail(str(error))
+            record.results = analyze([r.run for r in record.results], record.machine.get("logical_cpus"))
+            records.append(record)
+        return records[0], records[1]
     store = _open(db)
     try:
-        record = measure.run(list(command), param_list, warmup, runs, timeout, expect,
-                             output_varies, store, console)
+        if machines:
+            if len(machines) != 2 or runs or baseline:
+                fail("--machine takes two machines (--machine A --machine B) and no run ids")
+            refs = [store.latest_run_on(host) for host in machines]
+        elif baseline:
+            if len(runs) > 1:
+                fail("--baseline NAME compares one run (default: the latest) against it")
+            refs = [store.baseline(baseline), runs[0] if runs else "latest"]
+        elif len(runs) == 2:
+            refs = list(runs)
+        else:
+            fail("compare wants two runs (A B), --baseline NAME [B], two .json exports, or --machine A --machine B")
+        return suite.load_analyzed(store, refs[0]), suite.load_analyzed(store, refs[1])
+    except StoreError as error:
+        fail(str(error))
+
+
+@main.command(name="exec")
+@click.argument("commands", nargs=-1, required=True)
+@click.option("-w", "--warmup", type=click.IntRange(0, 10000), default=0, show_default=True,
+              help="Untimed runs of each command first (the first fixes its reference output).")
+@click.option("-r", "--runs", type=click.IntRange(2, 1_000_000), help="Exactly this many timed runs per command.")
+@click.option("-m", "--min-runs", type=click.IntRange(2, 1_000_000), help="At least this many runs (default 10).")
+@click.option("-M", "--max-runs", type=click.IntRange(2, 1_000_000), help="At most this many runs.")
+@click.option("-L", "--parameter-list", "parameter_lists", nargs=2, multiple=True, metavar="NAME VALUES",
+              help="Run each command once per value of a comma list, for {NAME}; repeatable (a product).")
+@click.option("--param-list", "old_parameter_list", nargs=2, metavar="NAME VALUES", hidden=True)
+@click.option("-P", "--parameter-scan", nargs=3, metavar="NAME MIN MAX", help="{NAME} from MIN to MAX.")
+@click.option("-D", "--parameter-step-size", "step", metavar="STEP", help="The step of --parameter-scan (default 1).")
+@click.option("-p", "--prepare", multiple=True, metavar="CMD",
+              help="Run before each timed run (once, or once per command in order).")
+@click.option("-s", "--setup", metavar="CMD", help="Run once before each command's runs.")
+@click.option("-c", "--cleanup", metavar="CMD", help="Run once after each command's runs.")
+@click.option("--conclude", metavar="CMD", help="Run after each timed run.")
+@click.option("-S", "--shell", default="sh", show_default=True,
+              help="The shell that runs each command; 'none' runs it without a shell (-N).")
+@click.option("-N", "no_shell", is_flag=True, help="No shell: the command is split into words and run directly.")
+@click.option("-i", "--ignore-failure", is_flag=True, help="Count runs whose command exits non-zero.")
+@click.option("--show-output", is_flag=True, help="Print the commands' standard output.")
+@click.option("-u", "--time-unit", type=click.Choice(["microsecond", "millisecond", "second"]),
+              help="The unit of the times printed.")
+@click.option("-n", "--command-name", "names", multiple=True, help="A name per command, in order.")
+@click.option("--reference", metavar="CMD", help="Compare every command against this one (default: the fastest).")
+@click.option("--expect", help="Each run's stdout (stripped) must equal this, or the timing is rejected.")
+@click.option("--output-varies", is_flag=True, help="Accept runs whose stdout differs from the first run's.")
+@click.option("--timeout", type=Seconds(), default=600, show_default=True, help="Seconds before a run is killed.")
+@click.option("--memory-limit", "memory_limit", metavar="SIZE", help="Memory of a run's process tree (default 75%).")
+@click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
+              help="How the commands' runs take turns.")
+@click.option("--seed", "order_seed", type=click.IntRange(0), default=0, help="The shuffle's seed (--order shuffled).")
+@click.option("--save-baseline", "baseline", metavar="NAME", help="Name this run as a baseline.")
+@click.option("--db", default=str(DEFAULT_DB), show_default=True)
+@click.option("--out", "out_dir", type=click.Path(path_type=Path))
+@_export_options
+def exec_command(commands, warmup, runs, min_runs, max_runs, parameter_lists, old_parameter_list, parameter_scan,
+                 step, prepare, setup, cleanup, conclude, shell, no_shell, ignore_failure, show_output, time_unit,
+                 names, reference, expect, output_varies, timeout, memory_limit, order, order_seed, baseline, db,
+                 out_dir, **exports) -> None:
+    """Measure and compare commands like hyperfine does: parbench exec 'cmd A' 'cmd B' …
+
+    Each argument is one command, run through `sh -c` (or --shell; -N for none) in a fresh process
+    tree (wall, user and system CPU, the whole tree's peak memory). Values substituted for
+    {NAME} are shell-quoted, so a value is never run as shell syntax. A run counts only if it
+    exits 0 and prints what the command's first run printed (or --expect). The commands' runs
+    take turns, and every command is compared with the fastest (or --reference) with a 95% CI.
+    """
+    from parbench import exec_command as measure
+    from parbench.report.live import live_progress
+    liveness.stop_like_ctrl_c()
+    _check_export_targets(exports)
+    commands = list(commands) + ([reference] if reference and reference not in commands else [])
+    options = measure.ExecOptions(
+        commands=commands, names=list(names), shell="none" if no_shell else shell,
+        parameter_lists=[(name, values.split(",")) for name, values in
+                         list(parameter_lists) + ([old_parameter_list] if old_parameter_list else [])],
+        parameter_scan=parameter_scan, step=step, prepare=list(prepare), setup=setup, cleanup=cleanup,
+        conclude=conclude, ignore_failure=ignore_failure, show_output=show_output, expect=expect,
+        output_varies=output_varies, reference=reference)
+    try:
+        planned = measure.commands_for(options)
+        settings = measure.settings_for(runs, min_runs, max_runs, timeout, _memory_limit_for_exec(memory_limit),
+                                        order, order_seed)
     except measure.ExecError as error:
         fail(str(error))
-    _print_and_export(record, [], out_dir)
-    console.print(f"stored as run {record.id} in {db}", highlight=False)
-    if record.status != "complete":
-        sys.exit(1)
+    if out_dir and (problem := suite.check_writable(out_dir)):
+        fail(problem)
+    store = _open(db)
+    record = RunRecord(id=None, started_at=suite.now(), scale="exec", kind="exec", machine=metadata.machine(),
+                       runtimes={}, options=measure.options_record(options, {
+                           "warmup": warmup, "runs": runs, "min_runs": min_runs, "max_runs": max_runs,
+                           "timeout": timeout, "order": order, "seed": order_seed, "time_unit": time_unit}))
+    try:
+        store.begin_run(record, liveness.owner_id())
+    except Exception as error:      # noqa: BLE001
+        fail(f"cannot write a new run to {redact(db)}: {error}; nothing was run", code=1)
+    runner = measure.ExecRunner(planned, options, settings, warmup,
+                                echo=lambda chunk: sys.stdout.buffer.write(chunk))
+    cases = runner.cases
+    sink = StoreSink(store, record, RESULTS_DIR / "journal")
+    execution = execute(cases, runner, sink, live_progress(console, os.cpu_count(), tables=False))
+    status = "interrupted" if execution.interrupted else "complete"
+    _try_finish(store, record.id, status, sink.journal if sink.journal.count else None)
+    full = suite.load_analyzed(store, record.id)
+    from parbench.report.exec_summary import print_exec
+    print_exec(full, console, reference_label=_reference_label(planned, reference), unit=time_unit)
+    _print_and_export(full, [], out_dir, tables=False, summary=False) if out_dir else None
+    _write_exports([_report(full, [])], exports)
+    if baseline:
+        store.save_baseline(baseline, record.id, suite.now())
+    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
+    if execution.interrupted:
+        sys.exit(liveness.exit_code_of(execution.interruption))
+    _exit_for_failures(full, strict=True)
+
+
+def _reference_label(planned, reference: str | None) -> str | None:
+    if reference is None:
+        return None
+    return next((c.label for c in planned if c.display == reference or c.label == reference), None)
+
+
+def _memory_limit_for_exec(text: str | None) -> int | None:
+    limit = memory_limit_kb(text)
+    return suite.default_memory_limit_kb() if limit is None else (limit or None)
 
 
 @main.command()
@@ -507,14 +700,17 @@ def exec_command(command, param_list, warmup, runs, timeout, expect, output_vari
 @click.option("--refine", type=click.IntRange(0, 20), default=2, show_default=True,
               help="size: bisection steps near each crossing.")
 @click.option("--counts", help="tasks: the counts to run, e.g. 10000,40000,100000,400000,1000000.")
+@click.option("--strict", is_flag=True, help=STRICT_HELP)
+@_export_options
 def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, repeat, timeout, budget,
           target_ci, memory_limit, order, order_seed, db, out_dir, workers, start, stop, factor, refine,
-          counts) -> None:
+          counts, strict, **exports) -> None:
     """Sweep workers (speedup, Amdahl and USL fits), input size (the crossover where parallel
     starts to win) or task count (time and bytes per task, the largest count that ran)."""
     from parbench import sweep as sweeping
     from parbench.report.live import live_progress
     liveness.stop_like_ctrl_c()
+    _check_export_targets(exports)
     store = _open(db)
     request = _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat,
                        timeout, budget, target_ci, memory_limit, order, order_seed)
@@ -568,11 +764,14 @@ def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, r
     record = suite.load_analyzed(store, running.record.id)
     for analysis_kind, subject, result in strategy.analyze(record):
         store.add_analysis(record.id, analysis_kind, subject, result)
-    _print_and_export(record, suite.all_analyses(store, record), out_dir, tables=False)
+    analyses = suite.all_analyses(store, record)
+    _print_and_export(record, analyses, out_dir, tables=False)
     console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
+    _write_exports([_report(record, analyses)], exports)
     if execution.interrupted:
         errors.print(f"Interrupted: what was measured is stored in run {record.id}.", highlight=False)
         sys.exit(liveness.exit_code_of(execution.interruption))
+    _exit_for_failures(record, strict)
 
 
 def _largest(value) -> int:

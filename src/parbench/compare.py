@@ -27,8 +27,7 @@ def attach_comparisons(results: list[CaseResult]) -> None:
     groups: dict[tuple, list[CaseResult]] = {}
     for result in results:
         if result.stats is not None:
-            key = (result.case.workload, tuple(sorted(result.case.params.items())))
-            groups.setdefault(key, []).append(result)
+            groups.setdefault(result.case.table, []).append(result)
     for members in groups.values():
         fastest = min(members, key=lambda r: r.stats.median_ns)
         for result in members:

@@ -24,6 +24,14 @@ class Case:
         return f"{self.workload}/{self.runtime}/{self.model}[{shown}{workers}]"
 
     @property
+    def table(self) -> tuple:
+        """The cases compared in one table: one workload with the same params; every command
+        of one `exec` (its parameters are part of each command) in one."""
+        if self.workload == "exec":
+            return ("exec",)
+        return (self.workload, tuple(sorted(self.params.items(), key=str)))
+
+    @property
     def label(self) -> str:
         """Short name for tables: the model, plus whatever varies beyond the scale's params."""
         name = self.model if self.runtime == "exec" else f"{self.runtime} {self.model}"

@@ -38,6 +38,8 @@ class Settings:
     memory_limit_kb: int | None = None
     order: str = "interleaved"     # interleaved | shuffled | sequential
     seed: int = 0                  # for `shuffled`
+    min_processes: int = 2         # exec's --min-runs
+    min_time: float = 0.0          # exec: keep going until this many seconds (hyperfine's 3 s)
 
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
@@ -146,7 +148,8 @@ def judge(finished: Finished, index: int, expected: str, recheck, timeout: float
         return verdict("crash", f"{how}: {_last_line(finished.stderr)}")
     if reply.malformed:
         return verdict("bad-output", reply.malformed)
-    problem = implausible(reply, repeat, expected_items, finished.wall_ns, items_unit)
+    problem = implausible(reply, repeat, expected_items, finished.wall_ns, items_unit,
+                          zero_allowed=expected_items == 0 or index < 0)
     if problem:
         return verdict("bad-output", problem)
     wrong = [r for r in reps if not r.verified]

@@ -58,7 +58,7 @@ def groups_of(cases: list[Case]) -> list[list[Case]]:
     """Cases that share one table, in the plan's order of first appearance."""
     out: dict[tuple, list[Case]] = {}
     for case in cases:
-        out.setdefault((case.workload, tuple(sorted(case.params.items(), key=str))), []).append(case)
+        out.setdefault(case.table, []).append(case)
     return list(out.values())
 
 
@@ -99,6 +99,8 @@ def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress) -
             execution.interrupted = True
             return execution
         progress.group_done([r for r in execution.done if r.case in group])
+        if hasattr(runner, "group_finished"):
+            runner.group_finished(group)
     return execution
 
 
@@ -155,8 +157,10 @@ def _enough(a: _Active, settings: Settings) -> bool:
     ok = sum(p.outcome == "ok" for p in a.run.processes if p.index >= 0)
     if a.run.status != "ok" or a.index >= settings.processes:
         return True
-    if ok < MIN_PROCESSES:
+    if ok < max(MIN_PROCESSES, settings.min_processes) or a.spent_s < settings.min_time:
         return False
+    if settings.target_ci is None and settings.budget is None and settings.min_time:
+        return True       # hyperfine's rule: at least min_processes and min_time, then stop
     if converged(a.run, settings.target_ci):
         a.run.flags["stopped"] = f"converged after {ok} processes"
         return True

@@ -26,8 +26,8 @@ def groups(record: RunRecord) -> list[Group]:
     """The run's tables in the reports' order of workloads, each sorted fastest first."""
     out: dict[tuple, Group] = {}
     for result in record.results:
-        key = (result.case.workload, tuple(sorted(result.case.params.items(), key=str)))
-        out.setdefault(key, Group(result.case.workload, result.case.params, [])).results.append(result)
+        params = {} if result.case.workload == "exec" else result.case.params
+        out.setdefault(result.case.table, Group(result.case.workload, params, [])).results.append(result)
     out = {k: g for k, g in out.items() if k[0] != "noop"}     # shown as the start-up table
     for group in out.values():
         group.results.sort(key=lambda r: (r.stats is None, r.stats.median_ns if r.stats else 0))

@@ -250,6 +250,31 @@ class Store:
         self._commit(lambda: self._insert("analyses", {"run_id": run_id, "kind": kind, "subject": subject,
                                                        "result_json": json.dumps(result)}))
 
+    def save_baseline(self, name: str, run_id: int, saved_at: str) -> None:
+        """NAME now points at run_id (a name saved again moves to the newer run)."""
+        def save():
+            self._execute("DELETE FROM baselines WHERE name = ?", (name,))
+            self._insert("baselines", {"name": name, "run_id": run_id, "saved_at": saved_at})
+        self._commit(save)
+
+    def baseline(self, name: str) -> int:
+        row = self._execute("SELECT run_id FROM baselines WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            names = [n for (n,) in self._execute("SELECT name FROM baselines ORDER BY name").fetchall()]
+            raise StoreError(f"no baseline '{name}'" + (f"; saved: {', '.join(names)}" if names else
+                                                        "; save one with `parbench run --save-baseline NAME`"))
+        return row[0]
+
+    def latest_run_on(self, hostname: str) -> int:
+        """The newest complete run measured on the machine of that hostname (a fleet's store)."""
+        for run_id, machine in reversed(self._execute(
+                "SELECT id, machine_json FROM runs WHERE status = 'complete' ORDER BY id").fetchall()):
+            if json.loads(machine).get("hostname") == hostname:
+                return run_id
+        hosts = sorted({json.loads(m).get("hostname", "?") for (m,) in
+                        self._execute("SELECT machine_json FROM runs").fetchall()})
+        raise StoreError(f"no complete run from machine '{hostname}'; machines in this store: {', '.join(hosts)}")
+
     # --- reading ----------------------------------------------------------------------------
     def run_ids(self) -> list[int]:
         return [row[0] for row in self._execute("SELECT id FROM runs ORDER BY id")]

@@ -41,6 +41,11 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE processes ADD COLUMN seq INTEGER",
         "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
     ],
+    [
+        # Named baselines: `run --save-baseline NAME`, `compare --baseline NAME`.
+        """CREATE TABLE baselines(
+             name TEXT PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), saved_at TEXT NOT NULL)""",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,63 @@
+"""Exports: one module per format behind one interface, the way hyperfine's src/export/ is.
+
+A format is an `Exporter` (its name, its file extension, what it is, and a function from the
+reports to text); adding one is a module here and a line in FORMATS. `run`, `sweep`, `exec`
+and `show` take `--export-<name> FILE` for each (`-` for standard output).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from parbench.records import RunRecord
+
+
+@dataclass
+class Report:
+    """One stored run with its statistics recomputed and its analyses: what every format reads."""
+    record: RunRecord
+    analyses: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str                                   # --export-<name>
+    extension: str
+    description: str
+    render: Callable[[list[Report]], str]
+
+
+def _formats() -> tuple[Exporter, ...]:
+    from parbench.export import (csv_samples, csv_summary, github_benchmark, html_page, json_format,
+                                 markdown_report, pyperf_format, text_report)
+    return (json_format.EXPORTER, csv_summary.EXPORTER, csv_samples.EXPORTER, markdown_report.EXPORTER,
+            pyperf_format.EXPORTER, github_benchmark.EXPORTER, html_page.EXPORTER, text_report.EXPORTER)
+
+
+FORMATS: tuple[Exporter, ...] = ()
+
+
+def formats() -> tuple[Exporter, ...]:
+    global FORMATS
+    if not FORMATS:
+        FORMATS = _formats()
+    return FORMATS
+
+
+def by_name(name: str) -> Exporter:
+    return next(f for f in formats() if f.name == name)
+
+
+def write(exporter: Exporter, reports: list[Report], target: str) -> Path | None:
+    """Writes the rendered reports to `target`, or to standard output for `-`."""
+    text = exporter.render(reports)
+    if target == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return None
+    path = Path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

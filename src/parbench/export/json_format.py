@@ -1,0 +1,136 @@
+"""The JSON export: hyperfine's field names for what hyperfine has (results[].command, mean,
+stddev, median, user, system, min, max, times, exit_codes, parameters; times in seconds), and
+parbench's own fields beside them (the case, its CI, memory of the whole tree, verification,
+each process, the comparisons, the analyses). Versioned by `schema_version`; the JSON Schema is
+schemas/parbench-export.schema.json. `read` turns an export back into runs (compare of files)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parbench.export import Exporter, Report
+from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, Repetition, RunRecord
+
+SCHEMA_VERSION = 1
+S = 1e-9        # ns → s
+
+
+def _seconds(values) -> list[float]:
+    return [v * S for v in values]
+
+
+def _result(result: CaseResult) -> dict[str, Any]:
+    case, run, s = result.case, result.run, result.stats
+    verified = [r for r in run.repetitions if r.verified]
+    times = [r.ns for r in verified]
+    timed = [p for p in run.processes if p.index >= 0]
+    ok = [p for p in timed if p.outcome == "ok"]
+    out: dict[str, Any] = {
+        # hyperfine's fields
+        "command": case.model if case.workload == "exec" else case.label,
+        "mean": s.mean_ns * S, "stddev": s.stdev_ns * S, "median": s.median_ns * S,
+        # per run, as hyperfine: a process's CPU time shared over the repetitions it ran
+        "user": _per_repetition([p.user_ns for p in ok], len(verified)),
+        "system": _per_repetition([p.sys_ns for p in ok], len(verified)),
+        "min": s.min_ns * S, "max": s.max_ns * S, "times": _seconds(times),
+        "exit_codes": [p.exit_code for p in timed],
+        "parameters": {k: str(v) for k, v in case.params.items()} if case.workload == "exec" else {},
+        # parbench's own
+        "case": _case(case),
+        "status": run.status,
+        "median_ci": _seconds(s.median_ci_ns),
+        "p99": s.p99_ns * S, "ips": s.ips, "items_per_second": s.items_per_s,
+        "outliers": {"low": s.outliers_low, "high": s.outliers_high},
+        "cpu_utilisation": s.cpu_utilisation,
+        "memory": {"tree_peak_rss_bytes": (s.peak_rss_kb or 0) * 1024,
+                   "largest_process_rss_bytes": (s.largest_process_rss_kb or 0) * 1024,
+                   "measured_by": sorted({p.memory.get("memory_method", "ru_maxrss") for p in ok})},
+        "verification": {"expected_checksum": run.expected_checksum, "verified": len(verified),
+                         "repetitions": len(run.repetitions)},
+        "comparisons": {name: _comparison(c) for name, c in (("vs_seq", result.vs_seq),
+                                                             ("vs_fastest", result.vs_fastest)) if c},
+        "flags": run.flags,
+        "processes": [_process(p, run) for p in run.processes],
+    }
+    return out
+
+
+def _per_repetition(cpu_ns: list[int], repetitions: int) -> float:
+    return float(np.sum(cpu_ns)) / repetitions * S if cpu_ns and repetitions else 0.0
+
+
+def _case(case: Case) -> dict[str, Any]:
+    return {"key": case.key, "workload": case.workload, "runtime": case.runtime, "model": case.model,
+            "family": case.family, "params": case.params, "workers": case.workers,
+            "overrides": list(case.overrides), "note": case.note}
+
+
+def _comparison(c) -> dict[str, Any]:
+    return {"reference": c.reference, "ratio": c.ratio, "ratio_ci": list(c.ratio_ci),
+            "difference": c.difference_ns * S, "significant": c.significant}
+
+
+def _process(p: ProcessMeasurement, run: CaseRun) -> dict[str, Any]:
+    return {**dataclasses.asdict(p), "samples": [dataclasses.asdict(r) for r in run.repetitions
+                                                 if r.process == p.index]}
+
+
+def _failure(result: CaseResult) -> dict[str, Any]:
+    run = result.run
+    return {"case": _case(result.case), "status": run.status, "reason": run.reason,
+            "processes": [_process(p, run) for p in run.processes]}
+
+
+def document(reports: list[Report]) -> dict[str, Any]:
+    runs, results, failures, analyses = [], [], [], []
+    for report in reports:
+        record = report.record
+        runs.append({k: v for k, v in dataclasses.asdict(record).items() if k != "results"})
+        for result in record.results:
+            (results if result.stats is not None else failures).append(
+                {"run": record.id, **(_result(result) if result.stats is not None else _failure(result))})
+        analyses += [{"run": record.id, "kind": k, "subject": s, "result": r} for k, s, r in report.analyses]
+    return {"schema_version": SCHEMA_VERSION, "generator": "parbench",
+            "run": runs[-1] if runs else None, "runs": runs,
+            "results": results, "failures": failures, "analyses": analyses}
+
+
+def render(reports: list[Report]) -> str:
+    return json.dumps(document(reports), indent=1, default=str) + "\n"
+
+
+EXPORTER = Exporter("json", "json", "hyperfine-compatible JSON plus parbench's fields (schema_version 1)", render)
+
+
+# --- reading an export back -----------------------------------------------------------------
+class NotAnExport(ValueError):
+    pass
+
+
+def read(path: Path) -> list[RunRecord]:
+    """The runs of a JSON export, with every process and sample, as the store would load them."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise NotAnExport(f"{path}: not a readable JSON file ({error})") from None
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "runs" not in data:
+        raise NotAnExport(f"{path}: not a parbench JSON export (schema_version {SCHEMA_VERSION})")
+    records = {}
+    for run in data["runs"]:
+        fields = {k: v for k, v in run.items() if k in RunRecord.__dataclass_fields__}
+        records[run["id"]] = RunRecord(**fields)
+    for entry in data["results"] + data["failures"]:
+        fields = {k: v for k, v in entry["case"].items() if k != "key"}      # the key is derived
+        case = Case(**{**fields, "overrides": tuple(fields["overrides"])})
+        run = CaseRun(case, entry.get("verification", {}).get("expected_checksum", ""),
+                      status=entry["status"], reason=entry.get("reason", ""), flags=entry.get("flags", {}))
+        for p in entry["processes"]:
+            samples = p.pop("samples")
+            run.processes.append(ProcessMeasurement(**p))
+            run.repetitions += [Repetition(**r) for r in samples]
+        records[entry["run"]].results.append(CaseResult(run))
+    return list(records.values())

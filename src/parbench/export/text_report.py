@@ -1,0 +1,20 @@
+"""The console report as plain text (what `parbench show` prints, without colours)."""
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from parbench.export import Exporter, Report
+
+
+def render(reports: list[Report]) -> str:
+    from parbench.report import console as console_report
+    buffer = io.StringIO()
+    out = Console(file=buffer, width=200, color_system=None, highlight=False)
+    for r in reports:
+        console_report.print_run(r.record, out, r.analyses)
+    return buffer.getvalue()
+
+
+EXPORTER = Exporter("text", "txt", "the console report as plain text", render)
