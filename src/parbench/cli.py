@@ -124,6 +124,23 @@ def doctor() -> None:
                       ("hyperfine", "optional: cross-checking `parbench exec`")):
         found = runtimes_module._on_path(tool)
         console.print(f"{'[green]found  [/]' if found else '[yellow]missing[/]'} {tool}: {why}", highlight=False)
+    for engine, available, detail in _distributed_engines():
+        console.print(f"{'[green]found  [/]' if available else '[yellow]missing[/]'} {engine}: {detail}",
+                      highlight=False)
+
+
+def _distributed_engines() -> list[tuple[str, bool, str]]:
+    """The engines the `distributed` models run on, found or not, and how to get them."""
+    import subprocess
+    dask = subprocess.run([sys.executable, "-c", "import dask, distributed; print(distributed.__version__)"],
+                          capture_output=True, text=True)
+    epmd = runtimes_module._on_path("epmd") and runtimes_module._on_path("erl")
+    return [("Dask distributed (python model `dask`)", dask.returncode == 0,
+             f"distributed {dask.stdout.strip()}" if dask.returncode == 0 else
+             "install with: .venv/bin/pip install 'distributed==2026.8.0' (make setup does)"),
+            ("Erlang distribution (elixir model `distributed`, :peer nodes on 127.0.0.1)", epmd,
+             "epmd and erl found (the case starts epmd if it is not running)" if epmd else
+             "install with: apt-get install -y erlang-base")]
 
 
 @main.command("list")

@@ -44,7 +44,19 @@ def regressions(rows: list[PairedCase], threshold_pct: float) -> list[PairedCase
             and r.comparison.ratio > 1 + threshold_pct / 100]
 
 
+def machine_line(record: RunRecord) -> str:
+    """Which machine and software measured a run (pyperf's lesson: compare with the metadata)."""
+    m = record.machine
+    return (f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
+            f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
+            f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")
+
+
 def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console) -> None:
+    console.print(f"A: {machine_line(a)}", highlight=False)
+    console.print(f"B: {machine_line(b)}", highlight=False)
+    if a.machine.get("hostname") != b.machine.get("hostname") or a.machine.get("cpu") != b.machine.get("cpu"):
+        console.print("[yellow]different machines:[/] the ratios compare machines as well as runs", highlight=False)
     table = Table(title=f"Run {b.id} against run {a.id} (ratio of medians, 95% CI)", title_justify="left",
                   header_style="bold")
     for column in ("case", f"run {a.id}", f"run {b.id}", "ratio", "95% CI", "verdict"):
