@@ -40,8 +40,73 @@ class BatchJobTest < Minitest::Test
         assert_equal expected, line["checksum"], model
         assert_equal documents.size, line["items"]
         assert_operator line["extra"]["cpu_ns"], :>, 0
+        assert_per_document_workers(model, line["extra"], documents.size)
+        assert_no_worker_left(model)
         assert_equal documents.size, SQLite3::Database.new("#{dir}/job.sqlite").get_first_value(
           "SELECT count(*) FROM documents WHERE status = 'aligned'")
+      end
+    end
+  end
+
+  # Per-document models run one unit per document; pools report their workers.
+  def assert_per_document_workers(model, extra, documents)
+    return assert_nil(extra["workers_used"]) if model == "seq"
+
+    assert_equal documents, extra["chunks"], model
+    assert_equal documents, extra["workers_used"], model unless model.end_with?("pool")
+  end
+
+  # A pool hands documents out as workers ask, so which worker takes which is up to the
+  # scheduler; the gate makes it deterministic by holding each worker's first document until
+  # every worker holds one. A pool running fewer workers never opens it (after 20 s the test
+  # lets it through, and the count fails).
+  class GatedJob < Job
+    def initialize(gate:, **options)
+      super(**options)
+      @arrived, @go = gate
+    end
+
+    def process(doc_id, database)
+      unless Thread.current[:passed_gate]
+        Thread.current[:passed_gate] = true
+        @arrived.syswrite("x")
+        @go.sysread(1)
+      end
+      super
+    end
+  end
+
+  def with_gate(workers)
+    arrived_reader, arrived = IO.pipe
+    go_reader, go = IO.pipe
+    opener = Thread.new { open_when_all_arrive(arrived_reader, go, workers) }
+    yield [arrived, go_reader]
+  ensure
+    opener&.join
+    [arrived_reader, arrived, go_reader, go].each { |io| io&.close }
+  end
+
+  def open_when_all_arrive(arrived_reader, go, workers)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 20
+    count = 0
+    while count < workers
+      break unless IO.select([arrived_reader], nil, nil, [deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC), 0].max)
+
+      count += arrived_reader.readpartial(workers - count).size
+    end
+  ensure
+    go.syswrite("x" * workers)
+  end
+
+  def test_pools_use_every_worker
+    %w[thread-pool fork-pool].each do |model|
+      Dir.mktmpdir do |dir|
+        documents = make_inputs(dir)
+        outcome = with_gate(2) do |gate|
+          GatedJob.new(gate: gate, model: model, workers: 2, docs_dir: dir, db: "sqlite:#{dir}/job.sqlite").run
+        end
+        assert_equal({ chunks: documents.size, workers_used: 2 }, outcome.extra.slice(:chunks, :workers_used), model)
+        assert_no_worker_left(model)
       end
     end
   end

@@ -11,6 +11,40 @@ class SpawnChainTest < Minitest::Test
     end
   end
 
+  def chain(model, n)
+    Parbench::Workloads::SpawnChain.new(model: model, workers: 1, n: n)
+  end
+
+  def test_every_fiber_has_ended_when_the_chain_answers
+    answer, fibers = chain("fiber", 50).chain_fiber
+    assert_equal 50, answer
+    assert_equal 51, fibers.size
+    assert(fibers.none?(&:alive?))
+  end
+
+  def test_every_thread_is_joined_when_the_chain_answers
+    answer, threads = chain("thread", 50).chain_thread
+    assert_equal 50, answer
+    assert(threads.none?(&:alive?))
+  end
+
+  def test_every_async_task_has_finished_when_the_chain_answers
+    answer, tasks = chain("async", 50).chain_async
+    assert_equal 50, answer
+    assert_equal 50, tasks.size
+    assert(tasks.all? { |task| task.complete? && !task.alive? })
+  end
+
+  def test_every_model_reports_a_hand_off_ceiling
+    Parbench::Workloads::SpawnChain::MODELS.each_key do |model|
+      [1, 2, 100].each do |n|
+        extra = protocol_lines("spawn-chain", "--model", model, "--n", n).first["extra"]
+        assert_equal "hand-off", extra["ceiling"], model
+        assert_operator extra["ceiling_ns"], :>, 0, model
+      end
+    end
+  end
+
   def test_a_guard_page_failure_is_a_limit_result
     error = FiberError.new("can't set a guard page: Cannot allocate memory")
     assert_match(/guard page/, Parbench::Protocol.limit_detail(error))
@@ -33,6 +67,19 @@ class CoroutineSwarmTest < Minitest::Test
     Swarm::MODELS.each_key do |model|
       assert_equal "1161d008ce58dc37", checksum_of("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10), model
     end
+  end
+
+  def test_unit_models_report_a_yield_ceiling_without_sleep
+    %w[fiber thread].each do |model|
+      extra = protocol_lines("coroutine-swarm", "--model", model, "--tasks", 5, "--steps", 3).first["extra"]
+      assert_equal "yield", extra["ceiling"], model
+      assert_operator extra["ceiling_ns"], :>, 0, model
+    end
+  end
+
+  def test_no_yield_ceiling_for_seq_or_with_sleep
+    assert_nil protocol_lines("coroutine-swarm", "--model", "seq", "--tasks", 5).first["extra"]["ceiling"]
+    assert_nil protocol_lines("coroutine-swarm", "--model", "fiber", "--tasks", 5, "--steps", 1, "--sleep-ms", 1).first["extra"]["ceiling"]
   end
 
   def test_models_agree_for_arbitrary_params

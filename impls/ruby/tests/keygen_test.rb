@@ -32,6 +32,34 @@ class KeygenTest < Minitest::Test
     assert_equal "7:112", checksum_of("keygen", "--model", "seq", "--count", 7, "--bytes", 10, "--source", "strong")
   end
 
+  # The smoke size on 2 workers: chunk 1000 keys, one chunk each, so both must deliver.
+  def test_parallel_models_use_every_worker_at_the_smoke_size
+    %w[fork ractor].each do |model|
+      extra = protocol_lines("keygen", "--model", model, "--count", 2000, "--workers", 2).first["extra"]
+      assert_equal({ "workers" => 2, "chunk" => 1000, "chunks" => 2, "workers_used" => 2 },
+                   extra.slice("workers", "chunk", "chunks", "workers_used"), model)
+      assert_no_worker_left(model)
+    end
+  end
+
+  def test_chunk_override_is_used_and_reported
+    extra = protocol_lines("keygen", "--model", "fork", "--count", 10, "--workers", 2, "--chunk", 3).first["extra"]
+    assert_equal({ "chunk" => 3, "chunks" => 4, "workers_used" => 2 }, extra.slice("chunk", "chunks", "workers_used"))
+  end
+
+  def test_every_model_reports_the_csprng_and_base32_ceiling
+    Keygen::MODELS.each_key do |model|
+      extra = protocol_lines("keygen", "--model", model, "--count", 20, *(model == "seq" ? [] : ["--workers", 2])).first["extra"]
+      assert_equal "csprng+base32", extra["ceiling"], model
+      assert(extra.values_at("csprng_ns", "base32_ns").all?(&:positive?), model)
+      assert_equal extra["csprng_ns"] + extra["base32_ns"], extra["ceiling_ns"], model
+    end
+  end
+
+  def test_the_ceiling_jobs_keep_nothing
+    assert_equal [[], []], %i[csprng base32].map { |job| Keygen.work(job, 0...5, 10, "strong", 0) }
+  end
+
   def test_models_agree_for_arbitrary_params
     [[257, 13, 7], [40, 1, 99], [5, 0, 3]].each do |count, bytes, seed|
       args = ["--count", count, "--bytes", bytes, "--source", "seeded", "--seed", seed, "--workers", 3]

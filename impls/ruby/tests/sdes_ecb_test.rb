@@ -33,12 +33,77 @@ class SdesEcbTest < Minitest::Test
     assert_equal expected, Sdes.table(642).unpack1("H*")
   end
 
-  def test_quick_brown_fox_under_key_642_in_both_ciphers
-    text = "The quick brown fox jumps over the lazy dog\n"
+  FOX = "The quick brown fox jumps over the lazy dog\n"
+  FOX_SHA256 = "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf"
+
+  def test_quick_brown_fox_under_key_642_in_both_ciphers_whole_and_in_pieces
     %w[bitwise table].each do |form|
-      assert_equal "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf",
-                   Digest::SHA256.hexdigest(Sdes.cipher(642, form).call(text)), form
+      writer = Sdes.writer(form, 642)
+      whole = writer.whole(FOX, "\0".b * FOX.bytesize)
+      pieces = Parbench::Chunking.ranges(FOX.bytesize, 10).map { |range| writer.piece(FOX, range) }.join
+      assert_equal [FOX_SHA256, FOX_SHA256], [whole, pieces].map { |text| Digest::SHA256.hexdigest(text) }, form
     end
+  end
+
+  # The ceiling's copy overwrites the output buffer: the checksum must be taken before it.
+  def test_every_model_reports_the_fox_checksum_and_a_copy_ceiling
+    with_input(FOX) do |path|
+      %w[seq fork ractor].product(%w[bitwise table]).each do |model, cipher|
+        line = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, *workers_args(model, 2)).first
+        assert_equal FOX_SHA256, line["checksum"], "#{model} #{cipher}"
+        assert_equal "copy", line["extra"]["ceiling"]
+        assert_operator line["extra"]["ceiling_ns"], :>, 0
+      end
+    end
+  end
+
+  # 1 MiB (the smoke size) on 2 workers: chunk 512 KiB, one chunk each, so both must deliver.
+  def test_parallel_models_use_every_worker_at_the_smoke_size
+    with_input(Random.new(3).bytes(1 << 20)) do |path|
+      %w[fork ractor].each do |model|
+        extra = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--workers", 2).first["extra"]
+        assert_equal({ "workers" => 2, "chunk" => 1 << 19, "chunks" => 2, "workers_used" => 2 },
+                     extra.slice("workers", "chunk", "chunks", "workers_used"), model)
+      end
+    end
+  end
+
+  def test_chunk_override_is_used_and_reported
+    with_input(Random.new(4).bytes(1000)) do |path|
+      extra = protocol_lines("sdes-ecb", "--model", "fork", "--input", path, "--workers", 3, "--chunk", 300).first["extra"]
+      assert_equal({ "chunk" => 300, "chunks" => 4, "workers_used" => 3 }, extra.slice("chunk", "chunks", "workers_used"))
+    end
+  end
+
+  def test_no_forked_worker_or_ractor_outlives_a_repetition
+    with_input(Random.new(5).bytes(4096)) do |path|
+      %w[fork ractor].each do |model|
+        protocol_lines("sdes-ecb", "--model", model, "--input", path, "--workers", 3, "--chunk", 100)
+        assert_no_worker_left(model)
+      end
+    end
+  end
+
+  def test_the_output_buffer_is_allocated_once_and_reused
+    with_input(Random.new(6).bytes(5000)) do |path|
+      workload = Sdes.new(model: "seq", workers: 1, input: path, key: 642, cipher: "table", chunk: 0)
+      buffer = workload.instance_variable_get(:@ciphertext)
+      first = workload.run.checksum.call
+      assert_equal first, workload.run.checksum.call
+      assert_same buffer, workload.instance_variable_get(:@ciphertext)
+    end
+  end
+
+  def with_input(bytes)
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "input.bin")
+      File.binwrite(path, bytes)
+      yield path
+    end
+  end
+
+  def workers_args(model, workers)
+    model == "seq" ? [] : ["--workers", workers]
   end
 
   def test_the_seed_article_text_encrypts_alike_in_every_model_and_cipher

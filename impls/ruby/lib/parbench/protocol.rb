@@ -10,8 +10,9 @@ module Parbench
   # Exit 3: a resource limit stopped the work; the message is the runtime's own.
   class LimitReached < StandardError; end
 
-  # What one repetition did; `checksum` may be a Proc, evaluated after the timed region.
-  Outcome = Struct.new(:items, :checksum, :extra, keyword_init: true)
+  # What one repetition did. `checksum` may be a Proc, evaluated after the timed region;
+  # `ceiling` is a Proc run after the checksum, returning the ceiling's extra fields.
+  Outcome = Struct.new(:items, :checksum, :extra, :ceiling, keyword_init: true)
 
   # The harness protocol (docs/protocol.md): argument parsing, the timed loop, JSON lines,
   # exit codes 0/2/3 and `--list`.
@@ -107,7 +108,8 @@ module Parbench
       raise BadArguments, "--#{name.tr('_', '-')} must be an integer, got '#{text}'"
     end
 
-    # Loading happens outside the timed region; each repetition is timed around `run` only.
+    # Loading happens outside the timed region; each repetition is timed around `run` only,
+    # then its checksum is taken, then its ceiling is timed (docs/workloads/README.md).
     def measure(klass, model, params, workers, warmup, repeat)
       started = now_ns
       workload = klass.new(model: model, workers: workers, **params)
@@ -118,11 +120,22 @@ module Parbench
         outcome = workload.run
         elapsed = now_ns - started
         checksum = outcome.checksum.respond_to?(:call) ? outcome.checksum.call : outcome.checksum
-        extra = { load_ns: load_ns }.merge(workload.extra).merge(outcome.extra || {})
-        $stdout.puts JSON.generate(rep: rep, ns: elapsed, items: outcome.items, checksum: checksum.to_s,
-                                   extra: extra)
-        $stdout.flush
+        ceiling = outcome.ceiling ? outcome.ceiling.call : {}
+        extra = { load_ns: load_ns }.merge(workload.extra, outcome.extra || {}, ceiling)
+        print_line(rep: rep, ns: elapsed, items: outcome.items, checksum: checksum.to_s, extra: extra)
       end
+    end
+
+    # Times the block as a ceiling named `name`: the extra fields every ceiling reports.
+    def time_ceiling(name)
+      started = now_ns
+      yield
+      { ceiling: name, ceiling_ns: now_ns - started }
+    end
+
+    def print_line(fields)
+      $stdout.puts JSON.generate(fields)
+      $stdout.flush
     end
 
     # The runtime's own errors that mean "out of a resource", not a bug.
@@ -137,8 +150,7 @@ module Parbench
     end
 
     def report_limit(detail)
-      $stdout.puts JSON.generate(error: "limit", detail: detail)
-      $stdout.flush
+      print_line(error: "limit", detail: detail)
       3
     end
   end

@@ -20,10 +20,12 @@ module Parbench
         "fork" => { family: "processes",
                     note: "one Process.fork per document, each with its own connection; cpu_ns/io_ns back over a pipe with Marshal (the seed's process model)" },
         "fork-pool" => { family: "processes", workers: true,
-                         note: "W forked workers, document ids striped over them, one connection each; figures back over a pipe with Marshal" },
+                         note: "W forked workers, one connection each, taking documents one at a time from a shared pipe of tickets; figures back over a pipe with Marshal" },
         "ractor" => { family: "actors",
                       note: "one Ractor per document reads its JSON file and aligns; the sqlite3/pg objects are not shareable, so every database read and transaction runs in the main Ractor" }
       }.freeze
+      TICKET = "L<" # a document's index in the work list, as fork-pool hands it out
+      TICKET_BYTES = 4
 
       def initialize(model:, workers:, docs_dir:, db:)
         BatchDatabase.check_url(db)
@@ -39,11 +41,14 @@ module Parbench
         @model.end_with?("-pool") ? { workers: @workers } : {}
       end
 
+      # Every model answers [timings, worker] per document: timings are [cpu_ns, io_ns], worker
+      # names the Thread, process or Ractor that aligned it.
       def run
         doc_ids = with_connection(&:pending_doc_ids)
-        timings = send("run_#{@model.tr('-', '_')}", doc_ids)
-        Outcome.new(items: doc_ids.size, checksum: -> { checksum },
-                    extra: { cpu_ns: timings.sum(&:first), io_ns: timings.sum(&:last) })
+        results = send("run_#{@model.tr('-', '_')}", doc_ids)
+        extra = { cpu_ns: results.sum { |(cpu_ns, _), _| cpu_ns }, io_ns: results.sum { |(_, io_ns), _| io_ns } }
+        extra.merge!(chunks: doc_ids.size, workers_used: results.map(&:last).uniq.size) unless @model == "seq"
+        Outcome.new(items: doc_ids.size, checksum: -> { checksum }, extra: extra)
       end
 
       def checksum
@@ -59,12 +64,12 @@ module Parbench
       end
 
       def run_seq(doc_ids)
-        with_connection { |database| doc_ids.map { |doc_id| BatchJob.process(doc_id, @docs_dir, database) } }
+        with_connection { |database| doc_ids.map { |doc_id| [process(doc_id, database), :main] } }
       end
 
       def run_thread(doc_ids)
         doc_ids.map do |doc_id|
-          Thread.new { with_connection { |database| BatchJob.process(doc_id, @docs_dir, database) } }
+          Thread.new { with_connection { |database| [process(doc_id, database), Thread.current.object_id] } }
         end.map(&:value)
       end
 
@@ -75,28 +80,58 @@ module Parbench
         Array.new(@workers) do
           Thread.new do
             with_connection do |database|
-              timings = []
+              results = []
               while (doc_id = queue.pop)
-                timings << BatchJob.process(doc_id, @docs_dir, database)
+                results << [process(doc_id, database), Thread.current.object_id]
               end
-              timings
+              results
             end
           end
         end.flat_map(&:value)
       end
 
       def run_fork(doc_ids)
-        ParallelUnits.fork_each(doc_ids.size) do |k|
-          with_connection { |database| BatchJob.process(doc_ids[k], @docs_dir, database) }
+        workers = ParallelUnits.fork_workers(doc_ids.size) do |k, channel|
+          with_connection { |database| channel.send_message(Marshal.dump([process(doc_ids[k], database), Process.pid])) }
         end
+        gather_forked(workers)
       end
 
+      # Documents go out one at a time through a shared pipe of 4-byte tickets (writes of at
+      # most PIPE_BUF bytes are atomic, so each read takes one whole ticket): an idle worker
+      # takes the next document, as a pool's queue does.
       def run_fork_pool(doc_ids)
-        ParallelUnits.fork_each(@workers) do |w|
+        tickets, ticket_writer = IO.pipe
+        workers = ParallelUnits.fork_workers(@workers) do |_w, channel|
+          ticket_writer.close
           with_connection do |database|
-            (w...doc_ids.size).step(@workers).map { |k| BatchJob.process(doc_ids[k], @docs_dir, database) }
+            while (k = BatchJob.next_ticket(tickets))
+              channel.send_message(Marshal.dump([process(doc_ids[k], database), Process.pid]))
+            end
           end
-        end.flatten(1)
+        end
+        tickets.close
+        # A thread feeds the tickets so that a full ticket pipe never waits on the results below.
+        feeder = Thread.new { BatchJob.write_tickets(ticket_writer, doc_ids.size) }
+        gather_forked(workers).tap { feeder.join }
+      end
+
+      def self.write_tickets(writer, count)
+        count.times { |k| writer.write([k].pack(TICKET)) }
+      ensure
+        writer.close
+      end
+
+      def self.next_ticket(tickets)
+        tickets.sysread(TICKET_BYTES).unpack1(TICKET)
+      rescue EOFError
+        nil
+      end
+
+      def gather_forked(workers)
+        results = []
+        ParallelUnits.each_message(workers) { |_worker, message| results << Marshal.load(message) }
+        results
       end
 
       def run_ractor(doc_ids)
@@ -110,14 +145,21 @@ module Parbench
             end
             [ractor, [rows.map(&:first), read_ns]]
           end
-          Array.new(doc_ids.size) do
-            ractor, (doc_id, new_length, aligned, cpu_ns, file_ns) = Ractor.select(*pending.keys)
-            ids, read_ns = pending.delete(ractor)
-            started = Protocol.now_ns
-            database.replace_annotations(doc_id, ids, aligned, new_length)
-            [cpu_ns, file_ns + read_ns + Protocol.now_ns - started]
-          end
+          Array.new(doc_ids.size) { store_aligned(database, pending) }
         end
+      end
+
+      # Takes the next Ractor's alignment (its block's value: the Ractor has ended) and stores it.
+      def store_aligned(database, pending)
+        ractor, (doc_id, new_length, aligned, cpu_ns, file_ns) = Ractor.select(*pending.keys)
+        ids, read_ns = pending.delete(ractor)
+        started = Protocol.now_ns
+        database.replace_annotations(doc_id, ids, aligned, new_length)
+        [[cpu_ns, file_ns + read_ns + Protocol.now_ns - started], ractor.object_id]
+      end
+
+      def process(doc_id, database)
+        BatchJob.process(doc_id, @docs_dir, database)
       end
 
       # One document start to finish on `database`; returns [cpu_ns, io_ns].

@@ -12,7 +12,7 @@ module Parbench
         "seq" => { family: "seq", note: "the same lines in a plain loop (seed 004's program 1)" },
         "fiber" => { family: "fibers",
                      note: "ruby-async tasks on its Fiber scheduler; Task#yield for sleep_ms 0, Task#sleep otherwise" },
-        "thread" => { family: "threads", note: "one Thread per task; Thread.pass for sleep_ms 0, Kernel#sleep otherwise" }
+        "thread" => { family: "threads", note: "one Thread per task, every Thread joined inside the timed region; Thread.pass for sleep_ms 0, Kernel#sleep otherwise" }
       }.freeze
 
       def initialize(model:, workers:, tasks:, steps:, sleep_ms:)
@@ -32,7 +32,36 @@ module Parbench
       def run
         started = Protocol.now_ns
         digest, spawned = send("run_#{@model}", started)
-        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started })
+        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started }, ceiling: ceiling)
+      end
+
+      # The yield ceiling: one unit of the model's kind making tasks x steps bare yields. Only
+      # with sleep_ms 0, and not for seq, which has no units.
+      def ceiling
+        return nil unless @sleep_s.zero? && @model != "seq"
+
+        -> { { ceiling: "yield", ceiling_ns: send("yield_alone_#{@model}", @tasks * @steps) } }
+      end
+
+      # One ruby-async task making Task#yield calls, timed inside the task once it exists.
+      def yield_alone_fiber(yields)
+        elapsed = nil
+        Async do |top|
+          top.async do |task|
+            started = Protocol.now_ns
+            yields.times { task.yield }
+            elapsed = Protocol.now_ns - started
+          end
+        end.wait
+        elapsed
+      end
+
+      def yield_alone_thread(yields)
+        Thread.new do
+          started = Protocol.now_ns
+          yields.times { Thread.pass }
+          Protocol.now_ns - started
+        end.value
       end
 
       def self.fizzbuzz(step)

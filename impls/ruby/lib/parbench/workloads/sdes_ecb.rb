@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "digest"
+require_relative "../chunking"
 require_relative "parallel_units"
 
 module Parbench
@@ -11,11 +12,14 @@ module Parbench
       MODELS = {
         "seq" => { family: "seq" },
         "fork" => { family: "processes", workers: true,
-                    note: "Process.fork per worker; worker w encrypts chunks w, w+W, ... and writes the ciphertext back over a pipe" },
+                    note: "W forked workers started and reaped inside the timed region; worker w encrypts chunks w, w+W, ... " \
+                          "and streams each back over its pipe into the pre-allocated output String" },
         "ractor" => { family: "actors", workers: true,
-                      note: "one Ractor per worker over the frozen (shareable) input; ciphertext chunks moved back" }
+                      note: "W Ractors over the frozen (shareable) input, started and ended inside the timed region; " \
+                            "worker w encrypts chunks w, w+W, ... and moves each back; the main Ractor copies it into the output" }
       }.freeze
       CIPHERS = %w[bitwise table].freeze
+      CHUNK_CAP = 1 << 20
 
       def initialize(model:, workers:, input:, key:, cipher:, chunk:)
         raise BadArguments, "--cipher must be one of #{CIPHERS.join(', ')}, got '#{cipher}'" unless CIPHERS.include?(cipher)
@@ -27,56 +31,160 @@ module Parbench
         @key = key
         @cipher = cipher
         @plaintext = File.binread(input).freeze
-        # The default work unit is one even share per worker: one fork or Ractor each.
-        @chunk = chunk.zero? ? [(@plaintext.bytesize + workers - 1) / workers, 1].max : chunk
+        # Allocated and written once (so its pages are faulted in) before the first repetition;
+        # every repetition, and the ceiling, write into this same String.
+        @ciphertext = "\0".b * @plaintext.bytesize
+        @chunk = Chunking.chunk_size(total: @plaintext.bytesize, workers: workers, cap: CHUNK_CAP, override: chunk)
+        @chunks = Chunking.ranges(@plaintext.bytesize, @chunk)
       rescue Errno::ENOENT, Errno::EACCES => e
         raise BadArguments, "--input cannot be read: #{e.message}"
       end
 
       def extra
-        @model == "seq" ? {} : { workers: @workers, chunk: @chunk }
+        @model == "seq" ? {} : { workers: @workers, chunk: @chunk, chunks: @chunks.size }
       end
 
       def run
-        ciphertext = case @model
-                     when "seq" then SdesEcb.cipher(@key, @cipher).call(@plaintext)
-                     when "fork" then run_forked
-                     when "ractor" then run_ractors
-                     end
-        Outcome.new(items: ciphertext.bytesize, checksum: -> { Digest::SHA256.hexdigest(ciphertext) })
+        workers_used = encrypt_with(@cipher)
+        Outcome.new(items: @plaintext.bytesize, checksum: -> { Digest::SHA256.hexdigest(@ciphertext) },
+                    extra: workers_used ? { workers_used: workers_used } : {},
+                    ceiling: -> { Protocol.time_ceiling("copy") { encrypt_with("copy") } })
       end
 
-      # Chunk ranges for worker w: w, w + workers, w + 2 * workers, ...
-      def chunk_offsets(worker)
-        (worker * @chunk).step(@plaintext.bytesize - 1, @chunk * @workers).to_a
-      end
-
-      def run_forked
-        pieces = ParallelUnits.fork_each(@workers) do |w|
-          encrypt = SdesEcb.cipher(@key, @cipher)
-          chunk_offsets(w).map { |offset| encrypt.call(@plaintext.byteslice(offset, @chunk)) }
+      # Runs the model with the writer `form` (a cipher, or "copy" for the ceiling); returns
+      # how many workers delivered a chunk (nil for seq).
+      def encrypt_with(form)
+        case @model
+        when "seq" then run_sequential(form)
+        when "fork" then run_forked(form)
+        when "ractor" then run_ractors(form)
         end
-        interleave(pieces)
       end
 
-      def run_ractors
-        ractors = Array.new(@workers) do |w|
-          Ractor.new(@plaintext, chunk_offsets(w), @chunk, @key, @cipher) do |plaintext, offsets, chunk, key, cipher|
-            encrypt = SdesEcb.cipher(key, cipher)
-            pieces = offsets.map { |offset| encrypt.call(plaintext.byteslice(offset, chunk)) }
-            Ractor.yield(pieces, move: true)
+      def run_sequential(form)
+        SdesEcb.writer(form, @key).whole(@plaintext, @ciphertext)
+        nil
+      end
+
+      def run_forked(form)
+        stripes = Chunking.stripes(@chunks, @workers)
+        workers = ParallelUnits.fork_workers(@workers) do |w, channel|
+          writer = SdesEcb.writer(form, @key)
+          stripes[w].each { |range| channel.send_message(writer.piece(@plaintext, range)) }
+        end
+        assembly = Assembly.new(@ciphertext, stripes)
+        ParallelUnits.each_message(workers) { |worker, piece| assembly.place(worker.index, worker.pid, piece) }
+        assembly.workers_used
+      end
+
+      def run_ractors(form)
+        stripes = Chunking.stripes(@chunks, @workers)
+        ractors = stripes.map do |ranges|
+          Ractor.new(@plaintext, ranges, @key, form) do |plaintext, my_ranges, key, writer_form|
+            writer = SdesEcb.writer(writer_form, key)
+            my_ranges.each { |range| Ractor.yield(writer.piece(plaintext, range), move: true) }
+            ParallelUnits::FINISHED
           end
         end
-        interleave(ractors.map(&:take))
+        index_of = ractors.each_with_index.to_h
+        assembly = Assembly.new(@ciphertext, stripes)
+        ParallelUnits.each_ractor_message(ractors) { |ractor, piece| assembly.place(index_of[ractor], ractor, piece) }
+        assembly.workers_used
       end
 
-      # Puts worker-major chunk lists back into file order.
-      def interleave(pieces_by_worker)
-        out = String.new(capacity: @plaintext.bytesize, encoding: Encoding::BINARY)
-        pieces_by_worker.map(&:size).max.to_i.times do |round|
-          pieces_by_worker.each { |pieces| out << pieces[round] if pieces[round] }
+      # Puts each worker's pieces where they belong: a worker sends its stripe's chunks in order.
+      class Assembly
+        def initialize(output, stripes)
+          @output = output
+          @stripes = stripes
+          @next_chunk = Array.new(stripes.size, 0)
+          @delivered_by = {}
         end
-        out
+
+        # String#[]= with a range of the piece's own length copies it in place (no reallocation).
+        def place(worker_index, worker, piece)
+          range = @stripes[worker_index][@next_chunk[worker_index]]
+          @next_chunk[worker_index] += 1
+          @output[range] = piece
+          @delivered_by[worker] = true
+        end
+
+        def workers_used
+          @delivered_by.size
+        end
+      end
+
+      # ---- What a model writes: the two S-DES forms, and the plain copy its ceiling times ----
+      # `whole` writes the result for all of `plaintext` into `out` (the same size) in place;
+      # `piece` returns one chunk's result as a String a worker can send back.
+
+      def self.writer(form, key)
+        case form
+        when "table" then TableCipher.new(key)
+        when "bitwise" then BitwiseCipher.new(key)
+        when "copy" then PlainCopy.new
+        end
+      end
+
+      # String#tr maps every byte through the key's 256-byte table in C.
+      class TableCipher
+        def initialize(key)
+          @from = SdesEcb.tr_escape(ALL_BYTES)
+          @to = SdesEcb.tr_escape(SdesEcb.table(key))
+        end
+
+        # Copy, then translate in place: tr! is tr's own loop without its new String.
+        def whole(plaintext, out)
+          out[0, plaintext.bytesize] = plaintext
+          out.tr!(@from, @to)
+          out
+        end
+
+        def piece(plaintext, range)
+          plaintext.byteslice(range).tr(@from, @to)
+        end
+      end
+
+      # Every byte through the permutations and both Feistel rounds (the seed's CPU-heavy form).
+      class BitwiseCipher
+        def initialize(key)
+          @k1, @k2 = SdesEcb.subkeys(key)
+        end
+
+        def whole(plaintext, out)
+          write(plaintext, 0...plaintext.bytesize, out)
+        end
+
+        def piece(plaintext, range)
+          write(plaintext, range, "\0".b * range.size)
+        end
+
+        # A while loop with setbyte: a block call per byte would cost more than the byte's rounds.
+        def write(plaintext, range, out)
+          k1 = @k1
+          k2 = @k2
+          first = range.begin
+          count = range.size
+          i = 0
+          while i < count
+            out.setbyte(i, SdesEcb.encrypt_byte(plaintext.getbyte(first + i), k1, k2))
+            i += 1
+          end
+          out
+        end
+      end
+
+      # The copy ceiling: the fastest plain copy. A piece is a substring sharing the input's
+      # bytes, so its one copy is the way back to the parent (the pipe, or the main Ractor's []=).
+      class PlainCopy
+        def whole(plaintext, out)
+          out[0, plaintext.bytesize] = plaintext
+          out
+        end
+
+        def piece(plaintext, range)
+          plaintext.byteslice(range)
+        end
       end
 
       # ---- S-DES (Stallings; bit 1 is the most significant) ----
@@ -110,19 +218,6 @@ module Parbench
       define_permutation(:ip_inverse, 8, IP_INVERSE)
       define_permutation(:expand_permute, 4, EXPAND_PERMUTE)
       define_permutation(:p4, 4, P4)
-
-      # Returns a lambda from plaintext to ciphertext; the key schedule (and the table) once per call.
-      def self.cipher(key, form)
-        k1, k2 = subkeys(key)
-        if form == "table"
-          # String#tr maps every byte through the 256-byte table in C; ^ - \ are tr syntax, so escaped.
-          from = tr_escape(ALL_BYTES)
-          to = tr_escape((0..255).map { |byte| encrypt_byte(byte, k1, k2) }.pack("C*"))
-          ->(plaintext) { plaintext.b.tr(from, to) }
-        else
-          ->(plaintext) { plaintext.each_byte.map { |byte| encrypt_byte(byte, k1, k2) }.pack("C*") }
-        end
-      end
 
       def self.tr_escape(bytes)
         bytes.b.gsub(/[\^\-\\]/n) { |c| "\\#{c}" }

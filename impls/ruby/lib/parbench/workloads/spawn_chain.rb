@@ -8,7 +8,7 @@ module Parbench
       MODELS = {
         "fiber" => { family: "fibers",
                      note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out" },
-        "thread" => { family: "threads", note: "one Thread per link waiting on its own Queue" },
+        "thread" => { family: "threads", note: "one Thread per link waiting on its own Queue; every Thread joined inside the timed region" },
         "async" => { family: "async",
                      note: "one ruby-async Task per link waiting on its own Async::Variable (a oneshot), on the Fiber-based reactor" }
       }.freeze
@@ -26,22 +26,27 @@ module Parbench
       end
 
       def run
-        answer = send("run_#{@model}")
-        Outcome.new(items: @n, checksum: answer)
+        answer, = send("chain_#{@model}")
+        Outcome.new(items: @n, checksum: answer,
+                    ceiling: -> { { ceiling: "hand-off", ceiling_ns: send("hand_off_#{@model}") } })
       end
 
       # Seed 003's program: the caller's fiber keeps the answer; the last link created gets 0.
-      def run_fiber
+      # Returns [answer, every unit]; every unit has ended.
+      def chain_fiber
         answer = nil
         caller = Fiber.new { |value| answer = value }
+        links = []
         last = (1..@n).reduce(caller) do |send_to, _|
-          Fiber.new { |value| send_to.transfer(value + 1) }
+          Fiber.new { |value| send_to.transfer(value + 1) }.tap { |link| links << link }
         end
         last.transfer(0)
-        answer
+        # Each link is still suspended in its transfer: switching to it once lets its block return.
+        links.each(&:transfer)
+        [answer, links << caller]
       end
 
-      def run_thread
+      def chain_thread
         caller_inbox = Queue.new
         send_to = caller_inbox
         threads = Array.new(@n) do
@@ -53,7 +58,99 @@ module Parbench
         send_to << 0
         answer = caller_inbox.pop
         threads.each(&:join)
-        answer
+        [answer, threads]
+      end
+
+      # A task whose fiber cannot get a stack fails inside its parent's `task.async`; left alone,
+      # the links already waiting would keep the reactor running forever, so its loop is
+      # interrupted (Reactor#stop would take minutes) and the runtime's error becomes the limit result.
+      # Each link ends by itself after its send; the reactor returns once every task has finished.
+      def chain_async
+        failure = nil
+        links = []
+        answer = Async do |task|
+          caller_inbox = Async::Variable.new
+          send_to = caller_inbox
+          @n.times do
+            inbox = Async::Variable.new
+            target = send_to
+            send_to = inbox
+            links << task.async { target.resolve(inbox.value + 1) }
+          end
+          send_to.resolve(0)
+          caller_inbox.value
+        rescue FiberError => e
+          failure = e
+          task.reactor.interrupt
+        end.wait
+        raise failure if failure
+
+        [answer, links]
+      end
+
+      # ---- The hand-off ceiling: two units made before the clock pass a counter n times ----
+
+      def hand_off_fiber
+        ping = pong = nil
+        ping = Fiber.new { |count| count = pong.transfer(count + 1) while count < @n }
+        pong = Fiber.new { |count| count = ping.transfer(count + 1) while count < @n }
+        started = Protocol.now_ns
+        ping.transfer(0) # the fiber that receives n ends, which returns here
+        elapsed = Protocol.now_ns - started
+        [ping, pong].each { |player| player.transfer(@n) if player.alive? }
+        elapsed
+      end
+
+      def hand_off_thread
+        inboxes = [Queue.new, Queue.new]
+        done = Queue.new
+        players = [0, 1].map { |k| Thread.new { pass_through_queues(inboxes[k], inboxes[1 - k], done) } }
+        started = Protocol.now_ns
+        inboxes[0] << 0
+        done.pop
+        elapsed = Protocol.now_ns - started
+        inboxes.each(&:close)
+        players.each(&:join)
+        elapsed
+      end
+
+      def pass_through_queues(inbox, outbox, done)
+        while (count = inbox.pop)
+          count < @n ? outbox << count + 1 : done << count
+        end
+      end
+
+      # The chain's own primitive, Async::Variable (a oneshot): a fresh one per hand-off, as the
+      # chain has one per link, so the distance to the chain is the tasks' creation and ending.
+      def hand_off_async
+        elapsed = nil
+        Async do |top|
+          inboxes = [Async::Variable.new, Async::Variable.new]
+          done = Async::Variable.new
+          inboxes.each { |inbox| top.async { pass_through_variables(inbox, done) } }
+          started = Protocol.now_ns
+          inboxes[0].resolve([0, inboxes[1]])
+          done.value
+          elapsed = Protocol.now_ns - started
+        end.wait
+        elapsed
+      end
+
+      # A message is [count, the sender's next inbox]; a nil inbox tells the receiver to stop.
+      def pass_through_variables(inbox, done)
+        loop do
+          count, reply_to = inbox.value
+          return unless reply_to
+          return finish_hand_off(count, reply_to, done) if count >= @n
+
+          inbox = Async::Variable.new
+          reply_to.resolve([count + 1, inbox])
+        end
+      end
+
+      def finish_hand_off(count, other_inbox, done)
+        other_inbox.resolve([count, nil])
+        done.resolve(count)
       end
 
       # Loaded before timing: the gem's boot is not the chain's work.
