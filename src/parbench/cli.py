@@ -11,19 +11,14 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from parbench import liveness, metadata
+from parbench import liveness, pipeline
 from parbench import runtimes as runtimes_module
 from parbench import suite, workloads as workloads_module
-from parbench.inputs import InputError
 from parbench.plan import ORDERS, Request, make_plan
-from parbench.project import DEFAULT_DB, RESULTS_DIR
-from parbench.records import RunRecord
-from parbench.run import Runner
-from parbench.schedule import execute
+from parbench.project import DEFAULT_DB
 from parbench.store import open_store
 from parbench.store.database import StoreError, redact
-from parbench.store.sink import DiskFull, StoreSink
-from parbench.workloads import SpecError, parse_param_overrides, with_noop
+from parbench.workloads import SpecError, parse_param_overrides
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -31,7 +26,7 @@ errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
 
 
 def fail(message: str, code: int = 2) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)      # one line, never folded
     sys.exit(code)
 
 
@@ -199,21 +194,6 @@ def _export_options(command):
     return command
 
 
-def _write_exports(reports, exports: dict) -> None:
-    from parbench.export import by_name, write
-    for option, target in exports.items():
-        if not option.startswith("export_") or target is None:
-            continue
-        exporter = by_name(option[len("export_"):].replace("_", "-"))
-        try:
-            path = write(exporter, reports, target)
-        except OSError as error:
-            errors.print(f"[bold red]error:[/] cannot write {target}: {error.strerror or error}", highlight=False)
-            sys.exit(1)
-        if path is not None:
-            errors.print(f"wrote {path}", highlight=False)
-
-
 def _check_export_targets(exports: dict) -> None:
     """Every export file's folder is writable before anything runs."""
     for option, target in exports.items():
@@ -280,152 +260,26 @@ STRICT_HELP = "Exit 3 if a case failed verification, crashed, hung or hit a limi
 def run(workloads, runtimes, models, scale, params, processes, warmup, repeat, workers, timeout,
         budget, target_ci, memory_limit, order, order_seed, db, out_dir, resume, strict, baseline, **exports) -> None:
     """Run the suite (or part of it), verify every result, store it and print the tables."""
+    request = None if resume else _request(scale, workloads, runtimes, models, params, workers, processes, warmup,
+                                           repeat, timeout, budget, target_ci, memory_limit, order, order_seed)
+    _pipeline(suite.SuiteKind(request, resume), db, out_dir, exports, baseline, strict)
+
+
+def _pipeline(kind, db: str, out_dir, exports: dict, baseline: str | None, strict: bool) -> None:
+    """The CLI's whole part in a measurement: the pipeline, its errors as one line, its exit code."""
+    from parbench.report.live import live_progress
     liveness.stop_like_ctrl_c()
     _check_export_targets(exports)
     store = _open(db)
-    record = None
-    if resume:
-        record, request = _claim_for_resume(store, resume)
-        done_keys = {r.case.key for r in record.results if r.run.status not in ("running", "interrupted")}
-    else:
-        request = _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat,
-                           timeout, budget, target_ci, memory_limit, order, order_seed)
-        done_keys = set()
-    all_workloads = workloads_module.load_all()
-    all_runtimes = runtimes_module.load_all()
+    output = pipeline.Output(console, errors, db, out_dir, exports, baseline, strict)
     try:
-        workloads_module.choose(request.workloads, all_workloads, "workload")
-        wanted = workloads_module.choose(request.runtimes, all_runtimes, "runtime")
-        described, runtimes_info, skipped = suite.describe_runtimes(all_runtimes, wanted)
-        plan = make_plan(request, all_workloads, all_runtimes, described)
-    except SpecError as error:
-        _release(store, record)
-        fail(str(error))
-    for line in skipped + plan.skipped:
-        console.print(f"[yellow]skip[/] {line}", highlight=False)
-    if not plan.cases:
-        _release(store, record)
-        fail("nothing to run: no installed runtime offers the requested workload/model")
-    cases = [c for c in suite.startup_cases(plan, described) + plan.cases if c.key not in done_keys]
-    if out_dir and (problem := suite.check_writable(out_dir)):
-        _release(store, record)
-        fail(problem)
-    try:
-        suite.prepare(cases, with_noop(all_workloads))
-    except InputError as error:
-        _release(store, record)
-        fail(f"{error}; nothing was run", code=1)
-    if resume:
-        store.delete_unfinished_cases(record.id)
-        console.print(f"Resuming run {record.id}: {len(cases)} cases left", highlight=False)
-    else:
-        record = suite.new_record(request, runtimes_info)
-        try:
-            store.begin_run(record, liveness.owner_id())
-        except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
-            fail(f"cannot write a new run to {redact(db)}: {error} (is the disk full?); nothing was run", code=1)
-    runner = Runner(all_runtimes, with_noop(all_workloads), suite.settings_for(request))
-    _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint=f"parbench run --resume {record.id}",
-                        strict=strict, baseline=baseline, exports=exports)
-
-
-def _measure_and_report(store, record, cases, runner, db, out_dir, resume_hint: str | None,
-                        analyses_of=None, strict: bool = False, baseline: str | None = None,
-                        exports: dict | None = None) -> None:
-    """Measure (printing each case and table as it completes), close the run, print the answer."""
-    from parbench.report.live import live_progress
-    cores = os.cpu_count()
-    db_flag = "" if db == str(DEFAULT_DB) else f" --db {redact(db)}"
-    try:
-        execution, sink = suite.measure(cases, runner, store, record, live_progress(console, cores))
-    except DiskFull as error:
-        _try_finish(store, record.id, "interrupted")
-        fail(f"{error}. Every case measured before it is stored in {redact(db)}; free some space and "
-             f"resume with: {resume_hint}{db_flag}", code=1)
-    status = "interrupted" if execution.interrupted else "complete"
-    _try_finish(store, record.id, status, sink.journal if sink.journal.count else None)
-    try:
-        full = suite.load_analyzed(store, record.id)
-    except Exception as error:      # noqa: BLE001 — the store is gone: the journal says where the cases are
-        fail(f"the run's cases could not be read back from {redact(db)} ({error}); "
-             + (f"{sink.journal.count} are kept in {sink.journal.path}: parbench load {sink.journal.path}{db_flag}"
-                if sink.journal.count else "they are stored; `parbench show` prints them once it is back"), code=1)
-    if analyses_of is not None:
-        for kind, subject, result in analyses_of(full):
-            store.add_analysis(record.id, kind, subject, result)
-    analyses = suite.all_analyses(store, full)
-    _print_and_export(full, analyses, out_dir, tables=False)
-    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
-    _write_exports([_report(full, analyses)], exports or {})
-    if baseline:
-        store.save_baseline(baseline, record.id, suite.now())
-        console.print(f"saved as baseline '{baseline}'", highlight=False)
-    if sink.journal.count:
-        errors.print(f"{sink.journal.count} case(s) could not be stored in {redact(db)} ({sink.errors[-1]}); "
-                     f"they are kept in {sink.journal.path}. Load them with: parbench load {sink.journal.path}"
-                     f"{db_flag}", highlight=False)
-    if execution.interrupted:
-        hint = f" Resume with: {resume_hint}{db_flag}" if resume_hint else ""
-        errors.print(f"Interrupted: {len(full.results)} cases are stored in run {record.id}.{hint}", highlight=False)
-        sys.exit(liveness.exit_code_of(execution.interruption))
-    _exit_for_failures(full, strict)
-
-
-def _report(record, analyses):
-    from parbench.export import Report
-    return Report(record, analyses)
-
-
-EXIT_FAILED_CASE = 3
-
-
-def _exit_for_failures(record, strict: bool) -> None:
-    """With --strict, a case without a verified timing is exit 3 (a CI gate); else it is only reported."""
-    failed = [r for r in record.results if r.run.status != "ok"]
-    if strict and failed:
-        errors.print(f"{len(failed)} case(s) without a verified timing (--strict): "
-                     + ", ".join(f"{r.case.key} ({r.run.status})" for r in failed[:5])
-                     + (" …" if len(failed) > 5 else ""), highlight=False)
-        sys.exit(EXIT_FAILED_CASE)
-
-
-def _try_finish(store, run_id: int, status: str, journal=None) -> None:
-    """The run's end in the store; else in its journal, if it has one."""
-    from parbench.store.sink import retrying
-    finished_at = suite.now()
-    try:
-        retrying(store, lambda: store.finish_run(run_id, status, finished_at), delays=(1, 2, 4))
-    except Exception:      # noqa: BLE001 — the run stays 'running' with a dead owner: the next start marks it
-        if journal is not None:
-            journal.finish(status, finished_at)
-
-
-def _claim_for_resume(store, reference: str):
-    """The run to finish, taken over from its dead owner; refused while its owner lives."""
-    try:
-        record = store.load_run(store.resolve(reference))
-    except StoreError as error:
-        fail(str(error))
-    if record.kind != "suite":
-        fail(f"run {record.id} is a{'n' if record.kind == 'exec' else ''} {record.kind} run: "
-             f"`parbench run --resume` finishes suite runs only; start the {record.kind} again")
-    owner = store.run_owner(record.id)
-    if record.status == "complete":
-        fail(f"run {record.id} is complete: nothing to resume")
-    if record.status == "running" and liveness.is_alive(owner):
-        fail(f"run {record.id} is being measured right now by pid {liveness.owner_pid(owner)}; "
-             "wait for it, or stop it (Ctrl-C) and resume then")
-    if not store.claim_run(record.id, liveness.owner_id(), owner):
-        fail(f"run {record.id} was just taken over by another parbench; nothing was run")
-    request = Request(**{k: tuple(v) if isinstance(v, list) else v for k, v in record.options.items()
-                         if k in Request.__dataclass_fields__})
-    return record, request
-
-
-def _release(store, record) -> None:
-    """A claimed run goes back to `interrupted` when the resume stops before measuring."""
-    if record is not None:
-        _try_finish(store, record.id, "interrupted")
+        done = pipeline.run(pipeline.Suite(kind, store, output),
+                            live_progress(console, os.cpu_count(), tables=kind.name != "exec"))
+    except pipeline.PipelineError as error:
+        fail(str(error), code=error.code)
+    except OSError as error:           # an export or report file that could not be written
+        fail(str(error), code=1)
+    sys.exit(done.exit_code)
 
 
 def _print_and_export(record, analyses: list, out_dir: Path | None, tables: bool = True,
@@ -467,7 +321,6 @@ def _open(db: str):
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
 def load(journal, db) -> None:
     """Store the cases a run kept in its journal while its store could not take them."""
-    from parbench.records import RunRecord
     from parbench.store.sink import read_journal
     store = _open(db)
     try:
@@ -517,7 +370,11 @@ def show(run_ref, db, out_dir, **exports) -> None:
         fail(str(error))
     analyses = suite.all_analyses(store, record)
     _print_and_export(record, analyses, out_dir)
-    _write_exports([_report(record, analyses)], exports)
+    from parbench.export import Report, write_all
+    try:
+        write_all([Report(record, analyses)], exports, errors)
+    except OSError as error:
+        fail(str(error), code=1)
 
 
 @main.command()
@@ -647,9 +504,6 @@ def exec_command(commands, warmup, runs, min_runs, max_runs, parameter_lists, ol
     take turns, and every command is compared with the fastest (or --reference) with a 95% CI.
     """
     from parbench import exec_command as measure
-    from parbench.report.live import live_progress
-    liveness.stop_like_ctrl_c()
-    _check_export_targets(exports)
     commands = list(commands) + ([reference] if reference and reference not in commands else [])
     options = measure.ExecOptions(
         commands=commands, names=list(names), shell="none" if no_shell else shell,
@@ -659,46 +513,15 @@ def exec_command(commands, warmup, runs, min_runs, max_runs, parameter_lists, ol
         conclude=conclude, ignore_failure=ignore_failure, show_output=show_output, expect=expect,
         output_varies=output_varies, reference=reference)
     try:
-        planned = measure.commands_for(options)
         settings = measure.settings_for(runs, min_runs, max_runs, timeout, _memory_limit_for_exec(memory_limit),
                                         order, order_seed)
+        kind = measure.ExecKind(options, settings, warmup, {
+            "warmup": warmup, "runs": runs, "min_runs": min_runs, "max_runs": max_runs, "timeout": timeout,
+            "order": order, "seed": order_seed, "time_unit": time_unit}, time_unit)
     except measure.ExecError as error:
         fail(str(error))
-    if out_dir and (problem := suite.check_writable(out_dir)):
-        fail(problem)
-    store = _open(db)
-    record = RunRecord(id=None, started_at=suite.now(), scale="exec", kind="exec", machine=metadata.machine(),
-                       runtimes={}, options=measure.options_record(options, {
-                           "warmup": warmup, "runs": runs, "min_runs": min_runs, "max_runs": max_runs,
-                           "timeout": timeout, "order": order, "seed": order_seed, "time_unit": time_unit}))
-    try:
-        store.begin_run(record, liveness.owner_id())
-    except Exception as error:      # noqa: BLE001
-        fail(f"cannot write a new run to {redact(db)}: {error}; nothing was run", code=1)
-    runner = measure.ExecRunner(planned, options, settings, warmup,
-                                echo=lambda chunk: sys.stdout.buffer.write(chunk))
-    cases = runner.cases
-    sink = StoreSink(store, record, RESULTS_DIR / "journal")
-    execution = execute(cases, runner, sink, live_progress(console, os.cpu_count(), tables=False))
-    status = "interrupted" if execution.interrupted else "complete"
-    _try_finish(store, record.id, status, sink.journal if sink.journal.count else None)
-    full = suite.load_analyzed(store, record.id)
-    from parbench.report.exec_summary import print_exec
-    print_exec(full, console, reference_label=_reference_label(planned, reference), unit=time_unit)
-    _print_and_export(full, [], out_dir, tables=False, summary=False) if out_dir else None
-    _write_exports([_report(full, [])], exports)
-    if baseline:
-        store.save_baseline(baseline, record.id, suite.now())
-    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
-    if execution.interrupted:
-        sys.exit(liveness.exit_code_of(execution.interruption))
-    _exit_for_failures(full, strict=True)
-
-
-def _reference_label(planned, reference: str | None) -> str | None:
-    if reference is None:
-        return None
-    return next((c.label for c in planned if c.display == reference or c.label == reference), None)
+    # A command that failed is a failed benchmark, as in hyperfine: exec is always strict.
+    _pipeline(kind, db, out_dir, exports, baseline, strict=True)
 
 
 def _memory_limit_for_exec(text: str | None) -> int | None:
@@ -725,15 +548,10 @@ def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, r
     """Sweep workers (speedup, Amdahl and USL fits), input size (the crossover where parallel
     starts to win) or task count (time and bytes per task, the largest count that ran)."""
     from parbench import sweep as sweeping
-    from parbench.report.live import live_progress
-    liveness.stop_like_ctrl_c()
-    _check_export_targets(exports)
-    store = _open(db)
     request = _request(scale, workloads, runtimes, models, params, workers, processes, warmup, repeat,
                        timeout, budget, target_ci, memory_limit, order, order_seed)
     counts_given = _csv_ints(counts, "--counts")
-    all_workloads = workloads_module.load_all()
-    all_runtimes = runtimes_module.load_all()
+    all_workloads, all_runtimes = workloads_module.load_all(), runtimes_module.load_all()
     cores = os.cpu_count() or 1
     try:
         chosen = workloads_module.choose(workloads, all_workloads, "workload")
@@ -746,53 +564,16 @@ def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, r
         make_plan(request, all_workloads, all_runtimes, described)       # validates names early
         if kind != "workers" and len(chosen) != 1:
             fail(f"a {kind} sweep varies one workload's param: pick one with --workload ({', '.join(chosen)})")
-        workload = all_workloads[chosen[0]]
         if kind == "workers":
-            request.workers = request.workers or tuple(sorted({2 ** i for i in range(int(math.log2(cores)) + 1)} | {cores}))
-            strategy = sweeping.workers_strategy(cores)
-        elif kind == "size":
-            top = stop or _largest(workload.scales[scale][workload.swept_param])
-            if top < start:
-                fail(f"--to ({top:g}) is below --from ({start:g}): a size sweep goes up")
-            request.models = _with_seq(request.models, described, workload.name)
-            strategy = sweeping.size_strategy(workload.swept_param, sweeping.geometric(start, top, factor), refine)
-        else:
-            values = list(counts_given) or sweeping.geometric(
-                _largest(workload.scales["smoke"][workload.swept_param]),
-                _largest(workload.scales[scale][workload.swept_param]), 4)
-            strategy = sweeping.tasks_strategy(workload.swept_param, values)
-        if out_dir and (problem := suite.check_writable(out_dir)):
-            fail(problem)
-        running = sweeping.Sweep(strategy, request, all_workloads, all_runtimes, described, store,
-                                 live_progress(console, cores))
-        for params in strategy.rounds:     # every round's plan is valid before anything runs
-            running.plan_round(params, first=False)
-    except SpecError as error:
+            request.workers = request.workers or sweeping.default_workers(cores)
+        if kind == "size":
+            request.models = _with_seq(request.models, described, chosen[0])
+        strategy = sweeping.strategy_for(kind, all_workloads[chosen[0]], scale, cores, start, stop, factor,
+                                         refine, counts_given)
+    except (SpecError, ValueError) as error:
         fail(str(error))
-    try:
-        running.begin(liveness.owner_id())
-        execution = running.run()
-    except InputError as error:
-        fail(f"{error}; nothing more was run", code=1)
-    except DiskFull as error:
-        _try_finish(store, running.record.id, "interrupted")
-        fail(f"{error}. Every case measured before it is stored in {redact(db)}.", code=1)
-    _try_finish(store, running.record.id, "interrupted" if execution.interrupted else "complete")
-    record = suite.load_analyzed(store, running.record.id)
-    for analysis_kind, subject, result in strategy.analyze(record):
-        store.add_analysis(record.id, analysis_kind, subject, result)
-    analyses = suite.all_analyses(store, record)
-    _print_and_export(record, analyses, out_dir, tables=False)
-    console.print(f"stored as run {record.id} in {redact(db)}", highlight=False)
-    _write_exports([_report(record, analyses)], exports)
-    if execution.interrupted:
-        errors.print(f"Interrupted: what was measured is stored in run {record.id}.", highlight=False)
-        sys.exit(liveness.exit_code_of(execution.interruption))
-    _exit_for_failures(record, strict)
-
-
-def _largest(value) -> int:
-    return max(value) if isinstance(value, list) else value
+    _pipeline(sweeping.SweepKind(strategy, request, all_workloads, all_runtimes, described), db, out_dir,
+              exports, None, strict)
 
 
 def _with_seq(models: tuple[str, ...], described: dict, workload: str) -> tuple[str, ...]:

@@ -129,6 +129,7 @@ def case_of(command: Command) -> Case:
 class ExecRunner:
     """The scheduler's runner for commands: warm-ups and --setup before a command's first timed
     run, --prepare / --conclude around each run, --cleanup once its runs are done."""
+    workloads: dict = {}          # commands are no workload: no inputs, no oracle
 
     def __init__(self, commands: list[Command], options: ExecOptions, settings: Settings, warmup: int,
                  echo=None):
@@ -249,3 +250,39 @@ def settings_for(runs: int | None, min_runs: int | None, max_runs: int | None, t
 def options_record(options: ExecOptions, extra: dict[str, Any]) -> dict[str, Any]:
     from dataclasses import asdict
     return {**asdict(options), **extra}
+
+
+class ExecKind:
+    """`parbench exec`: the commands as cases of one table, measured by ExecRunner."""
+    name = "exec"
+
+    def __init__(self, options: ExecOptions, settings: Settings, warmup: int, extra_options: dict,
+                 time_unit: str | None = None):
+        self.options, self.settings, self.warmup = options, settings, warmup
+        self.extra_options, self.time_unit = extra_options, time_unit
+        self.commands = commands_for(options)          # ExecError for what cannot be run
+
+    def configure(self, suite) -> None:
+        import sys
+        from parbench import metadata
+        from parbench.records import RunRecord
+        from parbench.suite import now
+        suite.runner = ExecRunner(self.commands, self.options, self.settings, self.warmup,
+                                  echo=lambda chunk: sys.stdout.buffer.write(chunk))
+        suite.cases = suite.runner.cases
+        suite.record = RunRecord(id=None, started_at=now(), scale=EXEC, kind=EXEC, machine=metadata.machine(),
+                                 runtimes={}, options=options_record(self.options, self.extra_options))
+
+    def rounds(self, suite):
+        yield suite.cases
+
+    def analyses(self, record) -> list:
+        return []
+
+    def print_result(self, suite) -> None:
+        from parbench.report.exec_summary import print_exec
+        reference = None
+        if self.options.reference is not None:
+            reference = next((c.label for c in self.commands
+                              if self.options.reference in (c.display, c.label)), None)
+        print_exec(suite.record, suite.output.console, reference_label=reference, unit=self.time_unit)

@@ -78,10 +78,12 @@ def settings_for(request: Request) -> Settings:
 
 def prepare(cases: list[Case], workloads: dict[str, Workload]) -> None:
     """Every input and every expected checksum, before anything is stored: a full disk or a
-    broken input says so before a run exists (InputError)."""
+    broken input says so before a run exists (InputError). Cases of no workload (exec's
+    commands) have nothing to prepare."""
     for case in cases:
-        workloads[case.workload].expected_checksum(case.params)
-        workloads[case.workload].expected_items(case.params)
+        if case.workload in workloads:
+            workloads[case.workload].expected_checksum(case.params)
+            workloads[case.workload].expected_items(case.params)
 
 
 def measure(cases: list[Case], runner: Runner, store: Store, record: RunRecord,
@@ -125,8 +127,90 @@ def load_analyzed(store: Store, reference) -> RunRecord:
 def all_analyses(store: Store, record: RunRecord) -> list[tuple[str, str, dict]]:
     """A run's stored sweep analyses, and those computed from any run (batch-job Amdahl, the
     start-up split), which are derived afresh so they always match the stored samples."""
-    from parbench.sweep import analyze_run, reanalyze
+    from parbench.analysis.derived import analyze_run, reanalyze
     fresh = reanalyze(record) if record.kind == "sweep" else []
     kinds = {kind for kind, _, _ in fresh}
     stored = [a for a in store.load_analyses(record.id) if a[0] not in kinds]
     return stored + fresh + analyze_run(record)
+
+
+class SuiteKind:
+    """`parbench run`: the plan of the request (or what an interrupted run still lacks)."""
+    name = "suite"
+
+    def __init__(self, request: Request | None, resume: str | None = None):
+        self.request, self.resume = request, resume
+
+    def configure(self, suite) -> None:
+        from parbench.pipeline import PipelineError
+        record = None
+        done: set[str] = set()
+        if self.resume:
+            record, self.request = claim_for_resume(suite.store, self.resume)
+            done = {r.case.key for r in record.results if r.run.status not in ("running", "interrupted")}
+            suite.resumed = True
+        try:
+            suite.cases, info, runner = self._plan(suite, done)
+        except PipelineError:
+            if record is not None:
+                suite.store.finish_run(record.id, "interrupted", now())
+            raise
+        suite.record = record or new_record(self.request, info)
+        suite.runner = runner
+        if self.resume:
+            suite.output.console.print(f"Resuming run {record.id}: {len(suite.cases)} cases left", highlight=False)
+
+    def _plan(self, suite, done: set[str]):
+        from parbench import runtimes as runtimes_module
+        from parbench.pipeline import PipelineError
+        from parbench.plan import make_plan
+        from parbench.workloads import SpecError, choose, load_all, with_noop
+        workloads, runtimes = load_all(), runtimes_module.load_all()
+        try:
+            choose(self.request.workloads, workloads, "workload")
+            wanted = choose(self.request.runtimes, runtimes, "runtime")
+            described, info, skipped = describe_runtimes(runtimes, wanted)
+            plan = make_plan(self.request, workloads, runtimes, described)
+        except SpecError as error:
+            raise PipelineError(str(error)) from None
+        for line in skipped + plan.skipped:
+            suite.output.console.print(f"[yellow]skip[/] {line}", highlight=False)
+        if not plan.cases:
+            raise PipelineError("nothing to run: no installed runtime offers the requested workload/model")
+        cases = [c for c in startup_cases(plan, described) + plan.cases if c.key not in done]
+        return cases, info, Runner(runtimes, with_noop(workloads), settings_for(self.request))
+
+    def rounds(self, suite):
+        yield suite.cases
+
+    def analyses(self, record: RunRecord) -> list:
+        return []
+
+    def print_result(self, suite) -> None:
+        from parbench.report import console as console_report
+        console_report.print_run(suite.record, suite.output.console, suite.analyses, tables=False)
+
+
+def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
+    """The run to finish, taken over from its dead owner; refused while its owner lives."""
+    from parbench import liveness
+    from parbench.pipeline import PipelineError
+    from parbench.store.database import StoreError
+    try:
+        record = store.load_run(store.resolve(reference))
+    except StoreError as error:
+        raise PipelineError(str(error)) from None
+    if record.kind != "suite":
+        raise PipelineError(f"run {record.id} is a{'n' if record.kind == 'exec' else ''} {record.kind} run: "
+                            f"`parbench run --resume` finishes suite runs only; start the {record.kind} again")
+    owner = store.run_owner(record.id)
+    if record.status == "complete":
+        raise PipelineError(f"run {record.id} is complete: nothing to resume")
+    if record.status == "running" and liveness.is_alive(owner):
+        raise PipelineError(f"run {record.id} is being measured right now by pid {liveness.owner_pid(owner)}; "
+                            "wait for it, or stop it (Ctrl-C) and resume then")
+    if not store.claim_run(record.id, liveness.owner_id(), owner):
+        raise PipelineError(f"run {record.id} was just taken over by another parbench; nothing was run")
+    request = Request(**{k: tuple(v) if isinstance(v, list) else v for k, v in record.options.items()
+                         if k in Request.__dataclass_fields__})
+    return record, request

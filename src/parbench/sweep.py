@@ -2,20 +2,16 @@
 law behind it (analysis/): USL/Amdahl, the crossover size, the per-task slopes."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from parbench import suite
-from parbench.analysis import batch_amdahl, crossover, per_task, scaling
+from parbench import suite as suite_stages
+from parbench.analysis import crossover
+from parbench.analysis.derived import analyze_sizes, analyze_tasks, analyze_workers
 from parbench.plan import Request, make_plan
-from parbench.project import RESULTS_DIR
-from parbench.records import Case, CaseResult, RunRecord
+from parbench.records import Case, RunRecord
 from parbench.run import Runner
-from parbench.schedule import Execution, Progress, execute
-from parbench.stats import grouped_samples
-from parbench.store.sink import StoreSink
-from parbench.workloads import load_all, with_noop
+from parbench.workloads import with_noop
 
 
 def geometric(start: float, stop: float, factor: float) -> list[int]:
@@ -60,153 +56,75 @@ def tasks_strategy(param: str, counts: list[int]) -> Strategy:
                     stop_after_failure=True)
 
 
-class Sweep:
-    """Runs a strategy's rounds into one stored run, round by round."""
+def strategy_for(kind: str, workload, scale: str, cores: int, start: float, stop: float | None, factor: float,
+                 refine: int, counts: tuple[int, ...]) -> Strategy:
+    """The strategy a `parbench sweep KIND` asks for; ValueError when its range makes no sense."""
+    if kind == "workers":
+        return workers_strategy(cores)
+    param = workload.swept_param
+    largest = lambda value: max(value) if isinstance(value, list) else value
+    if kind == "size":
+        top = stop or largest(workload.scales[scale][param])
+        if top < start:
+            raise ValueError(f"--to ({top:g}) is below --from ({start:g}): a size sweep goes up")
+        return size_strategy(param, geometric(start, top, factor), refine)
+    values = list(counts) or geometric(largest(workload.scales["smoke"][param]), largest(workload.scales[scale][param]), 4)
+    return tasks_strategy(param, values)
 
-    def __init__(self, strategy: Strategy, request: Request, workloads, runtimes, described, store,
-                 progress: Progress):
+
+def default_workers(cores: int) -> tuple[int, ...]:
+    """1, 2, 4 … up to the logical CPUs, and the CPUs themselves."""
+    return tuple(sorted({2 ** i for i in range(cores.bit_length()) if 2 ** i <= cores} | {cores}))
+
+
+class SweepKind:
+    """`parbench sweep`: a strategy's rounds into one stored run, then the law it fits."""
+    name = "sweep"
+
+    def __init__(self, strategy: Strategy, request: Request, workloads, runtimes, described):
         self.strategy, self.request, self.workloads, self.runtimes = strategy, request, workloads, runtimes
-        self.described, self.store, self.progress = described, store, progress
-        self.runner = Runner(runtimes, with_noop(workloads), suite.settings_for(request))
-        self.record = suite.new_record(request, {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
-                                                 for name, d in described.items()}, kind="sweep")
-        self.record.options["sweep"] = strategy.kind
-        self.sink: StoreSink | None = None
-        self.interruption: BaseException | None = None
+        self.described = described
 
-    def begin(self, owner: str) -> None:
-        self.store.begin_run(self.record, owner)
-        self.sink = StoreSink(self.store, self.record, RESULTS_DIR / "journal")
+    def configure(self, suite) -> None:
+        from parbench.pipeline import PipelineError
+        from parbench.workloads import SpecError
+        suite.runner = Runner(self.runtimes, with_noop(self.workloads), suite_stages.settings_for(self.request))
+        suite.record = suite_stages.new_record(
+            self.request, {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
+                           for name, d in self.described.items()}, kind="sweep")
+        suite.record.options["sweep"] = self.strategy.kind
+        try:
+            plans = [self.plan_round(params, first=i == 0) for i, params in enumerate(self.strategy.rounds)]
+        except SpecError as error:
+            raise PipelineError(str(error)) from None
+        suite.cases = plans[0] if plans else []
 
     def plan_round(self, params: dict[str, Any], first: bool) -> list[Case]:
         request = replace(self.request, params={**self.request.params, **params})
         plan = make_plan(request, self.workloads, self.runtimes, self.described)
-        return (suite.startup_cases(plan, self.described) if first else []) + plan.cases
+        return (suite_stages.startup_cases(plan, self.described) if first else []) + plan.cases
 
-    def run(self) -> Execution:
-        """Every round, then the refinements; stops at an interruption."""
+    def rounds(self, suite):
+        """Every round, then the refinements; a model that failed at N is not tried at 4N."""
         failed: set[tuple[str, str]] = set()
-        rounds, done = list(self.strategy.rounds), Execution()
-        refinements = self.strategy.refinements
-        while rounds:
-            params = rounds.pop(0)
-            cases = [c for c in self.plan_round(params, first=not done.order)
-                     if (c.runtime, c.model) not in failed]
-            suite.prepare(cases, with_noop(self.workloads))
-            execution = execute(cases, self.runner, self.sink, self.progress)
-            done.done += execution.done
-            done.order += execution.order
-            if execution.interrupted:
-                done.interrupted, done.interruption = True, execution.interruption
-                break
+        pending, refinements, first = list(self.strategy.rounds), self.strategy.refinements, True
+        while pending:
+            cases = [c for c in self.plan_round(pending.pop(0), first) if (c.runtime, c.model) not in failed]
+            first = False
+            measured_before = len(suite.execution.done)
+            yield cases
             if self.strategy.stop_after_failure:
-                failed |= {(r.case.runtime, r.case.model) for r in execution.done if r.status != "ok"}
-            if not rounds and refinements > 0:
+                failed |= {(r.case.runtime, r.case.model) for r in suite.execution.done[measured_before:]
+                           if r.status != "ok"}
+            if not pending and refinements > 0:
                 refinements -= 1
-                rounds = self.strategy.refine(suite.load_analyzed(self.store, self.record.id))
-        return done
+                pending = self.strategy.refine(suite_stages.load_analyzed(suite.store, suite.record.id))
+
+    def analyses(self, record: RunRecord) -> list:
+        return self.strategy.analyze(record)
+
+    def print_result(self, suite) -> None:
+        from parbench.report import console as console_report
+        console_report.print_run(suite.record, suite.output.console, suite.analyses, tables=False)
 
 
-def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
-    groups: dict[tuple, list[CaseResult]] = {}
-    for r in results:
-        if r.case.workload == "noop":
-            continue
-        key = tuple(getattr(r.case, f) if f != "params" else
-                    tuple(sorted((k, v) for k, v in r.case.params.items())) for f in fields)
-        groups.setdefault(key, []).append(r)
-    return groups
-
-
-def analyze_workers(record: RunRecord, cores: int) -> list[tuple[str, str, dict]]:
-    out = []
-    for (workload, runtime, model, params), members in _by(record.results, "workload", "runtime", "model", "params").items():
-        measured = [m for m in members if m.stats is not None and m.case.workers]
-        if len(measured) < 2:
-            continue
-        seq = next((r for r in record.results if r.case.runtime == runtime and r.case.workload == workload
-                    and r.case.family == "seq" and r.stats is not None
-                    and r.case.params == members[0].case.params), None)
-        workers = [m.case.workers for m in measured]
-        medians = [m.stats.median_ns for m in measured]
-        own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
-        fitted = own or scaling.fit_scaling(workers, medians, cores, baseline_ns=seq.stats.median_ns if seq else None)
-        result = fitted.as_dict()
-        result.update(runtime=runtime, model=model, workload=workload, params=dict(params),
-                      speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
-                      baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
-        out.append(("scaling", f"{workload}/{runtime}/{model}", result))
-    return out
-
-
-def analyze_sizes(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
-    out = []
-    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
-    for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
-        for other in dict.fromkeys(rest(m) for m in members):
-            group = [m for m in members if rest(m) == other and m.stats is not None]
-            seqs = {m.case.params[param]: m for m in group if m.case.family == "seq"}
-            for model in dict.fromkeys(m.case.model for m in group if m.case.family != "seq"):
-                pars = {m.case.params[param]: m for m in group if m.case.model == model}
-                sizes = sorted(set(seqs) & set(pars))
-                if len(sizes) < 2:
-                    continue
-                found = crossover.find_crossover(
-                    sizes, [grouped_samples(seqs[s].run) for s in sizes],
-                    [grouped_samples(pars[s].run) for s in sizes])
-                result = found.as_dict()
-                result.update(runtime=runtime, model=model, workload=workload, param=param,
-                              params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
-                              parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
-                out.append(("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
-    return out
-
-
-def analyze_tasks(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
-    out = []
-    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
-    for (workload, runtime, model), members in _by(record.results, "workload", "runtime", "model").items():
-        for other in dict.fromkeys(rest(m) for m in members):
-            group = sorted((m for m in members if rest(m) == other), key=lambda m: m.case.params[param])
-            ok = [m for m in group if m.stats is not None]
-            failed = [m for m in group if m.run.status != "ok"]
-            failure = None
-            if failed:
-                first = failed[0]
-                failure = {"n": first.case.params[param], "outcome": first.run.status, "detail": first.run.reason}
-            costs = per_task.per_task_costs(
-                [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
-                [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
-            result = costs.as_dict()
-            result.update(runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
-            out.append(("per-task", f"{workload}/{runtime}/{model}", result))
-    return out
-
-
-def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
-    """Analyses that any run supports: batch-job's Amdahl table and the start-up split."""
-    from parbench.analysis.startup import time_splits
-    cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
-    out = [("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
-    warmup = record.options.get("warmup")
-    repeat = record.options.get("repeat")
-    from parbench.plan import SCALE_DEFAULTS
-    defaults = SCALE_DEFAULTS.get(record.scale, SCALE_DEFAULTS["quick"])
-    splits = time_splits(record.results, warmup if warmup is not None else defaults["warmup"],
-                         repeat if repeat is not None else defaults["repeat"])
-    if splits:
-        out.append(("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
-    return out
-
-
-def reanalyze(record: RunRecord) -> list[tuple[str, str, dict]]:
-    """A sweep's fits derived afresh from its stored samples (the bootstrap's seed is fixed, so
-    the same samples give the same answer), so a fix to an analysis reaches old runs too."""
-    kind = record.options.get("sweep")
-    workloads = {r.case.workload for r in record.results if r.case.workload != "noop"}
-    if kind == "workers":
-        return analyze_workers(record, record.machine.get("logical_cpus") or os.cpu_count() or 1)
-    if kind in ("size", "tasks") and len(workloads) == 1:
-        param = load_all()[workloads.pop()].swept_param
-        return analyze_sizes(record, param) if kind == "size" else analyze_tasks(record, param)
-    return []

@@ -61,3 +61,17 @@ def write(exporter: Exporter, reports: list[Report], target: str) -> Path | None
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def write_all(reports: list[Report], exports: dict, errors) -> None:
+    """Every `--export-<name> FILE` the user gave (keys `export_<name>`, None when not given)."""
+    for option, target in exports.items():
+        if not option.startswith("export_") or target is None:
+            continue
+        exporter = by_name(option[len("export_"):].replace("_", "-"))
+        try:
+            path = write(exporter, reports, target)
+        except OSError as error:
+            raise OSError(f"cannot write {target}: {error.strerror or error}") from None
+        if path is not None:
+            errors.print(f"wrote {path}", highlight=False)

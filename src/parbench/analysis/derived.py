@@ -1,0 +1,116 @@
+"""The analyses a run's stored samples support, derived afresh whenever a run is shown: the
+scaling fits of a worker sweep, the crossover of a size sweep, the per-task slopes of a task
+sweep, and for any run batch-job's Amdahl table and the start-up split."""
+from __future__ import annotations
+
+import os
+
+from parbench.analysis import batch_amdahl, crossover, per_task, scaling
+from parbench.records import CaseResult, RunRecord
+from parbench.stats import grouped_samples
+from parbench.workloads import load_all
+
+
+def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
+    groups: dict[tuple, list[CaseResult]] = {}
+    for r in results:
+        if r.case.workload == "noop":
+            continue
+        key = tuple(getattr(r.case, f) if f != "params" else
+                    tuple(sorted((k, v) for k, v in r.case.params.items())) for f in fields)
+        groups.setdefault(key, []).append(r)
+    return groups
+
+
+def analyze_workers(record: RunRecord, cores: int) -> list[tuple[str, str, dict]]:
+    out = []
+    for (workload, runtime, model, params), members in _by(record.results, "workload", "runtime", "model", "params").items():
+        measured = [m for m in members if m.stats is not None and m.case.workers]
+        if len(measured) < 2:
+            continue
+        seq = next((r for r in record.results if r.case.runtime == runtime and r.case.workload == workload
+                    and r.case.family == "seq" and r.stats is not None
+                    and r.case.params == members[0].case.params), None)
+        workers = [m.case.workers for m in measured]
+        medians = [m.stats.median_ns for m in measured]
+        own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
+        fitted = own or scaling.fit_scaling(workers, medians, cores, baseline_ns=seq.stats.median_ns if seq else None)
+        result = fitted.as_dict()
+        result.update(runtime=runtime, model=model, workload=workload, params=dict(params),
+                      speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
+                      baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
+        out.append(("scaling", f"{workload}/{runtime}/{model}", result))
+    return out
+
+
+def analyze_sizes(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+    out = []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
+        for other in dict.fromkeys(rest(m) for m in members):
+            group = [m for m in members if rest(m) == other and m.stats is not None]
+            seqs = {m.case.params[param]: m for m in group if m.case.family == "seq"}
+            for model in dict.fromkeys(m.case.model for m in group if m.case.family != "seq"):
+                pars = {m.case.params[param]: m for m in group if m.case.model == model}
+                sizes = sorted(set(seqs) & set(pars))
+                if len(sizes) < 2:
+                    continue
+                found = crossover.find_crossover(
+                    sizes, [grouped_samples(seqs[s].run) for s in sizes],
+                    [grouped_samples(pars[s].run) for s in sizes])
+                result = found.as_dict()
+                result.update(runtime=runtime, model=model, workload=workload, param=param,
+                              params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
+                              parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
+                out.append(("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
+    return out
+
+
+def analyze_tasks(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+    out = []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    for (workload, runtime, model), members in _by(record.results, "workload", "runtime", "model").items():
+        for other in dict.fromkeys(rest(m) for m in members):
+            group = sorted((m for m in members if rest(m) == other), key=lambda m: m.case.params[param])
+            ok = [m for m in group if m.stats is not None]
+            failed = [m for m in group if m.run.status != "ok"]
+            failure = None
+            if failed:
+                first = failed[0]
+                failure = {"n": first.case.params[param], "outcome": first.run.status, "detail": first.run.reason}
+            costs = per_task.per_task_costs(
+                [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
+                [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
+            result = costs.as_dict()
+            result.update(runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
+            out.append(("per-task", f"{workload}/{runtime}/{model}", result))
+    return out
+
+
+def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
+    """Analyses that any run supports: batch-job's Amdahl table and the start-up split."""
+    from parbench.analysis.startup import time_splits
+    cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
+    out = [("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
+    warmup = record.options.get("warmup")
+    repeat = record.options.get("repeat")
+    from parbench.plan import SCALE_DEFAULTS
+    defaults = SCALE_DEFAULTS.get(record.scale, SCALE_DEFAULTS["quick"])
+    splits = time_splits(record.results, warmup if warmup is not None else defaults["warmup"],
+                         repeat if repeat is not None else defaults["repeat"])
+    if splits:
+        out.append(("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
+    return out
+
+
+def reanalyze(record: RunRecord) -> list[tuple[str, str, dict]]:
+    """A sweep's fits derived afresh from its stored samples (the bootstrap's seed is fixed, so
+    the same samples give the same answer), so a fix to an analysis reaches old runs too."""
+    kind = record.options.get("sweep")
+    workloads = {r.case.workload for r in record.results if r.case.workload != "noop"}
+    if kind == "workers":
+        return analyze_workers(record, record.machine.get("logical_cpus") or os.cpu_count() or 1)
+    if kind in ("size", "tasks") and len(workloads) == 1:
+        param = load_all()[workloads.pop()].swept_param
+        return analyze_sizes(record, param) if kind == "size" else analyze_tasks(record, param)
+    return []
