@@ -142,10 +142,11 @@ def test_the_json_and_markdown_reports_carry_the_stored_numbers(faulty_project, 
     parbench("run", "--workload", "spawn-chain", "--model", "ok", "--scale", "smoke", "--db", db,
              "--out", str(out), root=faulty_project, check=True)
     report = json.loads((out / "report.json").read_text())
-    ok = next(r for r in report["results"] if r["run"]["case"]["model"] == "ok")
+    # report.json is the JSON export (schema_version 1): every process with its samples.
+    ok = next(r for r in report["results"] if r["case"]["model"] == "ok")
     stored = [ns for (ns,) in sqlite3.connect(db).execute(
         "SELECT ns FROM samples JOIN cases ON cases.id = samples.case_id WHERE model = 'ok'")]
-    assert sorted(s["ns"] for s in ok["run"]["repetitions"]) == sorted(stored)
+    assert sorted(s["ns"] for p in ok["processes"] for s in p["samples"]) == sorted(stored)
     assert "| faulty ok | seq |" in (out / "report.md").read_text()
 
 

@@ -151,10 +151,9 @@ def list_command() -> None:
     for column in ("runtime", "workload", "model", "family", "workers", "note"):
         table.add_column(column, overflow="fold")
     for name, d in described.items():
-        for workload, entry in d.get("workloads", {}).items():
-            for model, info in entry.get("models", {}).items():
-                table.add_row(name, workload, model, info.get("family", "?"),
-                              "yes" if info.get("workers") else "", info.get("note", ""))
+        for workload, offer in d.workloads.items():
+            for model in offer.models.values():
+                table.add_row(name, workload, model.name, model.family, "yes" if model.workers else "", model.note)
     console.print(table)
     for line in skipped:
         console.print(f"[yellow]{line}[/]", highlight=False)
@@ -370,7 +369,8 @@ def show(run_ref, db, out_dir, **exports) -> None:
         fail(str(error))
     analyses = suite.all_analyses(store, record)
     _print_and_export(record, analyses, out_dir)
-    from parbench.export import Report, write_all
+    from parbench.export import write_all
+    from parbench.export.base import Report
     try:
         write_all([Report(record, analyses)], exports, errors)
     except OSError as error:
@@ -580,9 +580,8 @@ def _with_seq(models: tuple[str, ...], described: dict, workload: str) -> tuple[
     """A size sweep compares against seq: named models get each runtime's seq model too."""
     if not models:
         return models
-    offered = {name: m for d in described.values()
-               for name, m in d.get("workloads", {}).get(workload, {}).get("models", {}).items()}
-    seqs = tuple(name for name, m in offered.items() if m.get("family") == "seq" and name not in models)
+    offered = {name: m for d in described.values() for name, m in d.models_of(workload).items()}
+    seqs = tuple(name for name, m in offered.items() if m.family == "seq" and name not in models)
     return tuple(models) + seqs
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterator, Protocol
 
 from parbench import liveness, suite as stages
+from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
 from parbench.inputs import InputError
 from parbench.project import DEFAULT_DB, RESULTS_DIR
 from parbench.records import Case, RunRecord
@@ -22,17 +23,6 @@ from parbench.schedule import Execution, Progress, execute
 from parbench.store import Store
 from parbench.store.database import redact
 from parbench.store.sink import DiskFull, StoreSink, retrying
-
-EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_FAILED_CASE = 0, 1, 2, 3
-
-
-class PipelineError(RuntimeError):
-    """A stage could not go on; `code` is the exit code that says why (2 usage, 1 otherwise)."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE):
-        super().__init__(message)
-        self.code = code
-
 
 class Kind(Protocol):
     """What one command measures: its cases, how a process is run, what is derived afterwards."""
@@ -178,7 +168,8 @@ def analyze(suite: Suite) -> Suite:
 
 def report(suite: Suite) -> Suite:
     """The console's answer, report files, exports and the baseline name."""
-    from parbench.export import Report, write_all
+    from parbench.export import write_all
+    from parbench.export.base import Report
     out = suite.output
     suite.kind.print_result(suite)
     if out.out_dir:

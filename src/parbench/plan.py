@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parbench.records import Case
-from parbench.runtimes import Runtime
+from parbench.runtimes import Description, Model, Offer, Runtime
 from parbench.workloads import SCALES, SpecError, Workload, check_params, choose, expand, in_report_order
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
@@ -51,7 +51,7 @@ class Plan:
 
 
 def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[str, Runtime],
-              described: dict[str, dict]) -> Plan:
+              described: dict[str, Description]) -> Plan:
     """`described` holds each available runtime's `run --list`; others are skip lines."""
     if request.scale not in SCALES:
         raise SpecError(f"unknown scale '{request.scale}'; valid: {', '.join(SCALES)}")
@@ -69,7 +69,7 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
     for runtime_name in chosen_runtimes:
         if runtime_name not in described:
             continue      # describe_runtimes already said why (missing or not built)
-        offered = described[runtime_name].get("workloads", {})
+        offered = described[runtime_name].workloads
         for workload_name in chosen_workloads:
             if workload_name not in offered:
                 if request.workloads:
@@ -78,8 +78,7 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
             applicable = _params_of(workloads[workload_name], described)
             refused = [k for k in request.params if k in applicable
                        and k not in workloads[workload_name].params
-                       and k.replace("_", "-") not in offered[workload_name].get("params", [])
-                       and k not in offered[workload_name].get("params", [])]
+                       and k not in offered[workload_name].param_names]
             if refused:
                 skipped.append(f"{runtime_name}: {workload_name} takes no --{', --'.join(refused)}")
                 continue
@@ -89,21 +88,20 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
     return Plan(sorted(cases, key=lambda c: order.index(c.workload)), skipped)
 
 
-def _cases_for(request: Request, workload: Workload, runtime: Runtime, offered: dict) -> list[Case]:
+def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Offer) -> list[Case]:
     base = dict(workload.scales[request.scale])
-    offered_params = {p.replace("-", "_") for p in offered.get("params", [])}
-    base.update({k: v for k, v in request.params.items() if k in workload.params or k in offered_params})
+    base.update({k: v for k, v in request.params.items() if k in workload.params or k in offer.param_names})
     cases = []
     for params in expand(base):
-        for model_name, model in offered["models"].items():
+        for model_name, model in offer.models.items():
             if request.models and model_name not in request.models:
                 continue
-            if model.get("family") == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
+            if model.family == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
                 continue
             shown, reasons = _apply_overrides(runtime, workload.name, model_name, request, params)
             for workers in _worker_counts(request, model):
-                cases.append(Case(workload.name, runtime.name, model_name, model.get("family", "?"),
-                                  shown, workers, tuple(reasons), model.get("note", "")))
+                cases.append(Case(workload.name, runtime.name, model_name, model.family,
+                                  shown, workers, tuple(reasons), model.note))
     return cases
 
 
@@ -124,15 +122,14 @@ def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Reque
     return params, reasons
 
 
-def _worker_counts(request: Request, model: dict) -> list[int | None]:
-    if not model.get("workers"):
+def _worker_counts(request: Request, model: Model) -> list[int | None]:
+    if not model.workers:
         return [None]
     return list(request.workers) or [os.cpu_count() or 1]
 
 
 def _check_models(models, workloads, described) -> None:
-    offered = {m for d in described.values() for w in workloads
-               for m in d.get("workloads", {}).get(w, {}).get("models", {})}
+    offered = {m for d in described.values() for w in workloads for m in d.models_of(w)}
     choose(models, sorted(offered), "model")
 
 
@@ -140,7 +137,8 @@ def _params_of(workload: Workload, described) -> set[str]:
     """A workload's params plus every param some runtime's models add to it (chunk, …)."""
     names = set(workload.params)
     for d in described.values():
-        names.update(p.replace("-", "_") for p in d.get("workloads", {}).get(workload.name, {}).get("params", []))
+        if workload.name in d.workloads:
+            names.update(d.workloads[workload.name].param_names)
     return names
 
 

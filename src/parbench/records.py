@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -155,3 +155,12 @@ class RunRecord:
     status: str = "running"                      # running | complete | interrupted | failed
     finished_at: str | None = None
     kind: str = "suite"                          # suite | exec | sweep
+
+
+class Analysis(NamedTuple):
+    """A law fitted to a run's figures: its kind (scaling, crossover, per-task, batch-amdahl,
+    time-split), what it is about, and the result (plain data, stored as JSON). The reports
+    render each kind through one registry (report/analyses.py)."""
+    kind: str
+    subject: str
+    result: dict[str, Any]

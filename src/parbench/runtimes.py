@@ -13,6 +13,68 @@ from typing import Any
 from parbench.project import IMPLS_DIR
 
 
+FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed")
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model of one workload, as the runtime's `run --list` describes it."""
+    name: str
+    family: str
+    workers: bool = False          # takes --workers
+    note: str = ""
+    flags: str = ""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a runtime offers for one workload: its own params (beyond the workload's) and models."""
+    params: tuple[str, ...]
+    models: dict[str, Model]
+
+    @property
+    def param_names(self) -> set[str]:
+        """The params as the harness spells them (`_`, not the command line's `-`)."""
+        return {p.replace("-", "_") for p in self.params}
+
+
+@dataclass(frozen=True)
+class Description:
+    """A runtime's `run --list`, parsed once (docs/protocol.md)."""
+    runtime: str
+    version: str
+    flags: str
+    sources: dict[str, str]
+    workloads: dict[str, Offer]
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What every stored run keeps of it."""
+        return {"version": self.version, "flags": self.flags, "sources": self.sources}
+
+    def models_of(self, workload: str) -> dict[str, Model]:
+        offer = self.workloads.get(workload)
+        return offer.models if offer else {}
+
+
+def parse_description(data: Any, name: str) -> Description:
+    """A `run --list` object as records; ValueError naming what is missing or wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("workloads"), dict):
+        raise ValueError(f"{name}: `run --list` must be an object with a `workloads` object")
+    workloads = {}
+    for workload, entry in data["workloads"].items():
+        models = {}
+        for model, info in (entry or {}).get("models", {}).items():
+            family = (info or {}).get("family", "?")
+            if family not in FAMILIES:
+                raise ValueError(f"{name}: {workload} model {model} has family '{family}'; valid: {', '.join(FAMILIES)}")
+            models[model] = Model(model, family, bool(info.get("workers")), str(info.get("note", "")),
+                                  str(info.get("flags", "")))
+        workloads[workload] = Offer(tuple(entry.get("params", [])), models)
+    return Description(str(data.get("runtime", name)), str(data.get("version", "")), str(data.get("flags", "")),
+                       dict(data.get("sources") or {}), workloads)
+
+
 @dataclass
 class Runtime:
     name: str
@@ -55,8 +117,12 @@ class Runtime:
         return subprocess.run([str(self.folder / "build")], cwd=self.folder, capture_output=True,
                               text=True)
 
+    def description(self, timeout: float = 120) -> Description:
+        """`run --list` parsed into records: what the harness plans with."""
+        return parse_description(self.describe(timeout), self.name)
+
     def describe(self, timeout: float = 120) -> dict[str, Any]:
-        """The implementation's own `run --list`: its workloads, models, families and flags."""
+        """The implementation's own `run --list` as it printed it: workloads, models, families, flags."""
         out = subprocess.run([str(self.run_script), "--list"], capture_output=True, text=True,
                              timeout=timeout)
         if out.returncode != 0:

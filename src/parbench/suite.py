@@ -35,19 +35,19 @@ def describe_runtimes(runtimes: dict[str, Runtime], wanted: list[str]) -> tuple[
             skipped.append(f"{name}: skipped — {runtime.why_unavailable()}")
             continue
         try:
-            described[name] = runtime.describe()
+            described[name] = runtime.description()
         except (RuntimeError, OSError, ValueError) as error:
             skipped.append(f"{name}: skipped — not runnable ({error}); build it with `parbench build --runtime {name}`")
             continue
-        info[name] = {k: described[name].get(k, "") for k in ("version", "flags", "sources")}
+        info[name] = described[name].info
     return described, info, skipped
 
 
-def startup_cases(plan: Plan, described: dict[str, dict]) -> list[Case]:
+def startup_cases(plan: Plan, described: dict) -> list[Case]:
     """One `noop` case per runtime in the plan: its boot and the harness's overhead, measured apart."""
     cases = []
     for name in dict.fromkeys(c.runtime for c in plan.cases):
-        models = described.get(name, {}).get("workloads", {}).get("noop", {}).get("models", {})
+        models = described[name].models_of("noop") if name in described else {}
         if models:
             cases.append(Case("noop", name, next(iter(models)), "seq", {}))
     return cases
@@ -94,15 +94,13 @@ def measure(cases: list[Case], runner: Runner, store: Store, record: RunRecord,
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list | None = None) -> list[Path]:
-    from parbench.report import json_export, markdown
+    """`--out DIR`: report.json and report.md, through the same exporters as --export-json/-markdown."""
+    from parbench.export import by_name, write
+    from parbench.export.base import Report
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in (("report.json", json_export.render(record, analyses)),
-                       ("report.md", markdown.render(record, analyses))):
-        path = out_dir / name
-        path.write_text(text)
-        written.append(path)
-    return written
+    reports = [Report(record, analyses or [])]
+    return [write(by_name(name), reports, str(out_dir / filename))
+            for name, filename in (("json", "report.json"), ("markdown", "report.md"))]
 
 
 def check_writable(out_dir: Path) -> str | None:
@@ -142,7 +140,7 @@ class SuiteKind:
         self.request, self.resume = request, resume
 
     def configure(self, suite) -> None:
-        from parbench.pipeline import PipelineError
+        from parbench.errors import PipelineError
         record = None
         done: set[str] = set()
         if self.resume:
@@ -162,7 +160,7 @@ class SuiteKind:
 
     def _plan(self, suite, done: set[str]):
         from parbench import runtimes as runtimes_module
-        from parbench.pipeline import PipelineError
+        from parbench.errors import PipelineError
         from parbench.plan import make_plan
         from parbench.workloads import SpecError, choose, load_all, with_noop
         workloads, runtimes = load_all(), runtimes_module.load_all()
@@ -194,7 +192,7 @@ class SuiteKind:
 def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
     """The run to finish, taken over from its dead owner; refused while its owner lives."""
     from parbench import liveness
-    from parbench.pipeline import PipelineError
+    from parbench.errors import PipelineError
     from parbench.store.database import StoreError
     try:
         record = store.load_run(store.resolve(reference))

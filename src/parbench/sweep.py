@@ -86,12 +86,11 @@ class SweepKind:
         self.described = described
 
     def configure(self, suite) -> None:
-        from parbench.pipeline import PipelineError
+        from parbench.errors import PipelineError
         from parbench.workloads import SpecError
         suite.runner = Runner(self.runtimes, with_noop(self.workloads), suite_stages.settings_for(self.request))
         suite.record = suite_stages.new_record(
-            self.request, {name: {k: d.get(k, "") for k in ("version", "flags", "sources")}
-                           for name, d in self.described.items()}, kind="sweep")
+            self.request, {name: d.info for name, d in self.described.items()}, kind="sweep")
         suite.record.options["sweep"] = self.strategy.kind
         try:
             plans = [self.plan_round(params, first=i == 0) for i, params in enumerate(self.strategy.rounds)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from parbench.analysis import batch_amdahl, crossover, per_task, scaling
-from parbench.records import CaseResult, RunRecord
+from parbench.records import Analysis, CaseResult, RunRecord
 from parbench.stats import grouped_samples
 from parbench.workloads import load_all
 
@@ -22,7 +22,7 @@ def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
     return groups
 
 
-def analyze_workers(record: RunRecord, cores: int) -> list[tuple[str, str, dict]]:
+def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
     out = []
     for (workload, runtime, model, params), members in _by(record.results, "workload", "runtime", "model", "params").items():
         measured = [m for m in members if m.stats is not None and m.case.workers]
@@ -39,11 +39,11 @@ def analyze_workers(record: RunRecord, cores: int) -> list[tuple[str, str, dict]
         result.update(runtime=runtime, model=model, workload=workload, params=dict(params),
                       speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
                       baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
-        out.append(("scaling", f"{workload}/{runtime}/{model}", result))
+        out.append(Analysis("scaling", f"{workload}/{runtime}/{model}", result))
     return out
 
 
-def analyze_sizes(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
     out = []
     rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
     for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
@@ -62,11 +62,11 @@ def analyze_sizes(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
                 result.update(runtime=runtime, model=model, workload=workload, param=param,
                               params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
                               parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
-                out.append(("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
+                out.append(Analysis("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
     return out
 
 
-def analyze_tasks(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
+def analyze_tasks(record: RunRecord, param: str) -> list[Analysis]:
     out = []
     rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
     for (workload, runtime, model), members in _by(record.results, "workload", "runtime", "model").items():
@@ -83,15 +83,15 @@ def analyze_tasks(record: RunRecord, param: str) -> list[tuple[str, str, dict]]:
                 [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
             result = costs.as_dict()
             result.update(runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
-            out.append(("per-task", f"{workload}/{runtime}/{model}", result))
+            out.append(Analysis("per-task", f"{workload}/{runtime}/{model}", result))
     return out
 
 
-def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
+def analyze_run(record: RunRecord) -> list[Analysis]:
     """Analyses that any run supports: batch-job's Amdahl table and the start-up split."""
     from parbench.analysis.startup import time_splits
     cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
-    out = [("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
+    out = [Analysis("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
     warmup = record.options.get("warmup")
     repeat = record.options.get("repeat")
     from parbench.plan import SCALE_DEFAULTS
@@ -99,11 +99,11 @@ def analyze_run(record: RunRecord) -> list[tuple[str, str, dict]]:
     splits = time_splits(record.results, warmup if warmup is not None else defaults["warmup"],
                          repeat if repeat is not None else defaults["repeat"])
     if splits:
-        out.append(("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
+        out.append(Analysis("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
     return out
 
 
-def reanalyze(record: RunRecord) -> list[tuple[str, str, dict]]:
+def reanalyze(record: RunRecord) -> list[Analysis]:
     """A sweep's fits derived afresh from its stored samples (the bootstrap's seed is fixed, so
     the same samples give the same answer), so a fix to an analysis reaches old runs too."""
     kind = record.options.get("sweep")

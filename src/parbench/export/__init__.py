@@ -7,26 +7,9 @@ and `show` take `--export-<name> FILE` for each (`-` for standard output).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from parbench.records import RunRecord
-
-
-@dataclass
-class Report:
-    """One stored run with its statistics recomputed and its analyses: what every format reads."""
-    record: RunRecord
-    analyses: list = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Exporter:
-    name: str                                   # --export-<name>
-    extension: str
-    description: str
-    render: Callable[[list[Report]], str]
+from parbench.export.base import Exporter, Report
 
 
 def _formats() -> tuple[Exporter, ...]:

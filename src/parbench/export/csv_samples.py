@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 
 COLUMNS = ["run", "key", "workload", "runtime", "model", "workers", "process", "rep", "seconds", "items",
            "checksum", "verified", "process_outcome", "process_wall_seconds", "process_user_seconds",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 from parbench.export.json_format import document
 
 COLUMNS = ["command", "mean", "stddev", "median", "user", "system", "min", "max",

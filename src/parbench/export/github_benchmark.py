@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 
 
 def render(reports: list[Report]) -> str:

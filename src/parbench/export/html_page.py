@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page (tables, plots, the seeds, the machine)."""
 from __future__ import annotations
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 
 
 def render(reports: list[Report]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, Repetition, RunRecord
 
 SCHEMA_VERSION = 1

@@ -1,7 +1,7 @@
 """The Markdown report (summary first, then every table), for a README, an issue or a pull request."""
 from __future__ import annotations
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 from parbench.report import markdown
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 from parbench.stats import grouped_samples
 
 

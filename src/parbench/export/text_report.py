@@ -5,7 +5,7 @@ import io
 
 from rich.console import Console
 
-from parbench.export import Exporter, Report
+from parbench.export.base import Exporter, Report
 
 
 def render(reports: list[Report]) -> str:

@@ -14,7 +14,7 @@ from parbench.report.summary import summary
 
 def print_analyses(analyses: list, console: Console) -> None:
     from parbench.report.analyses import tables
-    for title, header, rows, notes in tables(analyses):
+    for title, header, rows, notes in tables(analyses, console=True):
         table = Table(title=title, title_justify="left", header_style="bold")
         for column in header:
             table.add_column(column, overflow="fold")
@@ -80,7 +80,7 @@ def print_run(record: RunRecord, console: Console | None = None, analyses: list 
         for group in groups(record):
             print_group(group, console)
     if analyses:
-        print_analyses([a for a in analyses if a[0] != "time-split"], console)
+        print_analyses(analyses, console)
     startup = startup_rows(record)
     if startup:
         table = Table(title="Start-up: a whole process that does no work (boot + harness overhead)",

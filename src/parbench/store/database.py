@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from parbench.records import (Case, CaseResult, CaseRun, ProcessMeasurement, Repetition,
+from parbench.records import (Analysis, Case, CaseResult, CaseRun, ProcessMeasurement, Repetition,
                               RunRecord)
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -332,6 +332,6 @@ class Store:
             record.results.append(CaseResult(run))
         return record
 
-    def load_analyses(self, run_id: int) -> list[tuple[str, str, dict]]:
-        return [(kind, subject, json.loads(result)) for kind, subject, result in self._execute(
+    def load_analyses(self, run_id: int) -> list[Analysis]:
+        return [Analysis(kind, subject, json.loads(result)) for kind, subject, result in self._execute(
             "SELECT kind, subject, result_json FROM analyses WHERE run_id = ?", (run_id,)).fetchall()]
