@@ -3,6 +3,7 @@
 mod checksum;
 mod parallel;
 mod protocol;
+mod usage;
 mod workloads;
 
 use std::process::ExitCode;

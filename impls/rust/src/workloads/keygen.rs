@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::checksum::{splitmix64_fill, OrderFreeDigest};
 use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape};
 use crate::protocol::{bad_args, repeat, timed, Call, Outcome, Sample};
+use crate::usage::measured;
 use crate::workloads::{Model, Workload};
 
 pub use base32::encoded_len as base32_len;
@@ -177,9 +178,9 @@ fn run(call: &Call) -> Outcome<()> {
     let mut common = Map::new();
     common.insert("base32".into(), Value::from(Encoder::detect().name));
     repeat(call, &common, || {
-        let (made, ns) = timed(|| make_keys(shape, key_bytes, source, &chunking));
+        let ((made, ns), usage) = measured(|| timed(|| make_keys(shape, key_bytes, source, &chunking)));
         let (keys, ran) = made?;
-        let mut sample = Sample::new(ns, count as u64, checksum(&keys, source));
+        let mut sample = Sample::new(ns, count as u64, checksum(&keys, source)).with_usage(usage);
         if let Some(ran) = ran {
             sample = sample.with_ran(&chunking, ran);
         }

@@ -118,7 +118,7 @@ unsafe fn encode_avx512vbmi(data: &[u8], out: *mut u8, stream: bool) {
     let load = |bytes: &[u8; 64]| unsafe { _mm512_loadu_si512(bytes.as_ptr() as *const _) };
     let (group_bytes, field_shifts, alphabet) = (load(&group_bytes), load(&field_shifts), load(&alphabet));
     let five_bits = _mm512_set1_epi8(31);
-    let stream = stream && (out as usize) % 16 == 0;
+    let stream = stream && (out as usize).is_multiple_of(16);
     let steps = data.len() / 40;
     for step in 0..steps {
         // SAFETY: the mask reads bytes 40·step .. 40·step + 40 ≤ data.len(); the stores write
