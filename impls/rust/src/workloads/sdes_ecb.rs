@@ -87,6 +87,9 @@ pub fn encrypt_byte(k1: u8, k2: u8, plain: u8) -> u8 {
     permute(f_k(swapped, k2), 8, &IP_INV) as u8
 }
 
+/// The key's table byte by byte with the scalar cipher: the reference for the tests
+/// (`Cipher::new` derives it with the fastest bitwise kernel).
+#[cfg(test)]
 pub fn table(key: u16) -> [u8; 256] {
     let (k1, k2) = subkeys(key);
     std::array::from_fn(|plain| encrypt_byte(k1, k2, plain as u8))
@@ -153,6 +156,7 @@ impl Cipher {
     }
 
     /// The portable form only: the reference the SIMD kernels are tested against.
+    #[cfg(test)]
     pub fn scalar(form: CipherForm, key: u16) -> Cipher {
         let (k1, k2) = subkeys(key);
         match form {
