@@ -314,7 +314,14 @@ mod tests {
     #[test]
     fn every_rayon_pool_thread_has_left_rayon_when_the_call_returns() {
         let exited = std::sync::atomic::AtomicUsize::new(0);
-        in_rayon_pool_noting_exits(3, || drop(exited.fetch_add(1, Ordering::SeqCst)), |pool| pool.install(|| ())).unwrap();
+        in_rayon_pool_noting_exits(
+            3,
+            || {
+                exited.fetch_add(1, Ordering::SeqCst);
+            },
+            |pool| pool.install(|| ()),
+        )
+        .unwrap();
         assert_eq!(exited.load(Ordering::SeqCst), 3);
     }
 

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
 use crate::protocol::{bad_args, repeat, Call, Failure, Outcome, Sample};
+use crate::usage::measured;
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -158,8 +159,9 @@ fn run(call: &Call) -> Outcome<()> {
         other => unreachable!("the registry lists no coroutine-swarm model '{other}'"),
     };
     repeat(call, &common, || {
-        let (digest, ns, spawn_ns) = swarm_repetition(tasks, steps, sleep, workers)?;
-        let sample = Sample::new(ns, tasks, digest.hex()).with("spawn_ns", spawn_ns as u64);
+        let (outcome, usage) = measured(|| swarm_repetition(tasks, steps, sleep, workers));
+        let (digest, ns, spawn_ns) = outcome?;
+        let sample = Sample::new(ns, tasks, digest.hex()).with("spawn_ns", spawn_ns as u64).with_usage(usage);
         if sleep.is_some() {
             return Ok(sample);
         }

@@ -1,43 +1,52 @@
 //! keygen: `count` random keys of `bytes` bytes, each encoded as lower-case RFC 4648 Base32.
 
-use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+mod base32;
+
+use aes::cipher::{KeyIvInit, StreamCipher};
+use rand::rngs::OsRng;
+use rand::TryRngCore;
 use rayon::prelude::*;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use crate::checksum::{splitmix64_fill, OrderFreeDigest};
 use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape};
 use crate::protocol::{bad_args, repeat, timed, Call, Outcome, Sample};
-use crate::workloads::{plain, Model, Workload};
+use crate::usage::measured;
+use crate::workloads::{Model, Workload};
+
+pub use base32::encoded_len as base32_len;
+use base32::Encoder;
 
 pub const WORKLOAD: Workload = Workload {
     name: "keygen",
     params: &["count", "bytes", "source", "seed", "chunk"],
     models: &[
-        plain("seq", "seq"),
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: KEY_MAKING },
         Model {
             name: "rayon",
             family: "data-parallel",
             workers: true,
             params: &[],
-            note: "keys.par_chunks_mut(chunk).map_init(one OS-seeded generator per Rayon job) into one Vec<String>, on a pool of --workers threads built and joined inside the timed region (build_scoped)",
+            note: "keys.par_chunks_mut(chunk).map_init(one OS-keyed generator per Rayon job) into one Vec<String>, on a pool of --workers threads built and joined inside the timed region (build_scoped); keys made as seq",
         },
         Model {
             name: "threads",
             family: "threads",
             workers: true,
             params: &[],
-            note: "--workers std::thread::scope threads, one OS-seeded generator each, chunks of the one Vec<String> dealt round-robin (static split)",
+            note: "--workers std::thread::scope threads, one OS-keyed generator each, chunks of the one Vec<String> dealt round-robin (static split); keys made as seq",
         },
     ],
     run,
 };
 
-pub const STRONG_SOURCE: &str = "rand::rngs::StdRng (ChaCha12) seeded from the OS (getrandom), one generator per worker/job";
+/// How every model makes a key (`extra.base32` names the encoder that ran).
+const KEY_MAKING: &str = "one String per key in one Vec<String>: the generator fills the key's bytes, Base32 (AVX-512 VBMI vpermb + vpmultishiftqb, 40 bytes to 64 characters a step, where the CPU has it, else 8 characters per 5-byte group) writes straight into the String's allocation; global allocator mimalloc";
+
+pub const STRONG_SOURCE: &str = "AES-128 in counter mode (RustCrypto aes 0.8, AES-NI, and ctr 0.9; the keystream generator of OpenSSL's and NIST's CTR_DRBG), key and nonce from the OS (getrandom), one generator per worker/Rayon job";
 
 /// The contract's largest chunk: 1024 keys.
 pub const CHUNK_CAP: usize = 1024;
-const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
 #[derive(Clone, Copy)]
 enum Source {
@@ -45,69 +54,53 @@ enum Source {
     Seeded(u64),
 }
 
-/// Characters of the Base32 text of `len` bytes, padding included.
-pub fn base32_len(len: usize) -> usize {
-    len.div_ceil(5) * 8
-}
+/// The strong source: an AES-128-CTR keystream under a key and nonce read from the OS.
+struct StrongGenerator(ctr::Ctr64BE<aes::Aes128>);
 
-/// RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters.
-pub fn base32_lower(data: &[u8]) -> String {
-    let mut out = vec![0u8; base32_len(data.len())];
-    base32_lower_into(data, &mut out);
-    String::from_utf8(out).expect("the Base32 alphabet is ASCII")
-}
-
-/// Base32 of `data` written into `out`, which holds exactly `base32_len(data.len())` bytes.
-pub fn base32_lower_into(data: &[u8], out: &mut [u8]) {
-    let mut groups = data.chunks_exact(5);
-    let mut encoded = out.chunks_exact_mut(8);
-    // Full 5-byte groups take the branch-free path: this loop is most of keygen's CPU time.
-    for (group, chars) in (&mut groups).zip(&mut encoded) {
-        let bits = group.iter().fold(0u64, |acc, &b| (acc << 8) | b as u64);
-        for (position, char) in chars.iter_mut().enumerate() {
-            *char = ALPHABET[((bits >> (35 - 5 * position)) & 31) as usize];
-        }
+impl StrongGenerator {
+    fn from_os() -> StrongGenerator {
+        let mut seed = [0u8; 32];
+        OsRng.try_fill_bytes(&mut seed).expect("the OS's random source answers");
+        let (key, nonce) = seed.split_at(16);
+        StrongGenerator(ctr::Ctr64BE::new(key.into(), nonce.into()))
     }
-    let tail = groups.remainder();
-    if let Some(chars) = encoded.next() {
-        let mut block = [0u8; 5];
-        block[..tail.len()].copy_from_slice(tail);
-        let bits = block.iter().fold(0u64, |acc, &b| (acc << 8) | b as u64);
-        // Each input byte yields 8/5 characters; the rest of the last group is padding.
-        let significant = (tail.len() * 8).div_ceil(5);
-        for (position, char) in chars.iter_mut().enumerate() {
-            *char = if position < significant { ALPHABET[((bits >> (35 - 5 * position)) & 31) as usize] } else { b'=' };
-        }
+
+    fn fill(&mut self, out: &mut [u8]) {
+        // The keystream is what the cipher XORs into its input; over zeros it is the output.
+        out.fill(0);
+        self.0.apply_keystream(out);
     }
 }
 
-/// What one worker needs to make keys: its own generator and a scratch buffer for the raw bytes.
+/// What one worker needs to make keys: its own generator, the encoder and a scratch buffer
+/// for the raw bytes.
 struct KeyMaker {
     source: Source,
-    rng: Option<StdRng>,
+    generator: Option<StrongGenerator>,
+    encoder: Encoder,
     raw: Vec<u8>,
 }
 
 impl KeyMaker {
     fn new(source: Source, key_bytes: usize) -> KeyMaker {
-        let rng = match source {
-            Source::Strong => Some(StdRng::from_os_rng()),
+        let generator = match source {
+            Source::Strong => Some(StrongGenerator::from_os()),
             Source::Seeded(_) => None,
         };
-        KeyMaker { source, rng, raw: vec![0; key_bytes] }
+        KeyMaker { source, generator, encoder: Encoder::detect(), raw: vec![0; key_bytes] }
     }
 
     fn fill_raw(&mut self, index: usize) {
-        match (self.source, self.rng.as_mut()) {
+        match (self.source, self.generator.as_mut()) {
             (Source::Seeded(seed), _) => splitmix64_fill(seed, index as u64, &mut self.raw),
-            (Source::Strong, Some(rng)) => rng.fill_bytes(&mut self.raw),
+            (Source::Strong, Some(generator)) => generator.fill(&mut self.raw),
             (Source::Strong, None) => unreachable!("a strong KeyMaker always owns a generator"),
         }
     }
 
     fn key(&mut self, index: usize) -> String {
         self.fill_raw(index);
-        base32_lower(&self.raw)
+        self.encoder.encode(&self.raw)
     }
 
     /// Fills `slots` with the keys of indices `first..`.
@@ -140,10 +133,11 @@ fn with_ceiling(sample: Sample, shape: Shape, key_bytes: usize, source: Source, 
         }
     })?;
     let fixed = vec![0xa5u8; key_bytes];
-    let base32_ns = time_chunks(shape, &mut units, chunking, || vec![0u8; base32_len(key_bytes)], |encoded: &mut Vec<u8>, _, part: &mut [()]| {
+    let encoder = || (Encoder::detect(), vec![0u8; base32_len(key_bytes)]);
+    let base32_ns = time_chunks(shape, &mut units, chunking, encoder, |(encoder, text): &mut (Encoder, Vec<u8>), _, part: &mut [()]| {
         for _ in part.iter() {
-            base32_lower_into(&fixed, encoded);
-            std::hint::black_box(&encoded);
+            encoder.encode_into(&fixed, text);
+            std::hint::black_box(&text);
         }
     })?;
     Ok(sample
@@ -181,10 +175,12 @@ fn run(call: &Call) -> Outcome<()> {
         other => return Err(bad_args(format!("unknown --source '{other}'; valid: strong, seeded"))),
     };
     let chunking = shape.chunking(call, count, CHUNK_CAP)?;
-    repeat(call, &Map::new(), || {
-        let (made, ns) = timed(|| make_keys(shape, key_bytes, source, &chunking));
+    let mut common = Map::new();
+    common.insert("base32".into(), Value::from(Encoder::detect().name));
+    repeat(call, &common, || {
+        let ((made, ns), usage) = measured(|| timed(|| make_keys(shape, key_bytes, source, &chunking)));
         let (keys, ran) = made?;
-        let mut sample = Sample::new(ns, count as u64, checksum(&keys, source));
+        let mut sample = Sample::new(ns, count as u64, checksum(&keys, source)).with_usage(usage);
         if let Some(ran) = ran {
             sample = sample.with_ran(&chunking, ran);
         }
@@ -205,24 +201,8 @@ mod tests {
     }
 
     #[test]
-    fn base32_rfc4648_vectors() {
-        let vectors = [
-            ("", ""),
-            ("f", "my======"),
-            ("fo", "mzxq===="),
-            ("foo", "mzxw6==="),
-            ("foob", "mzxw6yq="),
-            ("fooba", "mzxw6ytb"),
-            ("foobar", "mzxw6ytboi======"),
-        ];
-        for (plain, encoded) in vectors {
-            assert_eq!(base32_lower(plain.as_bytes()), encoded, "base32 of {plain:?}");
-        }
-    }
-
-    #[test]
     fn thousand_bytes_encode_to_1600_chars_without_padding() {
-        let key = base32_lower(&[0xa5; 1000]);
+        let key = Encoder::detect().encode(&[0xa5; 1000]);
         assert_eq!(key.len(), 1600);
         assert!(!key.contains('='));
     }
@@ -263,6 +243,28 @@ mod tests {
     fn the_chunk_override_is_what_runs() {
         let (_, ran) = keys(Shape::Threads, 1000, 10, Source::Strong, 2, Some(300));
         assert_eq!(ran, Some(Ran { chunks: 4, workers_used: 2 }));
+    }
+
+    #[test]
+    fn the_strong_generator_is_aes128_ctr_under_its_key_and_nonce() {
+        // FIPS-197 C.1's key and plaintext block: with the counter block as the nonce, the
+        // first keystream block is the AES-128 encryption of that block.
+        let key: Vec<u8> = (0..16).collect();
+        let block: Vec<u8> = (0..16).map(|i| i * 0x11).collect();
+        let mut generator = StrongGenerator(ctr::Ctr64BE::new(key.as_slice().into(), block.as_slice().into()));
+        let mut out = [0xffu8; 16];
+        generator.fill(&mut out);
+        let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, "69c4e0d86a7b0430d8cdb78070b4c55a");
+    }
+
+    #[test]
+    fn strong_generators_differ_from_each_other() {
+        let (mut a, mut b) = (StrongGenerator::from_os(), StrongGenerator::from_os());
+        let (mut x, mut y) = ([0u8; 32], [0u8; 32]);
+        a.fill(&mut x);
+        b.fill(&mut y);
+        assert_ne!(x, y);
     }
 
     #[test]

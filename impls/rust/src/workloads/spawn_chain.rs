@@ -8,6 +8,7 @@ use futures::task::LocalSpawnExt;
 use serde_json::{Map, Value};
 
 use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
+use crate::usage::measured;
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -269,10 +270,10 @@ fn run(call: &Call) -> Outcome<()> {
         other => unreachable!("the registry lists no spawn-chain model '{other}'"),
     };
     repeat(call, &common, || {
-        let (value, ns) = timed(&chain);
+        let ((value, ns), usage) = measured(|| timed(&chain));
         let checksum = value?.to_string();
         let ceiling_ns = ceiling()?;
-        Ok(Sample::new(ns, n, checksum).with("ceiling", "hand-off").with("ceiling_ns", ceiling_ns as u64))
+        Ok(Sample::new(ns, n, checksum).with_usage(usage).with("ceiling", "hand-off").with("ceiling_ns", ceiling_ns as u64))
     })
 }
 
