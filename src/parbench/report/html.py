@@ -52,7 +52,8 @@ td[data-col="case"] { white-space: nowrap; }
          background: #fff0c2; color: #6b4e00; white-space: nowrap; }
 details.how summary { cursor: pointer; color: #555; font-size: 12px; margin: 4px 0; }
 table.summary { border-collapse: separate; border-spacing: 3px; margin: 4px 0 16px; }
-table.summary caption { text-align: left; font-weight: 600; padding: 2px 0 4px; color: #333; }
+.summaries { display: flex; flex-wrap: wrap; gap: 4px 28px; align-items: flex-start; }
+.run-summary h3 { margin: 10px 0 2px; font-size: 14px; }
 table.summary th { border: none; background: none; font-size: 13px; text-align: center; }
 table.summary th.row { text-align: right; white-space: nowrap; font-weight: 600; vertical-align: middle; }
 table.summary th.row a { color: #222; text-decoration: none; }
@@ -74,6 +75,7 @@ td.heat.failed, .swatch.failed { background: repeating-linear-gradient(135deg, #
 td.heat.limit, .swatch.limit { background: repeating-linear-gradient(135deg, #fff4d6 0 6px, #fbe2a0 6px 12px);
                                color: #6b4e00; border-color: #d9b65a; }
 td.heat .outcome { text-transform: uppercase; font-size: 15px; }
+td.heat .reason { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
 td.heat.absent { color: #aaa; border-style: dashed; }
 .legend { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; font-size: 12px; margin: 6px 0 10px; }
 .legend .ramp { display: inline-flex; align-items: center; gap: 0; }
@@ -385,8 +387,9 @@ def heat_cell(href: str, cell: Cell) -> str:
         background, text = heat_colour(cell.heat)
         style = f' style="background:{background};color:{text}"'
     if cell.case_key is None:
+        reason = cell.failure.split(": ", 1)[-1]           # the outcome is already the big word
         body = (f'<span class="big outcome">{escape(cell.outcome)}</span>'
-                f'<span class="small">{escape(cell.failure)}</span>')
+                f'<span class="small reason">{escape(reason)}</span>')
     else:
         body = _measured_cell_body(cell)
     heat = f' data-heat="{cell.heat:.3f}"' if cell.heat is not None else ""
@@ -414,11 +417,10 @@ def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> st
         cells = "".join(heat_cell(href, cell) for cell in row.cells)
         body.append(f'<tr data-anchor="{href}"><th class="row"><a href="#{href}">{escape(row.title)}</a></th>'
                     f"{cells}</tr>")
-    caption = f"run {record.id} · {escape(record.kind)}" + (
-        f" ({escape(str(record.options['sweep']))})" if record.options.get("sweep") else "") + (
-        f" · scale {escape(record.scale)} · {escape(record.started_at)}")
-    return (f'<div class="scroll"><table class="summary" data-run="{record.id}"><caption>{caption}</caption>'
-            f'<tr><th>table</th>{head}</tr>{"".join(body)}</table></div>')
+    sweep = f" ({escape(str(record.options['sweep']))})" if record.options.get("sweep") else ""
+    return (f'<div class="scroll run-summary"><h3>Run {record.id} · {escape(record.kind)}{sweep} · scale '
+            f'{escape(record.scale)}</h3><table class="summary" data-run="{record.id}">'
+            f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
 
 
 def summary_section(records: list[RunRecord]) -> str:
@@ -435,7 +437,7 @@ def summary_section(records: list[RunRecord]) -> str:
             "over the same runtime's <code>seq</code> (ratio of medians, 95% bootstrap CI). Colour: the log of "
             "that speedup, white at 1×; where seq itself is fastest, its fastest parallel rival's. Grey: no "
             "significant difference, or no seq to compare with. ★ the fastest case of the table. A cell opens its "
-            "table.</p>" + heat_legend() + "".join(tables) + "</section>")
+            "table.</p>" + heat_legend() + '<div class="summaries">' + "".join(tables) + "</div></section>")
 
 
 # --- the page -------------------------------------------------------------------------------
