@@ -47,7 +47,7 @@ figure { margin: 6px 0; } figcaption { font-size: 12px; color: #444; max-width: 
 code { background: #f4f4f4; padding: 1px 4px; border-radius: 3px; font-size: 12px; }
 .seed { margin-bottom: 18px; } .better { color: #1b7a3a; } .worse { color: #8b1e14; }
 .group { scroll-margin-top: 44px; } section { scroll-margin-top: 40px; }
-td[data-col="case"] { white-space: nowrap; }
+td[data-col="case"] { white-space: nowrap; } td[data-col^="cluster"] { min-width: 170px; }
 .badge { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 11px;
          background: #fff0c2; color: #6b4e00; white-space: nowrap; }
 details.how summary { cursor: pointer; color: #555; font-size: 12px; margin: 4px 0; }
@@ -171,9 +171,11 @@ def results_table(record: RunRecord, group: Group) -> str:
         key = escape(result.case.key, quote=True)
         if result.stats is not None:
             values = measured_row(result)[1:] + ([cluster_text(result)] if distributed else [])
+            if _first_extra(result).get("cluster") == "remote":     # its workers are not this run's
+                values[COLUMNS.index("peak RSS (tree)") - 1] += " (client only)"
             cells = "".join(
-                f'<td data-col="{escape(column, quote=True)}"{" class=num" if i > 0 else ""}>{escape(value)}</td>'
-                for i, (column, value) in enumerate(zip(columns[1:], values)))
+                f'<td data-col="{escape(column, quote=True)}"{" class=num" if 0 < i < len(COLUMNS) - 1 else ""}>'
+                f"{escape(value)}</td>" for i, (column, value) in enumerate(zip(columns[1:], values)))
             body.append(f'<tr data-case="{key}">{_case_cell(result)}{cells}</tr>')
         else:
             status = result.run.status
@@ -351,7 +353,10 @@ def _cell_flags(cell: Cell) -> list[str]:
     flags = []
     if cell.one_worker:
         flags.append("ran on 1 worker")
-    if cell.cluster_start_ns is not None:
+    if cell.cluster == "remote":
+        flags.append(f"remote cluster: connect {format_duration(cell.cluster_start_ns)}, not timed; "
+                     "its memory not measured")
+    elif cell.cluster_start_ns is not None:
         flags.append(f"+ cluster start-up {format_duration(cell.cluster_start_ns)}, not timed")
     if cell.failed:
         flags.append("no timing: " + ", ".join(f"{model} ({outcome})" for model, outcome in cell.failed))

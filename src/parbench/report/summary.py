@@ -28,6 +28,7 @@ class Cell:
     baseline: bool = False        # the best case is the seq its runtime's others are measured against
     rival: Cell | None = None     # the best is that seq: the runtime's fastest other case, what parallelism costs
     cluster_start_ns: float | None = None   # a distributed case: its cluster's start-up, outside the timing
+    cluster: str = ""             # extra.cluster: "local", or "remote" (its memory is not measured)
 
     @property
     def deciding(self) -> Cell:
@@ -94,7 +95,8 @@ def _model(result: CaseResult) -> str:
 def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell:
     cell = Cell(runtime, result.case.key, _model(result), result.stats.median_ns,
                 fastest=result.case.key == fastest_key, one_worker=one_worker(result),
-                cluster_start_ns=median_extra(result, "cluster_start_ns"))
+                cluster_start_ns=median_extra(result, "cluster_start_ns"),
+                cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""))
     if result.vs_seq is not None:
         low, high = result.vs_seq.ratio_ci
         cell.speedup, cell.speedup_ci = 1 / result.vs_seq.ratio, (1 / high, 1 / low)
