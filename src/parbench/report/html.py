@@ -46,10 +46,11 @@ figure { margin: 6px 0; } figcaption { font-size: 12px; color: #444; max-width: 
 .missing { color: #666; font-size: 13px; }
 code { background: #f4f4f4; padding: 1px 4px; border-radius: 3px; font-size: 12px; }
 .seed { margin-bottom: 18px; } .better { color: #1b7a3a; } .worse { color: #8b1e14; }
-.group { scroll-margin-top: 44px; } section { scroll-margin-top: 40px; }
+.group { scroll-margin-top: 44px; } .group:target > h3 { background: #fff3b0; } section { scroll-margin-top: 40px; }
 td[data-col="case"] { white-space: nowrap; } td[data-col^="cluster"] { min-width: 170px; }
 .badge { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 11px;
          background: #fff0c2; color: #6b4e00; white-space: nowrap; }
+details.unmeasured summary { cursor: pointer; color: #555; font-size: 13px; }
 details.how summary { cursor: pointer; color: #555; font-size: 12px; margin: 4px 0; }
 table.summary { border-collapse: separate; border-spacing: 3px; margin: 4px 0 16px; }
 .summaries { display: flex; flex-wrap: wrap; gap: 4px 28px; align-items: flex-start; }
@@ -487,6 +488,27 @@ def _failure_table(rows: list[list[str]]) -> str:
     return f'<div class="scroll"><table class="failures"><tr>{head}</tr>{body}</table></div>'
 
 
+def _seed_table(rows: list) -> str:
+    body = []
+    for row in rows:
+        ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
+        body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
+                    f"<td>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
+                    f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
+                    f"<td>{escape(row.source)}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))
+    return f'<div class="scroll"><table class="seeds"><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _unmeasured_figures(rows: list) -> str:
+    """The figures no run of the page measured, folded: each with the command that measures it."""
+    body = "".join(f'<tr data-measured="false"><td>{escape(row.label)}</td><td>{escape(row.published)}</td>'
+                   f"<td><code>{escape(row.command)}</code></td></tr>" for row in rows)
+    return (f'<details class="unmeasured"><summary>{len(rows)} figure{"s" if len(rows) > 1 else ""} not measured '
+            "yet: the commands that measure them</summary><div class=\"scroll\"><table class=\"seeds\"><tr>"
+            f"<th>figure</th><th>published</th><th>run</th></tr>{body}</table></div></details>")
+
+
 def seeds_section(records: list[RunRecord]) -> str:
     out = ['<section class="page" id="seeds"><h2>The seed articles beside this machine</h2>',
            '<p class="meta">Each article\'s published figures (docs/seeds.md) and the same workload measured '
@@ -495,16 +517,12 @@ def seeds_section(records: list[RunRecord]) -> str:
     for seed, rows in seeds_module.compare_seeds(records):
         out.append(f'<div class="seed" id="seed-{seed.number}"><h3>{seed.number} — {escape(seed.title)}</h3>'
                    f'<p class="meta">Article: {escape(seed.system)}. Point: {escape(seed.point)}.</p>')
-        body = []
-        for row in rows:
-            source = escape(row.source) + (f" <code>{escape(row.command)}</code>" if row.command else "")
-            ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
-            body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
-                        f"<td>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
-                        f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
-                        f"<td>{source}</td></tr>")
-        head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))
-        out.append(f'<div class="scroll"><table class="seeds"><tr>{head}</tr>{"".join(body)}</table></div></div>')
+        shown = [row for row in rows if not row.command]
+        if shown:
+            out.append(_seed_table(shown))
+        if len(shown) < len(rows):
+            out.append(_unmeasured_figures([row for row in rows if row.command]))
+        out.append("</div>")
     out.append("</section>")
     return "\n".join(out)
 
