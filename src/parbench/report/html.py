@@ -371,7 +371,7 @@ def _measured_cell_body(cell: Cell) -> str:
              f'<span class="median">{format_duration(cell.median_ns)}</span></span>']
     if cell.baseline and cell.rival is not None:
         rival = cell.rival
-        lines.append(f'<span class="small rival">seq wins; best parallel: <span class="rival-model">'
+        lines.append(f'<span class="small rival">seq wins; next best: <span class="rival-model">'
                      f'{escape(rival.model)}</span> · <span class="rival-median">'
                      f"{format_duration(rival.median_ns)}</span></span>")
         lines.append(_speedup(rival, "rival-speedup"))
@@ -405,14 +405,13 @@ def heat_cell(href: str, cell: Cell) -> str:
 
 
 def heat_legend() -> str:
-    steps = [-3, -2, -1, 0, 1, 2, 3]
-    ramp = "".join(
-        f'<span class="swatch" style="background:{heat_colour(h)[0]};color:{heat_colour(h)[1]}">'
-        f'{2.0 ** h:g}×</span>'.replace("0.125×", "⅛×").replace("0.25×", "¼×").replace("0.5×", "½×")
-        for h in steps)
+    """The ramp in the very colours the cells get, then the styles that are not a speedup."""
+    fractions = {-3: "⅛", -2: "¼", -1: "½"}
+    ramp = "".join(f'<span class="swatch" style="background:{heat_colour(h)[0]};color:{heat_colour(h)[1]}">'
+                   f'{fractions.get(h, f"{2 ** h:g}")}×</span>' for h in range(-3, 4))
     return (f'<div class="legend"><span class="ramp">slower than seq {ramp} faster than seq</span>'
-            '<span class="swatch heat same">≈ seq (n.s.) or no seq</span>'
-            '<span class="swatch heat limit">limit</span><span class="swatch heat failed">failed</span></div>')
+            '<span class="swatch same">≈ seq (n.s.) or no seq</span>'
+            '<span class="swatch limit">limit</span><span class="swatch failed">failed</span></div>')
 
 
 def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> str:
@@ -441,7 +440,7 @@ def summary_section(records: list[RunRecord]) -> str:
     return ('<section id="summary"><h2>Summary: does parallelism pay?</h2>'
             '<p class="meta">Each cell: the runtime\'s fastest model in that table, its median, and its speedup '
             "over the same runtime's <code>seq</code> (ratio of medians, 95% bootstrap CI). Colour: the log of "
-            "that speedup, white at 1×; where seq itself is fastest, its fastest parallel rival's. Grey: no "
+            "that speedup, white at 1×; where seq itself is fastest, that of the next best model. Grey: no "
             "significant difference, or no seq to compare with. ★ the fastest case of the table. A cell opens its "
             "table.</p>" + heat_legend() + '<div class="summaries">' + "".join(tables) + "</div></section>")
 
