@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO, parbench
 from parbench import runtimes as runtimes_module
 from parbench import suite
-from parbench.report.rows import median_extra
+from parbench.report.rows import median_extra, one_worker
 from parbench.report.summary import summary
 from parbench.store import open_store
 from parbench.units import format_duration
@@ -24,8 +24,8 @@ SCREENSHOT = REPO / "results" / "test-artifacts" / "report.png"
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict:
-    """A store with failures, a task sweep, runs where every case of a runtime hit a limit or
-    crashed, and (where python is here) a worker sweep and a run where seq beats its rivals
+    """A store with failures, a task sweep, a case that ran on one worker beside a ceiling, runs
+    where every case of a runtime hit a limit or crashed, and (where python is here) a worker sweep and a run where seq beats its rivals
     (with a Dask cluster where Dask is installed); its page."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
@@ -42,6 +42,12 @@ def report(tmp_path_factory) -> dict:
     parbench("sweep", "tasks", "--workload", "spawn-chain", "--model", "ok", "--model", "limit",
              "--counts", "1000,4000,16000", "--scale", "smoke", "--processes", "2", "--db", db,
              root=root, check=True)
+    hostile = tmp / "hostile"                # a parallel case whose work all went to one worker
+    (hostile / "impls").mkdir(parents=True)
+    (hostile / "workloads").symlink_to(REPO / "workloads")
+    (hostile / "impls" / "hostile").symlink_to(REPO / "tests" / "fixtures" / "hostile")
+    parbench("run", "--workload", "spawn-chain", "--model", "one-worker", "--model", "with-ceiling", "--workers", "2",
+             "--scale", "smoke", "--processes", "1", "--db", db, root=hostile, check=True)
     for model in ("limit", "crash"):        # a summary cell with no timing at all
         parbench("run", "--workload", "spawn-chain", "--model", model, "--scale", "smoke", "--processes", "1",
                  "--db", db, root=root)
@@ -85,6 +91,8 @@ def report(tmp_path_factory) -> dict:
         summaries = page.eval_on_selector_all("table.summary", SUMMARY_CELLS)
         order = page.evaluate("[...document.querySelectorAll('section')].map(s => "
                               "s.classList.contains('workload') ? 'workload' : s.id)")
+        one_worker = page.eval_on_selector_all(".badge", """els => els.map(e => [e.closest('td').className,
+            (e.closest('tr').dataset || {}).case || null])""")
         clusters = page.eval_on_selector_all('td[data-col="cluster start-up (not timed)"]', """tds => tds.map(
             td => [td.closest('table').dataset.run, td.closest('tr').dataset.case, td.textContent])""")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +102,7 @@ def report(tmp_path_factory) -> dict:
     shutil.copy(page_path, SCREENSHOT.with_name("report.html"))
     return {"records": records, "console": console_messages, "plots": plots, "medians": medians,
             "failure_marks": failure_marks, "seeds": seeds, "requests": requests, "summaries": summaries,
-            "order": order, "clusters": clusters, "html": page_path.read_text()}
+            "order": order, "clusters": clusters, "one_worker": one_worker, "html": page_path.read_text()}
 
 
 # Every summary table as the browser shows it: per row, its link and what each cell says.
@@ -295,3 +303,11 @@ def test_detail_tables_carry_the_ceiling_the_tree_memory_and_the_notes(report):
         for result in record.results:
             if result.stats is not None and ceiling_note(result):
                 assert escape(ceiling_note(result)) in html
+
+
+def test_a_case_that_ran_on_one_worker_is_flagged_in_the_summary_and_its_table(report):
+    flagged = {key for record in report["records"] for r in record.results if one_worker(r)
+               for key in [r.case.key]}
+    assert flagged, "hostile's one-worker model reports workers_used = 1"
+    assert {case for _, case in report["one_worker"] if case} == flagged          # its row in the details
+    assert any("heat" in cls for cls, _ in report["one_worker"])                   # its summary cell

@@ -65,6 +65,7 @@ td.heat a:hover { outline: 2px solid #222; outline-offset: -2px; border-radius: 
 td.heat span { display: block; }
 td.heat span.head span, td.heat span.big span, td.heat span.rival span { display: inline; }
 td.heat.same .big, td.heat.no-seq .big { font-weight: 400; }
+td.heat span.badge { display: inline-block; margin: 1px 0 0; }
 td.heat .head { font-size: 12px; } td.heat .model { font-weight: 600; }
 td.heat .big { font-size: 19px; font-weight: 700; line-height: 1.25; }
 td.heat .big .ci { font-size: 11px; font-weight: 400; }
@@ -352,8 +353,6 @@ def _speedup(cell: Cell, cls: str) -> str:
 
 def _cell_flags(cell: Cell) -> list[str]:
     flags = []
-    if cell.one_worker:
-        flags.append("ran on 1 worker")
     if cell.cluster == "remote":
         flags.append(f"remote cluster: connect {format_duration(cell.cluster_start_ns)}, not timed; "
                      "its memory not measured")
@@ -379,6 +378,9 @@ def _measured_cell_body(cell: Cell) -> str:
         lines.append(_speedup(cell, "speedup"))
     if cell.verdict in ("no-seq", "seq-only"):
         lines.append(f'<span class="small">{VERDICT_NOTE[cell.verdict]}</span>')
+    for who, flagged in (("", cell.one_worker), ("next best ", cell.rival is not None and cell.rival.one_worker)):
+        if flagged:
+            lines.append(f'<span class="small"><span class="badge">{who}ran on 1 worker</span></span>')
     lines += [f'<span class="small flag">{escape(flag)}</span>' for flag in _cell_flags(cell)]
     return "".join(lines)
 
