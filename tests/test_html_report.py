@@ -1,6 +1,8 @@
 """The HTML report, built from a real store by the real CLI and opened in a real headless Chromium."""
 from __future__ import annotations
 
+import importlib.util
+import re
 import shutil
 from pathlib import Path
 
@@ -9,6 +11,8 @@ import pytest
 from conftest import REPO, parbench
 from parbench import runtimes as runtimes_module
 from parbench import suite
+from parbench.report.rows import median_extra, one_worker
+from parbench.report.summary import summary
 from parbench.store import open_store
 from parbench.units import format_duration
 
@@ -20,7 +24,9 @@ SCREENSHOT = REPO / "results" / "test-artifacts" / "report.png"
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> dict:
-    """A store with failures, a task sweep and (where python is here) a worker sweep; its page."""
+    """A store with failures, a task sweep, a case that ran on one worker beside a ceiling, runs
+    where every case of a runtime hit a limit or crashed, and (where python is here) a worker sweep and a run where seq beats its rivals
+    (with a Dask cluster where Dask is installed); its page."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
@@ -36,7 +42,21 @@ def report(tmp_path_factory) -> dict:
     parbench("sweep", "tasks", "--workload", "spawn-chain", "--model", "ok", "--model", "limit",
              "--counts", "1000,4000,16000", "--scale", "smoke", "--processes", "2", "--db", db,
              root=root, check=True)
+    hostile = tmp / "hostile"                # a parallel case whose work all went to one worker
+    (hostile / "impls").mkdir(parents=True)
+    (hostile / "workloads").symlink_to(REPO / "workloads")
+    (hostile / "impls" / "hostile").symlink_to(REPO / "tests" / "fixtures" / "hostile")
+    parbench("run", "--workload", "spawn-chain", "--model", "one-worker", "--model", "with-ceiling", "--workers", "2",
+             "--scale", "smoke", "--processes", "1", "--db", db, root=hostile, check=True)
+    for model in ("limit", "crash"):        # a summary cell with no timing at all
+        parbench("run", "--workload", "spawn-chain", "--model", model, "--scale", "smoke", "--processes", "1",
+                 "--db", db, root=root)
     if runtimes_module.load_all()["python"].available:
+        # 1 MiB through the table cipher takes 3 ms: a pool of processes (or a cluster) costs more
+        models = ["seq", "processes"] + (["dask"] if importlib.util.find_spec("distributed") else [])
+        parbench("run", "--workload", "sdes-ecb", "--runtime", "python", *[a for m in models for a in ("--model", m)],
+                 "--param", "cipher=table", "--workers", "2", "--scale", "smoke", "--processes", "2",
+                 "--repeat", "5", "--db", db, check=True)
         parbench("sweep", "workers", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
                  "--param", "cipher=table", "--scale", "smoke", "--workers", "1,2", "--processes", "1",
                  "--repeat", "2", "--db", db, check=True)
@@ -68,14 +88,51 @@ def report(tmp_path_factory) -> dict:
             r.textContent])""")
         failure_marks = page.eval_on_selector_all("svg.plot .failure", "els => els.map(e => e.textContent)")
         seeds = page.eval_on_selector_all(".seed h3", "els => els.map(e => e.textContent)")
+        summaries = page.eval_on_selector_all("table.summary", SUMMARY_CELLS)
+        order = page.evaluate("[...document.querySelectorAll('section')].map(s => "
+                              "s.classList.contains('workload') ? 'workload' : s.id)")
+        one_worker = page.eval_on_selector_all(".badge", """els => els.map(e => [e.closest('td').className,
+            (e.closest('tr').dataset || {}).case || null])""")
+        clusters = page.eval_on_selector_all('td[data-col="cluster start-up (not timed)"]', """tds => tds.map(
+            td => [td.closest('table').dataset.run, td.closest('tr').dataset.case, td.textContent])""")
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOT), full_page=False)
         page.screenshot(path=str(SCREENSHOT.with_name("report-full.png")), full_page=True)
         browser.close()
     shutil.copy(page_path, SCREENSHOT.with_name("report.html"))
     return {"records": records, "console": console_messages, "plots": plots, "medians": medians,
-            "failure_marks": failure_marks, "seeds": seeds, "requests": requests,
-            "html": page_path.read_text()}
+            "failure_marks": failure_marks, "seeds": seeds, "requests": requests, "summaries": summaries,
+            "order": order, "clusters": clusters, "one_worker": one_worker, "html": page_path.read_text()}
+
+
+# Every summary table as the browser shows it: per row, its link and what each cell says.
+SUMMARY_CELLS = """tables => tables.map(t => ({run: t.dataset.run, rows: [...t.querySelectorAll('tr[data-anchor]')].map(
+    tr => ({title: tr.querySelector('th.row').textContent, href: tr.querySelector('th.row a').getAttribute('href'),
+            cells: [...tr.querySelectorAll('td.heat')].map(td => {
+        const text = sel => (td.querySelector(sel) || {}).textContent || null;
+        const link = td.querySelector('a'), href = link ? link.getAttribute('href') : null;
+        const target = href && document.getElementById(href.slice(1));
+        return {verdict: td.dataset.verdict, runtime: td.dataset.runtime || null, text: td.textContent,
+                background: getComputedStyle(td).backgroundColor, backgroundImage: getComputedStyle(td).backgroundImage,
+                model: text('.model'), median: text('.median'), speedup: text('.speedup'),
+                rivalModel: text('.rival-model'), rivalMedian: text('.rival-median'),
+                rivalSpeedup: text('.rival-speedup'), href,
+                targetCases: target ? [...target.querySelectorAll('tr[data-case]')].map(r => r.dataset.case) : null};
+    })}))}))"""
+
+
+def _model(result) -> str:
+    return result.case.model + (f" ×{result.case.workers}" if result.case.workers else "")
+
+
+def _shown_rows(report, record):
+    shown = [t for t in report["summaries"] if t["run"] == str(record.id)]
+    assert len(shown) == 1, f"run {record.id} has {len(shown)} summary tables"
+    return shown[0]["rows"]
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in re.findall(r"\d+", css)[:3])
 
 
 def test_page_loads_with_no_console_errors_and_no_network(report):
@@ -124,3 +181,133 @@ def test_failures_and_limits_appear_as_such(report):
 def test_the_seeds_page_has_all_five_articles(report):
     assert [s.split(" — ")[0] for s in report["seeds"]] == ["000", "001", "002", "003", "004"]
     assert "not measured yet" in report["html"] and "parbench run --workload" in report["html"]
+
+
+def _members(record, result) -> list:
+    """The measured cases of one runtime in one table (a workload with the same params)."""
+    return sorted((r for r in record.results if r.stats is not None and r.case.runtime == result.case.runtime
+                   and r.case.workload == result.case.workload and r.case.params == result.case.params),
+                  key=lambda r: r.stats.median_ns)
+
+
+def _seq_of(record, result):
+    """The reference of a case's speedup: its runtime's first other seq in the table."""
+    return next((r for r in record.results if r.stats is not None and r is not result and r.case.family == "seq"
+                 and r.case.runtime == result.case.runtime and r.case.workload == result.case.workload
+                 and r.case.params == result.case.params), None)
+
+
+def _summarised(report):
+    """(record, row, cell, what the browser shows for that cell) for every cell of every summary."""
+    for record in report["records"]:
+        runtimes, rows = summary(record)
+        shown_rows = _shown_rows(report, record)
+        assert [r["title"] for r in shown_rows] == [row.title for row in rows]
+        for row, shown_row in zip(rows, shown_rows):
+            assert [c["runtime"] for c in shown_row["cells"] if c["verdict"] != "absent"] == [
+                c.runtime for c in row.cells if c.verdict != "absent"]
+            for cell, shown in zip(row.cells, shown_row["cells"]):
+                yield record, shown_row, cell, shown
+
+
+def test_the_page_opens_with_the_summary_then_the_seeds_then_the_details(report):
+    assert report["order"][:2] == ["summary", "seeds"], report["order"]
+    assert report["order"][2] == "workload"
+
+
+def test_every_summary_cell_shows_the_best_model_median_and_speedup_of_the_stored_samples(report):
+    speedups = 0
+    for record, _, cell, shown in _summarised(report):
+        assert shown["verdict"] == cell.verdict
+        if cell.case_key is None:
+            continue
+        members = _members(record, next(r for r in record.results if r.case.key == cell.case_key))
+        best = members[0]
+        assert best.case.key == cell.case_key
+        assert (shown["model"], shown["median"]) == (_model(best), format_duration(best.stats.median_ns)) == (
+            cell.model, format_duration(cell.median_ns))
+        seq = _seq_of(record, best)
+        if seq is not None:
+            assert shown["speedup"] == f"{seq.stats.median_ns / best.stats.median_ns:.2f}×" == f"{cell.speedup:.2f}×"
+            speedups += 1
+        else:
+            assert shown["speedup"] is None
+        if cell.rival is not None:                  # seq is the best: its fastest rival is shown
+            rival = members[1]
+            assert (shown["rivalModel"], shown["rivalMedian"], shown["rivalSpeedup"]) == (
+                _model(rival), format_duration(rival.stats.median_ns),
+                f"{best.stats.median_ns / rival.stats.median_ns:.2f}×")
+            speedups += 1
+    assert speedups >= 2
+
+
+def test_a_cell_whose_cases_all_failed_shows_the_outcome_in_its_own_style(report):
+    failed = [(cell, shown) for _, _, cell, shown in _summarised(report) if cell.case_key is None
+              and cell.verdict != "absent"]
+    assert {cell.verdict for cell, _ in failed} >= {"limit", "failed"}
+    for cell, shown in failed:
+        assert cell.outcome in shown["text"] and "repeating-linear-gradient" in shown["backgroundImage"]
+    limit = next(shown for cell, shown in failed if cell.verdict == "limit")
+    crash = next(shown for cell, shown in failed if cell.verdict == "failed")
+    assert limit["backgroundImage"] != crash["backgroundImage"]
+
+
+def test_each_summary_link_opens_the_table_of_its_cell(report):
+    linked = 0
+    for _, shown_row, cell, shown in _summarised(report):
+        if cell.verdict == "absent":
+            continue
+        assert shown["href"] == shown_row["href"] and shown["href"].startswith("#")
+        assert shown["targetCases"] is not None, f"{shown['href']} names no element of the page"
+        assert cell.case_key in shown["targetCases"] if cell.case_key else any(
+            f"/{cell.runtime}/" in key for key in shown["targetCases"])
+        linked += 1
+    assert linked >= 5
+
+
+def test_faster_and_slower_than_seq_cells_differ_in_colour(report):
+    cells = [shown for _, _, _, shown in _summarised(report)]
+    faster = [c for c in cells if c["verdict"] == "faster"]
+    slower = [c for c in cells if c["verdict"] == "slower"]
+    assert faster, "faulty's ok is faster than its slow seq"
+    for cell in [c for c in cells if c["verdict"] in ("same", "no-seq", "seq-only")]:
+        assert len(set(_rgb(cell["background"]))) == 1, cell          # grey: no hue
+    if not slower:
+        pytest.skip("python is not here: no run where seq beats its parallel rivals")
+    fast, slow = _rgb(faster[0]["background"]), _rgb(slower[0]["background"])
+    assert fast != slow
+    assert fast[2] > fast[0] and slow[0] > slow[2]                   # blue faster, orange slower
+
+
+def test_a_distributed_case_shows_its_cluster_start_up_apart_beside_the_local_cases(report):
+    distributed = [(record, r) for record in report["records"] for r in record.results
+                   if r.case.family == "distributed" and r.stats is not None]
+    if not distributed:
+        pytest.skip("no distributed case ran (python or Dask is not here)")
+    shown = {(run, case): text for run, case, text in report["clusters"]}
+    for record, result in distributed:
+        text = shown[(str(record.id), result.case.key)]
+        assert text.startswith(format_duration(median_extra(result, "cluster_start_ns")) + " · local")
+        local = [r for r in _members(record, result) if r.case.family != "distributed"]
+        assert local and all(shown[(str(record.id), r.case.key)] == "–" for r in local)
+    assert "before the timed region and is left out of every time above" in report["html"]
+
+
+def test_detail_tables_carry_the_ceiling_the_tree_memory_and_the_notes(report):
+    html = report["html"]
+    assert 'data-col="vs ceiling"' in html and 'data-col="peak RSS (tree)"' in html
+    assert "outlier(s) of" in html or "only " in html
+    from html import escape
+    from parbench.report.rows import ceiling_note
+    for record in report["records"]:
+        for result in record.results:
+            if result.stats is not None and ceiling_note(result):
+                assert escape(ceiling_note(result)) in html
+
+
+def test_a_case_that_ran_on_one_worker_is_flagged_in_the_summary_and_its_table(report):
+    flagged = {key for record in report["records"] for r in record.results if one_worker(r)
+               for key in [r.case.key]}
+    assert flagged, "hostile's one-worker model reports workers_used = 1"
+    assert {case for _, case in report["one_worker"] if case} == flagged          # its row in the details
+    assert any("heat" in cls for cls, _ in report["one_worker"])                   # its summary cell

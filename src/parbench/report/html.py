@@ -1,5 +1,6 @@
-"""The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) with
-every workload's tables and plots, the seed articles beside this machine, and the metadata."""
+"""The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) that
+opens with the answer (a heat map of each runtime's best model against its seq), then the seed
+articles beside this machine, every workload's tables and plots, and the metadata."""
 from __future__ import annotations
 
 from html import escape
@@ -10,12 +11,14 @@ import numpy as np
 from parbench import suite
 from parbench.analysis.batch_amdahl import predicted_speedup
 from parbench.analysis.scaling import amdahl, usl
-from parbench.records import RunRecord
+from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, comparison_lines, failure_rows, groups,
-                                  measured_row, outlier_note, override_lines, startup_rows)
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
+                                  groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
+                                  startup_rows)
+from parbench.report.summary import Cell, Row, anchor_of, summary
 from parbench.units import format_bytes, format_duration
 
 WORKLOAD_ORDER = ["keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"]
@@ -43,6 +46,44 @@ figure { margin: 6px 0; } figcaption { font-size: 12px; color: #444; max-width: 
 .missing { color: #666; font-size: 13px; }
 code { background: #f4f4f4; padding: 1px 4px; border-radius: 3px; font-size: 12px; }
 .seed { margin-bottom: 18px; } .better { color: #1b7a3a; } .worse { color: #8b1e14; }
+.group { scroll-margin-top: 44px; } .group:target > h3 { background: #fff3b0; } section { scroll-margin-top: 40px; }
+td[data-col="case"] { white-space: nowrap; } td[data-col^="cluster"] { min-width: 170px; }
+.badge { display: inline-block; margin-left: 4px; padding: 0 4px; border-radius: 3px; font-size: 11px;
+         background: #fff0c2; color: #6b4e00; white-space: nowrap; }
+details.unmeasured summary { cursor: pointer; color: #555; font-size: 13px; }
+details.how summary { cursor: pointer; color: #555; font-size: 12px; margin: 4px 0; }
+table.summary { border-collapse: separate; border-spacing: 3px; margin: 4px 0 16px; }
+.summaries { display: flex; flex-wrap: wrap; gap: 4px 28px; align-items: flex-start; }
+.run-summary h3 { margin: 10px 0 2px; font-size: 14px; }
+table.summary th { border: none; background: none; font-size: 13px; text-align: center; }
+table.summary th.row { text-align: right; white-space: nowrap; font-weight: 600; vertical-align: middle; }
+table.summary th.row a { color: #222; text-decoration: none; }
+td.heat { border: 1px solid #ccc; border-radius: 4px; padding: 0; width: 190px; text-align: center;
+          vertical-align: middle; background: #fff; }
+td.heat a { display: block; padding: 5px 6px; color: inherit; text-decoration: none; min-height: 58px; }
+td.heat a:hover { outline: 2px solid #222; outline-offset: -2px; border-radius: 4px; }
+td.heat span { display: block; }
+td.heat span.head span, td.heat span.big span, td.heat span.rival span { display: inline; }
+td.heat.same .big, td.heat.no-seq .big { font-weight: 400; }
+td.heat span.badge { display: inline-block; margin: 1px 0 0; }
+td.heat .head { font-size: 12px; } td.heat .model { font-weight: 600; }
+td.heat .big { font-size: 19px; font-weight: 700; line-height: 1.25; }
+td.heat .big .ci { font-size: 11px; font-weight: 400; }
+td.heat .rival, td.heat .small { font-size: 11px; line-height: 1.3; }
+td.heat .star { color: #b8860b; } td.heat[style] .star { color: inherit; }
+td.heat.same, td.heat.no-seq, td.heat.seq-only, .swatch.same { background: #e4e4e4; color: #444; }
+td.heat.failed, .swatch.failed { background: repeating-linear-gradient(135deg, #fbe4e1 0 6px, #f3c4bd 6px 12px);
+                                 color: #8b1e14; border-color: #d98c82; }
+td.heat.limit, .swatch.limit { background: repeating-linear-gradient(135deg, #fff4d6 0 6px, #fbe2a0 6px 12px);
+                               color: #6b4e00; border-color: #d9b65a; }
+td.heat .outcome { text-transform: uppercase; font-size: 15px; }
+td.heat .reason { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; }
+td.heat.absent { color: #aaa; border-style: dashed; }
+.legend { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; font-size: 12px; margin: 6px 0 10px; }
+.legend .ramp { display: inline-flex; align-items: center; gap: 0; }
+.legend .ramp .swatch:first-child { margin-left: 6px; } .legend .ramp .swatch:last-child { margin-right: 6px; }
+.legend .ramp .swatch { margin: 0; border-radius: 0; min-width: 30px; text-align: center; }
+.swatch { display: inline-block; padding: 2px 7px; border: 1px solid #ccc; border-radius: 3px; margin: 0 4px; }
 @media print {
   nav { display: none; } body { max-width: none; padding: 0; }
   section.page { break-before: page; } figure, table { break-inside: avoid; }
@@ -78,23 +119,72 @@ DURATION = svg.Axis("time", format_duration)
 
 
 # --- a group of directly comparable cases ---------------------------------------------------
+CLUSTER_COLUMN = "cluster start-up (not timed)"
+
+
+def _first_extra(result: CaseResult) -> dict:
+    return next((r.extra for r in result.run.repetitions if r.verified), {})
+
+
+def cluster_text(result: CaseResult) -> str:
+    """A distributed case's cluster, apart from its timing: "1.07 s · local, 2 workers"."""
+    start = median_extra(result, "cluster_start_ns")
+    if start is None:
+        return "–"
+    extra = _first_extra(result)
+    parts = [("connect " if extra.get("cluster") == "remote" else "") + format_duration(start)]
+    size = extra.get("cluster_workers") or extra.get("nodes")
+    noun = "workers" if "cluster_workers" in extra else "nodes"
+    parts.append(", ".join(str(p) for p in (extra.get("cluster"), f"{size} {noun}" if size else None) if p))
+    if extra.get("cross_node_hops"):
+        parts.append(f"{extra['cross_node_hops']:,} cross-node hops")
+    if extra.get("cluster") == "remote":
+        parts.append("its memory not measured")
+    return " · ".join(p for p in parts if p)
+
+
+def cluster_note(result: CaseResult) -> str:
+    """What the figures of a distributed case leave out, and whether its memory includes the cluster."""
+    start = median_extra(result, "cluster_start_ns")
+    if start is None:
+        return ""
+    extra = _first_extra(result)
+    if extra.get("cluster") == "remote":
+        return (f"connects to a remote cluster in {format_duration(start)} (median, extra.cluster_start_ns), "
+                "outside the timing; the cluster's memory is not measured: peak RSS is this machine's client only")
+    return (f"its cluster starts in {format_duration(start)} (median, extra.cluster_start_ns) before the timed "
+            "region and is left out of every time above; its processes are children of the run, so peak RSS "
+            "(tree) includes them")
+
+
+def _case_cell(result: CaseResult) -> str:
+    badge = ' <span class="badge">ran on 1 worker</span>' if one_worker(result) else ""
+    return f'<td data-col="case">{escape(result.case.label)}{badge}</td>'
+
+
 def results_table(record: RunRecord, group: Group) -> str:
-    """The console's table, plus a row per case that produced no timing, saying why."""
-    head = "".join(f"<th>{escape(c)}</th>" for c in COLUMNS)
+    """The console's table, plus a row per case that produced no timing, saying why; a
+    distributed case's cluster start-up gets a column of its own, apart from the work."""
+    distributed = any(median_extra(r, "cluster_start_ns") is not None for r in group.results)
+    columns = COLUMNS + ([CLUSTER_COLUMN] if distributed else [])
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = []
     for result in group.results:
         key = escape(result.case.key, quote=True)
         if result.stats is not None:
+            values = measured_row(result)[1:] + ([cluster_text(result)] if distributed else [])
+            if _first_extra(result).get("cluster") == "remote":     # its workers are not this run's
+                values[COLUMNS.index("peak RSS (tree)") - 1] += " (client only)"
             cells = "".join(
-                f'<td data-col="{escape(column, quote=True)}"{" class=num" if i > 1 else ""}>{escape(value)}</td>'
-                for i, (column, value) in enumerate(zip(COLUMNS, measured_row(result))))
-            body.append(f'<tr data-case="{key}">{cells}</tr>')
+                f'<td data-col="{escape(column, quote=True)}"{" class=num" if 0 < i < len(COLUMNS) - 1 else ""}>'
+                f"{escape(value)}</td>" for i, (column, value) in enumerate(zip(columns[1:], values)))
+            body.append(f'<tr data-case="{key}">{_case_cell(result)}{cells}</tr>')
         else:
             status = result.run.status
             cls = "limit" if status == "limit" else "failed"
             body.append(f'<tr class="{cls}" data-case="{key}" data-outcome="{escape(status, quote=True)}">'
                         f'<td data-col="case">{escape(result.case.label)}</td><td>{escape(result.case.family)}</td>'
-                        f'<td colspan="{len(COLUMNS) - 2}"><span class="outcome">{escape(status)}</span> '
+                        f'<td colspan="{len(columns) - 2}"><span class="outcome">{escape(status)}</span> '
                         f"{escape(result.run.reason)}</td></tr>")
     return (f'<div class="scroll"><table class="results" data-run="{record.id}">'
             f"<tr>{head}</tr>{''.join(body)}</table></div>")
@@ -115,12 +205,22 @@ def distribution_plot(group: Group) -> str:
     return svg.box_plot(f"Distribution of every verified repetition — {group.title}", rows, DURATION)
 
 
+def detail_anchor(record: RunRecord, anchor: str) -> str:
+    """A table's anchor on the page: the summary's, made unique per run (a page may hold several)."""
+    return f"{anchor}-run{record.id}"
+
+
 def group_section(record: RunRecord, group: Group) -> str:
     measured = [r for r in group.results if r.stats is not None]
-    out = [f"<h3>{escape(group.title)} <span class=meta>· run {record.id} ({escape(record.kind)}, "
+    out = [f'<div class="group" id="{detail_anchor(record, anchor_of(group))}">'
+           f"<h3>{escape(group.title)} <span class=meta>· run {record.id} ({escape(record.kind)}, "
            f"scale {escape(record.scale)})</span></h3>", results_table(record, group)]
-    out.append(_notes([f"{r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
-                      + [f"{r.case.label}: {r.case.note}" for r in group.results if r.case.note]))
+    out.append(_notes([f"{r.case.label}: " + "; ".join(notes) for r in measured
+                       if (notes := [n for n in (outlier_note(r), ceiling_note(r), cluster_note(r)) if n])]))
+    described = [r for r in group.results if r.case.note]
+    if described:
+        out.append(f'<details class="how"><summary>How each case works ({len(described)} notes)</summary>'
+                   + _notes([f"{r.case.label}: {r.case.note}" for r in described]) + "</details>")
     side = []
     lines = comparison_lines(group)
     if len(lines) > 1:
@@ -129,7 +229,7 @@ def group_section(record: RunRecord, group: Group) -> str:
     side.append(_figure(distribution_plot(group),
                         "Box: quartiles and median; whiskers: 1.5 IQR (Tukey); rings: outliers, kept in every "
                         "statistic. A case without a verified timing shows its outcome instead."))
-    out.append(f'<div class="plots">{"".join(side)}</div>')
+    out.append(f'<div class="plots">{"".join(side)}</div></div>')
     return "\n".join(out)
 
 
@@ -228,6 +328,125 @@ def analysis_section(record: RunRecord, kind: str, subject: str, r: dict) -> str
             f'<div class="plots">{"".join(plots)}</div>' + _table(header, rows, "analysis") + _notes(notes))
 
 
+# --- the answer first: the summary as a heat map --------------------------------------------
+HEAT_SPAN = 3.0                  # log2: 8× faster or slower than seq is the full colour
+FASTER_RGB, SLOWER_RGB = (33, 102, 172), (179, 88, 6)    # blue and orange stay apart in every common
+                                                         # colour-vision deficiency
+VERDICT_NOTE = {"no-seq": "no seq in this table to compare with", "seq-only": "only seq measured"}
+
+
+def heat_colour(heat: float) -> tuple[str, str]:
+    """(background, text) for a log2 speedup: white at 1×, blue above, orange below."""
+    strength = min(abs(heat) / HEAT_SPAN, 1.0) ** 0.7     # small but significant gains stay visible
+    end = FASTER_RGB if heat > 0 else SLOWER_RGB
+    return "#" + "".join(f"{round(255 + (e - 255) * strength):02x}" for e in end), (
+        "#ffffff" if strength > 0.6 else "#1a1a1a")
+
+
+def _speedup(cell: Cell, cls: str) -> str:
+    """"1.85× [1.46–2.25]", or "≈ 1.13× n.s. [0.17–3.23]" where the CI holds 1."""
+    low, high = cell.speedup_ci or (cell.speedup, cell.speedup)
+    about, mark = ("", "") if cell.significant else ("≈ ", "n.s. ")
+    return (f'<span class="big">{about}<span class="{cls}">{cell.speedup:.2f}×</span> '
+            f'<span class="ci">{mark}[{low:.2f}–{high:.2f}]</span></span>')
+
+
+def _cell_flags(cell: Cell) -> list[str]:
+    flags = []
+    if cell.cluster == "remote":
+        flags.append(f"remote cluster: connect {format_duration(cell.cluster_start_ns)}, not timed; "
+                     "its memory not measured")
+    elif cell.cluster_start_ns is not None:
+        flags.append(f"+ cluster start-up {format_duration(cell.cluster_start_ns)}, not timed")
+    if cell.failed:
+        flags.append("no timing: " + ", ".join(f"{model} ({outcome})" for model, outcome in cell.failed))
+    return flags
+
+
+def _measured_cell_body(cell: Cell) -> str:
+    """The winner on top; the big figure is always the speedup the colour shows."""
+    star = '<span class="star" title="the fastest case of this table">★</span> ' if cell.fastest else ""
+    lines = [f'<span class="head">{star}<span class="model">{escape(cell.model)}</span> · '
+             f'<span class="median">{format_duration(cell.median_ns)}</span></span>']
+    if cell.baseline and cell.rival is not None:
+        rival = cell.rival
+        lines.append(f'<span class="small rival">seq wins; next best: <span class="rival-model">'
+                     f'{escape(rival.model)}</span> · <span class="rival-median">'
+                     f"{format_duration(rival.median_ns)}</span></span>")
+        lines.append(_speedup(rival, "rival-speedup"))
+    elif cell.speedup is not None and not cell.baseline:
+        lines.append(_speedup(cell, "speedup"))
+    if cell.verdict in ("no-seq", "seq-only"):
+        lines.append(f'<span class="small">{VERDICT_NOTE[cell.verdict]}</span>')
+    for who, flagged in (("", cell.one_worker), ("next best ", cell.rival is not None and cell.rival.one_worker)):
+        if flagged:
+            lines.append(f'<span class="small"><span class="badge">{who}ran on 1 worker</span></span>')
+    lines += [f'<span class="small flag">{escape(flag)}</span>' for flag in _cell_flags(cell)]
+    return "".join(lines)
+
+
+def heat_cell(href: str, cell: Cell) -> str:
+    """One runtime in one table: coloured by its verdict, linking to the table's details."""
+    verdict = cell.verdict
+    if verdict == "absent":
+        return '<td class="heat absent" data-verdict="absent">–</td>'
+    style = ""
+    if cell.heat is not None:
+        background, text = heat_colour(cell.heat)
+        style = f' style="background:{background};color:{text}"'
+    if cell.case_key is None:
+        reason = cell.failure.split(": ", 1)[-1]           # the outcome is already the big word
+        body = (f'<span class="big outcome">{escape(cell.outcome)}</span>'
+                f'<span class="small reason">{escape(reason)}</span>')
+    else:
+        body = _measured_cell_body(cell)
+    heat = f' data-heat="{cell.heat:.3f}"' if cell.heat is not None else ""
+    return (f'<td class="heat {verdict}" data-runtime="{escape(cell.runtime, quote=True)}" '
+            f'data-verdict="{verdict}"{heat}{style} title="{escape(cell.text(), quote=True)}">'
+            f'<a href="#{href}">{body}</a></td>')
+
+
+def heat_legend() -> str:
+    """The ramp in the very colours the cells get, then the styles that are not a speedup."""
+    fractions = {-3: "⅛", -2: "¼", -1: "½"}
+    ramp = "".join(f'<span class="swatch" style="background:{heat_colour(h)[0]};color:{heat_colour(h)[1]}">'
+                   f'{fractions.get(h, f"{2 ** h:g}")}×</span>' for h in range(-3, 4))
+    return (f'<div class="legend"><span class="ramp">slower than seq {ramp} faster than seq</span>'
+            '<span class="swatch same">≈ seq (n.s.) or no seq</span>'
+            '<span class="swatch limit">limit</span><span class="swatch failed">failed</span></div>')
+
+
+def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> str:
+    head = "".join(f"<th>{escape(r)}</th>" for r in runtimes)
+    body = []
+    for row in rows:
+        href = detail_anchor(record, row.anchor)
+        cells = "".join(heat_cell(href, cell) for cell in row.cells)
+        body.append(f'<tr data-anchor="{href}"><th class="row"><a href="#{href}">{escape(row.title)}</a></th>'
+                    f"{cells}</tr>")
+    sweep = f" ({escape(str(record.options['sweep']))})" if record.options.get("sweep") else ""
+    return (f'<div class="scroll run-summary"><h3>Run {record.id} · {escape(record.kind)}{sweep} · scale '
+            f'{escape(record.scale)}</h3><table class="summary" data-run="{record.id}">'
+            f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
+
+
+def summary_section(records: list[RunRecord]) -> str:
+    """One heat map per run (runs differ in kind, scale and time, so their cells do not mix)."""
+    tables = []
+    for record in records:
+        runtimes, rows = summary(record)
+        if rows and record.kind != "exec":      # exec's commands are compared in their own table
+            tables.append(summary_table(record, runtimes, rows))
+    if not tables:
+        return ""
+    return ('<section id="summary"><h2>Summary: does parallelism pay?</h2>'
+            '<p class="meta">Each cell: the runtime\'s fastest model in that table, its median, and its speedup '
+            "over the same runtime's <code>seq</code> (ratio of medians, 95% bootstrap CI). Colour: the log of "
+            "that speedup, white at 1×; where seq itself is fastest, that of the next best model. Grey: no "
+            "significant difference, or no seq to compare with. ★ the fastest case of the table. A cell opens its "
+            "table.</p>" + heat_legend() + '<div class="summaries">' + "".join(tables) + "</div></section>")
+
+
 # --- the page -------------------------------------------------------------------------------
 def _workloads(records: list[RunRecord]) -> list[str]:
     present = {r.case.workload for rec in records for r in rec.results if r.case.workload != "noop"}
@@ -270,6 +489,27 @@ def _failure_table(rows: list[list[str]]) -> str:
     return f'<div class="scroll"><table class="failures"><tr>{head}</tr>{body}</table></div>'
 
 
+def _seed_table(rows: list) -> str:
+    body = []
+    for row in rows:
+        ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
+        body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
+                    f"<td>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
+                    f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
+                    f"<td>{escape(row.source)}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))
+    return f'<div class="scroll"><table class="seeds"><tr>{head}</tr>{"".join(body)}</table></div>'
+
+
+def _unmeasured_figures(rows: list) -> str:
+    """The figures no run of the page measured, folded: each with the command that measures it."""
+    body = "".join(f'<tr data-measured="false"><td>{escape(row.label)}</td><td>{escape(row.published)}</td>'
+                   f"<td><code>{escape(row.command)}</code></td></tr>" for row in rows)
+    return (f'<details class="unmeasured"><summary>{len(rows)} figure{"s" if len(rows) > 1 else ""} not measured '
+            "yet: the commands that measure them</summary><div class=\"scroll\"><table class=\"seeds\"><tr>"
+            f"<th>figure</th><th>published</th><th>run</th></tr>{body}</table></div></details>")
+
+
 def seeds_section(records: list[RunRecord]) -> str:
     out = ['<section class="page" id="seeds"><h2>The seed articles beside this machine</h2>',
            '<p class="meta">Each article\'s published figures (docs/seeds.md) and the same workload measured '
@@ -278,16 +518,12 @@ def seeds_section(records: list[RunRecord]) -> str:
     for seed, rows in seeds_module.compare_seeds(records):
         out.append(f'<div class="seed" id="seed-{seed.number}"><h3>{seed.number} — {escape(seed.title)}</h3>'
                    f'<p class="meta">Article: {escape(seed.system)}. Point: {escape(seed.point)}.</p>')
-        body = []
-        for row in rows:
-            source = escape(row.source) + (f" <code>{escape(row.command)}</code>" if row.command else "")
-            ratio_cls = "worse" if "slower" in row.ratio else "better" if "faster" in row.ratio else ""
-            body.append(f'<tr data-measured="{str(row.measured_ok).lower()}"><td>{escape(row.label)}</td>'
-                        f"<td>{escape(row.published)}</td><td>{escape(row.measured)}</td>"
-                        f'<td class="num {ratio_cls}">{escape(row.ratio)}</td><td>{escape(row.explanation)}</td>'
-                        f"<td>{source}</td></tr>")
-        head = "".join(f"<th>{h}</th>" for h in ("figure", "published", "this machine", "ratio", "why", "from"))
-        out.append(f'<div class="scroll"><table class="seeds"><tr>{head}</tr>{"".join(body)}</table></div></div>')
+        shown = [row for row in rows if not row.command]
+        if shown:
+            out.append(_seed_table(shown))
+        if len(shown) < len(rows):
+            out.append(_unmeasured_figures([row for row in rows if row.command]))
+        out.append("</div>")
     out.append("</section>")
     return "\n".join(out)
 
@@ -340,17 +576,19 @@ def render(runs: list[tuple[RunRecord, list]]) -> str:
     records = [record for record, _ in runs]
     workloads = _workloads(records)
     first = records[-1].machine if records else {}
-    nav = "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
-    nav += '<a href="#seeds">seeds</a><a href="#startup">start-up</a><a href="#machine">machine</a>'
-    summary = "".join(f"<li>run {r.id}: {escape(r.kind)}, scale {escape(r.scale)}, {escape(r.status)}, "
-                      f"{escape(r.started_at)}, {len([c for c in r.results if c.case.workload != 'noop'])} cases</li>"
-                      for r in records)
+    answer = summary_section(records)
+    nav = '<a href="#summary">summary</a>' if answer else ""
+    nav += '<a href="#seeds">seeds</a>' + "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
+    nav += '<a href="#startup">start-up</a><a href="#machine">machine</a>'
+    run_list = "".join(f"<li>run {r.id}: {escape(r.kind)}, scale {escape(r.scale)}, {escape(r.status)}, "
+                       f"{escape(r.started_at)}, {len([c for c in r.results if c.case.workload != 'noop'])} cases</li>"
+                       for r in records)
     body = [f"<h1>parbench report</h1><p class=meta>{escape(str(first.get('cpu')))} · "
             f"{first.get('logical_cpus')} logical CPUs · {escape(str(first.get('os')))} · parbench "
             f"{escape(str(first.get('parbench')))} @ {escape(str(first.get('git_commit')))}</p>",
-            f"<nav>{nav}</nav><ul class=meta>{summary}</ul>"]
+            f"<nav>{nav}</nav><ul class=meta>{run_list}</ul>", answer, seeds_section(records)]
     body += [workload_section(w, runs) for w in workloads]
-    body += [seeds_section(records), startup_section(runs), metadata_section(records)]
+    body += [startup_section(runs), metadata_section(records)]
     title = "parbench report — runs " + ", ".join(str(r.id) for r in records)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'

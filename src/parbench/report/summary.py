@@ -3,10 +3,11 @@ and its speedup over that runtime's `seq`, with the CI; the fastest case of the 
 limits and failures shown as what they are. Plain data, shared by the console, Markdown and HTML."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 from parbench.records import CaseResult, RunRecord
-from parbench.report.rows import Group, groups, one_worker
+from parbench.report.rows import Group, groups, median_extra, one_worker
 from parbench.units import format_duration
 
 
@@ -22,6 +23,38 @@ class Cell:
     fastest: bool = False         # the fastest case of the whole table
     failure: str = ""             # every case of this runtime failed: the first outcome and reason
     one_worker: bool = False      # a parallel best case that used one worker
+    outcome: str = ""             # nothing measured: "limit" when every case hit one, else the first failure's
+    failed: list[tuple[str, str]] = field(default_factory=list)   # (model, outcome) of cases without a timing
+    baseline: bool = False        # the best case is the seq its runtime's others are measured against
+    rival: Cell | None = None     # the best is that seq: the runtime's fastest other case, what parallelism costs
+    cluster_start_ns: float | None = None   # a distributed case: its cluster's start-up, outside the timing
+    cluster: str = ""             # extra.cluster: "local", or "remote" (its memory is not measured)
+
+    @property
+    def deciding(self) -> Cell:
+        """The case whose speedup over seq answers "does parallelism pay here": the best, or its
+        rival when the best is the seq itself."""
+        return self.rival if self.baseline and self.rival is not None else self
+
+    @property
+    def verdict(self) -> str:
+        """faster | slower (than seq, significantly) | same (no significant difference) | no-seq |
+        seq-only (nothing to compare with) | limit | failed | absent (the runtime has no such case)."""
+        if self.case_key is None:
+            return ("limit" if self.outcome == "limit" else "failed") if self.outcome else "absent"
+        deciding = self.deciding
+        if deciding.baseline:
+            return "seq-only"
+        if deciding.speedup is None:
+            return "no-seq"
+        if not deciding.significant:
+            return "same"
+        return "faster" if deciding.speedup > 1 else "slower"
+
+    @property
+    def heat(self) -> float | None:
+        """log2 of the deciding speedup where it is significant (0 = as fast as seq), else None."""
+        return math.log2(self.deciding.speedup) if self.verdict in ("faster", "slower") else None
 
     def text(self) -> str:
         if self.case_key is None:
@@ -55,21 +88,38 @@ def anchor_of(group: Group) -> str:
     return "t-" + "".join(ch if ch.isalnum() else "-" for ch in text)
 
 
+def _model(result: CaseResult) -> str:
+    return result.case.model + (f" ×{result.case.workers}" if result.case.workers else "")
+
+
+def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell:
+    cell = Cell(runtime, result.case.key, _model(result), result.stats.median_ns,
+                fastest=result.case.key == fastest_key, one_worker=one_worker(result),
+                cluster_start_ns=median_extra(result, "cluster_start_ns"),
+                cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""))
+    if result.vs_seq is not None:
+        low, high = result.vs_seq.ratio_ci
+        cell.speedup, cell.speedup_ci = 1 / result.vs_seq.ratio, (1 / high, 1 / low)
+        cell.significant = result.vs_seq.significant
+    elif result.case.family == "seq":
+        cell.speedup, cell.baseline = 1.0, True
+    return cell
+
+
 def _cell(runtime: str, members: list[CaseResult], fastest_key: str | None) -> Cell:
-    measured = [r for r in members if r.stats is not None]
+    measured = sorted((r for r in members if r.stats is not None), key=lambda r: r.stats.median_ns)
+    failed = [(_model(r), r.run.status) for r in members if r.stats is None]
     if not measured:
         first = members[0].run
-        return Cell(runtime, None, failure=f"{first.status}: {first.reason[:80]}")
-    best = min(measured, key=lambda r: r.stats.median_ns)
-    model = best.case.model + (f" ×{best.case.workers}" if best.case.workers else "")
-    cell = Cell(runtime, best.case.key, model, best.stats.median_ns,
-                fastest=best.case.key == fastest_key, one_worker=one_worker(best))
-    if best.vs_seq is not None:
-        low, high = best.vs_seq.ratio_ci
-        cell.speedup, cell.speedup_ci = 1 / best.vs_seq.ratio, (1 / high, 1 / low)
-        cell.significant = best.vs_seq.significant
-    elif best.case.family == "seq":
-        cell.speedup = 1.0
+        outcome = "limit" if all(r.run.status == "limit" for r in members) else next(
+            r.run.status for r in members if r.run.status != "limit")
+        return Cell(runtime, None, failure=f"{first.status}: {first.reason[:80]}", outcome=outcome,
+                    failed=failed)
+    cell = _measured(runtime, measured[0], fastest_key)
+    cell.failed = failed
+    if cell.baseline:
+        rival = next((r for r in measured[1:] if r.vs_seq is not None), None)
+        cell.rival = _measured(runtime, rival, fastest_key) if rival else None
     return cell
 
 

@@ -114,11 +114,26 @@ def _text(x: float, y: float, content: str, anchor: str = "middle", size: int = 
             f"{escape(content)}</text>")
 
 
+TITLE_CHAR_PX = 7.0                # a 13 px sans-serif character, on average
+
+
+def _visible_title(width: int, title: str) -> str:
+    """The title drawn on the plot, fitted to its width: squeezed a little where it is a little
+    too long, cut with "…" beyond that (the whole title stays in the tooltip, <title>)."""
+    room = width - 16
+    natural = len(title) * TITLE_CHAR_PX
+    if natural <= room:
+        return _text(width / 2, 16, title, size=13, cls="plot-title")
+    if natural > room * 1.25:
+        title = title[:int(room * 1.25 / TITLE_CHAR_PX) - 1].rstrip() + "…"
+    return _text(width / 2, 16, title, size=13, cls="plot-title",
+                 extra=f' textLength="{room}" lengthAdjust="spacingAndGlyphs"')
+
+
 def _open_svg(width: int, height: int, title: str) -> list[str]:
     return [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" '
             f'height="{height}" viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif">',
-            f"<title>{escape(title)}</title>",
-            _text(width / 2, 16, title, size=13, cls="plot-title")]
+            f"<title>{escape(title)}</title>", _visible_title(width, title)]
 
 
 def line_plot(title: str, x: Axis, y: Axis, series: list[Series], markers: Sequence[Marker] = (),
