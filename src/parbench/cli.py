@@ -592,14 +592,14 @@ def _with_seq(models: tuple[str, ...], described: dict, workload: str) -> tuple[
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
-    from parbench.report import html
+    from parbench.export import by_name, write
     store = _open(db)
     try:
-        path = html.write_report(store, list(run_refs), html_path)
+        path = write(by_name("html"), suite.load_reports(store, list(run_refs)), str(html_path))
     except StoreError as error:
         fail(str(error))
     except OSError as error:
-        fail(f"cannot write {html_path}: {error}", code=1)
+        fail(f"cannot write {html_path}: {error.strerror or error}", code=1)
     console.print(f"wrote {path}", highlight=False)
 
 

@@ -212,3 +212,14 @@ def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
     request = Request(**{k: tuple(v) if isinstance(v, list) else v for k, v in record.options.items()
                          if k in Request.__dataclass_fields__})
     return record, request
+
+
+def load_reports(store: Store, references: list[str]) -> list:
+    """The runs asked for (default: the latest), analyzed, each once, as the exporters read them."""
+    from parbench.export.base import Report
+    reports: list = []
+    for reference in references or [None]:
+        record = load_analyzed(store, reference)
+        if all(existing.record.id != record.id for existing in reports):
+            reports.append(Report(record, all_analyses(store, record)))
+    return reports

@@ -4,11 +4,9 @@ articles beside this machine, every workload's tables and plots, and the metadat
 from __future__ import annotations
 
 from html import escape
-from pathlib import Path
 
 import numpy as np
 
-from parbench import suite
 from parbench.analysis.batch_amdahl import predicted_speedup
 from parbench.analysis.scaling import amdahl, usl
 from parbench.records import CaseResult, RunRecord
@@ -594,16 +592,3 @@ def render(runs: list[tuple[RunRecord, list]]) -> str:
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n"
             + "\n".join(body) + "\n</body></html>\n")
-
-
-def write_report(store, references: list[str], path: Path) -> Path:
-    """Loads the runs (default: the latest), recomputes their statistics and writes the page."""
-    runs = []
-    for reference in references or [None]:
-        record = suite.load_analyzed(store, reference)
-        if any(existing.id == record.id for existing, _ in runs):
-            continue
-        runs.append((record, suite.all_analyses(store, record)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(runs), encoding="utf-8")
-    return path

@@ -1,9 +1,11 @@
-"""The Markdown report: the console's tables, for a README, an issue or a pull request."""
+"""The Markdown report: the answer first (the summary), then the console's tables, for a README,
+an issue or a pull request."""
 from __future__ import annotations
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, comparison_lines, failure_rows, groups,
-                                  measured_row, override_lines, startup_rows)
+from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
+                                  groups, measured_row, outlier_note, override_lines, startup_rows)
+from parbench.report.summary import summary
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -18,6 +20,13 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
            f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
            f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('kernel')} · "
            f"parbench {m.get('parbench')} @ {m.get('git_commit')}", ""]
+    runtimes, summary_rows = summary(record)
+    if summary_rows and record.kind != "exec":
+        out += ["## Summary", "",
+                "The best model of each runtime per table, its median and its speedup over the runtime's seq "
+                "(95% CI); ★ the fastest case of the table.", ""]
+        out += _table(["table"] + runtimes, [[row.title] + [cell.text() for cell in row.cells] for row in summary_rows])
+        out += [""]
     if record.runtimes:
         out += ["## Runtimes", ""] + _table(
             ["runtime", "version", "flags"],
@@ -27,6 +36,8 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
         if not measured:
             continue
         out += [f"## {group.title}", ""] + _table(COLUMNS, [measured_row(r) for r in measured]) + [""]
+        notes = [f"{r.case.label}: {text}" for r in measured for text in (outlier_note(r), ceiling_note(r)) if text]
+        out += [f"- {n}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)
         if len(lines) > 1:
             out += _table(["case", "vs fastest (95% CI)", "vs its runtime's seq"], [list(l) for l in lines]) + [""]
