@@ -1,11 +1,10 @@
 //! What every parallel model shares: the one chunking rule, the count of workers that really
 //! ran, and pools and threads that start and end inside the call that is timed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
-use rayon::prelude::*;
 
 use crate::protocol::{bad_args, Call, Failure, Outcome, Sample};
 
@@ -74,11 +73,6 @@ impl WorkersUsed {
         }
     }
 
-    /// Marks the Rayon pool thread running the caller.
-    pub fn mark_rayon_thread(&self) {
-        self.mark(rayon::current_thread_index().expect("called on a Rayon pool thread"));
-    }
-
     pub fn count(&self) -> usize {
         self.0.iter().filter(|flag| flag.load(Ordering::Relaxed)).count()
     }
@@ -110,12 +104,6 @@ fn in_rayon_pool_noting_exits<R>(workers: usize, on_exit: impl Fn() + Sync, work
             },
         )
         .map_err(|e| Failure::Limit(format!("starting {workers} Rayon threads: {e}")))
-}
-
-/// Times `work` on a Rayon pool whose threads all exist and run: the ceilings' clock, which
-/// leaves out what starting and ending the pool costs.
-pub fn timed_on_started_rayon_pool<R: Send>(workers: usize, work: impl FnOnce() -> R + Send) -> Outcome<(R, u128)> {
-    in_rayon_pool(workers, |pool| crate::protocol::timed(|| pool.install(work)))
 }
 
 /// Deals `items` to `workers` round-robin: worker w gets items w, w + workers, w + 2·workers…
@@ -187,17 +175,31 @@ impl Shape {
 pub trait Fill<S, T>: Fn(&mut S, usize, &mut [T]) + Sync {}
 impl<S, T, F: Fn(&mut S, usize, &mut [T]) + Sync> Fill<S, T> for F {}
 
-/// Rayon's way: the chunks of `slots` handed out by work stealing, `init` once per Rayon job.
-fn rayon_chunks<T: Send, S>(slots: &mut [T], chunk: usize, init: &(impl Fn() -> S + Sync), fill: &impl Fill<S, T>, used: &WorkersUsed) -> usize {
-    slots
-        .par_chunks_mut(chunk)
-        .enumerate()
-        .map_init(init, |state, (i, part)| {
-            used.mark_rayon_thread();
-            fill(state, i * chunk, part);
-            1
-        })
-        .sum()
+/// Rayon's way, on every thread of the pool: each thread takes the chunk of its own index
+/// first, then claims the next unclaimed one (an atomic counter), so every worker gets work at
+/// every size with at least one chunk per worker, as the contract asks. `par_chunks_mut`'s work
+/// stealing did not: at 1 MiB the first thread finished both chunks before the second, just
+/// woken, could steal one, and the "parallel" case ran on one worker.
+fn rayon_chunks<T: Send, S>(pool: &rayon::ThreadPool, slots: &mut [T], chunk: usize, init: &(impl Fn() -> S + Sync),
+                            fill: &impl Fill<S, T>, used: &WorkersUsed) -> usize {
+    let parts: Vec<Mutex<Option<(usize, &mut [T])>>> =
+        slots.chunks_mut(chunk).enumerate().map(|(i, part)| Mutex::new(Some((i * chunk, part)))).collect();
+    let next = AtomicUsize::new(pool.current_num_threads());
+    let done = pool.broadcast(|context| {
+        let mut state: Option<S> = None;
+        let mut count = 0;
+        let mut index = context.index();
+        while index < parts.len() {
+            if let Some((first, part)) = parts[index].lock().expect("chunk").take() {
+                used.mark(context.index());
+                fill(state.get_or_insert_with(init), first, part);
+                count += 1;
+            }
+            index = next.fetch_add(1, Ordering::Relaxed);
+        }
+        count
+    });
+    done.iter().sum()
 }
 
 /// The threads' way: chunks dealt round-robin, one hand per worker thread.
@@ -231,7 +233,7 @@ pub fn run_chunks<T: Send, S>(
             fill(&mut init(), 0, slots);
             return Ok(None);
         }
-        Shape::Rayon => in_rayon_pool(chunking.workers, |pool| pool.install(|| rayon_chunks(slots, chunking.chunk, &init, &fill, &used)))?,
+        Shape::Rayon => in_rayon_pool(chunking.workers, |pool| rayon_chunks(pool, slots, chunking.chunk, &init, &fill, &used))?,
         Shape::Threads => on_scoped_threads(dealt_chunks(slots, chunking), |w, hand| run_hand(w, hand, &init, &fill, &used)).iter().sum(),
     };
     Ok(Some(Ran { chunks, workers_used: used.count() }))
@@ -249,7 +251,9 @@ pub fn time_chunks<T: Send, S>(
     let used = WorkersUsed::new(chunking.workers);
     Ok(match shape {
         Shape::Seq => crate::protocol::timed(|| fill(&mut init(), 0, slots)).1,
-        Shape::Rayon => timed_on_started_rayon_pool(chunking.workers, || rayon_chunks(slots, chunking.chunk, &init, &fill, &used))?.1,
+        Shape::Rayon => in_rayon_pool(chunking.workers, |pool| {
+            crate::protocol::timed(|| rayon_chunks(pool, slots, chunking.chunk, &init, &fill, &used)).1
+        })?,
         Shape::Threads => timed_on_started_threads(dealt_chunks(slots, chunking), |w, hand| {
             run_hand(w, hand, &init, &fill, &used);
         }),

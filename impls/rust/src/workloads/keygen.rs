@@ -27,7 +27,7 @@ pub const WORKLOAD: Workload = Workload {
             family: "data-parallel",
             workers: true,
             params: &[],
-            note: "keys.par_chunks_mut(chunk).map_init(one OS-keyed generator per Rayon job) into one Vec<String>, on a pool of --workers threads built and joined inside the timed region (build_scoped); keys made as seq",
+            note: "every thread of a Rayon pool (ThreadPool::broadcast) takes the chunk of its own index, then claims the rest from an atomic counter, one OS-keyed generator per thread, into one Vec<String>; the pool (--workers threads) built and joined inside the timed region (build_scoped); keys made as seq",
         },
         Model {
             name: "threads",

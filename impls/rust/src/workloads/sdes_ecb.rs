@@ -21,7 +21,7 @@ pub const WORKLOAD: Workload = Workload {
             family: "data-parallel",
             workers: true,
             params: &[],
-            note: "out.par_chunks_mut(chunk) (each chunk reads its slice of the input) on a Rayon pool of --workers threads built and joined inside the timed region (ThreadPoolBuilder::build_scoped); kernels as seq",
+            note: "every thread of a Rayon pool (ThreadPool::broadcast) takes the chunk of its own index, then claims the rest from an atomic counter, so each worker gets work at every size; the pool (--workers threads) built and joined inside the timed region (ThreadPoolBuilder::build_scoped); kernels as seq",
         },
         Model {
             name: "threads",
