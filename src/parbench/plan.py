@@ -14,7 +14,7 @@ from parbench.workloads import SCALES, SpecError, Workload, check_params, choose
 # ±target_ci, or once past `budget` seconds (never below two processes).
 SCALE_DEFAULTS = {
     "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None},
-    "quick": {"processes": 6, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 8, "target_ci": 0.03},
+    "quick": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 4, "target_ci": 0.03},
     "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03},
 }
 ORDERS = ("interleaved", "shuffled", "sequential")

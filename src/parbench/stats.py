@@ -34,13 +34,26 @@ def grouped_samples(run: CaseRun) -> list[np.ndarray]:
 
 def bootstrap_medians(groups: list[np.ndarray], resamples: int = BOOTSTRAP_RESAMPLES,
                       rng: np.random.Generator | None = None) -> np.ndarray:
-    """Medians of `resamples` two-level bootstrap resamples of the grouped samples."""
+    """Medians of `resamples` two-level bootstrap resamples of the grouped samples: pick as many
+    groups as there are, with replacement; within each picked group, draw as many samples as
+    it has, with replacement; take the median of all drawn. Vectorised in blocks (a Python
+    loop per resample made the statistics a third of a quick run's time)."""
     rng = rng or _rng()
+    sizes = np.array([len(g) for g in groups])
+    width = int(sizes.max())
+    table = np.full((len(groups), width), np.nan)
+    for i, g in enumerate(groups):
+        table[i, :len(g)] = g
+    block = max(1, 4_000_000 // (len(groups) * width))       # bounds memory whatever the sizes
     medians = np.empty(resamples)
-    for r in range(resamples):
-        picked = rng.integers(0, len(groups), len(groups))
-        values = np.concatenate([rng.choice(groups[g], len(groups[g])) for g in picked])
-        medians[r] = np.median(values)
+    for start in range(0, resamples, block):
+        count = min(block, resamples - start)
+        picked = rng.integers(0, len(groups), (count, len(groups)))
+        picked_sizes = sizes[picked][..., None]                                   # (count, groups, 1)
+        within = (rng.random((count, len(groups), width)) * picked_sizes).astype(np.intp)
+        drawn = table[picked[..., None], within]
+        drawn[np.arange(width)[None, None, :] >= picked_sizes] = np.nan            # a group's own size only
+        medians[start:start + count] = np.nanmedian(drawn.reshape(count, -1), axis=1)
     return medians
 
 
