@@ -11,8 +11,9 @@ module Parbench
   class LimitReached < StandardError; end
 
   # What one repetition did. `checksum` may be a Proc, evaluated after the timed region;
-  # `ceiling` is a Proc run after the checksum, returning the ceiling's extra fields.
-  Outcome = Struct.new(:items, :checksum, :extra, :ceiling, keyword_init: true)
+  # `ceiling` is a Proc run after the checksum, returning the ceiling's extra fields; `release`
+  # a Proc that frees what the repetition left behind, run after it, outside the timed region.
+  Outcome = Struct.new(:items, :checksum, :extra, :ceiling, :release, keyword_init: true)
 
   # The harness protocol (docs/protocol.md): argument parsing, the timed loop, JSON lines,
   # exit codes 0/2/3 and `--list`.
@@ -114,7 +115,7 @@ module Parbench
       started = now_ns
       workload = klass.new(model: model, workers: workers, **params)
       load_ns = now_ns - started
-      warmup.times { workload.run }
+      warmup.times { workload.run.release&.call }
       repeat.times do |rep|
         started = now_ns
         outcome = workload.run
@@ -123,6 +124,7 @@ module Parbench
         ceiling = outcome.ceiling ? outcome.ceiling.call : {}
         extra = { load_ns: load_ns }.merge(workload.extra, outcome.extra || {}, ceiling)
         print_line(rep: rep, ns: elapsed, items: outcome.items, checksum: checksum.to_s, extra: extra)
+        outcome.release&.call
       end
     end
 

@@ -7,7 +7,7 @@ module Parbench
       PARAMS = { "n" => 1000 }.freeze
       MODELS = {
         "fiber" => { family: "fibers",
-                     note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out" },
+                     note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out; a repetition's ended Fibers are collected (GC.start) after it, outside the timed region, since their stacks stay mapped until then" },
         "thread" => { family: "threads", note: "one Thread per link waiting on its own Queue; every Thread joined inside the timed region" },
         "async" => { family: "async",
                      note: "one ruby-async Task per link waiting on its own Async::Variable (a oneshot), on the Fiber-based reactor" }
@@ -28,7 +28,8 @@ module Parbench
       def run
         answer, = send("chain_#{@model}")
         Outcome.new(items: @n, checksum: answer,
-                    ceiling: -> { { ceiling: "hand-off", ceiling_ns: send("hand_off_#{@model}") } })
+                    ceiling: -> { { ceiling: "hand-off", ceiling_ns: send("hand_off_#{@model}") } },
+                    release: @model == "fiber" ? -> { GC.start } : nil)
       end
 
       # Seed 003's program: the caller's fiber keeps the answer; the last link created gets 0.
