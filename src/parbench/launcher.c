@@ -325,16 +325,25 @@ int main(int argc, char **argv) {
     cgroup_setup(&cg, o.memory_limit_kb);
     static struct tree_memory tree;
 
-    long long started = now_ns();
+    /* The child waits at a gate until it is in the case's cgroup: moving a process between
+     * cgroups costs up to ~10 ms on cgroup v1 (an RCU grace period), which must not be
+     * timed. The clock starts when the gate opens, so it covers exec and the command, as
+     * hyperfine's does, and not the cgroup's bookkeeping. */
+    int gate[2];
+    if (pipe(gate) != 0) {
+        perror("parbench-launch: pipe");
+        return 2;
+    }
     pid_t child = fork();
     if (child < 0) {
         perror("parbench-launch: fork");
         return 2;
     }
     if (child == 0) {
-        char pid_text[32];
-        snprintf(pid_text, sizeof pid_text, "%d", (int)getpid());
-        if (cg.version) write_text(cg.path, "cgroup.procs", pid_text);
+        char opened;
+        close(gate[1]);
+        while (read(gate[0], &opened, 1) < 0 && errno == EINTR) {}
+        close(gate[0]);
         sigprocmask(SIG_SETMASK, &previous, NULL);
         prctl(PR_SET_PDEATHSIG, 0);
         fclose(report);
@@ -342,6 +351,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "parbench-launch: cannot run %s: %s\n", o.command[0], strerror(errno));
         _exit(127);
     }
+
+    close(gate[0]);
+    if (cg.version) {
+        char pid_text[32];
+        snprintf(pid_text, sizeof pid_text, "%d", (int)child);
+        write_text(cg.path, "cgroup.procs", pid_text);
+    }
+    long long started = now_ns();
+    close(gate[1]);                              /* the child reads end-of-file: it runs */
 
     int status = 0, main_alive = 1, timed_out = 0, out_of_memory = 0, stopped_by = 0;
     struct rusage main_usage;
