@@ -53,3 +53,13 @@ def test_size_sweep_reports_a_crossover_verdict_for_each_parallel_model(db):
     assert result["sizes"] == [64, 2048, 65536, 1048576]
     assert result["verdict"]
     assert "Crossover: sdes-ecb/python/processes" in done.stdout
+
+
+def test_a_sweeps_tables_read_in_size_order_whatever_order_they_were_measured_in():
+    from parbench.records import Case, CaseResult, CaseRun, RunRecord
+    from parbench.report.rows import groups
+    sizes = [64, 4096, 1024, 2896, "seed-article"]          # 2896: a bisection point measured last
+    results = [CaseResult(CaseRun(Case("sdes-ecb", "rust", "seq", "seq", {"size": s, "cipher": "bitwise"}), "x"))
+               for s in sizes]
+    record = RunRecord(None, "", "smoke", {}, {}, {}, results)
+    assert [g.params["size"] for g in groups(record)] == [64, 1024, 2896, 4096, "seed-article"]
