@@ -89,6 +89,8 @@ module Parbench
             top.async do |task|
               task_digest(t) { @sleep_s.zero? ? task.yield : task.sleep(@sleep_s) }
             end
+          rescue FiberError => e
+            limit_and_exit(e)
           end
           spawned = Protocol.now_ns
           tasks.map(&:wait)
@@ -104,6 +106,16 @@ module Parbench
         end
         spawned = Protocol.now_ns
         [threads.map(&:value).reduce(Digests::OrderFree.new, :merge), spawned]
+      end
+
+      # async 1.30's reactor never ends once a task's fiber could not be created (it waits in
+      # epoll for that task forever), so the limit is said and the process ends right here.
+      def limit_and_exit(error)
+        raise error unless (detail = Protocol.limit_detail(error))
+
+        Protocol.report_limit(detail)
+        $stdout.flush
+        exit!(3)
       end
 
       # Task t's steps, each after giving way to the scheduler as the block does it.
