@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,19 @@ def parbench(*args: str, root: Path | None = None, env: dict | None = None, time
         raise AssertionError(f"parbench {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
     return done
 
+
+
+def wait_until_stored(db: str, query: str, deadline_s: float = 120) -> None:
+    """Until the harness has stored what `query` counts (a state it reports, not a time)."""
+    deadline = time.time() + deadline_s
+    while time.time() < deadline:
+        try:
+            if sqlite3.connect(db).execute(query).fetchone()[0] >= 1:
+                return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the harness never stored: {query}")
 
 @pytest.fixture
 def faulty_project(tmp_path: Path) -> Path:

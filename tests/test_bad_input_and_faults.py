@@ -5,9 +5,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
-from conftest import parbench
+from conftest import parbench, wait_until_stored
 
 
 def _cases(db: str) -> dict[str, tuple[str, str]]:
@@ -77,19 +76,6 @@ def test_stderr_tail_of_a_crash_is_kept(faulty_project, db):
     assert any("segmentation fault (pretend)" in t for (t,) in tails)
 
 
-def _wait_for(db: str, query: str, deadline_s: float = 120) -> None:
-    """Until the harness has stored what `query` counts (a state it reports, not a time)."""
-    deadline = time.time() + deadline_s
-    while time.time() < deadline:
-        try:
-            if sqlite3.connect(db).execute(query).fetchone()[0] >= 1:
-                return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"the harness never stored: {query}")
-
-
 def test_ctrl_c_keeps_finished_cases_and_resume_completes_the_run(faulty_project, db):
     # `slow` takes minutes a repetition in the first run, so the run cannot end before the
     # signal: it is sent once the harness has stored the `ok` case's row.
@@ -98,7 +84,7 @@ def test_ctrl_c_keeps_finished_cases_and_resume_completes_the_run(faulty_project
     args = [sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--model", "ok",
             "--model", "slow", "--scale", "smoke", "--processes", "3", "--db", db]
     child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for(db, "SELECT COUNT(*) FROM cases WHERE model = 'ok'")
+    wait_until_stored(db, "SELECT COUNT(*) FROM cases WHERE model = 'ok'")
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130, err

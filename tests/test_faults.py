@@ -1,6 +1,5 @@
 """The fault suite (docs/reliability.md): a real implementation that attacks the harness one way
 per model. Each test asserts what is kept, what is said, and that nothing is left behind."""
-import json
 import os
 import resource
 import signal
@@ -12,7 +11,7 @@ import uuid
 
 import pytest
 
-from conftest import parbench
+from conftest import parbench, wait_until_stored
 
 
 def _case(db: str, model: str) -> tuple[str, str]:
@@ -99,6 +98,22 @@ def _postgres_cluster() -> list[str] | None:
     return [version, name]
 
 
+def _stoppable_postgres_schema(schema: str):
+    """(psycopg, the Debian cluster to stop and start, a URL scoped to a fresh schema), or a skip."""
+    psycopg = pytest.importorskip("psycopg")
+    cluster = _postgres_cluster()
+    if cluster is None:
+        pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
+    url = _postgres_url()
+    try:
+        with psycopg.connect(url, connect_timeout=5) as db:
+            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            db.execute(f"CREATE SCHEMA {schema}")
+    except psycopg.Error as error:
+        pytest.skip(f"no PostgreSQL server: {error}")
+    return psycopg, cluster, url + f"?options=-csearch_path%3D{schema}"
+
+
 def test_lying_numbers_and_nul_bytes_are_stored_safely_in_postgresql(hostile_project):
     psycopg = pytest.importorskip("psycopg")
     try:
@@ -112,18 +127,7 @@ def test_lying_numbers_and_nul_bytes_are_stored_safely_in_postgresql(hostile_pro
 
 
 def test_postgresql_stopped_and_restarted_mid_run_loses_nothing(hostile_project):
-    psycopg = pytest.importorskip("psycopg")
-    cluster = _postgres_cluster()
-    if cluster is None:
-        pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
-    url = _postgres_url()
-    try:
-        with psycopg.connect(url, connect_timeout=5) as db:
-            db.execute("DROP SCHEMA IF EXISTS faults CASCADE")
-            db.execute("CREATE SCHEMA faults")
-    except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
-    scoped = url + "?options=-csearch_path%3Dfaults"
+    psycopg, cluster, scoped = _stoppable_postgres_schema("faults")
     env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "40"}
     child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale",
                               "smoke", "--model", "honest", "--model", "slow", "--processes", "3",
@@ -165,24 +169,12 @@ def _start(project, db, *extra, env=None):
                             start_new_session=True)
 
 
-def _wait_stored(db: str, query: str) -> None:
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            if sqlite3.connect(db).execute(query).fetchone()[0] >= 1:
-                return
-        except sqlite3.Error:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"never stored: {query}")
-
-
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM", "SIGHUP"])
 def test_the_harness_killed_mid_run_leaves_no_benchmark_and_the_run_resumes(hostile_project, db, how):
     mark = f"hostile-{uuid.uuid4().hex}"
     child = _start(hostile_project, db, "--model", "honest", "--processes", "3",
                    env={"HOSTILE_DELAY_MS": "2000", "HOSTILE_MARK": mark})
-    _wait_stored(db, "SELECT COUNT(*) FROM processes p JOIN cases c ON c.id = p.case_id WHERE c.workload != 'noop'")
+    wait_until_stored(db, "SELECT COUNT(*) FROM processes p JOIN cases c ON c.id = p.case_id WHERE c.workload != 'noop'")
     child.send_signal(getattr(signal, how))
     out, err = child.communicate(timeout=60)
     time.sleep(1)                         # the launcher's parent-death signal, then its kill
@@ -207,7 +199,7 @@ def test_a_live_run_cannot_be_resumed_twice_at_once(hostile_project, db):
     child = _start(hostile_project, db, "--model", "honest", "--processes", "2",
                    env={"HOSTILE_DELAY_MS": "2000"})
     try:
-        _wait_stored(db, "SELECT COUNT(*) FROM runs")
+        wait_until_stored(db, "SELECT COUNT(*) FROM runs")
         refused = parbench("run", "--resume", "1", "--db", db, root=hostile_project)
         assert refused.returncode == 2
         assert "is being measured right now by pid" in refused.stderr
@@ -226,18 +218,7 @@ def test_a_live_run_cannot_be_resumed_twice_at_once(hostile_project, db):
 
 
 def test_a_store_gone_for_longer_than_the_retries_keeps_every_case_in_a_journal(hostile_project):
-    psycopg = pytest.importorskip("psycopg")
-    cluster = _postgres_cluster()
-    if cluster is None:
-        pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
-    url = _postgres_url()
-    try:
-        with psycopg.connect(url, connect_timeout=5) as db:
-            db.execute("DROP SCHEMA IF EXISTS journal CASCADE")
-            db.execute("CREATE SCHEMA journal")
-    except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
-    scoped = url + "?options=-csearch_path%3Djournal"
+    psycopg, cluster, scoped = _stoppable_postgres_schema("journal")
     env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "40",
            "PARBENCH_STORE_RETRY": "0.2,0.2"}
     child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale",
