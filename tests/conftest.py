@@ -27,6 +27,21 @@ def parbench(*args: str, root: Path | None = None, env: dict | None = None, time
 
 
 
+POSTGRES_URL = os.environ.get("PARBENCH_TEST_POSTGRES", "postgresql://parbench:parbench@127.0.0.1:5432/parbench")
+
+
+def fresh_postgres_schema(schema: str) -> str:
+    """A URL of the test server scoped to a schema made empty for this test, or a skip."""
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        with psycopg.connect(POSTGRES_URL, connect_timeout=5) as db:
+            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+            db.execute(f"CREATE SCHEMA {schema}")
+    except psycopg.Error as error:
+        pytest.skip(f"no PostgreSQL server: {error}")
+    return POSTGRES_URL + f"?options=-csearch_path%3D{schema}"
+
+
 def wait_until_stored(db: str, query: str, deadline_s: float = 120) -> None:
     """Until the harness has stored what `query` counts (a state it reports, not a time)."""
     deadline = time.time() + deadline_s

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from conftest import parbench, wait_until_stored
+from conftest import POSTGRES_URL, fresh_postgres_schema, parbench, wait_until_stored
 
 
 def _case(db: str, model: str) -> tuple[str, str]:
@@ -86,10 +86,6 @@ def test_numbers_that_cannot_be_true_are_a_failed_case_with_the_reason(hostile_p
     assert verified == 0          # nothing of it is averaged in
 
 
-def _postgres_url() -> str:
-    return os.environ.get("PARBENCH_TEST_POSTGRES", "postgresql://parbench:parbench@127.0.0.1:5432/parbench")
-
-
 def _postgres_cluster() -> list[str] | None:
     found = subprocess.run(["pg_lsclusters", "-h"], capture_output=True, text=True)
     if found.returncode != 0 or not found.stdout.strip() or os.geteuid() != 0:
@@ -104,23 +100,16 @@ def _stoppable_postgres_schema(schema: str):
     cluster = _postgres_cluster()
     if cluster is None:
         pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
-    url = _postgres_url()
-    try:
-        with psycopg.connect(url, connect_timeout=5) as db:
-            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-            db.execute(f"CREATE SCHEMA {schema}")
-    except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
-    return psycopg, cluster, url + f"?options=-csearch_path%3D{schema}"
+    return psycopg, cluster, fresh_postgres_schema(schema)
 
 
 def test_lying_numbers_and_nul_bytes_are_stored_safely_in_postgresql(hostile_project):
     psycopg = pytest.importorskip("psycopg")
     try:
-        psycopg.connect(_postgres_url(), connect_timeout=5).close()
+        psycopg.connect(POSTGRES_URL, connect_timeout=5).close()
     except psycopg.Error as error:
         pytest.skip(f"no PostgreSQL server: {error}")
-    schema_db = f"{_postgres_url()}"
+    schema_db = f"{POSTGRES_URL}"
     done = _run(hostile_project, schema_db, "huge-ns", "nul-stderr", "honest")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "out of range" not in done.stderr

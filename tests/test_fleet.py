@@ -8,19 +8,7 @@ import sys
 
 import pytest
 
-from conftest import parbench
-
-
-def _postgres(schema: str) -> str:
-    psycopg = pytest.importorskip("psycopg")
-    url = os.environ.get("PARBENCH_TEST_POSTGRES", "postgresql://parbench:parbench@127.0.0.1:5432/parbench")
-    try:
-        with psycopg.connect(url, connect_timeout=5) as db:
-            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-            db.execute(f"CREATE SCHEMA {schema}")
-    except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
-    return url + f"?options=-csearch_path%3D{schema}"
+from conftest import fresh_postgres_schema, parbench
 
 
 def _run_as(hostname: str, project, db: str, delay_ms: str) -> None:
@@ -34,7 +22,7 @@ def _run_as(hostname: str, project, db: str, delay_ms: str) -> None:
 
 
 def test_two_machines_in_one_store_are_compared_side_by_side(faulty_project):
-    db = _postgres("fleet")
+    db = fresh_postgres_schema("fleet")
     _run_as("fleet-a", faulty_project, db, "10")
     _run_as("fleet-b", faulty_project, db, "60")
     history = parbench("history", "--db", db, root=faulty_project, check=True)
