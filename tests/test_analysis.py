@@ -2,7 +2,7 @@
 import numpy as np
 
 from parbench.analysis import crossover, per_task, scaling
-from parbench.analysis.batch_amdahl import predicted_speedup
+from parbench.analysis.amdahl_shares import predicted_speedup
 
 
 def test_amdahl_fit_recovers_the_serial_fraction():
@@ -72,7 +72,7 @@ def test_slope_recovers_planted_bytes_per_task_and_the_baseline():
     assert abs(result.time_per_unit_ns.per_unit - 4000) < 1e-6
 
 
-def test_batch_amdahl_prediction_is_the_seed_articles_reasoning():
+def test_amdahl_shares_prediction_is_the_seed_articles_reasoning():
     # CPU 1 : I/O 0.5, and halving the CPU part: 2/3 of the time, 1.5x.
     assert abs(predicted_speedup(2 / 3, 1 / 3, 2) - 1.5) < 1e-9
 

@@ -17,7 +17,7 @@ PACKAGE = REPO / "src" / "parbench"
 LAYERS = [
     {"__init__", "project", "units", "records", "errors", "inputs", "oracle", "oracle_cache", "workloads",
      "liveness", "metadata"},
-    {"runtimes", "protocol", "process", "stats", "compare"},
+    {"runtimes", "protocol", "proofs", "process", "stats", "compare"},
     {"plan"},                                   # stage 1: plan
     {"run", "schedule"},                        # stage 2: run
     {"analyze", "analysis"},                    # stage 3: analyze
@@ -27,6 +27,20 @@ LAYERS = [
     {"pipeline"},                               # the one pipeline through the stages
     {"cli", "__main__"},
 ]
+
+
+def test_no_harness_file_outside_the_workload_packages_names_a_workload():
+    """Everything the harness knows about one workload lives in its package (STYLE.md): no
+    other module may branch on, or even spell, a workload's name."""
+    names = [path.stem for path in (REPO / "workloads").glob("*.toml")]
+    spellings = {spelling for name in names for spelling in (name, name.replace("-", "_"))}
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] == "workloads" and len(path.relative_to(PACKAGE).parts) > 2:
+            continue          # the workload packages themselves
+        text = path.read_text()
+        offenders += [f"{path.relative_to(PACKAGE)}: {s}" for s in sorted(spellings) if s in text]
+    assert not offenders, "workload names outside their packages: " + "; ".join(offenders)
 
 
 def _layer(module: str) -> int:
@@ -103,17 +117,23 @@ n = 37
 """
 
 TOY_MODULE = '''
-"""A workload added the way docs/architecture.md says: this module and its TOML, nothing else."""
+"""A workload added the way docs/architecture.md says: this package and its TOML, nothing else.
+Each repetition sums from its own variant s: s + (s + 1) + … + (s + n)."""
 from parbench.workloads.params import Integer
 
 PARAMS = {"n": Integer(0, 10 ** 9, "a term count")}
 SWEPT_PARAM = "n"
 ORDER = 50
+SWEEPS = {"per-task": "tasks"}
 
 
-def expected_checksum(params) -> str:
-    n = int(params["n"])
-    return str(n * (n + 1) // 2)
+def variants(params, count):
+    return [1000 * (j + 1) for j in range(count)]
+
+
+def expected_checksum(params, variant=None) -> str:
+    n, s = int(params["n"]), variant or 0
+    return str((n + 1) * s + n * (n + 1) // 2)
 
 
 def expected_items(params) -> int:
@@ -129,14 +149,16 @@ if argv == ["--list"]:
         "toy": {"params": ["n"], "models": {"seq": {"family": "seq"}}}}}))
     sys.exit(0)
 workload, args = argv[0], dict(zip(argv[1::2], argv[2::2]))
-n = int(args.get("--n", 0))
-for rep in range(int(args["--warmup"]) + int(args["--repeat"])):
-    started = time.perf_counter_ns()
-    total = sum(range(n + 1)) if workload == "toy" else 0
-    ns = max(1, time.perf_counter_ns() - started)
-    if rep >= int(args["--warmup"]):
-        print(json.dumps({"rep": rep - int(args["--warmup"]), "ns": ns, "items": n if workload == "toy" else 0,
-                          "checksum": str(total) if workload == "toy" else "noop"}), flush=True)
+n, warmup = int(args.get("--n", 0)), int(args["--warmup"])
+starts = [int(v) for v in args["--variants"].split(",")] if "--variants" in args else None
+for rep in range(warmup + int(args["--repeat"])):
+    start = starts[rep] if starts else 0
+    began = time.perf_counter_ns()
+    total = sum(range(start, start + n + 1)) if workload == "toy" else 0
+    ns = max(1, time.perf_counter_ns() - began)
+    line = {"warmup": rep} if rep < warmup else {"rep": rep - warmup}
+    print(json.dumps({**line, "ns": ns, "items": n if workload == "toy" else 0,
+                      "checksum": str(total) if workload == "toy" else "noop"}), flush=True)
 '''
 
 
@@ -147,8 +169,8 @@ def test_a_toy_workload_added_in_a_temporary_folder_runs_end_to_end(tmp_path, db
         (root / "workloads" / spec.name).symlink_to(spec)
     (root / "workloads" / "toy.toml").write_text(TOY_TOML)
     modules = tmp_path / "modules"
-    modules.mkdir()
-    (modules / "toy_workload.py").write_text(textwrap.dedent(TOY_MODULE))
+    (modules / "toy_workload").mkdir(parents=True)
+    (modules / "toy_workload" / "__init__.py").write_text(textwrap.dedent(TOY_MODULE))
     runtime = root / "impls" / "toyrt"
     runtime.mkdir(parents=True)
     (runtime / "runtime.toml").write_text('name = "toyrt"\nrequires = ["python3"]\nversion = "echo 1"\n'

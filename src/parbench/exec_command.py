@@ -153,13 +153,13 @@ class ExecRunner:
             if failed:
                 return failed
         for index in range(self.warmup):
-            measurement, _ = self.one_process(case, -1 - index, "", 0, 1, warm_up=True)
+            measurement, _ = self.one_process(case, -1 - index, 0, 1, warm_up=True)
             if measurement.outcome != "ok":
                 measurement.detail = f"in a warm-up run: {measurement.detail}"
                 return measurement
         return None
 
-    def one_process(self, case: Case, index: int, expected: str, warmup: int, repeat: int,
+    def one_process(self, case: Case, index: int, warmup: int, repeat: int,
                     warm_up: bool = False) -> tuple[ProcessMeasurement, list[Repetition]]:
         command = self.commands[case.key]
         prepare = self._prepare_for(command)

@@ -87,7 +87,7 @@ def configure(suite: Suite) -> Suite:
 def prepare(suite: Suite) -> Suite:
     """Every input and expected checksum of the first round, before a run is stored."""
     try:
-        stages.prepare(suite.cases, suite.runner.workloads)
+        stages.prepare(suite.cases, suite.runner)
     except InputError as error:
         raise PipelineError(f"{error}; nothing was run", code=1) from None
     return suite
@@ -111,7 +111,7 @@ def measure(suite: Suite, progress: Progress) -> Suite:
     """Each round of the kind's cases through the scheduler into the store."""
     try:
         for cases in suite.kind.rounds(suite):
-            stages.prepare(cases, suite.runner.workloads)
+            stages.prepare(cases, suite.runner)
             done = execute(cases, suite.runner, suite.sink, progress)
             suite.execution.done += done.done
             suite.execution.order += done.order

@@ -82,6 +82,10 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
             if refused:
                 skipped.append(f"{runtime_name}: {workload_name} takes no --{', --'.join(refused)}")
                 continue
+            missing = _kernels_missing(request, workloads[workload_name], offered[workload_name])
+            if missing:
+                skipped.append(f"{runtime_name}: {workload_name} has no {' or '.join(missing)} kernel "
+                               f"(it offers {', '.join(offered[workload_name].kernels) or 'portable only'})")
             cases += _cases_for(request, workloads[workload_name], runtimes[runtime_name],
                                 offered[workload_name])
     order = in_report_order(chosen_workloads, workloads)
@@ -93,6 +97,8 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offer.param_names})
     cases = []
     for params in expand(base):
+        if "kernel" in params and params["kernel"] not in (offer.kernels or {"portable": ""}):
+            continue          # make_plan says so once per runtime and workload
         for model_name, model in offer.models.items():
             if request.models and model_name not in request.models:
                 continue
@@ -120,6 +126,16 @@ def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Reque
             params = {**params, **changed}
             reasons.append(f"{', '.join(f'{k}={v}' for k, v in changed.items())}: {override.get('why', '')}")
     return params, reasons
+
+
+def _kernels_missing(request: Request, workload: Workload, offer: Offer) -> list[str]:
+    """The kernel classes asked for that this runtime does not offer for the workload."""
+    if "kernel" not in workload.params:
+        return []
+    asked = request.params.get("kernel", workload.scales[request.scale].get("kernel", []))
+    asked = asked if isinstance(asked, list) else [asked]
+    offered = offer.kernels or {"portable": ""}
+    return [k for k in asked if k not in offered]
 
 
 def _worker_counts(request: Request, model: Model) -> list[int | None]:

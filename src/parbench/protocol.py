@@ -3,7 +3,6 @@ and the checks every process's lines must pass before any of its numbers is beli
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,12 +14,14 @@ GAP_WORTH_CHECKING_NS = 10_000_000
 
 
 def command_line(run_script: str, workload: str, model: str, params: dict[str, Any],
-                 workers: int | None, warmup: int, repeat: int) -> list[str]:
+                 workers: int | None, warmup: int, repeat: int, variants: list[int] | None = None) -> list[str]:
     argv = [run_script, workload, "--model", model]
     for name, value in params.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     if workers is not None:
         argv += ["--workers", str(workers)]
+    if variants:
+        argv += ["--variants", ",".join(map(str, variants))]
     return argv + ["--warmup", str(warmup), "--repeat", str(repeat)]
 
 
@@ -29,11 +30,17 @@ class Reply:
     """What one process printed: its repetitions, or the limit it hit, or why it is unreadable."""
     repetitions: list[dict[str, Any]] = field(default_factory=list)
     arrival_ns: list[int] = field(default_factory=list)     # when each repetition's line arrived
+    warmups: list[dict[str, Any]] = field(default_factory=list)   # protocol 2: checked, never timed
+    warmup_arrival_ns: list[int] = field(default_factory=list)
     limit: str | None = None
     malformed: str | None = None
 
 
 REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
+WARMUP_REQUIRED = {"warmup": int, "ns": int, "items": int, "checksum": str}
+# The phases an implementation spends between two of its lines besides `ns` (protocol 2); with
+# every baseline_*_ns they account for the gap the launcher sees between the two lines.
+PHASES = ("checksum_ns", "ceiling_ns", "prepare_ns", "cleanup_ns")
 
 
 def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Reply:
@@ -60,25 +67,51 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Repl
             if not detail:
                 reply.malformed = reply.malformed or "a limit line without a detail"
             continue
-        problem = next((f"lacks {key} ({kind.__name__})" for key, kind in REQUIRED.items()
+        required = WARMUP_REQUIRED if "warmup" in record and "rep" not in record else REQUIRED
+        problem = next((f"lacks {key} ({kind.__name__})" for key, kind in required.items()
                         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool)), None)
         if problem is None and not isinstance(record.get("extra", {}), dict):
             problem = "extra is not an object"
         if problem:
             reply.malformed = reply.malformed or f"stdout line {number} {problem}: {line[:120]!r}"
             continue
-        reply.repetitions.append(record)
-        reply.arrival_ns.append(arrived)
+        if required is WARMUP_REQUIRED:
+            reply.warmups.append(record)
+            reply.warmup_arrival_ns.append(arrived)
+        else:
+            reply.repetitions.append(record)
+            reply.arrival_ns.append(arrived)
     return reply
 
 
+def accounted_ns(line: dict[str, Any]) -> int:
+    """The time a line says its implementation spent since the line before: the work, every
+    phase around it and every baseline (protocol 2)."""
+    extra = line.get("extra") or {}
+    phases = [extra.get(k) for k in PHASES] + [v for k, v in extra.items()
+                                                if k.startswith("baseline_") and k.endswith("_ns")]
+    return int(line["ns"]) + sum(int(v) for v in phases if isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+def gaps_ns(reply: Reply) -> list[int | None]:
+    """For each timed repetition, the time between the line before it (a warm-up's or a timed
+    one's) and its own, as the harness saw them arrive; None for the first line of a process."""
+    times = reply.warmup_arrival_ns + reply.arrival_ns
+    gaps = [None] + [later - earlier for earlier, later in zip(times, times[1:])]
+    return gaps[len(reply.warmup_arrival_ns):]
+
+
 def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: int,
-                items_unit: str = "items", zero_allowed: bool = False) -> str | None:
+                items_unit: str = "items", zero_allowed: bool = False, warmup: int | None = None) -> str | None:
     """Why the numbers of one process cannot be believed, or None. The harness asked for
     `repeat` timed repetitions of a case whose work is `expected_items` units, and saw the
     process live `wall_ns`. A zero time is allowed where nothing is timed (noop, whose empty
     region a millisecond clock reads as 0) or where the time is not kept (verification)."""
     reps = reply.repetitions
+    if warmup is not None and [w["warmup"] for w in reply.warmups] != list(range(warmup)):
+        return (f"printed warm-up lines {[w['warmup'] for w in reply.warmups][:10]}, expected 0 … {warmup - 1} "
+                "(protocol 2: every warm-up prints its line)" if warmup else
+                f"printed {len(reply.warmups)} warm-up line(s), none asked for")
     indices = [r["rep"] for r in reps]
     if len(reps) != repeat or sorted(indices) != list(range(repeat)):
         duplicated = sorted({i for i in indices if indices.count(i) > 1})
@@ -100,11 +133,9 @@ def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: 
             return (f"repetition {r['rep']} reports {r['ns']} ns but its line came {gap / 1e6:.1f} ms after "
                     "the one before: the timed region cannot be that short")
     if expected_items is not None:
-        wrong = next((r for r in reps if r["items"] != expected_items), None)
+        wrong = next((r for r in reply.warmups + reps if r["items"] != expected_items), None)
         if wrong is not None:
-            return f"repetition {wrong['rep']} reports items = {wrong['items']}, the case is {expected_items} {items_unit}"
+            which = f"repetition {wrong['rep']}" if "rep" in wrong else f"warm-up {wrong['warmup']}"
+            return f"{which} reports items = {wrong['items']}, the case is {expected_items} {items_unit}"
     return None
 
-
-def finite_positive(value: float) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0

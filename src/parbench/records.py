@@ -61,7 +61,7 @@ class ProcessMeasurement:
     voluntary_switches: int
     involuntary_switches: int
     exit_code: int | None         # None when the harness killed it (timeout, Ctrl-C)
-    outcome: str                  # ok | limit | crash | timeout | wrong-checksum | bad-output | bad-arguments | harness-error
+    outcome: str                  # ok | limit | crash | timeout | wrong-checksum | unproven | bad-output | bad-arguments | harness-error
     detail: str = ""
     stderr_tail: str = ""
     tree_peak_rss_kb: int = 0     # the whole tree at one moment (0: not measured, older runs)
@@ -158,7 +158,7 @@ class RunRecord:
 
 
 class Analysis(NamedTuple):
-    """A law fitted to a run's figures: its kind (scaling, crossover, per-task, batch-amdahl,
+    """A law fitted to a run's figures: its kind (scaling, crossover, per-task, amdahl-shares,
     time-split), what it is about, and the result (plain data, stored as JSON). The reports
     render each kind through one registry (report/analyses.py)."""
     kind: str

@@ -4,10 +4,14 @@ A case's timing counts only if (a) the model first gave the oracle's answer on t
 verification input (the Benchmarks Game's "verify first") and (b) each timed repetition's
 checksum equals the oracle's for the case itself, and (c) the process's numbers are plausible
 (the repetitions asked for, times within the process's life, the unit count the plan implies).
-Failures are results: they are recorded with their reason and stderr tail, and the suite goes on.
+(d) every line carries the evidence protocol 2 asks of it: its own variant's answer, warm-ups
+included, the workers' intervals of a parallel model, and the workload's own proofs; a case whose
+answers are right but unproven is `unproven`. Failures are results: they are recorded with
+their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
+import random
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -16,11 +20,12 @@ from typing import Any
 
 from parbench.inputs import InputError
 from parbench.process import Finished, run_measured
-from parbench.protocol import EXIT_BAD_ARGUMENTS, EXIT_LIMIT, command_line, implausible, parse_stdout
+from parbench.proofs import busy_problem
+from parbench.protocol import EXIT_BAD_ARGUMENTS, EXIT_LIMIT, command_line, gaps_ns, implausible, parse_stdout
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.runtimes import Runtime
 from parbench.units import format_bytes
-from parbench.workloads import Workload
+from parbench.workloads import LineContext, Recheck, Workload
 
 STDERR_TAIL = 2000
 VERIFY_INDEX = -1       # the process on the verification input is kept with the case as index -1
@@ -45,15 +50,40 @@ class Settings:
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
 
 
+@dataclass
+class Expectations:
+    """What one process owes: per line (warm-ups first) the oracle's answer (None where only its
+    form is checked) and the context its proofs are judged in; the case's unit count; whether the
+    case's answers must never repeat (`seen` holds those printed so far)."""
+    warmup: int
+    repeat: int
+    checksums: list[str | None]
+    contexts: list[LineContext]
+    workload: Workload
+    workers: int | None
+    recheck: Recheck | None = None
+    seen: set[str] | None = None
+
+    def checksum_of(self, index: int) -> str | None:
+        return self.checksums[index] if index < len(self.checksums) else None
+
+
 class Runner:
     """Runs processes of cases; remembers which models already passed verification in this run."""
 
     def __init__(self, runtimes: dict[str, Runtime], workloads: dict[str, Workload], settings: Settings):
         self.runtimes, self.workloads, self.settings = runtimes, workloads, settings
         self._verified: dict[tuple, ProcessMeasurement | None] = {}
+        self._seen: dict[str, set[str]] = {}
+        self._random = random.Random()       # probe positions: unpredictable, never stored
 
     def expected(self, case: Case) -> str:
-        return self.workloads[case.workload].expected_checksum(case.params)
+        """The oracle's answer for the case's own params (shown with the case; each repetition is
+        checked against its own variant's), or a note where only the form can be checked."""
+        workload = self.workloads[case.workload]
+        first = workload.variants(case.params, 1)
+        answer = workload.expected_checksum(case.params, first[0] if first else None)
+        return answer if answer is not None else "(random: digest form, probes and uniqueness checked)"
 
     def repetitions_per_process(self, case: Case) -> tuple[int, int]:
         """(warmup, repeat): a workload that rewrites its database runs one repetition a process."""
@@ -63,17 +93,19 @@ class Runner:
 
     def verify(self, case: Case) -> ProcessMeasurement | None:
         """The first failing process on the workload's verification inputs, or None if all agree
-        with the oracle. Shared by every case of the same model and model params in this run."""
+        with the oracle. Shared by every case of the same model and the same params beyond the
+        verification sets' (a kernel, a chunk, a database) in this run."""
         if not self.settings.verify_first:
             return None
         workload = self.workloads[case.workload]
-        own = {k: v for k, v in case.params.items() if k not in workload.params}
-        key = (case.runtime, case.workload, case.model, tuple(sorted(own.items())))
+        sets = workload.verify_sets()
+        carried = {k: v for k, v in case.params.items() if not sets or k not in sets[0]}
+        key = (case.runtime, case.workload, case.model, case.workers is not None, tuple(sorted(carried.items(), key=str)))
         if key not in self._verified:
             self._verified[key] = None
-            for params in workload.verify_sets():
-                probe = Case(case.workload, case.runtime, case.model, case.family, {**params, **own}, case.workers)
-                measurement, _ = self.one_process(probe, VERIFY_INDEX, self.expected(probe), 0, 1)
+            for params in sets:
+                probe = Case(case.workload, case.runtime, case.model, case.family, {**carried, **params}, case.workers)
+                measurement, _ = self.one_process(probe, VERIFY_INDEX, 0, 1)
                 if measurement.outcome != "ok":
                     measurement.detail = (f"on the verification input, before timing: {_brief(probe.params)}: "
                                           f"{measurement.detail}")
@@ -81,7 +113,7 @@ class Runner:
                     break
         return self._verified[key]
 
-    def one_process(self, case: Case, index: int, expected: str, warmup: int, repeat: int
+    def one_process(self, case: Case, index: int, warmup: int, repeat: int
                     ) -> tuple[ProcessMeasurement, list[Repetition]]:
         runtime = self.runtimes[case.runtime]
         workload = self.workloads[case.workload]
@@ -89,18 +121,24 @@ class Runner:
         try:
             try:
                 params, recheck = workload.process_arguments(case.params, scratch)
+                variants = workload.variants(case.params, warmup + repeat)
+                extras = workload.process_extras(case.params, self._random)
+                checksums = [workload.expected_checksum(case.params, v) for v in variants or [None] * (warmup + repeat)]
             except (InputError, RuntimeError, OSError) as error:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
-            argv = command_line(str(runtime.run_script), case.workload, case.model, params,
-                                case.workers, warmup, repeat)
+            contexts = [LineContext(case.params, v, extras, case.family) for v in variants or [None] * (warmup + repeat)]
+            expectations = Expectations(warmup, repeat, checksums, contexts, workload, case.workers, recheck,
+                                        self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
+                                        else None)
+            argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
+                                case.workers, warmup, repeat, variants)
             try:
                 finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb)
             except OSError as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
-            return judge(finished, index, expected, recheck, self.settings.timeout, repeat,
-                         workload.expected_items(case.params), workload.items)
+            return judge(finished, index, expectations, self.settings.timeout)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -109,8 +147,8 @@ def _harness_error(index: int, detail: str) -> ProcessMeasurement:
     return ProcessMeasurement(index, 0, 0, 0, 0, 0, 0, None, "harness-error", detail)
 
 
-def judge(finished: Finished, index: int, expected: str, recheck, timeout: float, repeat: int,
-          expected_items: int | None, items_unit: str = "items") -> tuple[ProcessMeasurement, list[Repetition]]:
+def judge(finished: Finished, index: int, expect: Expectations, timeout: float
+          ) -> tuple[ProcessMeasurement, list[Repetition]]:
     """The verdict on one process: its measurement and the repetitions that count."""
     measurement = ProcessMeasurement(
         index, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
@@ -118,8 +156,14 @@ def judge(finished: Finished, index: int, expected: str, recheck, timeout: float
         "ok", stderr_tail=finished.stderr[-STDERR_TAIL:], tree_peak_rss_kb=finished.tree_peak_rss_kb,
         memory=finished.memory)
     reply = parse_stdout(finished.stdout_lines, finished.stdout_times)
-    reps = [Repetition(index, r["rep"], r["ns"], r["items"], r["checksum"], r["checksum"] == expected,
-                       r.get("extra", {})) for r in reply.repetitions]
+    reps = []
+    for r, gap in zip(reply.repetitions, gaps_ns(reply)):
+        expected = expect.checksum_of(expect.warmup + r["rep"]) if 0 <= r["rep"] < expect.repeat else "?"
+        extra = dict(r.get("extra", {}))
+        if gap is not None:
+            extra["gap_ns"] = gap         # the harness's own observation, for the time accounting
+        reps.append(Repetition(index, r["rep"], r["ns"], r["items"], r["checksum"],
+                               expected is None or r["checksum"] == expected, extra))
 
     def verdict(outcome: str, detail: str):
         measurement.outcome, measurement.detail = outcome, detail
@@ -148,21 +192,62 @@ def judge(finished: Finished, index: int, expected: str, recheck, timeout: float
         return verdict("crash", f"{how}: {_last_line(finished.stderr)}")
     if reply.malformed:
         return verdict("bad-output", reply.malformed)
-    problem = implausible(reply, repeat, expected_items, finished.wall_ns, items_unit,
-                          zero_allowed=expected_items == 0 or index < 0)
+    items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
+    problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
+                          zero_allowed=items == 0 or index < 0, warmup=expect.warmup)
     if problem:
         return verdict("bad-output", problem)
-    wrong = [r for r in reps if not r.verified]
+    lines = reply.warmups + reply.repetitions
+    wrong = _wrong_answer(lines, expect)
     if wrong:
-        return verdict("wrong-checksum", f"checksum {wrong[0].checksum!r}, expected {expected!r}")
-    if recheck is not None:
-        found = recheck()
-        if found != expected:
-            return verdict("wrong-checksum", f"database digest {found}, expected {expected}")
+        return verdict("wrong-checksum", wrong)
+    unproven = _unproven(lines, expect)
+    if unproven:
+        return verdict("unproven", unproven)
+    if expect.recheck is not None:
+        found = expect.recheck()
+        if found is not None:
+            return verdict("wrong-checksum", found)
+    if expect.seen is not None:
+        expect.seen.update(line["checksum"] for line in lines)
     leftover = finished.memory.get("leftover")
     if leftover:
         measurement.detail = f"{leftover} process(es) outlived it and were killed"
     return measurement, reps
+
+
+def _label(line: dict) -> str:
+    return f"repetition {line['rep']}" if "rep" in line else f"warm-up {line['warmup']}"
+
+
+def _wrong_answer(lines: list[dict], expect: Expectations) -> str | None:
+    """The first line whose checksum is not its own variant's answer (warm-ups included), or one
+    that repeats an answer the case has printed before where answers must never repeat."""
+    for position, line in enumerate(lines):
+        expected = expect.checksum_of(position)
+        if expected is not None and line["checksum"] != expected:
+            variant = expect.contexts[position].variant
+            return (f"{_label(line)}: checksum {line['checksum']!r}, expected {expected!r}"
+                    + (f" (its variant {variant})" if variant is not None else ""))
+        if expect.seen is not None and line["checksum"] in expect.seen:
+            return (f"{_label(line)} printed the digest {line['checksum']} that an earlier process of the case "
+                    "printed: random keys cannot repeat, so a result was reused")
+    return None
+
+
+def _unproven(lines: list[dict], expect: Expectations) -> str | None:
+    """Why the lines, right as their checksums may be, do not prove the work: a parallel model
+    without its workers' intervals, a workload's own proof (probes, live units, switches)."""
+    for position, line in enumerate(lines):
+        extra = line.get("extra", {})
+        if expect.workers is not None:
+            problem = busy_problem(extra, line["ns"], expect.workers)
+            if problem:
+                return f"{_label(line)}: {problem}"
+        problem = expect.workload.line_problem(line, expect.contexts[position])
+        if problem:
+            return f"{_label(line)}: {problem}"
+    return expect.workload.process_problem(lines, expect.contexts[0]) if expect.contexts else None
 
 
 def _last_line(text: str) -> str:

@@ -31,6 +31,7 @@ class Offer:
     """What a runtime offers for one workload: its own params (beyond the workload's) and models."""
     params: tuple[str, ...]
     models: dict[str, Model]
+    kernels: dict[str, str] = field(default_factory=dict)   # class → what runs ("portable": "scalar …")
 
     @property
     def param_names(self) -> set[str]:
@@ -70,7 +71,11 @@ def parse_description(data: Any, name: str) -> Description:
                 raise ValueError(f"{name}: {workload} model {model} has family '{family}'; valid: {', '.join(FAMILIES)}")
             models[model] = Model(model, family, bool(info.get("workers")), str(info.get("note", "")),
                                   str(info.get("flags", "")))
-        workloads[workload] = Offer(tuple(entry.get("params", [])), models)
+        kernels = (entry or {}).get("kernels") or {}
+        if not isinstance(kernels, dict):
+            raise ValueError(f"{name}: {workload}'s kernels must be an object of class → description")
+        workloads[workload] = Offer(tuple(entry.get("params", [])), models,
+                                    {str(k): str(v) for k, v in kernels.items()})
     return Description(str(data.get("runtime", name)), str(data.get("version", "")), str(data.get("flags", "")),
                        dict(data.get("sources") or {}), workloads)
 

@@ -137,7 +137,7 @@ def _rotate(active: list[_Active], runner: Runner, settings: Settings, sink: Sin
 
 
 def _one_more(a: _Active, runner: Runner, sink: Sink, execution: Execution) -> None:
-    measurement, reps = runner.one_process(a.run.case, a.index, a.run.expected_checksum, a.warmup, a.repeat)
+    measurement, reps = runner.one_process(a.run.case, a.index, a.warmup, a.repeat)
     measurement.sequence = len(execution.order)
     execution.order.append(a.run.case.key)
     a.index += 1

@@ -76,14 +76,17 @@ def settings_for(request: Request) -> Settings:
                     order=request.order, seed=request.seed)
 
 
-def prepare(cases: list[Case], workloads: dict[str, Workload]) -> None:
-    """Every input and every expected checksum, before anything is stored: a full disk or a
-    broken input says so before a run exists (InputError). Cases of no workload (exec's
-    commands) have nothing to prepare."""
+def prepare(cases: list[Case], runner) -> None:
+    """Every input and every repetition's expected checksum (one per variant), before anything
+    is stored: a full disk or a broken input says so before a run exists (InputError). Cases of
+    no workload (exec's commands) have nothing to prepare."""
     for case in cases:
-        if case.workload in workloads:
-            workloads[case.workload].expected_checksum(case.params)
-            workloads[case.workload].expected_items(case.params)
+        if case.workload in runner.workloads:
+            workload = runner.workloads[case.workload]
+            warmup, repeat = runner.repetitions_per_process(case)
+            for variant in workload.variants(case.params, warmup + repeat) or [None]:
+                workload.expected_checksum(case.params, variant)
+            workload.expected_items(case.params)
 
 
 def measure(cases: list[Case], runner: Runner, store: Store, record: RunRecord,
@@ -123,7 +126,7 @@ def load_analyzed(store: Store, reference) -> RunRecord:
 
 
 def all_analyses(store: Store, record: RunRecord) -> list[tuple[str, str, dict]]:
-    """A run's stored sweep analyses, and those computed from any run (batch-job Amdahl, the
+    """A run's stored sweep analyses, and those computed from any run (Amdahl from CPU and I/O shares, the
     start-up split), which are derived afresh so they always match the stored samples."""
     from parbench.analysis.derived import analyze_run, reanalyze
     fresh = reanalyze(record) if record.kind == "sweep" else []

@@ -1,11 +1,11 @@
 """The analyses a run's stored samples support, derived afresh whenever a run is shown: the
 scaling fits of a worker sweep, the crossover of a size sweep, the per-task slopes of a task
-sweep, and for any run batch-job's Amdahl table and the start-up split."""
+sweep, and for any run the Amdahl table of CPU and I/O shares and the start-up split."""
 from __future__ import annotations
 
 import os
 
-from parbench.analysis import batch_amdahl, crossover, per_task, scaling
+from parbench.analysis import amdahl_shares, crossover, per_task, scaling
 from parbench.records import Analysis, CaseResult, RunRecord
 from parbench.stats import grouped_samples
 from parbench.workloads import load_all
@@ -88,10 +88,11 @@ def analyze_tasks(record: RunRecord, param: str) -> list[Analysis]:
 
 
 def analyze_run(record: RunRecord) -> list[Analysis]:
-    """Analyses that any run supports: batch-job's Amdahl table and the start-up split."""
+    """Analyses that any run supports: Amdahl from CPU and I/O shares and the start-up split."""
     from parbench.analysis.startup import time_splits
     cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
-    out = [Analysis("batch-amdahl", b.runtime, b.as_dict()) for b in batch_amdahl.batch_amdahl(record.results, cores)]
+    out = [Analysis("amdahl-shares", f"{a.workload}/{a.runtime}", a.as_dict())
+           for a in amdahl_shares.amdahl_shares(record.results, cores)]
     warmup = record.options.get("warmup")
     repeat = record.options.get("repeat")
     from parbench.plan import SCALE_DEFAULTS

@@ -1,33 +1,30 @@
-"""Make a workload's input by hand: `python -m parbench.inputs sdes-ecb --size 1048576`."""
+"""Make a workload's input by hand and print the arguments a process of it gets:
+`python -m parbench.inputs WORKLOAD --param size=1048576` (the smoke scale's params otherwise)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
-from parbench.inputs import batch_docs, sdes_text
+from parbench.workloads import SpecError, load_all, parse_param_overrides
 
 
 def main() -> None:
+    workloads = load_all()
     parser = argparse.ArgumentParser(prog="python -m parbench.inputs")
-    sub = parser.add_subparsers(dest="workload", required=True)
-    sdes = sub.add_parser("sdes-ecb", help="the title.basics-shaped text")
-    sdes.add_argument("--size", type=int, required=True)
-    sdes.add_argument("--seed-article", action="store_true", help="the article's four-line text")
-    batch = sub.add_parser("batch-job", help="documents, a fresh database copy, the expected digest")
-    batch.add_argument("--docs", type=int, default=16)
-    batch.add_argument("--text-length", type=int, default=400)
-    batch.add_argument("--annotations", type=int, default=20)
+    parser.add_argument("workload", choices=sorted(workloads))
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
-    if args.workload == "sdes-ecb":
-        path = sdes_text.ensure_seed_article_text() if args.seed_article else sdes_text.ensure(args.size)
-        print(path)
-    else:
-        prepared = batch_docs.ensure(args.docs, args.text_length, args.annotations)
-        copy = Path(tempfile.mkdtemp(prefix="parbench-batch-")) / "job.sqlite"
-        batch_docs.fresh_sqlite_copy(prepared, copy)
-        print(f"--docs-dir {prepared.docs_dir} --db sqlite:{copy}")
-        print(f"expected checksum {prepared.expected_checksum}")
+    workload = workloads[args.workload]
+    try:
+        params = workload.check_params({**workload.scales["smoke"], **parse_param_overrides(tuple(args.param))})
+    except (SpecError, ValueError) as error:
+        sys.exit(f"python -m parbench.inputs: {error}")
+    scratch = Path(tempfile.mkdtemp(prefix=f"parbench-{args.workload}-"))
+    arguments, _ = workload.process_arguments(params, scratch)
+    print(" ".join(f"--{name.replace('_', '-')} {value}" for name, value in arguments.items()))
+    print(f"expected checksum {workload.expected_checksum(params)}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The stored analyses (sweeps, batch-job Amdahl, start-up split) as plain text tables."""
+"""The stored analyses (sweeps, Amdahl from CPU and I/O shares, start-up split) as plain text tables."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,14 +77,14 @@ def _per_task(subject: str, r: dict) -> Table:
     return f"Per task: {subject}", header, rows, notes
 
 
-def _batch_amdahl(subject: str, r: dict) -> Table:
+def _amdahl_shares(subject: str, r: dict) -> Table:
     header = ["case", "CPU workers", "Amdahl predicts", "achieved", "achieved / predicted"]
     rows = [[row["case"], str(row["workers"]), f"{row['predicted_speedup']:.2f}x",
              f"{row['achieved_speedup']:.2f}x", f"{100 * row['efficiency_vs_prediction']:.0f}%"]
             for row in r["rows"]]
-    notes = [f"seq spends {100 * r['cpu_share']:.0f}% aligning (CPU) and {100 * r['io_share']:.0f}% "
-             "in files and the database; prediction: S = 1 / (io + cpu / W), only the CPU part parallel"]
-    return f"batch-job against Amdahl's law: {subject}", header, rows, notes
+    notes = [f"seq spends {100 * r['cpu_share']:.0f}% on CPU work and {100 * r['io_share']:.0f}% "
+             "on I/O (its extra.cpu_ns and io_ns); prediction: S = 1 / (io + cpu / W), only the CPU part parallel"]
+    return f"Amdahl's law from CPU and I/O shares: {subject}", header, rows, notes
 
 
 def _time_split(subject: str, r: dict) -> Table:
@@ -106,7 +106,7 @@ class View:
 # The one registry of analysis kinds: the console, Markdown and HTML reports all read it.
 VIEWS: dict[str, View] = {
     "scaling": View(_scaling), "crossover": View(_crossover), "per-task": View(_per_task),
-    "batch-amdahl": View(_batch_amdahl), "time-split": View(_time_split, on_console=False),
+    "amdahl-shares": View(_amdahl_shares), "time-split": View(_time_split, on_console=False),
 }
 
 

@@ -7,7 +7,7 @@ from html import escape
 
 import numpy as np
 
-from parbench.analysis.batch_amdahl import predicted_speedup
+from parbench.analysis.amdahl_shares import predicted_speedup
 from parbench.analysis.scaling import amdahl, usl
 from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
@@ -18,9 +18,8 @@ from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
 from parbench.units import format_bytes, format_duration
+from parbench.workloads import in_report_order, load_all_cached
 
-WORKLOAD_ORDER = ["keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"]
-SWEEP_HINT = {"scaling": "workers", "crossover": "size", "per-task": "tasks"}
 
 CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1280px;
@@ -297,14 +296,14 @@ def per_task_plots(subject: str, r: dict) -> list[str]:
     return plots
 
 
-def batch_amdahl_plot(subject: str, r: dict) -> str:
+def amdahl_shares_plot(subject: str, r: dict) -> str:
     top = max([row["workers"] for row in r["rows"]] + [2])
     series = [svg.Series("Amdahl prediction from seq's CPU/I-O split",
                          svg.sample_curve(lambda w: np.array([predicted_speedup(r["cpu_share"], r["io_share"], x)
                                                               for x in w]), 1, top * 2), "curve")]
     for row in r["rows"]:
         series.append(svg.Series(f"{row['case']} (achieved)", [(row["workers"], row["achieved_speedup"])], "points"))
-    return svg.line_plot(f"batch-job against Amdahl — {subject}", svg.Axis("CPU workers"),
+    return svg.line_plot(f"Amdahl from CPU and I/O shares — {subject}", svg.Axis("CPU workers"),
                          svg.Axis("speedup vs seq", lambda v: f"{v:g}x"), series, y_from_zero=True)
 
 
@@ -318,8 +317,8 @@ def analysis_section(record: RunRecord, kind: str, subject: str, r: dict) -> str
     elif kind == "per-task":
         plots = [_figure(p, "Slope of a least-squares line: the cost of one more unit, baseline removed. "
                          "A cross marks the count that failed, with its outcome.") for p in per_task_plots(subject, r)]
-    elif kind == "batch-amdahl":
-        plots = [_figure(batch_amdahl_plot(subject, r), notes[0] if notes else "")]
+    elif kind == "amdahl-shares":
+        plots = [_figure(amdahl_shares_plot(subject, r), notes[0] if notes else "")]
     else:
         plots = []
     return (f"<h3>{escape(title)} <span class=meta>· run {record.id}</span></h3>"
@@ -446,9 +445,13 @@ def summary_section(records: list[RunRecord]) -> str:
 
 
 # --- the page -------------------------------------------------------------------------------
+SWEEP_LABELS = {"scaling": "speedup vs workers", "crossover": "time vs input size",
+                "per-task": "memory and time vs task count"}
+
+
 def _workloads(records: list[RunRecord]) -> list[str]:
     present = {r.case.workload for rec in records for r in rec.results if r.case.workload != "noop"}
-    return [w for w in WORKLOAD_ORDER if w in present] + sorted(present - set(WORKLOAD_ORDER))
+    return in_report_order(present)
 
 
 def workload_section(workload: str, runs: list[tuple[RunRecord, list]]) -> str:
@@ -461,16 +464,16 @@ def workload_section(workload: str, runs: list[tuple[RunRecord, list]]) -> str:
         for kind, subject, r in analyses:
             if kind in ("time-split",):
                 continue
-            if r.get("workload", "batch-job" if kind == "batch-amdahl" else None) != workload:
+            if r.get("workload") != workload:
                 continue
             kinds_seen.add(kind)
             out.append(analysis_section(record, kind, subject, r))
-    missing = [k for k in ("scaling", "crossover", "per-task") if k not in kinds_seen]
-    if missing and workload in WORKLOAD_ORDER:
+    sweeps = load_all_cached()[workload].sweeps if workload in load_all_cached() else {}
+    missing = [(k, sweep) for k, sweep in sweeps.items() if k not in kinds_seen]
+    if missing:
         out.append('<p class="missing">Not in these runs: ' + "; ".join(
-            f"{label} — <code>parbench sweep {SWEEP_HINT[k]} --workload {escape(workload)}</code>"
-            for k, label in (("scaling", "speedup vs workers"), ("crossover", "time vs input size"),
-                             ("per-task", "memory and time vs task count")) if k in missing) + "</p>")
+            f"{SWEEP_LABELS.get(k, k)} — <code>parbench sweep {sweep} --workload {escape(workload)}</code>"
+            for k, sweep in missing) + "</p>")
     failures = [row for record, _ in runs for row in failure_rows(record) if row[0].startswith(workload + "/")]
     if failures:
         out.append("<h3>Cases without a verified timing</h3>")

@@ -14,7 +14,7 @@ from parbench.units import format_duration
 
 
 def case_line(run: CaseRun, cores: int | None) -> str:
-    """`✓ rust rayon ×2  sdes-ecb cipher=table size=1048576  1.23 ms ±1.8%  3 processes (converged)`."""
+    """`✓ rust rayon ×2  WORKLOAD cipher=table size=1048576  1.23 ms ±1.8%  3 processes (converged)`."""
     case = run.case
     params = " ".join(f"{k}={v}" for k, v in case.params.items())
     where = f"{case.workload} {params}".strip()

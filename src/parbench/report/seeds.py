@@ -7,94 +7,19 @@ with no stored case gets the exact `parbench` command that measures it — never
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from parbench.project import IMPLS_DIR
 from parbench.records import CaseResult, RunRecord
 from parbench.units import format_bytes, format_duration
+from parbench.workloads import in_report_order, load_all_cached
+from parbench.workloads.seeds import MB, Figure, Seed
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One number an article published, and the case that measures the same thing here."""
-    label: str
-    runtime: str
-    model: str
-    scale_param: str                     # the param that sets the amount of work (count, size, n…)
-    scale_value: int | str
-    per_item: float                      # items the published value is divided by (1e6 keys…)
-    item: str                            # "key", "MB", "document", "process", "coroutine"
-    published: float                     # ns for time figures, bytes for memory figures
-    match: dict = field(default_factory=dict)   # other params the case must have (cipher, sleep_ms)
-    kind: str = "time"                   # time | memory | limit
-    limit_text: str = ""
-    items_per_unit: float = 1            # e.g. 10 switches per coroutine: items = scale value × this
-    command_params: dict = field(default_factory=dict)   # flags the command needs but a match does not
-
-
-@dataclass(frozen=True)
-class Seed:
-    number: str
-    workload: str
-    title: str
-    system: str
-    cores: int
-    figures: tuple[Figure, ...]
-    point: str
-
-
-MB = 1_000_000
-SEEDS = (
-    Seed("000", "keygen", "keygen: 1M strong random keys, Base32 (Elixir Flow)",
-         "Apple M2 Max, 12 cores, Elixir 1.15.7 / OTP 26", 12, (
-             Figure("sequential Enum.map, 1M keys", "elixir", "seq", "count", 1_000_000, 1e6, "key", 5.54e9),
-             Figure("Flow (parallel), 1M keys", "elixir", "flow", "count", 1_000_000, 1e6, "key", 1.40e9),
-         ), "parallel maps pay off for heavy CPU-bound items"),
-    Seed("001", "sdes-ecb", "sdes-ecb: S-DES in ECB mode over 955 MB (Rust Rayon)",
-         "Apple M1 Pro, 8 threads", 8, (
-             Figure("serial iterator, 955 MB", "rust", "seq", "size", 955_000_000, 955.0, "MB", 102.64e9,
-                    {"cipher": "bitwise"}),
-             Figure("Rayon par_iter, 955 MB", "rust", "rayon", "size", 955_000_000, 955.0, "MB", 19.11e9,
-                    {"cipher": "bitwise"}),
-             Figure("serial, the four-line text", "rust", "seq", "size", "seed-article", 1, "run", 10.00e3,
-                    {"cipher": "bitwise"}),
-             Figure("Rayon, the four-line text", "rust", "rayon", "size", "seed-article", 1, "run", 133.81e3,
-                    {"cipher": "bitwise"}),
-         ), "there is a crossover input size below which parallel loses"),
-    Seed("002", "batch-job", "batch-job: 800 documents, CPU + database (Ruby)",
-         "4 cores, about 30 concurrent units", 4, (
-             Figure("serial", "ruby", "seq", "docs", 800, 800, "document", 147e9),
-             Figure("one Thread per document", "ruby", "thread", "docs", 800, 800, "document", 147e9),
-             Figure("one forked process per document", "ruby", "fork", "docs", 800, 800, "document", 108e9),
-             Figure("one Ractor per document", "ruby", "ractor", "docs", 800, 800, "document", 112e9),
-         ), "the GIL, processes and actors differ; I/O bounds the speedup (Amdahl)"),
-    Seed("003", "spawn-chain", "spawn-chain: a chain of N processes passing one integer",
-         "4 cores; Elixir on OTP 19, Squeak, Ruby 2.4 on cygwin", 4, (
-             Figure("Elixir spawn, 10k", "elixir", "spawn", "n", 10_000, 10_000, "process", 62e6),
-             Figure("Elixir spawn, 40k", "elixir", "spawn", "n", 40_000, 40_000, "process", 156e6),
-             Figure("Elixir spawn, 100k", "elixir", "spawn", "n", 100_000, 100_000, "process", 438e6),
-             Figure("Elixir spawn, 1M (+P 1000000)", "elixir", "spawn", "n", 1_000_000, 1_000_000, "process", 4.344e9,
-                    command_params={"max_processes": 1_000_000}),
-             Figure("Elixir spawn, 400k without +P", "elixir", "spawn", "n", 400_000, 400_000, "process", 0,
-                    {"max_processes": None}, kind="limit", limit_text="SystemLimitError: Too many processes (262,144 by default)"),
-             Figure("Squeak fork + SharedQueue, 40k", "squeak", "fork", "n", 40_000, 40_000, "process", 382e6),
-             Figure("Squeak fork + SharedQueue, 400k", "squeak", "fork", "n", 400_000, 400_000, "process", 3.526e9),
-             Figure("Ruby Fiber#transfer chain, 40k", "ruby", "fiber", "n", 40_000, 40_000, "process", 22.9e9),
-             Figure("Ruby Fiber chain above 50k", "ruby", "fiber", "n", 100_000, 100_000, "process", 0,
-                    kind="limit", limit_text="fails above 50k fibers"),
-         ), "per-process cost and the limits differ by orders of magnitude"),
-    Seed("004", "coroutine-swarm", "coroutine-swarm: 100k asyncio coroutines (Python)",
-         "Python 3.5, 2015", 1, (
-             Figure("100k coroutines, start + finish", "python", "asyncio", "tasks", 100_000, 100_000,
-                    "coroutine", 6.081e9, {"sleep_ms": 0}),
-             Figure("1M switches (sleep 1 s between steps), total / switches", "python", "asyncio", "tasks",
-                    100_000, 1_000_000, "switch", 51.435e9, {"sleep_ms": 1000}, items_per_unit=10),
-             Figure("100k coroutines, memory (total / tasks)", "python", "asyncio", "tasks", 100_000, 100_000,
-                    "coroutine", 146.86e6, {"sleep_ms": 0}, kind="memory"),
-             Figure("100k coroutines with switches, memory", "python", "asyncio", "tasks", 100_000, 100_000,
-                    "coroutine", 336.30e6, {"sleep_ms": 1000}, kind="memory"),
-         ), "printing dominated the article's times; parbench folds lines into a digest"),
-)
+def all_seeds() -> list[Seed]:
+    """Every workload's seed article, in the reports' order of workloads."""
+    workloads = load_all_cached()
+    return [workloads[name].seed for name in in_report_order(workloads) if workloads[name].seed is not None]
 
 
 @dataclass
@@ -217,11 +142,8 @@ def _explain(seed: Seed, figure: Figure, ratio: float, cores: int) -> str:
     if figure.kind == "memory":
         return ("both divide the whole process's peak RSS by the task count, so the interpreter's "
                 "baseline is included; the per-task slope of a task sweep removes it")
-    if seed.workload == "coroutine-swarm":
-        return "the article printed every line (printing dominated); here lines go into a digest"
-    if seed.workload == "spawn-chain":
-        return ("process creation is mostly single-core work: the difference is the CPU and the "
-                f"runtime version (article: {seed.system})")
+    if seed.note:
+        return f"{seed.note} (article: {seed.system})"
     if figure.scale_value == "seed-article":
         return ("the tiny input measures start-up of the parallel machinery, not throughput"
                 if parallel else "a few bytes: timer resolution and cache state dominate")
@@ -235,4 +157,5 @@ def _explain(seed: Seed, figure: Figure, ratio: float, cores: int) -> str:
 
 def compare_seeds(records: list[RunRecord]) -> list[tuple[Seed, list[SeedRow]]]:
     cores = next((r.machine.get("logical_cpus") for r in records if r.machine.get("logical_cpus")), 1)
-    return [(seed, [compare_figure(seed, figure, records, cores) for figure in seed.figures]) for seed in SEEDS]
+    return [(seed, [compare_figure(seed, figure, records, cores) for figure in seed.figures])
+            for seed in all_seeds()]

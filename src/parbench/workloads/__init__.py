@@ -1,10 +1,13 @@
 """The workloads: each one's spec data (workloads/<name>.toml: scales, verification input) joined
-with its module here (parbench/workloads/<name>.py: typed params, inputs, the oracle's answer,
-the unit count, the swept param). Adding a workload is one TOML file and one module; a TOML may
-name a module of its own with `module = "dotted.path"` (the default is parbench.workloads.<name>).
+with its package here (parbench/workloads/<name>/: typed params, inputs, the oracle, the proofs
+of work each repetition owes, the seed's figures, its place in reports and the sweeps that suit
+it). Adding a workload is one TOML file and one package; a TOML may name a module of its own
+with `module = "dotted.path"` (the default is parbench.workloads.<name>). Nothing outside a
+workload's package knows its name: the harness asks the package through `Workload`.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import itertools
 import tomllib
@@ -23,9 +26,18 @@ class SpecError(ValueError):
     """A request names something the specs do not have; the message lists what is valid."""
 
 
-# What one process's arguments are, and for batch-job how to recompute the checksum from the
-# database it wrote.
-Recheck = Callable[[], str]
+# How to recompute a process's answer from what it left behind (a database it wrote), or None.
+Recheck = Callable[[], str | None]
+
+
+@dataclass(frozen=True)
+class LineContext:
+    """What a workload's proofs need to judge one line: the case, the variant it was given, the
+    arguments the harness chose for the process (probe positions…), the model's family."""
+    params: dict[str, Any]
+    variant: int | None
+    arguments: dict[str, Any]
+    family: str
 
 
 @dataclass(frozen=True)
@@ -62,8 +74,49 @@ class Workload:
         return {name: self.module.PARAMS.get(name, Anything()).check(name, value)
                 for name, value in params.items()}
 
-    def expected_checksum(self, params: dict[str, Any]) -> str:
-        return self.module.expected_checksum(params)
+    def expected_checksum(self, params: dict[str, Any], variant: int | None = None) -> str | None:
+        """The oracle's answer for the case under one repetition's variant; None where only the
+        form of the answer can be checked (answers drawn from a CSPRNG: `line_problem` checks them)."""
+        return self.module.expected_checksum(params, variant)
+
+    def variants(self, params: dict[str, Any], count: int) -> list[int] | None:
+        """One value per repetition (warm-ups first), so that no repetition can reuse another's
+        result (protocol 2); the same list for every process of a case, so the oracle's answers
+        are computed once. None: the workload takes none (each process is fresh anyway)."""
+        choose_variants = getattr(self.module, "variants", None)
+        return choose_variants(params, count) if choose_variants else None
+
+    def process_extras(self, params: dict[str, Any], rng) -> dict[str, Any]:
+        """Arguments the harness chooses afresh for each process (positions to probe…)."""
+        extras = getattr(self.module, "process_extras", None)
+        return extras(params, rng) if extras else {}
+
+    def line_problem(self, line: dict[str, Any], context: LineContext) -> str | None:
+        """Why one line's evidence does not prove its work (beyond the checksum), or None."""
+        check = getattr(self.module, "line_problem", None)
+        return check(line, context) if check else None
+
+    def process_problem(self, lines: list[dict[str, Any]], context: LineContext) -> str | None:
+        """Why a process's lines together do not prove their work (repeated answers), or None."""
+        check = getattr(self.module, "process_problem", None)
+        return check(lines, context) if check else None
+
+    def unique_answers(self, params: dict[str, Any]) -> bool:
+        """Whether no two repetitions of any process of the case may print the same checksum
+        (answers drawn from a CSPRNG)."""
+        unique = getattr(self.module, "unique_answers", None)
+        return bool(unique and unique(params))
+
+    @property
+    def seed(self):
+        """The seed article's published figures (workloads.seeds.Seed), or None."""
+        return getattr(self.module, "SEED", None)
+
+    @property
+    def sweeps(self) -> dict[str, str]:
+        """The analyses that suit it and the sweep that measures each: {"crossover": "size"}."""
+        return dict(getattr(self.module, "SWEEPS", {}))
+
 
     def expected_items(self, params: dict[str, Any]) -> int | None:
         return self.module.expected_items(params)
@@ -102,6 +155,16 @@ def load_all() -> dict[str, Workload]:
     return workloads
 
 
+@functools.lru_cache(maxsize=1)
+def _all_cached() -> dict[str, Workload]:
+    return load_all()
+
+
+def load_all_cached() -> dict[str, Workload]:
+    """The workloads of the project's specs, read once (reports ask for them per table)."""
+    return _all_cached()
+
+
 def with_noop(workloads: dict[str, Workload]) -> dict[str, Workload]:
     """The workloads and `noop` (each runtime's start-up, measured beside every run)."""
     from parbench.workloads import noop
@@ -111,7 +174,7 @@ def with_noop(workloads: dict[str, Workload]) -> dict[str, Workload]:
 
 def in_report_order(names, workloads: dict[str, Workload] | None = None) -> list[str]:
     """Workload names in the seeds' order (each module's ORDER), unknown ones last by name."""
-    workloads = workloads if workloads is not None else load_all()
+    workloads = workloads if workloads is not None else load_all_cached()
     return sorted(names, key=lambda name: (workloads[name].order if name in workloads else 100, name))
 
 
@@ -165,4 +228,4 @@ def _typed(text: str) -> Any:
 
 
 __all__ = ["SCALES", "SpecError", "Workload", "expand", "load_all", "choose", "parse_param_overrides",
-           "check_params", "Recheck", "ParamError", "with_noop", "in_report_order"]
+           "check_params", "Recheck", "LineContext", "load_all_cached", "ParamError", "with_noop", "in_report_order"]

@@ -4,7 +4,7 @@ PARAMS: dict = {}
 ORDER = 0
 
 
-def expected_checksum(params) -> str:
+def expected_checksum(params, variant=None) -> str:
     return "noop"
 
 

@@ -1,8 +1,7 @@
 """The batch-job database on a PostgreSQL server: the same tables, recreated fresh per process."""
 from __future__ import annotations
 
-from parbench import oracle
-from parbench.inputs.batch_docs import SCHEMA
+from parbench.workloads.batch_job.inputs import ANNOTATION_ROWS, DOCUMENT_ROWS, SCHEMA
 
 
 def _connect(url: str):
@@ -29,7 +28,6 @@ def reset(url: str, documents: list[dict]) -> None:
                 [(d["id"], b, e, label) for d in documents for b, e, label in d["annotations"]])
 
 
-def annotations_digest(url: str) -> str:
+def tables(url: str) -> tuple[list[tuple], list[tuple]]:
     with _connect(url) as db:
-        rows = db.execute("SELECT doc_id, span_begin, span_end, label FROM annotations").fetchall()
-    return oracle.annotation_rows_digest(rows)
+        return db.execute(ANNOTATION_ROWS).fetchall(), db.execute(DOCUMENT_ROWS).fetchall()

@@ -8,8 +8,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from parbench import oracle
 from parbench.inputs import InputError, cache_root, publish_atomically
+from parbench.workloads.batch_job.oracle import align_annotations, annotation_rows_digest
 
 VOCABULARY = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "index", "join",
               "kernel", "lock", "merge", "node", "order", "page", "query", "row", "scan", "table",
@@ -32,6 +32,7 @@ class BatchInput:
     template_db: Path        # SQLite file every run starts from (copied, never written)
     expected_checksum: str   # oracle digest of the annotations after a correct run
     documents: list[dict]    # id, old, new, annotations: what a PostgreSQL run is seeded with
+    expected_documents: dict[int, tuple[int, int, str]]   # doc_id → (length, annotation_count, status)
 
 
 def _text(rng: random.Random, length: int) -> list[str]:
@@ -94,16 +95,18 @@ def write_sqlite(path: Path, documents: list[dict]) -> None:
     db.close()
 
 
-def expected_digest(documents: list[dict]) -> str:
-    rows = []
+def expected_tables(documents: list[dict]) -> tuple[str, dict[int, tuple[int, int, str]]]:
+    """The oracle's annotations digest and each document's row after a correct run."""
+    rows, rows_of_documents = [], {}
     for d in documents:
-        aligned = oracle.align_annotations(d["old"].encode(), d["new"].encode(), d["annotations"])
+        aligned = align_annotations(d["old"].encode(), d["new"].encode(), d["annotations"])
         rows.extend((d["id"], b, e, label) for b, e, label in aligned)
-    return oracle.annotation_rows_digest(rows)
+        rows_of_documents[d["id"]] = (len(d["new"]), len(aligned), "aligned")
+    return annotation_rows_digest(rows), rows_of_documents
 
 
 def ensure(docs: int, text_length: int, annotations: int, seed: int = 2) -> BatchInput:
-    folder = cache_root() / f"batch-s{seed}-d{docs}-l{text_length}-a{annotations}"
+    folder = cache_root() / f"batch2-s{seed}-d{docs}-l{text_length}-a{annotations}"
     documents = make_documents(docs, text_length, annotations, seed)
     if not (folder / "expected.txt").exists():
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -116,8 +119,10 @@ def ensure(docs: int, text_length: int, annotations: int, seed: int = 2) -> Batc
             raise InputError(f"cannot write the batch-job input {folder}: {error}") from None
         shutil.rmtree(folder, ignore_errors=True)
         publish_atomically(tmp, folder)
+    expected_documents = {int(k): tuple(v) for k, v in
+                          json.loads((folder / "expected-documents.json").read_text()).items()}
     return BatchInput(folder / "docs", folder / "template.sqlite",
-                      (folder / "expected.txt").read_text().strip(), documents)
+                      (folder / "expected.txt").read_text().strip(), documents, expected_documents)
 
 
 def _write(tmp: Path, documents: list[dict]) -> None:
@@ -126,7 +131,9 @@ def _write(tmp: Path, documents: list[dict]) -> None:
         (tmp / "docs" / f"{d['id']}.json").write_text(
             json.dumps({"id": d["id"], "old": d["old"], "new": d["new"]}))
     write_sqlite(tmp / "template.sqlite", documents)
-    (tmp / "expected.txt").write_text(expected_digest(documents) + "\n")
+    digest, rows_of_documents = expected_tables(documents)
+    (tmp / "expected-documents.json").write_text(json.dumps(rows_of_documents))
+    (tmp / "expected.txt").write_text(digest + "\n")
 
 
 def fresh_sqlite_copy(batch: BatchInput, destination: Path) -> Path:
@@ -135,10 +142,33 @@ def fresh_sqlite_copy(batch: BatchInput, destination: Path) -> Path:
     return destination
 
 
-def sqlite_annotations_digest(path: Path) -> str:
+ANNOTATION_ROWS = "SELECT doc_id, span_begin, span_end, label FROM annotations"
+DOCUMENT_ROWS = "SELECT doc_id, length, annotation_count, status FROM documents"
+
+
+def sqlite_tables(path: Path) -> tuple[list[tuple], list[tuple]]:
     db = sqlite3.connect(path)
     try:
-        rows = db.execute("SELECT doc_id, span_begin, span_end, label FROM annotations").fetchall()
+        return db.execute(ANNOTATION_ROWS).fetchall(), db.execute(DOCUMENT_ROWS).fetchall()
     finally:
         db.close()
-    return oracle.annotation_rows_digest(rows)
+
+
+def sqlite_annotations_digest(path: Path) -> str:
+    return annotation_rows_digest(sqlite_tables(path)[0])
+
+
+def tables_problem(batch: BatchInput, annotations: list[tuple], documents: list[tuple]) -> str | None:
+    """Why the database a process left is not what the spec's job makes of it, or None: the
+    annotations' digest, and every document's length, annotation count and status (so a job
+    that skips `UPDATE documents` fails as surely as one that skips the annotations)."""
+    digest = annotation_rows_digest(annotations)
+    if digest != batch.expected_checksum:
+        return f"database digest {digest}, expected {batch.expected_checksum}"
+    found = {int(doc_id): (length, count, status) for doc_id, length, count, status in documents}
+    for doc_id, want in sorted(batch.expected_documents.items()):
+        got = found.get(doc_id)
+        if got is None or tuple(got) != tuple(want):
+            return (f"documents row {doc_id} is {got} after the job, expected (length, annotation_count, "
+                    f"status) = {want}: the job did not update the documents table as specified")
+    return None

@@ -1,7 +1,7 @@
-"""batch-job: Amdahl's prediction from the measured CPU and I/O shares, beside what each got.
+"""Amdahl's prediction from measured CPU and I/O shares, beside what each model got, for every
+workload whose `seq` reports both (`extra.cpu_ns`, `extra.io_ns`), the database job of seed 002 first among them.
 
-The seed article reasoned that only the alignment (CPU) parallelises while the database work
-stays serial: S(W) = 1 / (io_share + cpu_share / W), with W the workers the CPU part can
+Seed 002 reasoned that only the CPU part parallelises while the I/O part stays serial: S(W) = 1 / (io_share + cpu_share / W), with W the workers the CPU part can
 really use (at most the logical CPUs). `seq`'s own cpu_ns and io_ns give the shares.
 """
 from __future__ import annotations
@@ -23,7 +23,8 @@ class AmdahlRow:
 
 
 @dataclass
-class BatchAmdahl:
+class AmdahlShares:
+    workload: str
     runtime: str
     cpu_share: float
     io_share: float
@@ -42,11 +43,11 @@ def _median_extra(result: CaseResult, key: str) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def batch_amdahl(results: list[CaseResult], cores: int) -> list[BatchAmdahl]:
+def amdahl_shares(results: list[CaseResult], cores: int) -> list[AmdahlShares]:
     out = []
-    measured = [r for r in results if r.case.workload == "batch-job" and r.stats is not None]
-    for runtime in dict.fromkeys(r.case.runtime for r in measured):
-        mine = [r for r in measured if r.case.runtime == runtime]
+    measured = [r for r in results if r.stats is not None]
+    for workload, runtime in dict.fromkeys((r.case.workload, r.case.runtime) for r in measured):
+        mine = [r for r in measured if (r.case.workload, r.case.runtime) == (workload, runtime)]
         seq = next((r for r in mine if r.case.family == "seq"), None)
         if seq is None:
             continue
@@ -61,5 +62,5 @@ def batch_amdahl(results: list[CaseResult], cores: int) -> list[BatchAmdahl]:
             predicted = predicted_speedup(cpu_share, io_share, usable)
             achieved = seq.stats.median_ns / r.stats.median_ns
             rows.append(AmdahlRow(r.case.label, usable, predicted, achieved, achieved / predicted))
-        out.append(BatchAmdahl(runtime, cpu_share, io_share, rows))
+        out.append(AmdahlShares(workload, runtime, cpu_share, io_share, rows))
     return out

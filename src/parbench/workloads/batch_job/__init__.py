@@ -1,4 +1,8 @@
-"""batch-job (seed 002): documents re-aligned (CPU) and written back to a real database (I/O)."""
+"""batch-job (seed 002): documents re-aligned (CPU) and written back to a real database (I/O).
+
+Proofs of work: every process gets a fresh database, and after it ends the harness reads that
+database back: the annotations' digest and every document's length, annotation count and
+status must be what the spec's job leaves."""
 from __future__ import annotations
 
 import functools
@@ -6,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parbench.inputs import batch_docs
-from parbench.workloads.params import Integer, ParamError
+from parbench.workloads.batch_job import inputs as batch_docs
+from parbench.workloads.params import Choice, Integer, ParamError
+from parbench.workloads.seeds import Figure, Seed
 
 POSTGRES_DEFAULT_URL = "postgresql://parbench:parbench@127.0.0.1:5432/parbench"
 
@@ -25,9 +30,19 @@ class Database:
 
 
 PARAMS = {"docs": Integer(1, 10 ** 6, "a document count"), "text_length": Integer(1, 10 ** 6, "a length"),
-          "annotations": Integer(0, 10 ** 5, "an annotation count"), "db": Database()}
+          "annotations": Integer(0, 10 ** 5, "an annotation count"), "db": Database(),
+          "kernel": Choice(("portable", "tuned"))}
 SWEPT_PARAM = "docs"
 ORDER = 3
+SWEEPS = {"scaling": "workers", "crossover": "size"}
+
+SEED = Seed("002", "batch-job", "batch-job: 800 documents, CPU + database (Ruby)",
+            "4 cores, about 30 concurrent units", 4, (
+                Figure("serial", "ruby", "seq", "docs", 800, 800, "document", 147e9),
+                Figure("one Thread per document", "ruby", "thread", "docs", 800, 800, "document", 147e9),
+                Figure("one forked process per document", "ruby", "fork", "docs", 800, 800, "document", 108e9),
+                Figure("one Ractor per document", "ruby", "ractor", "docs", 800, 800, "document", 112e9),
+            ), "the GIL, processes and actors differ; I/O bounds the speedup (Amdahl)")
 
 
 @functools.lru_cache(maxsize=16)
@@ -39,7 +54,7 @@ def _input(params: dict[str, Any]) -> batch_docs.BatchInput:
     return _batch(int(params["docs"]), int(params["text_length"]), int(params["annotations"]))
 
 
-def expected_checksum(params: dict[str, Any]) -> str:
+def expected_checksum(params: dict[str, Any], variant: int | None = None) -> str:
     return _input(params).expected_checksum
 
 
@@ -49,16 +64,16 @@ def expected_items(params: dict[str, Any]) -> int:
 
 def process_arguments(params: dict[str, Any], scratch: Path):
     """Each process rewrites its database, so it gets a fresh one: a copy of the SQLite template,
-    or the PostgreSQL tables recreated; the checksum is then recomputed from that database."""
+    or the PostgreSQL tables recreated; the recheck then reads back what the job left there."""
     batch = _input(params)
     rest = {k: v for k, v in params.items() if k not in ("docs", "text_length", "annotations", "db")}
     target = str(params.get("db", "sqlite"))
     if target == "sqlite":
         db_file = batch_docs.fresh_sqlite_copy(batch, scratch / "job.sqlite")
         return ({"docs_dir": str(batch.docs_dir), "db": f"sqlite:{db_file}", **rest},
-                lambda: batch_docs.sqlite_annotations_digest(db_file))
+                lambda: batch_docs.tables_problem(batch, *batch_docs.sqlite_tables(db_file)))
     url = POSTGRES_DEFAULT_URL if target in ("postgres", "postgresql") else target
-    from parbench.inputs import batch_postgres
-    batch_postgres.reset(url, batch.documents)
+    from parbench.workloads.batch_job import postgres
+    postgres.reset(url, batch.documents)
     return ({"docs_dir": str(batch.docs_dir), "db": url, **rest},
-            lambda: batch_postgres.annotations_digest(url))
+            lambda: batch_docs.tables_problem(batch, *postgres.tables(url)))

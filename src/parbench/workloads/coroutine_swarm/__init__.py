@@ -1,0 +1,60 @@
+"""coroutine-swarm (seed 004): many coroutines that yield between steps.
+
+Proofs of work: each repetition salts every task id (the digest differs per repetition), and
+every model but `seq` counts the switches between tasks: a swarm whose tasks ran one after the
+other (tasks − 1 switches) never yielded, whatever its digest."""
+from __future__ import annotations
+
+from parbench.oracle_cache import cached
+from parbench.workloads.coroutine_swarm.oracle import coroutine_swarm_checksum
+from parbench.workloads.params import Integer
+from parbench.workloads.seeds import Figure, Seed
+
+PARAMS = {"tasks": Integer(0, 10 ** 8, "a task count"), "steps": Integer(0, 10 ** 6, "a step count"),
+          "sleep_ms": Integer(0, 3_600_000, "milliseconds")}
+SWEPT_PARAM = "tasks"
+ORDER = 5
+SWEEPS = {"per-task": "tasks"}
+SALT_LIMIT = 2 ** 32
+
+SEED = Seed("004", "coroutine-swarm", "coroutine-swarm: 100k asyncio coroutines (Python)",
+            "Python 3.5, 2015", 1, (
+                Figure("100k coroutines, start + finish", "python", "asyncio", "tasks", 100_000, 100_000,
+                       "coroutine", 6.081e9, {"sleep_ms": 0}),
+                Figure("1M switches (sleep 1 s between steps), total / switches", "python", "asyncio", "tasks",
+                       100_000, 1_000_000, "switch", 51.435e9, {"sleep_ms": 1000}, items_per_unit=10),
+                Figure("100k coroutines, memory (total / tasks)", "python", "asyncio", "tasks", 100_000, 100_000,
+                       "coroutine", 146.86e6, {"sleep_ms": 0}, kind="memory"),
+                Figure("100k coroutines with switches, memory", "python", "asyncio", "tasks", 100_000, 100_000,
+                       "coroutine", 336.30e6, {"sleep_ms": 1000}, kind="memory"),
+            ), "printing dominated the article's times; parbench folds lines into a digest",
+            note="the article printed every line (printing dominated); here lines go into a digest")
+
+
+def variants(params, count: int) -> list[int]:
+    """Salts far apart, so that two repetitions' task ids never overlap."""
+    tasks = int(params["tasks"])
+    return [((j + 1) * (tasks + 1_000_003)) % SALT_LIMIT for j in range(count)]
+
+
+def expected_checksum(params, variant: int | None = None) -> str:
+    tasks, steps, salt = int(params["tasks"]), int(params["steps"]), variant or 0
+    return cached("coroutine-swarm", {"tasks": tasks, "steps": steps, "salt": salt},
+                  lambda: coroutine_swarm_checksum(tasks, steps, salt))
+
+
+def expected_items(params) -> int:
+    return int(params["tasks"])
+
+
+def line_problem(line: dict, context) -> str | None:
+    if context.family == "seq":
+        return None
+    switches = line.get("extra", {}).get("switches")
+    tasks = int(context.params["tasks"])
+    if not isinstance(switches, int) or isinstance(switches, bool):
+        return "extra.switches is missing: a swarm model counts the switches between its tasks (protocol 2)"
+    if tasks > 1 and int(context.params["steps"]) > 1 and switches <= tasks - 1:
+        return (f"its {tasks} tasks switched only {switches} times (extra.switches): they ran one after "
+                "the other and never yielded to each other")
+    return None

@@ -1,0 +1,55 @@
+"""spawn-chain (seed 003): `n` units in a chain passing one integer.
+
+Proofs of work: each repetition sends its own start value s into the chain and must answer
+s + n; a model that claims concurrency and counts the units alive at once must count n."""
+from __future__ import annotations
+
+from parbench.workloads.params import Integer
+from parbench.workloads.seeds import Figure, Seed
+from parbench.workloads.spawn_chain.oracle import spawn_chain_checksum
+
+PARAMS = {"n": Integer(0, 10 ** 9, "a chain length")}
+SWEPT_PARAM = "n"
+ORDER = 4
+SWEEPS = {"per-task": "tasks"}
+START_LIMIT = 2 ** 31
+
+SEED = Seed("003", "spawn-chain", "spawn-chain: a chain of N processes passing one integer",
+            "4 cores; Elixir on OTP 19, Squeak, Ruby 2.4 on cygwin", 4, (
+                Figure("Elixir spawn, 10k", "elixir", "spawn", "n", 10_000, 10_000, "process", 62e6),
+                Figure("Elixir spawn, 40k", "elixir", "spawn", "n", 40_000, 40_000, "process", 156e6),
+                Figure("Elixir spawn, 100k", "elixir", "spawn", "n", 100_000, 100_000, "process", 438e6),
+                Figure("Elixir spawn, 1M (+P 1000000)", "elixir", "spawn", "n", 1_000_000, 1_000_000, "process",
+                       4.344e9, command_params={"max_processes": 1_000_000}),
+                Figure("Elixir spawn, 400k without +P", "elixir", "spawn", "n", 400_000, 400_000, "process", 0,
+                       {"max_processes": None}, kind="limit",
+                       limit_text="SystemLimitError: Too many processes (262,144 by default)"),
+                Figure("Squeak fork + SharedQueue, 40k", "squeak", "fork", "n", 40_000, 40_000, "process", 382e6),
+                Figure("Squeak fork + SharedQueue, 400k", "squeak", "fork", "n", 400_000, 400_000, "process",
+                       3.526e9),
+                Figure("Ruby Fiber#transfer chain, 40k", "ruby", "fiber", "n", 40_000, 40_000, "process", 22.9e9),
+                Figure("Ruby Fiber chain above 50k", "ruby", "fiber", "n", 100_000, 100_000, "process", 0,
+                       kind="limit", limit_text="fails above 50k fibers"),
+            ), "per-process cost and the limits differ by orders of magnitude",
+            note="process creation is mostly single-core work: the difference is the CPU and the runtime version")
+
+
+def variants(params, count: int) -> list[int]:
+    """Start values that differ in every repetition and in every digit of the answer."""
+    return [(1_000_003 * (j + 1) + 7919 * j * j) % START_LIMIT for j in range(count)]
+
+
+def expected_checksum(params, variant: int | None = None) -> str:
+    return spawn_chain_checksum(int(params["n"]), variant or 0)
+
+
+def expected_items(params) -> int:
+    return int(params["n"])
+
+
+def line_problem(line: dict, context) -> str | None:
+    live = line.get("extra", {}).get("live_units")
+    n = int(context.params["n"])
+    if context.family != "seq" and isinstance(live, int) and live < n:
+        return f"only {live} of the chain's {n} units existed at once (extra.live_units): not a chain of n units"
+    return None

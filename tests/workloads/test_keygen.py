@@ -1,0 +1,18 @@
+"""keygen's oracle and proofs against docs/workloads/keygen.md and protocol 2's vectors."""
+
+from parbench import oracle
+from parbench.workloads.keygen import oracle as keygen_oracle
+
+
+def test_keygen_seeded_vector():
+    assert keygen_oracle.keygen_checksum(3, 10, 1) == "d3605c1b2c10e632"
+
+
+def test_keygen_seeded_checksum_equals_the_plain_definition():
+    plain = oracle.order_free_digest(oracle.base32_lower(oracle.splitmix64_bytes(9, i, 33)) for i in range(50))
+    assert keygen_oracle.keygen_checksum(50, 33, 9) == plain
+
+
+def test_probe_vectors_of_protocol_2():
+    assert [keygen_oracle.keygen_key(1, i, 10) for i in range(3)] == [
+        "yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"]
