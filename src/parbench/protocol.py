@@ -40,7 +40,7 @@ REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
 WARMUP_REQUIRED = {"warmup": int, "ns": int, "items": int, "checksum": str}
 # The phases an implementation spends between two of its lines besides `ns` (protocol 2); with
 # every baseline_*_ns they account for the gap the launcher sees between the two lines.
-PHASES = ("checksum_ns", "ceiling_ns", "prepare_ns", "cleanup_ns")
+PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanup_ns")
 
 
 def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Reply:

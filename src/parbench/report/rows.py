@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parbench.proofs import overlap_share, unaccounted_ns, unaccounted_too_long
 from parbench.records import CaseResult, RunRecord
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order
@@ -47,7 +48,7 @@ def _params_in_order(params: dict) -> tuple:
 
 
 COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median",
-           "99th %", "items/s", "vs ceiling", "CPU", "peak RSS (tree)", "✓"]
+           "99th %", "items/s", "vs ceiling", "CPU", "overlap", "peak RSS (tree)", "✓"]
 
 
 def median_extra(result: CaseResult, key: str) -> float | None:
@@ -72,9 +73,54 @@ def measured_row(result: CaseResult) -> list[str]:
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result),
-            f"{100 * s.cpu_utilisation:.0f}%" if s.cpu_utilisation is not None else "–",
+            cpu_text(result), overlap_text(result),
             format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
             f"✓ {verified}/{len(result.run.repetitions)}"]
+
+
+def timed_cores(result: CaseResult) -> float | None:
+    """Cores the timed region kept busy (its own user + system CPU over its time, protocol 2),
+    median over the verified repetitions; None where the implementation did not report it."""
+    shares = [(r.extra["cpu_user_ns"] + r.extra.get("cpu_sys_ns", 0)) / r.ns for r in result.run.repetitions
+              if r.verified and r.ns > 0 and isinstance(r.extra.get("cpu_user_ns"), (int, float))]
+    return float(np.median(shares)) if shares else None
+
+
+def cpu_text(result: CaseResult) -> str:
+    """The timed region's CPU in cores ("1.93 cores"); the whole process's share where the
+    implementation did not report its region's (older runs)."""
+    cores = timed_cores(result)
+    if cores is not None:
+        return f"{cores:.2f} cores"
+    share = result.stats.cpu_utilisation if result.stats else None
+    return f"{100 * share:.0f}% (process)" if share is not None else "–"
+
+
+def overlaps(result: CaseResult) -> list[float]:
+    """Per verified repetition of a parallel case: the share of its busy time during which two
+    or more workers were busy (from extra.busy)."""
+    found = [overlap_share(r.extra["busy"]) for r in result.run.repetitions
+             if r.verified and isinstance(r.extra.get("busy"), list)]
+    return [f for f in found if f is not None]
+
+
+def overlap_text(result: CaseResult) -> str:
+    found = overlaps(result)
+    return f"{100 * float(np.median(found)):.0f}%" if found else "–"
+
+
+def never_overlapped(result: CaseResult) -> bool:
+    """A parallel case with several workers whose workers were never busy at the same time."""
+    found = overlaps(result)
+    return (result.case.workers or 0) > 1 and bool(found) and max(found) == 0
+
+
+def unaccounted_per_repetition(result: CaseResult) -> float | None:
+    """The median time per repetition between two lines that no reported phase accounts for,
+    when it is too long to be pipe latency (docs/protocol.md), else None."""
+    lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
+    flagged = [unaccounted_ns(line) for line in lines if unaccounted_too_long(line)]
+    return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
 
 
 def one_worker(result: CaseResult) -> bool:
@@ -94,6 +140,16 @@ def outlier_note(result: CaseResult) -> str:
     if one_worker(result):
         notes.append(f"asked for {result.case.workers} workers, but only one processed any chunk "
                      "(extra.workers_used): a sequential run in disguise")
+    if never_overlapped(result):
+        notes.append(f"its {result.case.workers} workers were never busy at the same time (extra.busy): "
+                     "they ran one after the other")
+    missing = unaccounted_per_repetition(result)
+    if missing is not None:
+        notes.append(f"{format_duration(missing)} per repetition between its lines is not accounted for by "
+                     "its timed work or any phase it reports: work outside the timer?")
+    cores = timed_cores(result)
+    if result.case.family == "seq" and cores is not None and cores > 1.2:
+        notes.append(f"seq used {cores:.1f} cores in its timed region (JIT, GC or runtime threads)")
     stopped = result.run.flags.get("stopped") or result.run.flags.get("processes_cut_by_budget")
     if stopped and "budget" in str(stopped):
         notes.append(f"stopped at its {stopped}")

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from parbench.records import CaseResult, RunRecord
-from parbench.report.rows import Group, groups, median_extra, one_worker
+from parbench.report.rows import Group, groups, median_extra, never_overlapped, one_worker
 from parbench.units import format_duration
 
 
@@ -94,7 +94,7 @@ def _model(result: CaseResult) -> str:
 
 def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell:
     cell = Cell(runtime, result.case.key, _model(result), result.stats.median_ns,
-                fastest=result.case.key == fastest_key, one_worker=one_worker(result),
+                fastest=result.case.key == fastest_key, one_worker=one_worker(result) or never_overlapped(result),
                 cluster_start_ns=median_extra(result, "cluster_start_ns"),
                 cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""))
     if result.vs_seq is not None:

@@ -1,0 +1,87 @@
+"""Every ✓ proves its work (docs/protocol.md, "Proof of work"): an implementation that makes one
+honest-looking mistake per model (tests/fixtures/cheat) gets a failed or flagged case with a
+one-line reason, and its `honest` models pass the very same checks."""
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO, parbench
+
+SMALL = {"spawn-chain": ["n=60"], "coroutine-swarm": ["tasks=40", "steps=5"],
+         "keygen": ["count=200", "bytes=20", "source=strong"], "batch-job": ["docs=4", "text_length=120", "annotations=5"]}
+
+
+@pytest.fixture(scope="module")
+def cheat_run(tmp_path_factory) -> tuple[str, str]:
+    """One run of every cheating and honest model at small sizes: (its database, its report)."""
+    tmp = tmp_path_factory.mktemp("cheat")
+    root = tmp / "project"
+    (root / "impls").mkdir(parents=True)
+    (root / "workloads").symlink_to(REPO / "workloads")
+    (root / "impls" / "cheat").symlink_to(FIXTURES / "cheat")
+    db = str(tmp / "results.sqlite")
+    report = ""
+    for workload, params in SMALL.items():
+        args = ["run", "--workload", workload, "--scale", "smoke", "--processes", "2", "--warmup", "1",
+                "--workers", "2", "--db", db]
+        for param in params:
+            args += ["--param", param]
+        done = parbench(*args, root=root, timeout=300)
+        assert "Traceback" not in done.stdout + done.stderr, done.stderr
+        report += done.stdout
+    return db, report
+
+
+def _case(db: str, workload: str, model: str) -> tuple[str, str]:
+    return sqlite3.connect(db).execute("SELECT status, reason FROM cases WHERE workload = ? AND model = ?",
+                                       (workload, model)).fetchone()
+
+
+@pytest.mark.parametrize("workload", sorted(SMALL))
+def test_honest_models_pass_every_proof(cheat_run, workload):
+    assert _case(cheat_run[0], workload, "honest") == ("ok", "")
+
+
+def test_a_wrapper_that_replays_repetition_0_fails_on_the_next_variant(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "replay")
+    assert status == "wrong-checksum" and "repetition 0" in reason and "its variant" in reason
+
+
+def test_constant_strong_keys_fail_as_a_reused_result(cheat_run):
+    status, reason = _case(cheat_run[0], "keygen", "constant-keys")
+    assert status == "unproven" and "same digest of strong random keys" in reason
+
+
+def test_a_job_that_skips_update_documents_fails_on_the_documents_table(cheat_run):
+    status, reason = _case(cheat_run[0], "batch-job", "skip-update")
+    assert status == "wrong-checksum" and "did not update the documents table" in reason
+
+
+def test_a_swarm_that_never_yields_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "coroutine-swarm", "no-yield")
+    assert status == "unproven" and "never yielded" in reason
+
+
+def test_a_chain_whose_units_never_coexisted_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "short-chain")
+    assert status == "unproven" and "existed at once" in reason
+
+
+def _note(report: str, label: str) -> str:
+    """The note the report prints under a table for one case ("  cheat honest: …"), or ""."""
+    return next((line for line in report.splitlines() if line.strip().startswith(f"{label}: ")), "")
+
+
+def test_workers_that_ran_one_after_the_other_are_flagged_and_overlapping_ones_are_not(cheat_run):
+    db, report = cheat_run
+    assert _case(db, "spawn-chain", "sequential-workers") == ("ok", "")
+    assert "its 2 workers were never busy at the same time" in _note(report, "cheat sequential-workers ×2")
+    assert "never busy" not in _note(report, "cheat parallel-workers ×2")
+
+
+def test_work_done_before_the_timer_is_flagged(cheat_run):
+    db, report = cheat_run
+    assert _case(db, "spawn-chain", "before-timer") == ("ok", "")
+    assert "is not accounted for" in _note(report, "cheat before-timer")
+    assert "is not accounted for" not in _note(report, "cheat honest")
