@@ -25,7 +25,7 @@ const rowsPerInsert = 200
 
 var batchJobWorkload = &Workload{
 	Name:   "batch-job",
-	Params: []Param{{"docs-dir", "", false}, {"db", "", false}, {"max-conns", "", true}},
+	Params: []Param{{"docs-dir", "", false}, {"db", "", false}, {"max-conns", "", true}, {"kernel", "", true}},
 	Models: []string{"seq", "goroutines", "goroutine-per-doc"},
 	ModelInfo: map[string]Model{
 		"seq": {Family: "seq", Note: "one connection, one document after another"},
@@ -35,7 +35,12 @@ var batchJobWorkload = &Workload{
 			Note: "one goroutine per document sharing database/sql's pool; --max-conns caps it (default: unlimited for SQLite, 64 for PostgreSQL, under its max_connections of 100)"},
 	},
 	Prepare: prepareBatchJob,
+	Kernels: func() map[string]string { return map[string]string{"portable": batchPortable} },
 }
+
+// batchPortable is the one alignment kernel (extra.kernel_detail): the spec's suffix table as
+// written, so there is no tuned one.
+const batchPortable = "LCS over the full int32 suffix table and the spec's walk (plain Go)"
 
 // annotation is one span on a text: [Begin, End) with a label.
 type annotation struct {
@@ -54,6 +59,7 @@ type document struct {
 type jobTiming struct {
 	cpuNs, ioNs  atomic.Int64
 	alignThreads sync.Map // thread id -> true
+	busy         *busyLog // the pool's workers (goroutines model only)
 }
 
 // querier is what a document's work needs: a pooled *sql.DB or a dedicated *sql.Conn.
@@ -83,6 +89,10 @@ type batchProcess func(db *sql.DB, ids []int64, timing *jobTiming) (map[string]a
 
 func prepareBatchJob(args *Args) (Repetition, error) {
 	docsDir, url := args.String("docs-dir"), args.String("db")
+	if _, err := kernelClass(args, false); err != nil { // before touching the database
+		return nil, err
+	}
+	args.Extra["kernel_detail"] = batchPortable
 	if info, err := os.Stat(docsDir); err != nil || !info.IsDir() {
 		return nil, usagef("--docs-dir %q is not a directory", docsDir)
 	}
@@ -99,16 +109,23 @@ func prepareBatchJob(args *Args) (Repetition, error) {
 	return func(timer *Timer) (Result, error) {
 		timing := &jobTiming{}
 		timer.Start()
+		if args.Model == "goroutines" {
+			timing.busy = newBusyLog(timer.started, args.Workers)
+		}
 		ids, extra, err := runBatch(url, maxConns, process, timing)
 		timer.Stop()
 		if err != nil {
 			return Result{}, classifyDatabaseError(err)
 		}
-		checksum, err := annotationsDigest(url)
+		var checksum string
+		timer.Phase("checksum", func() { checksum, err = annotationsDigest(url) })
 		if err != nil {
 			return Result{}, err
 		}
 		extra["cpu_ns"], extra["io_ns"] = timing.cpuNs.Load(), timing.ioNs.Load()
+		if timing.busy != nil {
+			extra["busy"] = timing.busy.intervals()
+		}
 		return Result{Items: int64(len(ids)), Checksum: checksum, Extra: extra}, nil
 	}, nil
 }
@@ -215,7 +232,7 @@ func processBounded(ctx context.Context, db *sql.DB, docsDir string, ids []int64
 	plan := planChunks(len(ids), workers, 1, 0)
 	conns := make([]*sql.Conn, workers)
 	errs := make([]error, workers)
-	run := runPool(plan, func(worker, start, _ int) {
+	run := runPool(plan, timing.busy, func(worker, start, _ int) {
 		if errs[worker] != nil {
 			return // after a failure the worker only drains its chunks
 		}

@@ -38,7 +38,8 @@ func (p chunkPlan) extra(run poolRun) map[string]any {
 // chunk w, so every worker gets a chunk whenever there are at least as many chunks as workers,
 // however the scheduler orders their start; the rest are claimed from a shared atomic counter,
 // so a worker that finishes early takes more. work(worker, start, end) processes one chunk.
-func runPool(p chunkPlan, work func(worker, start, end int)) poolRun {
+// busy (nil for ceilings) gets each worker's interval from its first chunk to its last.
+func runPool(p chunkPlan, busy *busyLog, work func(worker, start, end int)) poolRun {
 	chunks := p.chunks()
 	next := atomic.Int64{}
 	next.Store(int64(p.workers))
@@ -49,8 +50,12 @@ func runPool(p chunkPlan, work func(worker, start, end int)) poolRun {
 			count := 0
 			for k := w; k < chunks; k = int(next.Add(1)) - 1 {
 				start, end := p.bounds(k)
+				busy.begin(w)
 				work(w, start, end)
 				count++
+			}
+			if count > 0 {
+				busy.finish(w)
 			}
 			done[w] = count
 		})

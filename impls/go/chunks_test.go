@@ -44,7 +44,7 @@ func TestFewerUnitsThanWorkersGiveOneUnitChunks(t *testing.T) {
 func TestPoolProcessesEveryChunkOnce(t *testing.T) {
 	plan := planChunks(100_003, 3, 1000, 0)
 	seen := make([]atomic.Int32, plan.total)
-	run := runPool(plan, func(_, start, end int) {
+	run := runPool(plan, nil, func(_, start, end int) {
 		for i := start; i < end; i++ {
 			seen[i].Add(1)
 		}
@@ -62,14 +62,14 @@ func TestPoolProcessesEveryChunkOnce(t *testing.T) {
 func TestEveryWorkerTakesAChunkWhenThereAreEnough(t *testing.T) {
 	plan := planChunks(4, 4, sdesChunkCap, 0)
 	firstChunkOf := make([]int, plan.workers)
-	run := runPool(plan, func(worker, start, _ int) { firstChunkOf[worker] = start })
+	run := runPool(plan, nil, func(worker, start, _ int) { firstChunkOf[worker] = start })
 	if run.workersUsed != 4 || !slices.Equal(firstChunkOf, []int{0, 1, 2, 3}) {
 		t.Fatalf("%d workers used; worker w took chunk %v", run.workersUsed, firstChunkOf)
 	}
 }
 
 func TestWorkersBeyondTheChunksAreCountedIdle(t *testing.T) {
-	if run := runPool(planChunks(2, 5, sdesChunkCap, 0), func(_, _, _ int) {}); run.workersUsed != 2 {
+	if run := runPool(planChunks(2, 5, sdesChunkCap, 0), nil, func(_, _, _ int) {}); run.workersUsed != 2 {
 		t.Fatalf("%d workers used for 2 chunks", run.workersUsed)
 	}
 }

@@ -60,10 +60,14 @@ func prepareCoroutineSwarm(args *Args) (Repetition, error) {
 	}
 	if args.Model == "seq" {
 		return func(timer *Timer) (Result, error) {
+			salt := int(timer.Variant(0))
 			timer.Start()
-			sum := swarmSeq(tasks, steps)
+			sum, switches := swarmSeq(tasks, steps, salt)
 			timer.Stop()
-			return Result{Items: int64(tasks), Checksum: digestHex(sum)}, nil
+			var checksum string
+			timer.Phase("checksum", func() { checksum = digestHex(sum) })
+			return Result{Items: int64(tasks), Checksum: checksum,
+				Extra: map[string]any{"switches": switches}}, nil
 		}, nil
 	}
 	runtime.GOMAXPROCS(args.Workers)
@@ -74,14 +78,20 @@ func prepareCoroutineSwarm(args *Args) (Repetition, error) {
 		yield = func() { time.Sleep(pause) }
 	}
 	return func(timer *Timer) (Result, error) {
+		salt := int(timer.Variant(0))
 		timer.Start()
-		sum, spawnNs := swarmGoroutines(tasks, steps, yield, timer.started)
+		swarm := &swarmRun{tasks: tasks, steps: steps, salt: salt, yield: yield,
+			busy: newBusyLog(timer.started, runtime.GOMAXPROCS(0))}
+		sum, spawnNs := swarm.run(timer.started)
 		timer.Stop()
-		extra := map[string]any{"spawn_ns": spawnNs}
+		var checksum string
+		timer.Phase("checksum", func() { checksum = digestHex(sum) })
+		extra := map[string]any{"spawn_ns": spawnNs, "switches": swarm.switches.Load(),
+			"busy": swarm.busy.intervals()}
 		if sleepMs == 0 {
 			extra["ceiling"], extra["ceiling_ns"] = "yield", bareYieldsNs(tasks*steps)
 		}
-		return Result{Items: int64(tasks), Checksum: digestHex(sum), Extra: extra}, nil
+		return Result{Items: int64(tasks), Checksum: checksum, Extra: extra}, nil
 	}, nil
 }
 
@@ -99,34 +109,60 @@ func bareYieldsNs(yields int) int64 {
 	return <-elapsed
 }
 
-func swarmSeq(tasks, steps int) uint64 {
+// swarmSeq runs every task's lines in a plain loop; its switches are the tasks-1 hand-overs
+// from one finished task to the next (counted by the same rule as the goroutines').
+func swarmSeq(tasks, steps, salt int) (uint64, int64) {
 	var sum uint64
 	var line []byte
+	last, switches := -1, int64(0)
 	for task := range tasks {
 		for step := range steps {
+			if last != task {
+				if last >= 0 {
+					switches++
+				}
+				last = task
+			}
 			var h uint64
-			line, h = stepLineHash(line, task, step)
+			line, h = stepLineHash(line, task+salt, step)
 			sum += h
 		}
 	}
-	return sum
+	return sum, switches
 }
 
-// swarmGoroutines creates every task behind a start gate, so spawn_ns is creation alone (as when
-// an event loop creates tasks before it runs them), then opens the gate and waits for all.
-func swarmGoroutines(tasks, steps int, yield func(), started time.Time) (uint64, int64) {
+// swarmRun is one repetition of the goroutine swarm and its proof of interleaving: switches
+// counts the steps whose task differs from the one that ran the step before (an atomic swap
+// of the last task's id), and busy when each scheduler P (a worker: --workers sets
+// GOMAXPROCS) first and last ran a step.
+type swarmRun struct {
+	tasks, steps, salt int
+	yield              func()
+	last               atomic.Int64
+	switches           atomic.Int64
+	busy               *busyLog
+}
+
+// run creates every task behind a start gate, so spawn_ns is creation alone (as when an event
+// loop creates tasks before it runs them), then opens the gate and waits for all.
+func (s *swarmRun) run(started time.Time) (uint64, int64) {
 	var total atomic.Uint64
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
-	for task := range tasks {
+	s.last.Store(-1)
+	for task := range s.tasks {
 		wg.Go(func() {
 			<-gate
 			var sum uint64
 			line := make([]byte, 0, 32)
-			for step := range steps {
-				yield()
+			for step := range s.steps {
+				s.yield()
+				if prev := s.last.Swap(int64(task)); prev != int64(task) && prev >= 0 {
+					s.switches.Add(1)
+				}
+				s.busy.markOnP()
 				var h uint64
-				line, h = stepLineHash(line, task, step)
+				line, h = stepLineHash(line, task+s.salt, step)
 				sum += h
 			}
 			total.Add(sum)

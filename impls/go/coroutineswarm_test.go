@@ -29,9 +29,33 @@ func TestTasks3Steps10(t *testing.T) {
 	}
 }
 
+// Protocol 2's vectors: tasks 3, steps 10 under salts 0, 1000 and 2^32-1 (task t forms its
+// lines as t + salt), for both models; the goroutines interleave (switches > tasks - 1) and
+// seq counts exactly tasks - 1.
+func TestSaltVariants(t *testing.T) {
+	want := []string{"1161d008ce58dc37", "bb33744708f665dd", "2540eadf7cfb00ad"}
+	for _, model := range coroutineSwarmWorkload.Models {
+		args := testArgs(t, "coroutine-swarm", model, 2, "--tasks", "3", "--steps", "10", "--sleep-ms", "0")
+		for i, result := range runVariants(t, args, 0, 1000, 4294967295) {
+			if result.Checksum != want[i] {
+				t.Errorf("%s salt #%d: %s, want %s", model, i, result.Checksum, want[i])
+			}
+		}
+	}
+	extra := runOnce(t, testArgs(t, "coroutine-swarm", "seq", 0, "--tasks", "50", "--steps", "10", "--sleep-ms", "0")).Extra
+	if extra["switches"] != int64(49) {
+		t.Errorf("seq: switches %v, want 49", extra["switches"])
+	}
+	extra = runOnce(t, testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "50", "--steps", "10", "--sleep-ms", "0")).Extra
+	if switches, _ := extra["switches"].(int64); switches <= 49 || len(extra["busy"].([][3]int64)) == 0 {
+		t.Errorf("goroutines: switches %v, busy %v", extra["switches"], extra["busy"])
+	}
+}
+
 func TestEverySwarmModelAgreesForArbitraryParams(t *testing.T) {
 	for _, c := range []struct{ tasks, steps, workers, sleepMs int }{{1, 1, 1, 0}, {301, 7, 3, 0}, {2000, 31, 2, 0}, {500, 3, 2, 1}} {
-		want := digestHex(swarmSeq(c.tasks, c.steps))
+		sum, _ := swarmSeq(c.tasks, c.steps, 0)
+		want := digestHex(sum)
 		args := testArgs(t, "coroutine-swarm", "goroutines", c.workers, "--tasks", itoa(c.tasks),
 			"--steps", itoa(c.steps), "--sleep-ms", itoa(c.sleepMs))
 		if got := runOnce(t, args).Checksum; got != want {

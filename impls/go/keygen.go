@@ -4,6 +4,9 @@ package main
 import (
 	"crypto/rand"
 	"encoding/base32"
+	mathrand "math/rand/v2"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -16,7 +19,7 @@ const keygenChunkCap = 1024
 var keygenWorkload = &Workload{
 	Name: "keygen",
 	Params: []Param{{"count", "2000", false}, {"bytes", "1000", false}, {"source", "strong", false},
-		{"seed", "", true}, {"chunk", "", true}},
+		{"seed", "", true}, {"chunk", "", true}, {"kernel", "", true}, {"probes", "", true}},
 	Models: []string{"seq", "goroutines"},
 	ModelInfo: map[string]Model{
 		"seq": {Family: "seq", Note: "one goroutine, keys in order"},
@@ -24,17 +27,38 @@ var keygenWorkload = &Workload{
 			Note: "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1024, ceil(count/workers)) keys unless --chunk"},
 	},
 	Prepare: prepareKeygen,
+	Kernels: func() map[string]string {
+		return map[string]string{"portable": keygenPortable, "tuned": keygenTuned}
+	},
 }
+
+// The kernel classes (extra.kernel_detail) with the strong source; the seeded source swaps
+// only the generator for SplitMix64.
+const (
+	keygenPortableGenerator = "crypto/rand.Read per chunk"
+	keygenTunedGenerator    = "math/rand/v2 ChaCha8 per worker, seeded from crypto/rand"
+	keygenPortableEncoder   = "encoding/base32 EncodeToString per key"
+	keygenTunedEncoder      = "encoding/base32 Encode in place into the key's string (unsafe.String)"
+	keygenPortable          = keygenPortableGenerator + " + " + keygenPortableEncoder
+	keygenTuned             = keygenTunedGenerator + " + " + keygenTunedEncoder
+)
 
 // keySource fills random with the bytes of consecutive keys, the first being key `first`.
 type keySource func(random []byte, first int)
 
-// keygenCase is one case's parameters, shared by the work and its ceiling.
+// keygenCase is one case's parameters, shared by the work and its ceiling. Both sources and
+// both kernels run the same structure (chunks, one reused buffer per worker, the []string
+// store); newSource and encode are all that differ.
 type keygenCase struct {
 	count, keyBytes int
-	source          keySource
 	plan            chunkPlan
 	parallel        bool
+	// newSource makes one worker's source for a repetition of the given seed (ignored by strong);
+	// each worker calls it at its first chunk, inside the timed region.
+	newSource func(seed uint64) keySource
+	encode    func(raw []byte) string
+	seed      uint64
+	probes    []int
 }
 
 func prepareKeygen(args *Args) (Repetition, error) {
@@ -46,8 +70,29 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	if err != nil {
 		return nil, err
 	}
-	source, seeded, err := keygenSource(args, keyBytes)
+	tuned, err := kernelClass(args, true)
 	if err != nil {
+		return nil, err
+	}
+	c := keygenCase{count: count, keyBytes: keyBytes, parallel: args.Model == "goroutines",
+		encode: portableEncodeKey}
+	generator, encoder := keygenPortableGenerator, keygenPortableEncoder
+	if tuned {
+		generator, encoder, c.encode = keygenTunedGenerator, keygenTunedEncoder, encodeKey
+	}
+	switch args.String("source") {
+	case "strong":
+		c.newSource = strongSource(tuned)
+	case "seeded":
+		if c.seed, err = args.Uint64("seed"); err != nil {
+			return nil, usagef("--source seeded needs --seed S (a non-negative integer)")
+		}
+		c.newSource, generator = seededSource(keyBytes), "SplitMix64 (seeded)"
+	default:
+		return nil, usagef("unknown --source %q for keygen; valid: strong, seeded", args.String("source"))
+	}
+	args.Extra["kernel_detail"] = generator + " + " + encoder
+	if c.probes, err = parseProbes(args.String("probes"), count); err != nil {
 		return nil, err
 	}
 	chunkOverride := 0
@@ -56,69 +101,115 @@ func prepareKeygen(args *Args) (Repetition, error) {
 			return nil, usagef("--chunk must be a positive number of keys, got %q", args.String("chunk"))
 		}
 	}
-	c := keygenCase{count: count, keyBytes: keyBytes, source: source, parallel: args.Model == "goroutines"}
 	c.plan = planChunks(count, 1, keygenChunkCap, chunkOverride)
 	if c.parallel {
 		c.plan = planChunks(count, args.Workers, keygenChunkCap, chunkOverride)
 	}
 	return func(timer *Timer) (Result, error) {
+		seed := timer.Variant(c.seed)
 		timer.Start()
-		keys, run := c.generate()
+		var busy *busyLog
+		if c.parallel {
+			busy = newBusyLog(timer.started, c.plan.workers)
+		}
+		keys, run := c.generate(seed, busy)
 		timer.Stop()
-		checksum := keygenChecksum(keys, seeded)
-		extra := c.ceiling()
+		var checksum string
+		timer.Phase("checksum", func() { checksum = keygenChecksum(keys) })
+		extra := c.ceiling(seed)
+		extra["probes"] = c.probe(keys)
 		if c.parallel {
 			for k, v := range c.plan.extra(run) {
 				extra[k] = v
 			}
+			extra["busy"] = busy.intervals()
 		}
 		return Result{Items: int64(count), Checksum: checksum, Extra: extra}, nil
 	}, nil
 }
 
-// keygenSource is --source: strong reads the whole chunk's bytes with one crypto/rand.Read
-// (per key, the call's overhead was a few per cent more); seeded is SplitMix64 key by key.
-func keygenSource(args *Args, keyBytes int) (keySource, bool, error) {
-	switch args.String("source") {
-	case "strong":
-		return func(random []byte, _ int) {
-			rand.Read(random) // never fails since Go 1.24: it crashes the program instead
-		}, false, nil
-	case "seeded":
-		seed, err := args.Uint64("seed")
-		if err != nil {
-			return nil, false, usagef("--source seeded needs --seed S (a non-negative integer)")
+// parseProbes reads --probes: key indices below count.
+func parseProbes(list string, count int) ([]int, error) {
+	probes := []int{}
+	if list == "" {
+		return probes, nil
+	}
+	for _, field := range strings.Split(list, ",") {
+		index, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || index < 0 || index >= count {
+			return nil, usagef("--probes must be key indices 0..%d separated by commas, got %q", count-1, list)
 		}
+		probes = append(probes, index)
+	}
+	return probes, nil
+}
+
+// probe is extra.probes: the asked keys, by their index in the generation order (the store
+// holds key i at index i whatever worker made it).
+func (c keygenCase) probe(keys []string) []string {
+	out := make([]string, len(c.probes))
+	for i, index := range c.probes {
+		out[i] = keys[index]
+	}
+	return out
+}
+
+// strongSource: portable reads the whole chunk's bytes with one crypto/rand.Read (the
+// kernel's CSPRNG; per key, the call's overhead was a few per cent more). Tuned gives each
+// worker a userspace ChaCha8 (math/rand/v2, 256-bit key, documented as cryptographically
+// strong) seeded with 32 bytes of crypto/rand, about 0.4x the CPU of getrandom per byte.
+func strongSource(tuned bool) func(uint64) keySource {
+	if !tuned {
+		return func(uint64) keySource {
+			return func(random []byte, _ int) {
+				rand.Read(random) // never fails since Go 1.24: it crashes the program instead
+			}
+		}
+	}
+	return func(uint64) keySource {
+		var seed [32]byte
+		rand.Read(seed[:])
+		generator := mathrand.NewChaCha8(seed)
+		return func(random []byte, _ int) { generator.Read(random) }
+	}
+}
+
+// seededSource is SplitMix64 key by key: key i's bytes are bytes(seed, i, keyBytes).
+func seededSource(keyBytes int) func(uint64) keySource {
+	return func(seed uint64) keySource {
 		return func(random []byte, first int) {
 			for k := range len(random) / max(keyBytes, 1) {
 				key := random[k*keyBytes : k*keyBytes : (k+1)*keyBytes]
 				splitmix64Bytes(key, seed, uint64(first+k), keyBytes) // appends in place
 			}
-		}, true, nil
-	default:
-		return nil, false, usagef("unknown --source %q for keygen; valid: strong, seeded", args.String("source"))
+		}
 	}
 }
 
 // forEachChunk runs work over the case's chunks: on the pool for goroutines, inline for seq.
-func (c keygenCase) forEachChunk(work func(worker, start, end int)) poolRun {
+func (c keygenCase) forEachChunk(busy *busyLog, work func(worker, start, end int)) poolRun {
 	if c.parallel {
-		return runPool(c.plan, work)
+		return runPool(c.plan, busy, work)
 	}
 	runInline(c.plan, work)
 	return poolRun{chunks: c.plan.chunks(), workersUsed: 1}
 }
 
-// generate makes every key into one slice the caller holds. Each worker reuses one buffer for
-// its chunk's random bytes; every key is a string of its own.
-func (c keygenCase) generate() ([]string, poolRun) {
+// generate makes every key into one slice the caller holds. Each worker makes its source at
+// its first chunk and reuses one buffer for its chunks' random bytes; every key is a string
+// of its own.
+func (c keygenCase) generate(seed uint64, busy *busyLog) ([]string, poolRun) {
 	keys := make([]string, c.count)
 	buffers := make([][]byte, c.plan.workers)
-	run := c.forEachChunk(func(worker, start, end int) {
+	sources := make([]keySource, c.plan.workers)
+	run := c.forEachChunk(busy, func(worker, start, end int) {
+		if sources[worker] == nil {
+			sources[worker] = c.newSource(seed)
+		}
 		random := c.chunkBuffer(buffers, worker, end-start)
-		c.source(random, start)
+		sources[worker](random, start)
 		for k := range end - start {
-			keys[start+k] = encodeKey(random[k*c.keyBytes : (k+1)*c.keyBytes])
+			keys[start+k] = c.encode(random[k*c.keyBytes : (k+1)*c.keyBytes])
 		}
 	})
 	return keys, run
@@ -132,8 +223,11 @@ func (c keygenCase) chunkBuffer(buffers [][]byte, worker, keys int) []byte {
 	return buffers[worker][:keys*c.keyBytes]
 }
 
-// encodeKey encodes one key into a new string: one allocation and no copy, as strings.Builder
-// does it; EncodeToString allocates a buffer and then copies it into the string.
+// portableEncodeKey is what a Go programmer writes: the standard encoder's EncodeToString.
+func portableEncodeKey(raw []byte) string { return base32Lower.EncodeToString(raw) }
+
+// encodeKey (tuned) encodes one key into a new string: one allocation and no copy, as
+// strings.Builder does it; EncodeToString allocates a buffer and then copies it into the string.
 func encodeKey(raw []byte) string {
 	encoded := make([]byte, base32Lower.EncodedLen(len(raw)))
 	base32Lower.Encode(encoded, raw)
@@ -141,12 +235,16 @@ func encodeKey(raw []byte) string {
 }
 
 // ceiling times the two things no implementation can skip, with the same workers and chunks,
-// keeping nothing: the source filling count x bytes, and Base32 encoding count fixed keys.
-func (c keygenCase) ceiling() map[string]any {
+// keeping nothing: the kernel's source filling count x bytes, and Base32 encoding count fixed keys.
+func (c keygenCase) ceiling(seed uint64) map[string]any {
 	buffers := make([][]byte, c.plan.workers)
+	sources := make([]keySource, c.plan.workers)
 	start := time.Now()
-	c.forEachChunk(func(worker, first, end int) {
-		c.source(c.chunkBuffer(buffers, worker, end-first), first)
+	c.forEachChunk(nil, func(worker, first, end int) {
+		if sources[worker] == nil {
+			sources[worker] = c.newSource(seed)
+		}
+		sources[worker](c.chunkBuffer(buffers, worker, end-first), first)
 	})
 	csprngNs := time.Since(start).Nanoseconds()
 	fixedKey := make([]byte, c.keyBytes)
@@ -155,7 +253,7 @@ func (c keygenCase) ceiling() map[string]any {
 		encoded[w] = make([]byte, base32Lower.EncodedLen(c.keyBytes))
 	}
 	start = time.Now()
-	c.forEachChunk(func(worker, first, end int) {
+	c.forEachChunk(nil, func(worker, first, end int) {
 		for range end - first {
 			base32Lower.Encode(encoded[worker], fixedKey)
 		}
@@ -165,18 +263,11 @@ func (c keygenCase) ceiling() map[string]any {
 		"csprng_ns": csprngNs, "base32_ns": base32Ns}
 }
 
-// keygenChecksum is "<count>:<total chars>" for strong keys, the order-free digest for seeded ones.
-func keygenChecksum(keys []string, seeded bool) string {
-	if seeded {
-		var sum uint64
-		for _, key := range keys {
-			sum += fnv1a64([]byte(key))
-		}
-		return digestHex(sum)
-	}
-	chars := 0
+// keygenChecksum is the order-free digest of the encoded keys, for both sources.
+func keygenChecksum(keys []string) string {
+	var sum uint64
 	for _, key := range keys {
-		chars += len(key)
+		sum += fnv1a64(unsafe.Slice(unsafe.StringData(key), len(key)))
 	}
-	return itoa(len(keys)) + ":" + itoa(chars)
+	return digestHex(sum)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	mathrand "math/rand/v2"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -38,26 +39,90 @@ func TestSeededCount3Bytes10Seed1(t *testing.T) {
 	}
 }
 
-func TestStrongChecksumIsCountAndTotalChars(t *testing.T) {
-	args := testArgs(t, "keygen", "goroutines", 3, "--count", "1000", "--bytes", "1000", "--source", "strong")
-	if got := runOnce(t, args).Checksum; got != "1000:1600000" {
-		t.Fatalf("checksum %s, want 1000:1600000", got)
+func TestStrongChecksumIsTheOrderFreeDigest(t *testing.T) {
+	for _, kernel := range []string{"portable", "tuned"} {
+		args := testArgs(t, "keygen", "goroutines", 3, "--count", "1000", "--bytes", "1000", "--source", "strong",
+			"--kernel", kernel, "--probes", "0,999")
+		result := runOnce(t, args)
+		probes := result.Extra["probes"].([]string)
+		if len(result.Checksum) != 16 || len(probes) != 2 || len(probes[0]) != 1600 || len(probes[1]) != 1600 {
+			t.Fatalf("%s: checksum %s, probes %v", kernel, result.Checksum, probes)
+		}
 	}
 }
 
-func TestStrongKeysDiffer(t *testing.T) {
-	source, _, err := keygenSource(&Args{values: map[string]string{"source": "strong"}}, 16)
+func TestStrongKeysDifferForBothKernels(t *testing.T) {
+	for _, tuned := range []bool{false, true} {
+		c := keygenCase{count: 300, keyBytes: 16, newSource: strongSource(tuned), encode: encodeKey,
+			plan: planChunks(300, 3, keygenChunkCap, 7), parallel: true}
+		keys, _ := c.generate(0, nil)
+		seen := map[string]bool{}
+		for _, key := range keys {
+			if seen[key] {
+				t.Fatalf("tuned %v: key %s came twice", tuned, key)
+			}
+			seen[key] = true
+		}
+	}
+}
+
+// runVariants runs repetitions with --variants the way runCase does, returning each result.
+func runVariants(t *testing.T, args *Args, variants ...uint64) []Result {
+	t.Helper()
+	repetition, err := allWorkloads()[args.Workload].Prepare(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := keygenCase{count: 300, keyBytes: 16, source: source, plan: planChunks(300, 3, keygenChunkCap, 7), parallel: true}
-	keys, _ := c.generate()
-	seen := map[string]bool{}
-	for _, key := range keys {
-		if seen[key] {
-			t.Fatalf("key %s came twice", key)
+	results := []Result{}
+	for _, v := range variants {
+		timer := &Timer{variant: v, hasVariant: true}
+		result, err := repetition(timer)
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[key] = true
+		results = append(results, result)
+	}
+	return results
+}
+
+// Protocol 2's vector: seeded, count 3, bytes 10, seed 1 (given as the variant, the base seed
+// being another), probes 0, 1, 2, for both models and both kernels.
+func TestSeededVariantAndProbes(t *testing.T) {
+	want := []string{"yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"}
+	for _, model := range keygenWorkload.Models {
+		for _, kernel := range []string{"portable", "tuned"} {
+			args := testArgs(t, "keygen", model, 2, "--count", "3", "--bytes", "10", "--source", "seeded",
+				"--seed", "99", "--kernel", kernel, "--probes", "0,1,2")
+			result := runVariants(t, args, 1)[0]
+			probes := result.Extra["probes"].([]string)
+			if result.Checksum != "d3605c1b2c10e632" || len(probes) != 3 || probes[0] != want[0] ||
+				probes[1] != want[1] || probes[2] != want[2] || args.Extra["kernel"] != kernel {
+				t.Errorf("%s/%s: %s, probes %v", model, kernel, result.Checksum, probes)
+			}
+		}
+	}
+}
+
+func TestPortableAndTunedKernelsGiveTheSameSeededKeys(t *testing.T) {
+	for _, model := range keygenWorkload.Models {
+		var got []string
+		for _, kernel := range []string{"portable", "tuned"} {
+			args := testArgs(t, "keygen", model, 3, "--count", "2500", "--bytes", "37", "--source", "seeded",
+				"--seed", "5", "--kernel", kernel, "--probes", "0,1023,1024,2499")
+			result := runOnce(t, args)
+			got = append(got, result.Checksum+","+strings.Join(result.Extra["probes"].([]string), ","))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: portable %s, tuned %s", model, got[0], got[1])
+		}
+	}
+}
+
+func TestProbesOutsideTheCountAreABadArgument(t *testing.T) {
+	args := testArgs(t, "keygen", "seq", 0, "--count", "3", "--bytes", "10", "--source", "seeded", "--seed", "1",
+		"--probes", "3")
+	if _, err := keygenWorkload.Prepare(args); exitFor(err) != 2 {
+		t.Fatalf("got %v", err)
 	}
 }
 

@@ -53,8 +53,9 @@ func main() {
 
 func printList(workloads map[string]*Workload) {
 	type listed struct {
-		Params []string         `json:"params"`
-		Models map[string]Model `json:"models"`
+		Params  []string          `json:"params"`
+		Models  map[string]Model  `json:"models"`
+		Kernels map[string]string `json:"kernels,omitempty"`
 	}
 	entries := map[string]listed{}
 	for name, w := range workloads {
@@ -62,13 +63,17 @@ func printList(workloads map[string]*Workload) {
 		for _, p := range w.Params {
 			params = append(params, p.Name)
 		}
-		entries[name] = listed{params, w.ModelInfo}
+		var kernels map[string]string
+		if w.Kernels != nil {
+			kernels = w.Kernels()
+		}
+		entries[name] = listed{params, w.ModelInfo, kernels}
 	}
 	list := map[string]any{
 		"runtime":   "go",
 		"version":   runtime.Version(),
 		"flags":     fmt.Sprintf("%s; GOMAXPROCS=%d by default (--workers sets it for spawn-chain and coroutine-swarm)", buildFlags, runtime.GOMAXPROCS(0)),
-		"sources":   map[string]string{"strong": "crypto/rand.Read (getrandom(2), the kernel CSPRNG)", "seeded": "SplitMix64"},
+		"sources":   map[string]string{"strong": "portable kernel: crypto/rand.Read (getrandom(2), the kernel CSPRNG); tuned kernel: math/rand/v2 ChaCha8 per worker, seeded from crypto/rand", "seeded": "SplitMix64"},
 		"workloads": entries,
 	}
 	out, _ := json.Marshal(list)

@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	_ "unsafe" // for go:linkname
 )
 
 // Result is what one timed repetition reports besides its duration.
@@ -19,20 +21,131 @@ type Result struct {
 	Extra    map[string]any
 }
 
-// Timer brackets the work itself, so each workload decides where loading ends and hashing begins.
+// Timer brackets the work itself, so each workload decides where loading ends and hashing
+// begins. It also carries what protocol 2 asks of every repetition: the variant it runs, the
+// process's CPU time inside the timed region, and the phases between two lines (checksum_ns,
+// prepare_ns, cleanup_ns). The zero Timer is usable (tests): no variant, so the base value.
 type Timer struct {
 	started time.Time
 	elapsed time.Duration
 	running bool
+	// cpuUser and cpuSys accumulate getrusage(RUSAGE_SELF) across Start/Stop: every thread of
+	// the process counts, the GC's workers and the runtime's own threads included.
+	cpuUser, cpuSys     time.Duration
+	cpuUserAt, cpuSysAt time.Duration
+	phases              map[string]int64
+	variant             uint64
+	hasVariant          bool
 }
 
-func (t *Timer) Start() { t.started, t.running = time.Now(), true }
+func (t *Timer) Start() {
+	t.started, t.running = time.Now(), true
+	t.cpuUserAt, t.cpuSysAt = processCPU()
+}
 
 func (t *Timer) Stop() {
 	if t.running {
+		user, sys := processCPU()          // read before the clock stops, as the protocol asks
 		t.elapsed += time.Since(t.started) // time.Since reads Go's monotonic clock
 		t.running = false
+		t.cpuUser += user - t.cpuUserAt
+		t.cpuSys += sys - t.cpuSysAt
 	}
+}
+
+// Variant is this repetition's value from --variants, or base when none was given.
+func (t *Timer) Variant(base uint64) uint64 {
+	if t.hasVariant {
+		return t.variant
+	}
+	return base
+}
+
+// Phase runs f outside the timed region and reports its duration as extra.<name>_ns
+// ("checksum", "prepare", "cleanup"), so the time between two lines is accounted for.
+func (t *Timer) Phase(name string, f func()) {
+	start := time.Now()
+	f()
+	if t.phases == nil {
+		t.phases = map[string]int64{}
+	}
+	t.phases[name+"_ns"] += time.Since(start).Nanoseconds()
+}
+
+// processCPU is the whole process's user and system CPU time so far. Go has no process
+// models here, so RUSAGE_CHILDREN would always be zero and is not read.
+func processCPU() (user, sys time.Duration) {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		return 0, 0
+	}
+	return time.Duration(usage.Utime.Nano()), time.Duration(usage.Stime.Nano())
+}
+
+// busyLog is extra.busy: per worker, the first start and the last end of its work, in ns from
+// the repetition's clock start. Each slot is written only by its own worker (a pool goroutine,
+// or whatever runs on one scheduler P while pinned to it), so it needs no lock.
+type busyLog struct {
+	origin     time.Time
+	start, end []int64
+}
+
+func newBusyLog(origin time.Time, workers int) *busyLog {
+	b := &busyLog{origin: origin, start: make([]int64, workers), end: make([]int64, workers)}
+	for w := range b.start {
+		b.start[w] = -1
+	}
+	return b
+}
+
+// begin marks worker w starting a unit of work; the first call opens its interval.
+func (b *busyLog) begin(w int) {
+	if b != nil && b.start[w] < 0 {
+		b.start[w] = time.Since(b.origin).Nanoseconds()
+	}
+}
+
+// finish marks worker w ending a unit of work; the last call closes its interval.
+func (b *busyLog) finish(w int) {
+	if b != nil {
+		b.end[w] = time.Since(b.origin).Nanoseconds()
+	}
+}
+
+// Go's scheduler processors (P) are what GOMAXPROCS counts, and what --workers sets for the
+// models without a pool; the runtime does not export which one runs a goroutine, but procPin
+// (kept linkable by the runtime on purpose, go.dev/issue/67401) returns its id and keeps the
+// goroutine on it, without preemption, until procUnpin.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// markOnP records a moment of work on the P the caller runs on, as that P's worker. While
+// pinned nothing else runs on the P, so its slot has one writer at a time.
+func (b *busyLog) markOnP() {
+	p := procPin()
+	now := time.Since(b.origin).Nanoseconds()
+	if p < len(b.start) {
+		if b.start[p] < 0 {
+			b.start[p] = now
+		}
+		b.end[p] = now
+	}
+	procUnpin()
+}
+
+// intervals is extra.busy: [[worker, start_ns, end_ns], ...] for every worker that worked.
+func (b *busyLog) intervals() [][3]int64 {
+	out := [][3]int64{}
+	for w, start := range b.start {
+		if start >= 0 {
+			out = append(out, [3]int64{int64(w), start, max(start, b.end[w])})
+		}
+	}
+	return out
 }
 
 // Repetition runs the work once; it calls timer.Start/Stop around the timed region only.
@@ -54,6 +167,26 @@ type Workload struct {
 	ModelInfo map[string]Model
 	// Prepare loads inputs outside the timed region and returns the repetition to time.
 	Prepare func(args *Args) (Repetition, error)
+	// Kernels, where the workload has kernel classes, is --list's "kernels": what the portable
+	// and (where one exists) the tuned kernel are.
+	Kernels func() map[string]string
+}
+
+// kernelClass reads --kernel portable|tuned (default portable) and records it as extra.kernel;
+// a workload without a tuned kernel refuses tuned as a bad argument.
+func kernelClass(args *Args, hasTuned bool) (tuned bool, err error) {
+	switch args.String("kernel") {
+	case "", "portable":
+		args.Extra["kernel"] = "portable"
+		return false, nil
+	case "tuned":
+		if !hasTuned {
+			return false, usagef("%s has no tuned kernel in Go; valid: --kernel portable", args.Workload)
+		}
+		args.Extra["kernel"] = "tuned"
+		return true, nil
+	}
+	return false, usagef("--kernel must be portable or tuned, got %q", args.String("kernel"))
 }
 
 // Param is a command-line parameter; an empty Default means the harness must pass it
@@ -71,6 +204,8 @@ type Args struct {
 	Workers  int
 	Warmup   int
 	Repeat   int
+	// Variants holds --variants, one per repetition (warm-ups first); nil when not given.
+	Variants []uint64
 	values   map[string]string
 	// Extra is filled by Prepare with the flags and settings every JSON line must carry.
 	Extra map[string]any
@@ -120,7 +255,7 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 	for _, p := range workload.Params {
 		args.values[p.Name] = p.Default
 	}
-	known := map[string]bool{"model": true, "workers": true, "warmup": true, "repeat": true}
+	known := map[string]bool{"model": true, "workers": true, "warmup": true, "repeat": true, "variants": true}
 	for _, p := range workload.Params {
 		known[p.Name] = true
 	}
@@ -157,6 +292,15 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 			if err != nil || args.Repeat < 1 {
 				return nil, nil, usagef("--repeat must be a positive integer, got %q", value)
 			}
+		case "variants":
+			args.Variants = []uint64{}
+			for _, field := range strings.Split(value, ",") {
+				v, err := strconv.ParseUint(strings.TrimSpace(field), 10, 64)
+				if err != nil {
+					return nil, nil, usagef("--variants must be non-negative integers separated by commas, got %q", value)
+				}
+				args.Variants = append(args.Variants, v)
+			}
 		default:
 			args.values[name] = value
 		}
@@ -167,6 +311,10 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 	info, ok := workload.ModelInfo[args.Model]
 	if !ok {
 		return nil, nil, usagef("unknown model %q for %s; valid: %s", args.Model, workload.Name, strings.Join(workload.Models, ", "))
+	}
+	if args.Variants != nil && len(args.Variants) != args.Warmup+args.Repeat {
+		return nil, nil, usagef("--variants needs one value per repetition (warm-up %d + repeat %d), got %d",
+			args.Warmup, args.Repeat, len(args.Variants))
 	}
 	if workersGiven && !info.Workers {
 		return nil, nil, usagef("model %s of %s takes no --workers", args.Model, workload.Name)
@@ -201,12 +349,12 @@ func runCase(args *Args, workload *Workload) error {
 	encoder := json.NewEncoder(os.Stdout)
 	for i := 0; i < args.Warmup+args.Repeat; i++ {
 		timer := &Timer{}
+		if args.Variants != nil {
+			timer.variant, timer.hasVariant = args.Variants[i], true
+		}
 		result, err := repetition(timer)
 		if err != nil {
 			return err
-		}
-		if i < args.Warmup {
-			continue
 		}
 		extra := map[string]any{}
 		for k, v := range args.Extra {
@@ -215,13 +363,30 @@ func runCase(args *Args, workload *Workload) error {
 		for k, v := range result.Extra {
 			extra[k] = v
 		}
-		line := struct {
-			Rep      int            `json:"rep"`
-			Ns       int64          `json:"ns"`
-			Items    int64          `json:"items"`
-			Checksum string         `json:"checksum"`
-			Extra    map[string]any `json:"extra,omitempty"`
-		}{i - args.Warmup, timer.elapsed.Nanoseconds(), result.Items, result.Checksum, extra}
+		extra["cpu_user_ns"], extra["cpu_sys_ns"] = timer.cpuUser.Nanoseconds(), timer.cpuSys.Nanoseconds()
+		extra["checksum_ns"] = int64(0) // overwritten below where the workload computes one
+		for k, v := range timer.phases {
+			extra[k] = v
+		}
+		// Warm-ups print a line too (checked, never timed): {"warmup":j,...} without "rep".
+		var line any
+		if i < args.Warmup {
+			line = struct {
+				Warmup   int            `json:"warmup"`
+				Ns       int64          `json:"ns"`
+				Items    int64          `json:"items"`
+				Checksum string         `json:"checksum"`
+				Extra    map[string]any `json:"extra,omitempty"`
+			}{i, timer.elapsed.Nanoseconds(), result.Items, result.Checksum, extra}
+		} else {
+			line = struct {
+				Rep      int            `json:"rep"`
+				Ns       int64          `json:"ns"`
+				Items    int64          `json:"items"`
+				Checksum string         `json:"checksum"`
+				Extra    map[string]any `json:"extra,omitempty"`
+			}{i - args.Warmup, timer.elapsed.Nanoseconds(), result.Items, result.Checksum, extra}
+		}
 		if err := encoder.Encode(line); err != nil {
 			return err
 		}

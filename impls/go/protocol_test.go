@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // testArgs parses a call the way the harness makes it; workers 0 leaves --workers out.
@@ -68,5 +69,35 @@ func TestNoopDoesNothingAndSaysNoop(t *testing.T) {
 	}
 	if result := runOnce(t, args); result.Checksum != "noop" || result.Items != 0 {
 		t.Fatalf("got %+v", result)
+	}
+}
+
+func TestVariantsNeedOnePerRepetition(t *testing.T) {
+	argv := []string{"spawn-chain", "--model", "goroutines", "--n", "3", "--warmup", "1", "--repeat", "2"}
+	if _, _, err := parseArgs(append(argv, "--variants", "1,2"), allWorkloads()); exitFor(err) != 2 {
+		t.Fatalf("two variants for three repetitions: %v", err)
+	}
+	args, _, err := parseArgs(append(argv, "--variants", "1,2,3"), allWorkloads())
+	if err != nil || len(args.Variants) != 3 || args.Variants[2] != 3 {
+		t.Fatalf("got %v, %v", args, err)
+	}
+}
+
+func TestTheTimerReadsTheProcessCPUAndPhases(t *testing.T) {
+	timer := &Timer{}
+	timer.Start()
+	for time.Since(timer.started) < 30*time.Millisecond { // spin: CPU time on the clock
+	}
+	timer.Stop()
+	timer.Phase("checksum", func() {})
+	if timer.cpuUser+timer.cpuSys <= 0 || timer.phases["checksum_ns"] < 0 || timer.Variant(7) != 7 {
+		t.Fatalf("cpu %v + %v, phases %v", timer.cpuUser, timer.cpuSys, timer.phases)
+	}
+}
+
+func TestKernelTunedIsABadArgumentWhereThereIsNone(t *testing.T) {
+	args := &Args{Workload: "batch-job", values: map[string]string{"kernel": "tuned"}, Extra: map[string]any{}}
+	if _, err := kernelClass(args, false); exitFor(err) != 2 {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -25,14 +25,40 @@ var (
 var sdesWorkload = &Workload{
 	Name: "sdes-ecb",
 	Params: []Param{{"input", "", false}, {"key", "642", false}, {"cipher", "table", false}, {"chunk", "", true},
-		{"kernel", "", true}},
+		{"kernel", "", true}, {"table-kernel", "", true}},
 	Models: []string{"seq", "goroutines"},
 	ModelInfo: map[string]Model{
-		"seq": {Family: "seq", Note: tableKernelNote},
+		"seq": {Family: "seq", Note: "the calling goroutine, the whole input as one range"},
 		"goroutines": {Family: "green", Workers: true,
-			Note: "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1 MiB, ceil(size/workers)) bytes unless --chunk; " + tableKernelNote},
+			Note: "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1 MiB, ceil(size/workers)) bytes unless --chunk"},
 	},
 	Prepare: prepareSdes,
+	Kernels: func() map[string]string {
+		return map[string]string{
+			"portable": "bitwise: " + sdesPortableBitwise + "; table: " + sdesPortableTable,
+			"tuned": "bitwise: " + sdesTunedBitwise + "; table: " + tableKernelDetail(tableKernels()[0]) +
+				" (the best this CPU runs; --table-kernel avx512vbmi|avx2|go names one)",
+		}
+	},
+}
+
+// The kernel classes (extra.kernel_detail). Portable: the spec's algorithm in plain Go, byte by
+// byte. Tuned: bit-sliced rounds for bitwise, and for table the Go-assembly vector lookups.
+const (
+	sdesPortableBitwise = "scalar per-byte permutations and rounds (plain Go)"
+	sdesPortableTable   = "256-byte table of the key, one lookup per byte (plain Go)"
+	sdesTunedBitwise    = "bit-sliced S-DES, 64 bytes as 8 uint64 bit planes (plain Go)"
+)
+
+// tableKernelDetail names one of tableKernels() for extra.kernel_detail.
+func tableKernelDetail(kernel string) string {
+	switch kernel {
+	case "avx512vbmi":
+		return "Go asm VPERMI2B (AVX-512 VBMI)"
+	case "avx2":
+		return "Go asm VPSHUFB (AVX2)"
+	}
+	return "8 table lookups per 64-bit word (plain Go)"
 }
 
 // permute makes bit k of the result bit table[k] of value; bit 1 is the most significant of width.
@@ -123,13 +149,25 @@ func bitwiseCipher(key uint) encryptRange {
 	}
 }
 
-// tableCipher derives the key's table, then translates through it with a kernel of
-// sdestable_amd64.go: by default the fastest the CPU offers, `--kernel` names another.
+// tableCipher derives the key's table, then translates through it with a tuned kernel of
+// sdestable_amd64.go: by default the fastest the CPU offers, `--table-kernel` names another.
 func tableCipher(kernel string) func(key uint) encryptRange {
 	return func(key uint) encryptRange { return tableLookupWith(kernel, sdesTable(key)) }
 }
 
-// lookupWords is the portable table loop: eight lookups per 64-bit load and store, about 1.4x
+// portableTableCipher is the portable table form: derive the key's 256-byte table, then one
+// lookup per byte, as the spec describes it.
+func portableTableCipher(key uint) encryptRange {
+	table := sdesTable(key)
+	return func(dst, src []byte) {
+		dst = dst[:len(src)]
+		for i, b := range src {
+			dst[i] = table[b]
+		}
+	}
+}
+
+// lookupWords is the tuned kernels' plain-Go loop: eight lookups per 64-bit load and store, about 1.4x
 // the byte-at-a-time loop, since Go does not vectorise the byte loop itself. Re-slicing both
 // sides each step (rather than indexing with i) leaves the loop without bounds checks.
 func lookupWords(dst, src []byte, table *[256]byte) {
@@ -150,8 +188,6 @@ func lookupWords(dst, src []byte, table *[256]byte) {
 	}
 }
 
-const tableKernelNote = "table: Go assembly, VPERMI2B (AVX-512 VBMI) or else VPSHUFB (AVX2), else a portable loop, picked at run time (extra.table_kernel; --kernel names one)"
-
 // sdesChunkCap is the contract's cap on a parallel chunk: 1 MiB.
 const sdesChunkCap = 1 << 20
 
@@ -159,6 +195,11 @@ func prepareSdes(args *Args) (Repetition, error) {
 	key, err := args.Int("key")
 	if err != nil || key > 1023 {
 		return nil, usagef("--key must be a 10-bit integer (0..1023), got %q", args.String("key"))
+	}
+	for _, v := range args.Variants {
+		if v > 1023 {
+			return nil, usagef("sdes-ecb's --variants are keys (0..1023), got %d", v)
+		}
 	}
 	newCipher, err := sdesCipherNamed(args)
 	if err != nil {
@@ -187,37 +228,54 @@ func prepareSdes(args *Args) (Repetition, error) {
 	return sdesGoroutines(newCipher, uint(key), ciphertext, plaintext, plan), nil
 }
 
-// sdesCipherNamed picks --cipher; for table also the kernel, recorded as extra.table_kernel.
+// sdesCipherNamed picks --cipher and --kernel; a tuned table also its vector kernel, recorded
+// as extra.table_kernel.
 func sdesCipherNamed(args *Args) (func(key uint) encryptRange, error) {
-	kernel := args.String("kernel")
+	tuned, err := kernelClass(args, true)
+	if err != nil {
+		return nil, err
+	}
+	kernel := args.String("table-kernel")
+	if kernel != "" && (!tuned || args.String("cipher") != "table") {
+		return nil, usagef("--table-kernel belongs to --cipher table --kernel tuned")
+	}
 	switch args.String("cipher") {
 	case "bitwise":
-		if kernel != "" {
-			return nil, usagef("--kernel belongs to --cipher table")
+		if tuned {
+			args.Extra["kernel_detail"] = sdesTunedBitwise
+			return slicedCipher, nil
 		}
+		args.Extra["kernel_detail"] = sdesPortableBitwise
 		return bitwiseCipher, nil
 	case "table":
+		if !tuned {
+			args.Extra["kernel_detail"] = sdesPortableTable
+			return portableTableCipher, nil
+		}
 		kernels := tableKernels()
 		if kernel == "" {
 			kernel = kernels[0]
 		} else if !slices.Contains(kernels, kernel) {
-			return nil, usagef("--kernel %q is not one this CPU runs; valid here: %s", kernel, strings.Join(kernels, ", "))
+			return nil, usagef("--table-kernel %q is not one this CPU runs; valid here: %s", kernel, strings.Join(kernels, ", "))
 		}
 		args.Extra["table_kernel"] = kernel
+		args.Extra["kernel_detail"] = tableKernelDetail(kernel)
 		return tableCipher(kernel), nil
 	}
 	return nil, usagef("unknown --cipher %q for sdes-ecb; valid: bitwise, table", args.String("cipher"))
 }
 
-// sdesSeq times the key schedule and the cipher over the whole input on the calling goroutine.
-// The buffer needs no clearing between repetitions: the ceiling's copy leaves plaintext in it,
-// so a byte the cipher skipped would change the checksum.
+// sdesSeq times the key schedule (of this repetition's variant key) and the cipher over the
+// whole input on the calling goroutine. The buffer needs no clearing between repetitions: the
+// ceiling's copy leaves plaintext in it, so a byte the cipher skipped would change the checksum.
 func sdesSeq(newCipher func(uint) encryptRange, key uint, ciphertext, plaintext []byte) Repetition {
 	return func(timer *Timer) (Result, error) {
+		repKey := uint(timer.Variant(uint64(key)))
 		timer.Start()
-		newCipher(key)(ciphertext, plaintext)
+		newCipher(repKey)(ciphertext, plaintext)
 		timer.Stop()
-		checksum := sha256Hex(ciphertext)
+		var checksum string
+		timer.Phase("checksum", func() { checksum = sha256Hex(ciphertext) })
 		ceilingStart := time.Now()
 		copy(ciphertext, plaintext) // Go's memmove: AVX, non-temporal stores from 1 MiB up
 		return Result{Items: int64(len(plaintext)), Checksum: checksum, Extra: map[string]any{
@@ -229,15 +287,19 @@ func sdesSeq(newCipher func(uint) encryptRange, key uint, ciphertext, plaintext 
 // the copy ceiling runs after the checksum on a fresh pool with the same chunks.
 func sdesGoroutines(newCipher func(uint) encryptRange, key uint, ciphertext, plaintext []byte, plan chunkPlan) Repetition {
 	return func(timer *Timer) (Result, error) {
+		repKey := uint(timer.Variant(uint64(key)))
 		timer.Start()
-		cipher := newCipher(key)
-		run := runPool(plan, func(_, start, end int) { cipher(ciphertext[start:end], plaintext[start:end]) })
+		busy := newBusyLog(timer.started, plan.workers)
+		cipher := newCipher(repKey)
+		run := runPool(plan, busy, func(_, start, end int) { cipher(ciphertext[start:end], plaintext[start:end]) })
 		timer.Stop()
-		checksum := sha256Hex(ciphertext)
+		var checksum string
+		timer.Phase("checksum", func() { checksum = sha256Hex(ciphertext) })
 		ceilingStart := time.Now()
-		runPool(plan, func(_, start, end int) { copy(ciphertext[start:end], plaintext[start:end]) })
+		runPool(plan, nil, func(_, start, end int) { copy(ciphertext[start:end], plaintext[start:end]) })
 		extra := plan.extra(run)
 		extra["ceiling"], extra["ceiling_ns"] = "copy", time.Since(ceilingStart).Nanoseconds()
+		extra["busy"] = busy.intervals()
 		return Result{Items: int64(len(plaintext)), Checksum: checksum, Extra: extra}, nil
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -90,7 +91,8 @@ func TestQuickBrownFoxUnderKey642(t *testing.T) {
 func TestEveryKernelEncryptsTheFoxAndIsRecorded(t *testing.T) {
 	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
 	for _, kernel := range tableKernels() {
-		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "table", "--kernel", kernel)
+		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "table", "--kernel", "tuned",
+			"--table-kernel", kernel)
 		result := runOnce(t, args)
 		if result.Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" || args.Extra["table_kernel"] != kernel {
 			t.Errorf("%s: %s, extra %v", kernel, result.Checksum, args.Extra)
@@ -99,7 +101,8 @@ func TestEveryKernelEncryptsTheFoxAndIsRecorded(t *testing.T) {
 }
 
 func TestAKernelTheCPULacksIsABadArgument(t *testing.T) {
-	args := testArgs(t, "sdes-ecb", "seq", 0, "--input", "x", "--cipher", "table", "--kernel", "sse9")
+	args := testArgs(t, "sdes-ecb", "seq", 0, "--input", "x", "--cipher", "table", "--kernel", "tuned",
+		"--table-kernel", "sse9")
 	if _, err := sdesWorkload.Prepare(args); exitFor(err) != 2 {
 		t.Fatalf("got %v", err)
 	}
@@ -118,10 +121,12 @@ func TestEverySdesModelAgreesForArbitraryParams(t *testing.T) {
 		want := hex.EncodeToString(sum[:])
 		for _, model := range sdesWorkload.Models {
 			for _, cipher := range []string{"bitwise", "table"} {
-				args := testArgs(t, "sdes-ecb", model, c.workers, "--input", input, "--key", itoa(c.key),
-					"--cipher", cipher, "--chunk", itoa(c.chunk))
-				if got := runOnce(t, args).Checksum; got != want {
-					t.Errorf("%+v %s/%s: %s, want %s", c, model, cipher, got, want)
+				for _, kernel := range []string{"portable", "tuned"} {
+					args := testArgs(t, "sdes-ecb", model, c.workers, "--input", input, "--key", itoa(c.key),
+						"--cipher", cipher, "--chunk", itoa(c.chunk), "--kernel", kernel)
+					if got := runOnce(t, args).Checksum; got != want {
+						t.Errorf("%+v %s/%s/%s: %s, want %s", c, model, cipher, kernel, got, want)
+					}
 				}
 			}
 		}
@@ -198,6 +203,54 @@ func BenchmarkTableKernels(b *testing.B) {
 				lookup(dst, src)
 			}
 		})
+	}
+}
+
+// The tuned (bit-sliced) bitwise kernel equals the portable one for every key, at lengths
+// around its 64-byte block, and the key comes from the repetition's variant.
+func TestSlicedBitwiseMatchesThePortableForEveryKey(t *testing.T) {
+	src := splitmix64Bytes(nil, 9, 0, 64*5+37)
+	for key := range uint(1024) {
+		portable, sliced := bitwiseCipher(key), slicedCipher(key)
+		for _, n := range []int{0, 1, 63, 64, 65, 128, len(src)} {
+			want, got := make([]byte, n), make([]byte, n)
+			portable(want, src[:n])
+			sliced(got, src[:n])
+			if !bytes.Equal(want, got) {
+				t.Fatalf("key %d, %d bytes: sliced %x, portable %x", key, n, got, want)
+			}
+		}
+	}
+}
+
+func TestPortableAndTunedTableKernelsAgree(t *testing.T) {
+	src := splitmix64Bytes(nil, 11, 0, 100_003)
+	for _, key := range []uint{0, 642, 1023} {
+		want, got := make([]byte, len(src)), make([]byte, len(src))
+		portableTableCipher(key)(want, src)
+		tableCipher(tableKernels()[0])(key)(got, src)
+		if !bytes.Equal(want, got) {
+			t.Fatalf("key %d: tuned table differs from portable", key)
+		}
+	}
+}
+
+// Each repetition encrypts under its own variant key: the fox under 642 as a variant (base key
+// 5) gives the spec's SHA-256, for every model, cipher and kernel, and a different key differs.
+func TestVariantKeysPerRepetition(t *testing.T) {
+	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
+	for _, model := range sdesWorkload.Models {
+		for _, cipher := range []string{"bitwise", "table"} {
+			for _, kernel := range []string{"portable", "tuned"} {
+				args := testArgs(t, "sdes-ecb", model, 2, "--input", input, "--key", "5", "--cipher", cipher,
+					"--kernel", kernel)
+				results := runVariants(t, args, 642, 5)
+				if results[0].Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" ||
+					results[1].Checksum == results[0].Checksum || args.Extra["kernel_detail"] == nil {
+					t.Errorf("%s/%s/%s: %s then %s", model, cipher, kernel, results[0].Checksum, results[1].Checksum)
+				}
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -48,42 +49,87 @@ func prepareSpawnChain(args *Args) (Repetition, error) {
 		return nil, usagef("--max-threads is a param of spawn-chain's locked-threads model only")
 	}
 	return func(timer *Timer) (Result, error) {
+		startValue := int(timer.Variant(0))
 		timer.Start()
-		answer := passDownChain(n, lockThreads)
+		chain := chainRun{n: n, start: startValue, busy: newBusyLog(timer.started, runtime.GOMAXPROCS(0))}
+		answer := chain.pass(lockThreads)
 		timer.Stop()
-		return Result{Items: int64(n), Checksum: itoa(answer), Extra: map[string]any{
-			"ceiling": "hand-off", "ceiling_ns": handOffNs(n, lockThreads)}}, nil
+		var checksum string
+		timer.Phase("checksum", func() { checksum = itoa(answer) })
+		return Result{Items: int64(n), Checksum: checksum, Extra: map[string]any{
+			"ceiling": "hand-off", "ceiling_ns": handOffNs(n, lockThreads),
+			"live_units": chain.liveAtSend, "busy": chain.busy.intervals()}}, nil
 	}, nil
 }
 
-// passDownChain creates all n links first, then sends 0 into the last one created, and returns
-// once every link has ended. A goroutine ends by itself after its send; a locked link's OS
-// thread is joined: passDownChain waits until the kernel no longer lists it.
-func passDownChain(n int, lockThreads bool) int {
-	if n == 0 {
-		return 0 // no link to send to: the caller already holds the answer
+// chainRun is one repetition's chain: n links, the start value sent into the last, and the
+// proof that the chain was whole: how many links were alive when the value went in, and when
+// each scheduler P (a worker: --workers sets GOMAXPROCS) first and last ran a link.
+type chainRun struct {
+	n, start   int
+	live       atomic.Int64 // links that have started and not ended
+	liveAtSend int64
+	busy       *busyLog
+}
+
+// enter is a link starting to run: counted live, and its P marked busy.
+func (c *chainRun) enter() {
+	c.live.Add(1)
+	c.busy.markOnP()
+}
+
+// leave is a link done with its send.
+func (c *chainRun) leave() {
+	c.busy.markOnP()
+	c.live.Add(-1)
+}
+
+// sendWhenAllLive sends the start value once every link runs (is parked on its inbox): "when
+// all n exist" made checkable. Until then the caller yields its P to the links still queued.
+func (c *chainRun) sendWhenAllLive(last chan<- int) {
+	for c.live.Load() < int64(c.n) {
+		runtime.Gosched()
+	}
+	c.liveAtSend = c.live.Load()
+	last <- c.start
+}
+
+func (c *chainRun) pass(lockThreads bool) int {
+	if c.n == 0 {
+		return c.start // no link to send to: the caller already holds the answer
 	}
 	if lockThreads {
-		answer, _ := passDownThreadChain(n)
+		answer, _ := c.passDownThreadChain()
 		return answer
 	}
+	return c.passDownChain()
+}
+
+// passDownChain creates all n links first, then sends the start value into the last one
+// created, and returns with the answer. A goroutine ends by itself after its send.
+func (c *chainRun) passDownChain() int {
 	toCaller := make(chan int)
 	next := toCaller
-	for range n {
+	for range c.n {
 		inbox := make(chan int)
 		go func(inbox <-chan int, outbox chan<- int) {
-			outbox <- <-inbox + 1
+			c.enter()
+			value := <-inbox + 1
+			c.leave()
+			outbox <- value
 		}(inbox, next)
 		next = inbox
 	}
-	next <- 0
+	c.sendWhenAllLive(next)
 	return <-toCaller
 }
 
 // passDownThreadChain is the chain with one OS thread per link: each link's goroutine locks its
 // thread and never unlocks it, so the thread exits with the goroutine instead of going back to
 // the pool. Every link records its thread id before it waits, and is joined by it.
-func passDownThreadChain(n int) (answer int, threadIDs []int) {
+// Its OS thread is joined: the chain waits until the kernel no longer lists it.
+func (c *chainRun) passDownThreadChain() (answer int, threadIDs []int) {
+	n := c.n
 	threadIDs = make([]int, n)
 	var linksDone sync.WaitGroup
 	toCaller := make(chan int)
@@ -95,11 +141,14 @@ func passDownThreadChain(n int) (answer int, threadIDs []int) {
 			defer linksDone.Done()
 			runtime.LockOSThread()
 			threadIDs[link] = syscall.Gettid()
-			outbox <- <-inbox + 1
+			c.enter()
+			value := <-inbox + 1
+			c.leave()
+			outbox <- value
 		}(inbox, next)
 		next = inbox
 	}
-	next <- 0
+	c.sendWhenAllLive(next)
 	answer = <-toCaller
 	linksDone.Wait()
 	for _, tid := range threadIDs {

@@ -5,7 +5,34 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
+
+// newChain is a chain of n links from start, as one repetition makes it.
+func newChain(n, start int) *chainRun {
+	return &chainRun{n: n, start: start, busy: newBusyLog(time.Now(), runtime.GOMAXPROCS(0))}
+}
+
+func passDownChain(n int, lockThreads bool) int { return newChain(n, 0).pass(lockThreads) }
+
+// Protocol 2: the start value goes in instead of 0, the answer is start + n, every link was
+// live when it went in, and the busy intervals name scheduler Ps.
+func TestStartValueVariantAndLiveUnits(t *testing.T) {
+	for _, model := range spawnChainWorkload.Models {
+		args := testArgs(t, "spawn-chain", model, 2, "--n", "1000")
+		results := runVariants(t, args, 123456, 0)
+		for i, want := range []string{"124456", "1000"} {
+			extra := results[i].Extra
+			busy := extra["busy"].([][3]int64)
+			if results[i].Checksum != want || extra["live_units"] != int64(1000) || len(busy) == 0 || busy[0][0] > 1 {
+				t.Errorf("%s variant %d: %s, extra %v", model, i, results[i].Checksum, extra)
+			}
+		}
+	}
+	if got := newChain(0, 77).pass(false); got != 77 {
+		t.Errorf("an empty chain from 77 answered %d", got)
+	}
+}
 
 func TestTheAnswerIsN(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 1000, 12_345} {
@@ -38,7 +65,7 @@ func TestMaxThreadsBelongsToLockedThreadsOnly(t *testing.T) {
 }
 
 func TestEveryLockedLinkHadItsOwnThreadAndItHasExited(t *testing.T) {
-	_, threadIDs := passDownThreadChain(200)
+	_, threadIDs := newChain(200, 0).passDownThreadChain()
 	distinct := map[int]bool{}
 	for _, tid := range threadIDs {
 		distinct[tid] = true

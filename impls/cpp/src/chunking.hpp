@@ -77,8 +77,9 @@ class WorkerTally {
 // worker gets one whenever there are at least `workers` chunks), then claims the rest one at a
 // time from a shared counter, so a descheduled thread does not hold up the others.
 // `make_worker()` runs on each worker thread and returns its `process(chunk_index)`.
+// `busy` (optional) gets worker w's interval from its first chunk's start to its last one's end.
 template <class MakeWorker>
-ChunkRun run_chunks_on_threads(const ChunkPlan& plan, int workers, MakeWorker&& make_worker) {
+ChunkRun run_chunks_on_threads(const ChunkPlan& plan, int workers, MakeWorker&& make_worker, BusyLog* busy = nullptr) {
   WorkerTally tally;
   std::atomic<std::int64_t> next_chunk{workers};
   {
@@ -89,9 +90,11 @@ ChunkRun run_chunks_on_threads(const ChunkPlan& plan, int workers, MakeWorker&& 
         std::int64_t done = 0;
         try {
           auto process = make_worker();
+          const std::uint64_t start = monotonic_ns();
           for (std::int64_t c = w; c < plan.chunks; c = next_chunk.fetch_add(1, std::memory_order_relaxed), ++done) {
             process(c);
           }
+          if (busy && done > 0) busy->span(w, start, monotonic_ns());
         } catch (...) {
           tally.fail(std::current_exception());
         }
@@ -104,9 +107,11 @@ ChunkRun run_chunks_on_threads(const ChunkPlan& plan, int workers, MakeWorker&& 
 
 // The sequential form: every chunk in order on the calling thread, one worker.
 template <class MakeWorker>
-ChunkRun run_chunks_here(const ChunkPlan& plan, MakeWorker&& make_worker) {
+ChunkRun run_chunks_here(const ChunkPlan& plan, MakeWorker&& make_worker, BusyLog* busy = nullptr) {
   auto process = make_worker();
+  const std::uint64_t start = monotonic_ns();
   for (std::int64_t c = 0; c < plan.chunks; ++c) process(c);
+  if (busy && plan.chunks > 0) busy->span(0, start, monotonic_ns());
   return {plan.chunks, plan.chunks > 0 ? 1 : 0};
 }
 
@@ -125,8 +130,9 @@ inline std::string openmp_wait_policy() {
 // `#pragma omp for schedule(static, 1)`: chunk c goes to team thread c mod workers, so every
 // thread gets one whenever there are at least `workers` chunks. The team is started by the
 // parallel region and ended before this returns.
+// `busy` as in run_chunks_on_threads, worker = omp_get_thread_num().
 template <class MakeWorker>
-ChunkRun run_chunks_openmp(const ChunkPlan& plan, int workers, MakeWorker&& make_worker) {
+ChunkRun run_chunks_openmp(const ChunkPlan& plan, int workers, MakeWorker&& make_worker, BusyLog* busy = nullptr) {
   WorkerTally tally;
 #pragma omp parallel num_threads(workers)
   {
@@ -143,8 +149,10 @@ ChunkRun run_chunks_openmp(const ChunkPlan& plan, int workers, MakeWorker&& make
     for (std::int64_t c = 0; c < plan.chunks; ++c) {
       if (!process) continue;
       try {
+        const std::uint64_t start = monotonic_ns();
         (*process)(c);
         ++done;
+        if (busy) busy->span(omp_get_thread_num(), start, monotonic_ns());
       } catch (...) {
         tally.fail(std::current_exception());
       }

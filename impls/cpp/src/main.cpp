@@ -20,8 +20,8 @@ void run_noop(const Invocation& call) {
   call.accept_only({});
   run_repetitions(call, [] {
     Repetition repetition;
-    repetition.ns = time_ns([] {});
-    repetition.checksum = "noop";
+    time_region(repetition, [] {});
+    time_checksum(repetition, [] { return std::string("noop"); });
     return repetition;
   });
 }
@@ -30,9 +30,9 @@ std::string list_json() {
   const WorkloadInfo workloads[] = {describe_noop(), keygen::describe(), sdes_ecb::describe(), batch_job::describe(),
                                     spawn_chain::describe(), coroutine_swarm::describe()};
   std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
-                     ",\"flags\":" + json_string(std::string(PARBENCH_CXX_FLAGS) + ", -std=c++20, table kernel " +
-                                                 sdes_ecb::table_kernel_name()) +
-                     ",\"sources\":{\"strong\":\"OpenSSL 3 EVP_RAND CTR-DRBG (AES-256), one instance per worker with no parent, seeded from getrandom when the worker starts\"}"
+                     ",\"flags\":" + json_string(std::string(PARBENCH_CXX_FLAGS) + ", -std=c++20") +
+                     ",\"sources\":{\"strong\":\"portable: getrandom(2), one call per batch of keys (~1 MiB, at most a chunk); tuned: OpenSSL 3 "
+                     "EVP_RAND CTR-DRBG (AES-256), one instance per worker with no parent, seeded from getrandom when the worker starts\"}"
                      ",\"workloads\":{";
   bool first_workload = true;
   for (const auto& workload : workloads) {
@@ -49,7 +49,13 @@ std::string list_json() {
       if (!model.flags.empty()) json += ",\"flags\":" + json_string(model.flags);
       json += "}";
     }
-    json += "}}";
+    json += "}";
+    if (!workload.portable_kernel.empty()) {
+      json += ",\"kernels\":{\"portable\":" + json_string(workload.portable_kernel);
+      if (!workload.tuned_kernel.empty()) json += ",\"tuned\":" + json_string(workload.tuned_kernel);
+      json += "}";
+    }
+    json += "}";
   }
   return json + "}}";
 }

@@ -43,6 +43,11 @@ Invocation Invocation::parse(int argc, char** argv) {
   call.repeat = static_cast<int>(call.integer_or("repeat", 1));
   if (call.warmup < 0 || call.repeat < 1) throw UsageError("--warmup must be >= 0 and --repeat >= 1");
   if (call.has("workers") && call.workers() < 1) throw UsageError("--workers must be >= 1");
+  call.variants = call.integer_list("variants");
+  if (call.has("variants") && call.variants.size() != static_cast<std::size_t>(call.warmup + call.repeat)) {
+    throw UsageError("--variants needs one value per repetition (warmup + repeat = " +
+                     std::to_string(call.warmup + call.repeat) + "), got " + std::to_string(call.variants.size()));
+  }
   return call;
 }
 
@@ -63,11 +68,26 @@ std::int64_t Invocation::integer_or(const std::string& name, std::int64_t fallba
   return has(name) ? integer(name) : fallback;
 }
 
+std::vector<std::int64_t> Invocation::integer_list(const std::string& name) const {
+  std::vector<std::int64_t> values;
+  if (!has(name)) return values;
+  const std::string text = params_.at(name);
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::int64_t value = parse_integer(name, text.substr(at, comma - at));
+    if (value < 0) throw UsageError("--" + name + " expects non-negative integers, got " + std::to_string(value));
+    values.push_back(value);
+    at = comma + 1;
+  }
+  return values;
+}
+
 int Invocation::workers() const { return static_cast<int>(integer_or("workers", logical_cpus())); }
 
 void Invocation::accept_only(const std::vector<std::string>& known) const {
   for (const auto& [name, value] : params_) {
-    if (name == "model" || name == "warmup" || name == "repeat") continue;
+    if (name == "model" || name == "warmup" || name == "repeat" || name == "variants") continue;
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string valid;
       for (const auto& k : known) valid += (valid.empty() ? "--" : ", --") + k;
@@ -92,10 +112,38 @@ std::uint64_t monotonic_ns() {
 }
 
 ProcessUsage process_usage() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
   auto ns = [](const timeval& t) { return std::int64_t{t.tv_sec} * 1'000'000'000 + std::int64_t{t.tv_usec} * 1'000; };
-  return {ns(usage.ru_utime), ns(usage.ru_stime), usage.ru_minflt};
+  return {ns(self.ru_utime) + ns(children.ru_utime), ns(self.ru_stime) + ns(children.ru_stime),
+          self.ru_minflt + children.ru_minflt};
+}
+
+std::string BusyLog::json(std::uint64_t clock_start) const {
+  std::string out = "[";
+  for (std::size_t w = 0; w < slots_.size(); ++w) {
+    const Slot& slot = slots_[w];
+    if (slot.first == 0) continue;  // a worker that got no chunk has no interval
+    const auto relative = [clock_start](std::uint64_t t) { return std::to_string(t > clock_start ? t - clock_start : 0); };
+    out += (out.size() > 1 ? "," : "") + ("[" + std::to_string(w) + "," + relative(slot.first) + "," + relative(slot.last) + "]");
+  }
+  return out + "]";
+}
+
+KernelClass kernel_class(const Invocation& call, const WorkloadInfo& workload) {
+  const std::string name = call.text_or("kernel", "portable");
+  if (name == "portable") return KernelClass::portable;
+  if (name == "tuned" && !workload.tuned_kernel.empty()) return KernelClass::tuned;
+  throw UsageError("unknown kernel '" + name + "' for " + workload.name + "; valid: portable" +
+                   (workload.tuned_kernel.empty() ? " (no tuned kernel in C++)" : ", tuned"));
+}
+
+const char* kernel_class_name(KernelClass kernel) { return kernel == KernelClass::tuned ? "tuned" : "portable"; }
+
+void report_kernel(Extra& extra, KernelClass kernel, const std::string& detail) {
+  extra.push_back({"kernel", std::string(kernel_class_name(kernel))});
+  extra.push_back({"kernel_detail", detail});
 }
 
 std::string json_string(const std::string& text) {
@@ -124,6 +172,7 @@ namespace {
 
 std::string json_value(const ExtraValue& value) {
   if (auto* integer = std::get_if<std::int64_t>(&value)) return std::to_string(*integer);
+  if (auto* raw = std::get_if<RawJson>(&value)) return raw->text;
   if (auto* real = std::get_if<double>(&value)) {
     char text[32];
     std::snprintf(text, sizeof text, "%.6g", *real);
@@ -134,28 +183,43 @@ std::string json_value(const ExtraValue& value) {
 
 }  // namespace
 
-std::string repetition_line(int rep, const Repetition& repetition) {
-  std::string line = "{\"rep\":" + std::to_string(rep) + ",\"ns\":" + std::to_string(repetition.ns) +
+std::string json_string_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < items.size(); ++k) out += (k ? "," : "") + json_string(items[k]);
+  return out + "]";
+}
+
+std::string repetition_line(const char* label, int index, const Repetition& repetition) {
+  Extra extra = repetition.extra;
+  extra.push_back({"cpu_user_ns", repetition.cpu.user_ns});
+  extra.push_back({"cpu_sys_ns", repetition.cpu.sys_ns});
+  extra.push_back({"checksum_ns", static_cast<std::int64_t>(repetition.checksum_ns)});
+  if (repetition.prepare_ns >= 0) extra.push_back({"prepare_ns", repetition.prepare_ns});
+  if (repetition.cleanup_ns >= 0) extra.push_back({"cleanup_ns", repetition.cleanup_ns});
+  if (!repetition.busy.empty()) extra.push_back({"busy", RawJson{repetition.busy}});
+  std::string line = "{" + json_string(label) + ":" + std::to_string(index) + ",\"ns\":" + std::to_string(repetition.ns) +
                      ",\"items\":" + std::to_string(repetition.items) +
-                     ",\"checksum\":" + json_string(repetition.checksum);
-  if (!repetition.extra.empty()) {
-    line += ",\"extra\":{";
-    bool first = true;
-    for (const auto& [name, value] : repetition.extra) {
-      line += (first ? "" : ",") + json_string(name) + ":" + json_value(value);
-      first = false;
-    }
-    line += "}";
+                     ",\"checksum\":" + json_string(repetition.checksum) + ",\"extra\":{";
+  bool first = true;
+  for (const auto& [name, value] : extra) {
+    line += (first ? "" : ",") + json_string(name) + ":" + json_value(value);
+    first = false;
   }
-  return line + "}";
+  return line + "}}";
+}
+
+void run_repetitions(const Invocation& call, std::int64_t base_variant,
+                     const std::function<Repetition(std::int64_t variant)>& repetition) {
+  for (int j = 0; j < call.warmup + call.repeat; ++j) {
+    const bool warmup = j < call.warmup;
+    const Repetition done = repetition(call.variant(j, base_variant));
+    // Flushed per line so a later limit or crash still leaves the finished repetitions.
+    std::cout << repetition_line(warmup ? "warmup" : "rep", warmup ? j : j - call.warmup, done) << std::endl;
+  }
 }
 
 void run_repetitions(const Invocation& call, const std::function<Repetition()>& repetition) {
-  for (int i = 0; i < call.warmup; ++i) repetition();
-  for (int rep = 0; rep < call.repeat; ++rep) {
-    // Flushed per line so a later limit or crash still leaves the finished repetitions.
-    std::cout << repetition_line(rep, repetition()) << std::endl;
-  }
+  run_repetitions(call, 0, [&](std::int64_t) { return repetition(); });
 }
 
 int logical_cpus() {

@@ -21,16 +21,86 @@ struct LimitReached : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-using ExtraValue = std::variant<std::int64_t, double, std::string>;
+// JSON written as is (busy intervals, probe lists).
+struct RawJson {
+  std::string text;
+};
+using ExtraValue = std::variant<std::int64_t, double, std::string, RawJson>;
 // Ordered so the JSON lines read the same every time.
 using Extra = std::vector<std::pair<std::string, ExtraValue>>;
+
+// getrusage(RUSAGE_SELF) + getrusage(RUSAGE_CHILDREN): every thread of the process, finished
+// ones included, and every child reaped so far (no model forks today; it costs nothing to count).
+struct ProcessUsage {
+  std::int64_t user_ns = 0;
+  std::int64_t sys_ns = 0;
+  std::int64_t minor_faults = 0;
+  ProcessUsage operator-(const ProcessUsage& earlier) const {
+    return {user_ns - earlier.user_ns, sys_ns - earlier.sys_ns, minor_faults - earlier.minor_faults};
+  }
+};
+ProcessUsage process_usage();
+
+std::uint64_t monotonic_ns();
+
+// Each worker's busy interval in one repetition: from the start of its first chunk (document,
+// link, step) to the end of its last, on the monotonic clock. Worker w's slot is written only by
+// the thread that is worker w, so no locking; it is read after the workers are joined.
+class BusyLog {
+ public:
+  explicit BusyLog(int workers) : slots_(static_cast<std::size_t>(workers)) {}
+  // Worker w ran from `start` to `end` (call in order of time).
+  void span(int worker, std::uint64_t start, std::uint64_t end) {
+    Slot& slot = slots_[static_cast<std::size_t>(worker)];
+    if (slot.first == 0) slot.first = start;
+    slot.last = end;
+  }
+  // Worker w was running at `now`.
+  void touch(int worker, std::uint64_t now) { span(worker, now, now); }
+  // [[worker, start_ns, end_ns], ...] relative to the repetition's clock start.
+  std::string json(std::uint64_t clock_start) const;
+
+ private:
+  struct alignas(64) Slot {  // one cache line each: workers write their own slot
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+  };
+  std::vector<Slot> slots_;
+};
 
 struct Repetition {
   std::uint64_t ns = 0;
   std::uint64_t items = 0;
   std::string checksum;
   Extra extra;
+  // Protocol 2: filled by time_region / time_checksum, or by the workload where it spends time.
+  std::uint64_t clock_start = 0;  // the monotonic clock when `ns` began
+  ProcessUsage cpu;               // getrusage across the timed region
+  std::uint64_t checksum_ns = 0;
+  std::int64_t prepare_ns = -1;   // -1: nothing done before the clock
+  std::int64_t cleanup_ns = -1;   // -1: nothing done after the checksum and the ceiling
+  std::string busy;               // BusyLog::json, empty for models without workers
 };
+
+// The repetition's timed region: the monotonic clock around `work`, getrusage read right after
+// starting the clock and right before stopping it.
+template <class Work>
+void time_region(Repetition& repetition, Work&& work) {
+  repetition.clock_start = monotonic_ns();
+  const ProcessUsage before = process_usage();
+  work();
+  const ProcessUsage after = process_usage();
+  repetition.ns = monotonic_ns() - repetition.clock_start;
+  repetition.cpu = after - before;
+}
+
+// The checksum after the clock stopped, and how long it took.
+template <class Checksum>
+void time_checksum(Repetition& repetition, Checksum&& checksum) {
+  const std::uint64_t start = monotonic_ns();
+  repetition.checksum = checksum();
+  repetition.checksum_ns = monotonic_ns() - start;
+}
 
 // One call of `run <workload> --model M --param value ... --warmup W --repeat R`.
 class Invocation {
@@ -47,13 +117,22 @@ class Invocation {
   std::string text_or(const std::string& name, const std::string& fallback) const;
   std::int64_t integer(const std::string& name) const;
   std::int64_t integer_or(const std::string& name, std::int64_t fallback) const;
+  // A comma-separated list of non-negative integers (--variants, --probes); empty if absent.
+  std::vector<std::int64_t> integer_list(const std::string& name) const;
   bool has(const std::string& name) const { return params_.count(name) != 0; }
+
+  // --variants: one per repetition, warm-ups first (checked against --warmup + --repeat).
+  std::vector<std::int64_t> variants;
+  // Repetition j's variant (j counts warm-ups first), or `base` without --variants.
+  std::int64_t variant(int j, std::int64_t base) const {
+    return variants.empty() ? base : variants[static_cast<std::size_t>(j)];
+  }
 
   // --workers N, or the machine's logical CPUs.
   int workers() const;
   bool workers_given() const { return has("workers"); }
 
-  // Rejects params the workload does not know, so a typo is exit 2 instead of a silent default.
+  // Rejects params the workload does not know (--variants is everyone's), so a typo is exit 2 instead of a silent default.
   void accept_only(const std::vector<std::string>& known) const;
 
  private:
@@ -73,23 +152,22 @@ struct WorkloadInfo {
   std::string name;
   std::vector<std::string> params;
   std::vector<ModelInfo> models;
+  // --list's "kernels": what each class runs; empty = the workload has no kernel classes / no tuned.
+  std::string portable_kernel = {};
+  std::string tuned_kernel = {};
 };
+
+// --kernel portable|tuned (default portable): the spec's algorithm as plain C++ and its standard
+// library, or the engineered form.
+enum class KernelClass { portable, tuned };
+// Exit 2 for an unknown class, or `tuned` where the workload has none.
+KernelClass kernel_class(const Invocation& call, const WorkloadInfo& workload);
+const char* kernel_class_name(KernelClass kernel);
+// extra.kernel and extra.kernel_detail.
+void report_kernel(Extra& extra, KernelClass kernel, const std::string& detail);
 
 // Throws a UsageError naming the valid models unless the call's model is one of `workload`'s.
 void require_known_model(const Invocation& call, const WorkloadInfo& workload);
-
-std::uint64_t monotonic_ns();
-
-// getrusage(RUSAGE_SELF): every thread of the process, finished ones included.
-struct ProcessUsage {
-  std::int64_t user_ns = 0;
-  std::int64_t sys_ns = 0;
-  std::int64_t minor_faults = 0;
-  ProcessUsage operator-(const ProcessUsage& earlier) const {
-    return {user_ns - earlier.user_ns, sys_ns - earlier.sys_ns, minor_faults - earlier.minor_faults};
-  }
-};
-ProcessUsage process_usage();
 
 // Times `work` between two monotonic clock reads.
 template <class Work>
@@ -100,9 +178,15 @@ std::uint64_t time_ns(Work&& work) {
 }
 
 std::string json_string(const std::string& text);
-std::string repetition_line(int rep, const Repetition& repetition);
+// {"rep":i,...} for a timed repetition, {"warmup":j,...} for a warm-up.
+std::string repetition_line(const char* label, int index, const Repetition& repetition);
+std::string json_string_list(const std::vector<std::string>& items);
 
-// Runs `warmup` unprinted repetitions, then prints one JSON line per timed repetition.
+// Runs `warmup` repetitions, then `repeat` timed ones, one JSON line each ({"warmup":j} first,
+// then {"rep":i}); repetition j gets call.variant(j, base_variant).
+void run_repetitions(const Invocation& call, std::int64_t base_variant,
+                     const std::function<Repetition(std::int64_t variant)>& repetition);
+// For workloads without variants (batch-job, noop).
 void run_repetitions(const Invocation& call, const std::function<Repetition()>& repetition);
 
 int logical_cpus();

@@ -109,3 +109,65 @@ TEST(ChunkedModels, ThreadsAreJoinedBeforeTheModelReturns) {
   run_chunks_on_threads(ChunkPlan(4, 1), 3, [] { return [](std::int64_t) {}; });
   EXPECT_EQ(os_threads(), before);
 }
+
+// --- protocol 2 plumbing (protocol.hpp) --------------------------------------------------------
+
+TEST(Protocol2, VariantsAreOnePerRepetitionWarmupsFirst) {
+  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "3", "--variants", "11,12,13,14"});
+  EXPECT_EQ(call.variant(0, 5), 11);  // the warm-up
+  EXPECT_EQ(call.variant(3, 5), 14);
+  const Invocation plain = parse({"keygen", "--model", "seq", "--repeat", "2"});
+  EXPECT_EQ(plain.variant(1, 5), 5);  // without --variants: the base value
+}
+
+TEST(Protocol2, VariantsOfTheWrongCountOrSignAreUsageErrors) {
+  EXPECT_THROW(parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "3", "--variants", "1,2,3"}), UsageError);
+  EXPECT_THROW(parse({"keygen", "--model", "seq", "--repeat", "1", "--variants", "-4"}), UsageError);
+  EXPECT_THROW(parse({"keygen", "--model", "seq", "--repeat", "1", "--variants", "x"}), UsageError);
+}
+
+TEST(Protocol2, KernelClassDefaultsToPortableAndRefusesAMissingTuned) {
+  const WorkloadInfo with_tuned{"w", {}, {}, "plain", "simd"};
+  const WorkloadInfo portable_only{"w", {}, {}, "plain"};
+  EXPECT_EQ(kernel_class(parse({"w", "--model", "seq"}), with_tuned), KernelClass::portable);
+  EXPECT_EQ(kernel_class(parse({"w", "--model", "seq", "--kernel", "tuned"}), with_tuned), KernelClass::tuned);
+  EXPECT_THROW(kernel_class(parse({"w", "--model", "seq", "--kernel", "tuned"}), portable_only), UsageError);
+  EXPECT_THROW(kernel_class(parse({"w", "--model", "seq", "--kernel", "fast"}), with_tuned), UsageError);
+}
+
+TEST(Protocol2, BusyIntervalsAreRelativeToTheClockStart) {
+  BusyLog busy(3);
+  busy.span(0, 1100, 1500);
+  busy.span(0, 1600, 1900);
+  busy.touch(2, 1200);
+  busy.touch(2, 1300);
+  EXPECT_EQ(busy.json(1000), "[[0,100,900],[2,200,300]]");  // worker 1 had no chunk: no interval
+}
+
+TEST(Protocol2, LinesCarryTheProtocolFields) {
+  Repetition repetition;
+  time_region(repetition, [] {});
+  time_checksum(repetition, [] { return std::string("abc"); });
+  repetition.cleanup_ns = 7;
+  repetition.busy = "[[0,1,2]]";
+  const std::string line = repetition_line("warmup", 0, repetition);
+  EXPECT_EQ(line.rfind("{\"warmup\":0,", 0), 0u) << line;
+  for (const char* field : {"\"cpu_user_ns\":", "\"cpu_sys_ns\":", "\"checksum_ns\":", "\"cleanup_ns\":7", "\"busy\":[[0,1,2]]"}) {
+    EXPECT_NE(line.find(field), std::string::npos) << field << " in " << line;
+  }
+  EXPECT_EQ(line.find("prepare_ns"), std::string::npos) << "nothing was prepared";
+}
+
+TEST(Protocol2, ChunkedModelsLogEveryWorkersInterval) {
+  const ChunkPlan plan(8, 1);
+  auto work = [] { return [](std::int64_t) {}; };
+  for (int model = 0; model < 2; ++model) {
+    BusyLog busy(2);
+    const std::uint64_t start = monotonic_ns();
+    if (model == 0) run_chunks_on_threads(plan, 2, work, &busy);
+    else run_chunks_openmp(plan, 2, work, &busy);
+    const std::string json = busy.json(start);
+    EXPECT_EQ(json.rfind("[[0,", 0), 0u) << json;
+    EXPECT_NE(json.find("],[1,"), std::string::npos) << json;
+  }
+}

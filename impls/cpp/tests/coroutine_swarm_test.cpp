@@ -26,6 +26,35 @@ TEST(CoroutineSwarm, Tasks3Steps10) {
   EXPECT_EQ(parbench::digest_hex(swarm_fibers_shared({3, 10, 0}, 2).digest_sum), "1161d008ce58dc37");
 }
 
+TEST(CoroutineSwarm, SaltedTasks3Steps10) {
+  // docs/protocol.md, "Test vectors of protocol 2".
+  const std::pair<std::int64_t, const char*> vectors[] = {
+      {0, "1161d008ce58dc37"}, {1000, "bb33744708f665dd"}, {4294967295, "2540eadf7cfb00ad"}};
+  for (const auto& [salt, digest] : vectors) {
+    const Params params{3, 10, 0, salt};
+    EXPECT_EQ(parbench::digest_hex(swarm_seq(params).digest_sum), digest) << salt;
+    EXPECT_EQ(parbench::digest_hex(swarm_coroutines(params).digest_sum), digest) << salt;
+    EXPECT_EQ(parbench::digest_hex(swarm_fibers(params).digest_sum), digest) << salt;
+    EXPECT_EQ(parbench::digest_hex(swarm_fibers_shared(params, 2).digest_sum), digest) << salt;
+  }
+}
+
+TEST(CoroutineSwarm, SwitchesCountInterleaving) {
+  const Params params{50, 10, 0, 0};
+  EXPECT_EQ(swarm_seq(params).switches, 49);  // never interleaves: tasks - 1
+  // Round-robin over 50 ready tasks: every step but the very first follows another task's.
+  EXPECT_EQ(swarm_coroutines(params).switches, 50 * 10 - 1);
+  EXPECT_EQ(swarm_fibers(params).switches, 50 * 10 - 1);
+  EXPECT_GT(swarm_fibers_shared(params, 2).switches, 49);
+}
+
+TEST(CoroutineSwarm, SharedFibersLogBusyIntervals) {
+  parbench::BusyLog busy(2);
+  const std::uint64_t start = parbench::monotonic_ns();
+  swarm_fibers_shared({200, 10, 0, 0}, 2, &busy);
+  EXPECT_EQ(busy.json(start).rfind("[[0,", 0), 0u) << busy.json(start);
+}
+
 TEST(CoroutineSwarm, EveryModelAgreesForArbitraryParams) {
   for (const Params& params : {Params{301, 7, 0}, Params{1000, 3, 0}, Params{17, 31, 0}}) {
     const auto expected = swarm_seq(params).digest_sum;

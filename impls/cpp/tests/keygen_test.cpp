@@ -3,26 +3,40 @@
 
 #include <set>
 
+#include "digest.hpp"
 #include "workloads/keygen.hpp"
 
 using namespace parbench::keygen;
+using parbench::KernelClass;
 
 namespace {
 std::string encode(const std::string& text) {
   return base32_lower(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
-Params seeded(std::int64_t count, std::int64_t key_bytes, std::uint64_t seed) {
-  return {count, key_bytes, Source::seeded, seed};
+std::string encode_plain(const std::string& text) {
+  return base32_plain(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
+Params seeded(std::int64_t count, std::int64_t key_bytes, std::uint64_t seed, KernelClass kernel = KernelClass::portable) {
+  return {count, key_bytes, Source::seeded, seed, kernel};
+}
+Params strong(std::int64_t count, std::int64_t key_bytes, KernelClass kernel = KernelClass::portable) {
+  return {count, key_bytes, Source::strong, 0, kernel};
+}
+std::vector<std::string> all_keys(const Generated& generated) {
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < generated.size(); ++i) keys.emplace_back(generated.key(i));
+  return keys;
+}
+constexpr KernelClass BOTH[] = {KernelClass::portable, KernelClass::tuned};
 }  // namespace
 
-TEST(Base32Lower, Empty) { EXPECT_EQ(encode(""), ""); }
-TEST(Base32Lower, F) { EXPECT_EQ(encode("f"), "my======"); }
-TEST(Base32Lower, Fo) { EXPECT_EQ(encode("fo"), "mzxq===="); }
-TEST(Base32Lower, Foo) { EXPECT_EQ(encode("foo"), "mzxw6==="); }
-TEST(Base32Lower, Foob) { EXPECT_EQ(encode("foob"), "mzxw6yq="); }
-TEST(Base32Lower, Fooba) { EXPECT_EQ(encode("fooba"), "mzxw6ytb"); }
-TEST(Base32Lower, Foobar) { EXPECT_EQ(encode("foobar"), "mzxw6ytboi======"); }
+TEST(Base32Lower, Empty) { EXPECT_EQ(encode(""), ""); EXPECT_EQ(encode_plain(""), ""); }
+TEST(Base32Lower, F) { EXPECT_EQ(encode("f"), "my======"); EXPECT_EQ(encode_plain("f"), "my======"); }
+TEST(Base32Lower, Fo) { EXPECT_EQ(encode("fo"), "mzxq===="); EXPECT_EQ(encode_plain("fo"), "mzxq===="); }
+TEST(Base32Lower, Foo) { EXPECT_EQ(encode("foo"), "mzxw6==="); EXPECT_EQ(encode_plain("foo"), "mzxw6==="); }
+TEST(Base32Lower, Foob) { EXPECT_EQ(encode("foob"), "mzxw6yq="); EXPECT_EQ(encode_plain("foob"), "mzxw6yq="); }
+TEST(Base32Lower, Fooba) { EXPECT_EQ(encode("fooba"), "mzxw6ytb"); EXPECT_EQ(encode_plain("fooba"), "mzxw6ytb"); }
+TEST(Base32Lower, Foobar) { EXPECT_EQ(encode("foobar"), "mzxw6ytboi======"); EXPECT_EQ(encode_plain("foobar"), "mzxw6ytboi======"); }
 
 Generated run_model(Model model, const Params& params, int workers) {
   return generate(model, params, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS), workers);
@@ -50,52 +64,107 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
   std::vector<unsigned char> bytes;
   for (std::size_t n = 0; n <= 300; ++n) {
     ASSERT_EQ(base32_lower(bytes.data(), bytes.size()), base32_by_bits(bytes)) << "length " << n;
+    ASSERT_EQ(base32_plain(bytes.data(), bytes.size()), base32_by_bits(bytes)) << "plain, length " << n;
     bytes.push_back(static_cast<unsigned char>(n * 151 + 7));
   }
 }
 
 TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
-  const Generated generated = run_model(Model::seq, {1, 1000, Source::strong, 0}, 1);
-  const auto& keys = generated.keys.views;
-  ASSERT_EQ(keys.front().size(), 1600u);
-  EXPECT_EQ(keys.front().find('='), std::string::npos);
+  for (KernelClass kernel : BOTH) {
+    const Generated generated = run_model(Model::seq, strong(1, 1000, kernel), 1);
+    ASSERT_EQ(generated.key(0).size(), 1600u);
+    EXPECT_EQ(generated.key(0).find('='), std::string::npos);
+  }
 }
 
 TEST(Keygen, SeededCount3Bytes10Seed1) {
-  const Params params = seeded(3, 10, 1);
-  EXPECT_EQ(checksum(params, run_model(Model::seq, params, 1).keys.views), "d3605c1b2c10e632");
+  // docs/protocol.md, "Test vectors of protocol 2": the keys themselves (the probes) and the digest.
+  for (KernelClass kernel : BOTH) {
+    const Generated generated = run_model(Model::seq, seeded(3, 10, 1, kernel), 1);
+    EXPECT_EQ(all_keys(generated), (std::vector<std::string>{"yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"}));
+    EXPECT_EQ(checksum(generated), "d3605c1b2c10e632");
+  }
 }
 
-TEST(Keygen, StrongChecksumIsCountAndTotalChars) {
-  const Params params{7, 1000, Source::strong, 0};
-  EXPECT_EQ(checksum(params, run_model(Model::threads, params, 2).keys.views), "7:11200");
+TEST(Keygen, ProbeIndexIsTheGenerationOrderWhateverTheChunksAndWorkers) {
+  // Key i is SplitMix64 bytes(seed, i, bytes) encoded, for every model, chunk and kernel.
+  const Params reference = seeded(300, 100, 11);
+  const std::vector<std::string> expected = all_keys(run_model(Model::seq, reference, 1));
+  std::vector<unsigned char> bytes(100);
+  for (std::int64_t i : {0, 100, 256, 299}) {
+    parbench::splitmix64_bytes(11, static_cast<std::uint64_t>(i), bytes.data(), bytes.size());
+    EXPECT_EQ(expected[static_cast<std::size_t>(i)], base32_by_bits(bytes)) << i;
+  }
+  for (KernelClass kernel : BOTH) {
+    for (Model model : {Model::threads, Model::openmp}) {
+      EXPECT_EQ(all_keys(generate(model, seeded(300, 100, 11, kernel), 7, 3)), expected) << static_cast<int>(model);
+    }
+  }
+}
+
+TEST(Keygen, VariantSeedsGiveDifferentDigests) {
+  // The checker's variants 11..14: each repetition's answer is its own.
+  std::set<std::string> digests;
+  for (std::uint64_t seed : {11u, 12u, 13u, 14u}) digests.insert(checksum(run_model(Model::seq, seeded(257, 100, seed), 1)));
+  EXPECT_EQ(digests.size(), 4u);
+}
+
+TEST(Keygen, StrongChecksumIsTheOrderFreeDigestOfTheKeys) {
+  for (KernelClass kernel : BOTH) {
+    const Generated generated = run_model(Model::threads, strong(7, 1000, kernel), 2);
+    std::uint64_t sum = 0;
+    for (const auto& key : all_keys(generated)) sum += parbench::fnv1a64(key);
+    EXPECT_EQ(checksum(generated), parbench::digest_hex(sum));
+  }
 }
 
 TEST(Keygen, StrongKeysDiffer) {
-  for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-    const Generated generated = run_model(model, {64, 16, Source::strong, 0}, 2);
-    const auto& keys = generated.keys.views;
-    EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+  for (KernelClass kernel : BOTH) {
+    for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+      const auto keys = all_keys(run_model(model, strong(64, 16, kernel), 2));
+      EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
+    }
+  }
+}
+
+TEST(Keygen, PortableAndTunedGiveTheSameKeys) {
+  for (const Params& params : {seeded(257, 1000, 7), seeded(101, 37, 99), seeded(5, 3, 12345)}) {
+    Params tuned = params;
+    tuned.kernel = KernelClass::tuned;
+    EXPECT_EQ(all_keys(run_model(Model::seq, params, 1)), all_keys(run_model(Model::seq, tuned, 1)));
   }
 }
 
 TEST(Keygen, EveryModelAgreesForArbitraryParamsAndChunks) {
-  for (const Params& params : {seeded(257, 1000, 7), seeded(101, 37, 99), seeded(5, 3, 12345)}) {
-    const std::string expected = checksum(params, run_model(Model::seq, params, 1).keys.views);
-    for (int workers : {1, 3, 8}) {
-      for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{10}, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS)}) {
-        for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-          EXPECT_EQ(checksum(params, generate(model, params, chunk, workers).keys.views), expected)
-              << "model " << static_cast<int>(model) << " x" << workers << " chunk " << chunk;
+  for (KernelClass kernel : BOTH) {
+    for (const Params& params : {seeded(257, 1000, 7, kernel), seeded(101, 37, 99, kernel), seeded(5, 3, 12345, kernel)}) {
+      const std::string expected = checksum(run_model(Model::seq, params, 1));
+      for (int workers : {1, 3, 8}) {
+        for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{10}, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS)}) {
+          for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+            EXPECT_EQ(checksum(generate(model, params, chunk, workers)), expected)
+                << "model " << static_cast<int>(model) << " x" << workers << " chunk " << chunk;
+          }
         }
       }
     }
   }
 }
 
+TEST(KeygenBusy, EveryWorkerReportsAnIntervalInsideTheRepetition) {
+  for (Model model : {Model::threads, Model::openmp}) {
+    parbench::BusyLog busy(2);
+    const std::uint64_t start = parbench::monotonic_ns();
+    generate(model, strong(2000, 100), 1000, 2, &busy);
+    const std::string json = busy.json(start);
+    EXPECT_EQ(json.rfind("[[0,", 0), 0u) << json;
+    EXPECT_NE(json.find("],[1,"), std::string::npos) << json;
+  }
+}
+
 TEST(KeygenChunking, SmokeScaleOnTwoWorkersUsesBoth) {
   // 2000 keys on 2 workers: chunks of 1000, one per worker, even if one thread starts late.
-  const Params params{2000, 1000, Source::strong, 0};
+  const Params params = strong(2000, 1000);
   for (Model model : {Model::threads, Model::openmp}) {
     const Generated generated = run_model(model, params, 2);
     EXPECT_EQ(generated.ran.chunks, 2);
@@ -110,8 +179,15 @@ TEST(KeygenChunking, LargeCountsAreCutInChunksOf1024Keys) {
   EXPECT_EQ(generated.ran.workers_used, 2);
 }
 
-TEST(KeygenResult, EveryKeyIsItsOwnStringInTheWorkersArenas) {
-  const Params params{3000, 1000, Source::strong, 0};
+TEST(KeygenResult, PortableKeysAreStdStringsInAVector) {
+  const Generated generated = run_model(Model::threads, strong(300, 1000), 2);
+  ASSERT_EQ(generated.strings.size(), 300u);
+  EXPECT_TRUE(generated.keys.arenas.empty());
+  for (const auto& key : generated.strings) ASSERT_EQ(key.size(), 1600u);
+}
+
+TEST(KeygenResult, EveryTunedKeyIsItsOwnStringInTheWorkersArenas) {
+  const Params params = strong(3000, 1000, KernelClass::tuned);
   const Generated generated = run_model(Model::threads, params, 2);
   ASSERT_EQ(generated.keys.views.size(), 3000u);
   EXPECT_EQ(generated.keys.arenas.size(), 2u);
@@ -126,8 +202,10 @@ TEST(KeygenResult, EveryKeyIsItsOwnStringInTheWorkersArenas) {
 
 TEST(KeygenCeiling, BothPartsAreTimed) {
   for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-    const CeilingTimes times = time_ceiling(model, {300, 1000, Source::strong, 0}, 150, 2);
-    EXPECT_GT(times.csprng_ns, 0u);
-    EXPECT_GT(times.base32_ns, 0u);
+    for (KernelClass kernel : BOTH) {
+      const CeilingTimes times = time_ceiling(model, strong(300, 1000, kernel), 150, 2);
+      EXPECT_GT(times.csprng_ns, 0u);
+      EXPECT_GT(times.base32_ns, 0u);
+    }
   }
 }

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "digest.hpp"
 #include "workloads/sdes_ecb.hpp"
 
 using namespace parbench::sdes_ecb;
+using parbench::KernelClass;
 
 namespace {
 std::uint8_t encrypt_with(unsigned key, std::uint8_t plain) { return encrypt_byte(plain, derive_subkeys(key)); }
@@ -55,11 +57,49 @@ TEST(SdesTable, Key642) {
 TEST(SdesEcb, QuickBrownFoxUnderKey642) {
   const std::string text = "The quick brown fox jumps over the lazy dog\n";
   const auto* in = reinterpret_cast<const std::uint8_t*>(text.data());
-  for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
-    std::vector<std::uint8_t> out(text.size());
-    encrypt_span(make_cipher(cipher, 642), in, out.data(), out.size());
-    EXPECT_EQ(sha256_hex(out.data(), out.size()), "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf");
+  for (KernelClass kernel : {KernelClass::portable, KernelClass::tuned}) {
+    for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
+      std::vector<std::uint8_t> out(text.size());
+      encrypt_span(make_cipher(cipher, 642, kernel), in, out.data(), out.size());
+      EXPECT_EQ(sha256_hex(out.data(), out.size()), "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf");
+    }
   }
+}
+
+TEST(SdesKernels, PortableAndTunedGiveTheSameCiphertextForEveryKey) {
+  // Every key a repetition's variant may name (0..1023), both ciphers, both kernel classes.
+  const auto plain = random_bytes(4099, 5);
+  for (unsigned key = 0; key < 1024; ++key) {
+    std::vector<std::uint8_t> reference(plain.size()), out(plain.size());
+    encrypt_span(make_cipher(Cipher::bitwise, key, KernelClass::portable), plain.data(), reference.data(), plain.size());
+    for (KernelClass kernel : {KernelClass::portable, KernelClass::tuned}) {
+      for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
+        encrypt_span(make_cipher(cipher, key, kernel), plain.data(), out.data(), out.size());
+        ASSERT_EQ(out, reference) << "key " << key << " cipher " << static_cast<int>(cipher) << " kernel " << static_cast<int>(kernel);
+      }
+    }
+  }
+}
+
+TEST(SdesKernels, KernelDetailSaysWhatRan) {
+  EXPECT_EQ(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::portable)),
+            "256-byte table of the key, one lookup per byte, plain loop");
+  EXPECT_NE(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::portable)).find("scalar per-byte"), std::string::npos);
+  EXPECT_NE(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::tuned)), kernel_detail(make_cipher(Cipher::table, 642)));
+  // Streaming stores are a tuned-table technique only.
+  EXPECT_FALSE(make_cipher(Cipher::table, 642, KernelClass::portable, STREAMING_FROM_BYTES).streaming_stores);
+}
+
+TEST(SdesKernels, VariantKeysGiveDifferentCiphertexts) {
+  // The checker's variants (642, 1023, 5, 777): no repetition can reuse another's output.
+  const auto plain = random_bytes(1000, 9);
+  std::set<std::string> digests;
+  for (unsigned key : {642u, 1023u, 5u, 777u}) {
+    std::vector<std::uint8_t> out(plain.size());
+    encrypt_span(make_cipher(Cipher::table, key), plain.data(), out.data(), out.size());
+    digests.insert(sha256_hex(out.data(), out.size()));
+  }
+  EXPECT_EQ(digests.size(), 4u);
 }
 
 TEST(SdesEcb, TableKernelMatchesBitwiseForEveryKeyAndOddLengths) {
@@ -69,8 +109,10 @@ TEST(SdesEcb, TableKernelMatchesBitwiseForEveryKeyAndOddLengths) {
       const auto plain = random_bytes(n, key + static_cast<unsigned>(n));
       std::vector<std::uint8_t> by_rounds(n), by_table(n);
       encrypt_span(make_cipher(Cipher::bitwise, key), plain.data(), by_rounds.data(), n);
-      encrypt_span(make_cipher(Cipher::table, key), plain.data(), by_table.data(), n);
-      ASSERT_EQ(by_rounds, by_table) << "key " << key << " n " << n;
+      for (KernelClass kernel : {KernelClass::portable, KernelClass::tuned}) {
+        encrypt_span(make_cipher(Cipher::table, key, kernel), plain.data(), by_table.data(), n);
+        ASSERT_EQ(by_rounds, by_table) << "key " << key << " n " << n;
+      }
     }
   }
 }
@@ -78,7 +120,7 @@ TEST(SdesEcb, TableKernelMatchesBitwiseForEveryKeyAndOddLengths) {
 TEST(SdesEcb, StreamingTableKernelMatchesBitwiseAtAnyAlignment) {
   const auto plain = random_bytes(5000, 3);
   const CipherState rounds = make_cipher(Cipher::bitwise, 642);
-  const CipherState streaming = make_cipher(Cipher::table, 642, STREAMING_FROM_BYTES);
+  const CipherState streaming = make_cipher(Cipher::table, 642, KernelClass::tuned, STREAMING_FROM_BYTES);
   for (std::size_t offset : {0u, 1u, 3u, 63u}) {
     for (std::size_t n : {0u, 5u, 64u, 200u, 4000u}) {
       std::vector<std::uint8_t> expected(n), out(n + 64);
@@ -92,7 +134,8 @@ TEST(SdesEcb, StreamingTableKernelMatchesBitwiseAtAnyAlignment) {
 TEST(SdesEcb, EveryModelAgreesForArbitraryChunksAndWorkers) {
   const auto plain = random_bytes(100003, 7);
   for (const CipherState& state : {make_cipher(Cipher::bitwise, 0b1110001110), make_cipher(Cipher::table, 0b1110001110),
-                                   make_cipher(Cipher::table, 0b1110001110, STREAMING_FROM_BYTES)}) {
+                                   make_cipher(Cipher::table, 0b1110001110, KernelClass::tuned),
+                                   make_cipher(Cipher::table, 0b1110001110, KernelClass::tuned, STREAMING_FROM_BYTES)}) {
     std::vector<std::uint8_t> expected(plain.size()), out(plain.size());
     encrypt_span(state, plain.data(), expected.data(), plain.size());
     for (std::size_t chunk : {1u, 977u, 65536u, 1u << 20}) {
@@ -136,7 +179,7 @@ TEST(SdesChunking, SmokeSizeOnTwoWorkersUsesBothEvenWhenOneChunkIsQuick) {
   // 1 MiB by table takes microseconds: a worker that started late must still get its chunk.
   const std::size_t n = std::size_t{1} << 20;
   std::vector<std::uint8_t> in(n, 3), out(n);
-  const CipherState cipher = make_cipher(Cipher::table, 642, n);
+  const CipherState cipher = make_cipher(Cipher::table, 642, KernelClass::tuned, n);
   for (int attempt = 0; attempt < 20; ++attempt) {
     for (Model model : {Model::threads, Model::openmp}) {
       const auto ran = run_model(model, encrypting(cipher), in.data(), out.data(), n,

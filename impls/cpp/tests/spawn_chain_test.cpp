@@ -32,3 +32,24 @@ TEST(SpawnChainCeiling, EveryKindHandsACounterBackAndForth) {
     EXPECT_GT(handoff_fibers_shared_ns(n, 2), 0u) << n;
   }
 }
+
+TEST(SpawnChain, StartValueComesBackPlusN) {
+  // docs/protocol.md, "Test vectors of protocol 2": n 1000, start 123456 -> 124456.
+  for (int model = 0; model < 4; ++model) {
+    ChainRun run{123456, 0, nullptr};
+    const std::int64_t answer = model == 0   ? chain_threads(1000, &run)
+                                : model == 1 ? chain_coroutines(1000, &run)
+                                : model == 2 ? chain_fibers(1000, &run)
+                                             : chain_fibers_shared(1000, 2, &run);
+    EXPECT_EQ(answer, 124456) << model;
+    EXPECT_EQ(run.live_units, 1000) << "every link existed when the start value was sent, model " << model;
+  }
+}
+
+TEST(SpawnChain, SharedFibersLogWhereTheLinksRan) {
+  parbench::BusyLog busy(2);
+  const std::uint64_t start = parbench::monotonic_ns();
+  ChainRun run{0, 0, &busy};
+  EXPECT_EQ(chain_fibers_shared(2000, 2, &run), 2000);
+  EXPECT_EQ(busy.json(start).rfind("[[0,", 0), 0u) << busy.json(start);
+}

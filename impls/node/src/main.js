@@ -5,7 +5,7 @@ import { keygen, STRONG_SOURCE } from './workloads/keygen.js';
 import { noop } from './workloads/noop.js';
 import { sdesEcb } from './workloads/sdes_ecb.js';
 import { spawnChain } from './workloads/spawn_chain.js';
-import { parseInvocation, reportFailure, runRepetitions, UsageError } from './protocol.js';
+import { parseInvocation, publicParams, reportFailure, runRepetitions, UsageError } from './protocol.js';
 
 const WORKLOADS = [noop, keygen, sdesEcb, batchJob, spawnChain, coroutineSwarm];
 const BY_NAME = new Map(WORKLOADS.map((workload) => [workload.name, workload]));
@@ -16,7 +16,8 @@ const RUNTIME_FLAGS = `node ${process.version}, V8 ${process.versions.v8}, defau
 function describe() {
   const workloads = {};
   for (const workload of WORKLOADS) {
-    workloads[workload.name] = { params: Object.keys(workload.params), models: workload.models };
+    workloads[workload.name] = { params: publicParams(workload), models: workload.models };
+    if (workload.kernels) workloads[workload.name].kernels = workload.kernels;
   }
   return {
     runtime: 'node',
@@ -37,7 +38,7 @@ async function main(argv) {
   if (!workload) throw new UsageError(`unknown workload '${name ?? ''}'; valid: ${[...BY_NAME.keys()].join(', ')} (or --list)`);
   const invocation = parseInvocation(workload, rest);
   const session = await workload.prepare(invocation);
-  await runRepetitions(session, invocation);
+  await runRepetitions(workload, session, invocation);
   return 0;
 }
 

@@ -7,7 +7,10 @@ export class UsageError extends Error {}
 /** A resource limit stopped the work: exit 3 after a JSON line carrying the runtime's own message. */
 export class LimitError extends Error {}
 
-const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'warmup', 'repeat']);
+const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'warmup', 'repeat', 'variants', 'kernel']);
+
+/** The kernel classes of protocol 2; a workload that has them lists each one's detail under `kernels`. */
+export const KERNELS = ['portable', 'tuned'];
 
 /** Monotonic nanoseconds as a Number (2^53 ns is 104 days). */
 export function nowNs() {
@@ -46,6 +49,11 @@ function parseParam(workload, name, spec, text) {
     case 'uint64':
       if (!/^\d+$/.test(text) || BigInt(text) >= 2n ** 64n) throw new UsageError(`--${name} must be an integer in [0, 2^64), got '${text}'`);
       return BigInt(text);
+    case 'list': {
+      // Comma-separated non-negative integers (keygen's --probes).
+      if (!/^\d+(,\d+)*$/.test(text)) throw new UsageError(`--${name} must be comma-separated non-negative integers, got '${text}'`);
+      return text.split(',').map(Number);
+    }
     case 'choice':
       if (!spec.choices.includes(text)) {
         throw new UsageError(`unknown ${name} '${text}' for ${workload.name}; valid: ${spec.choices.join(', ')}`);
@@ -68,9 +76,10 @@ export function parseInvocation(workload, args) {
     if (PROTOCOL_OPTIONS.has(option)) continue;
     const name = option.replaceAll('-', '_');
     const spec = workload.params[name];
-    if (!spec) {
-      const valid = Object.keys(workload.params).map((p) => `--${p.replaceAll('_', '-')}`);
-      throw new UsageError(`unknown option --${option} for ${workload.name}; valid: ${[...valid, '--model', '--workers', '--warmup', '--repeat'].join(', ')}`);
+    if (!spec || spec.variantOnly) {
+      const valid = publicParams(workload).map((p) => `--${p.replaceAll('_', '-')}`);
+      const protocol = ['--model', '--workers', '--warmup', '--repeat', '--variants', ...(workload.kernels ? ['--kernel'] : [])];
+      throw new UsageError(`unknown option --${option} for ${workload.name}; valid: ${[...valid, ...protocol].join(', ')}`);
     }
     params[name] = parseParam(workload, option, spec, text);
   }
@@ -86,33 +95,157 @@ export function parseInvocation(workload, args) {
   } else if (options.workers !== undefined) {
     throw new UsageError(`model '${model}' of ${workload.name} takes no --workers`);
   }
-  return {
-    model,
-    params,
-    workers,
-    warmup: options.warmup === undefined ? 0 : parseInteger('warmup', options.warmup, 0),
-    repeat: options.repeat === undefined ? 1 : parseInteger('repeat', options.repeat, 1),
-  };
+  const warmup = options.warmup === undefined ? 0 : parseInteger('warmup', options.warmup, 0);
+  const repeat = options.repeat === undefined ? 1 : parseInteger('repeat', options.repeat, 1);
+  return { model, params, workers, warmup, repeat, kernel: parseKernel(workload, options.kernel), variants: parseVariants(workload, options.variants, warmup + repeat) };
 }
 
-/** One result line: {"rep","ns","items","checksum","extra"}; pipes and files are synchronous on Linux. */
-export function printRepetition(rep, result) {
-  const line = { rep, ns: Math.round(result.ns), items: result.items, checksum: String(result.checksum) };
-  if (result.extra && Object.keys(result.extra).length > 0) line.extra = result.extra;
+/** The params `--list` names: the variant-only ones (spawn-chain's start, the swarm's salt) come from --variants alone. */
+export function publicParams(workload) {
+  return Object.keys(workload.params).filter((name) => !workload.params[name].variantOnly);
+}
+
+/** `--kernel portable|tuned`, only for workloads with kernel classes; tuned only where the workload has one. */
+function parseKernel(workload, text) {
+  if (!workload.kernels) {
+    if (text !== undefined) throw new UsageError(`${workload.name} has no kernel classes; --kernel is for sdes-ecb, keygen and batch-job`);
+    return undefined;
+  }
+  const kernel = text ?? 'portable';
+  if (!workload.kernels[kernel]) throw new UsageError(`unknown kernel '${kernel}' for ${workload.name}; valid: ${Object.keys(workload.kernels).join(', ')}`);
+  return kernel;
+}
+
+/**
+ * `--variants v0,...`: one value per repetition, warm-ups first, each parsed like the workload's
+ * variant param (sdes-ecb's key, keygen's seed, spawn-chain's start, the swarm's salt). A
+ * workload without one (batch-job, noop: a fresh database per process) accepts and ignores them.
+ */
+function parseVariants(workload, text, repetitions) {
+  if (text === undefined) return undefined;
+  const values = text.split(',');
+  if (values.length !== repetitions) throw new UsageError(`--variants needs ${repetitions} values (warm-ups + repeats), got ${values.length}`);
+  if (!workload.variantParam) return undefined;
+  return values.map((value) => parseParam(workload, 'variants', workload.params[workload.variantParam], value));
+}
+
+/**
+ * One repetition's clock and the phases around it, as protocol 2 accounts for them: `prepare_ns`
+ * (from the repetition's start to its clock), `ns` with the CPU time of the timed region,
+ * `checksum_ns`, and `cleanup_ns`. A workload's runOnce(repetition) starts and stops the clock
+ * itself, since only it knows where its work begins and ends.
+ */
+export class Repetition {
+  constructor(index, params, kernel) {
+    this.index = index;
+    this.params = params;
+    this.kernel = kernel;
+    this.extra = {};
+    this.begunNs = nowNs();
+  }
+
+  /**
+   * Starts the clock, then reads the CPU time: process.cpuUsage() is getrusage(RUSAGE_SELF), every
+   * thread of the process, worker_threads included. Returns the clock's start (ns).
+   */
+  startClock() {
+    this.startNs = nowNs();
+    this.cpuStart = process.cpuUsage();
+    this.extra.prepare_ns = this.startNs - this.begunNs;
+    return this.startNs;
+  }
+
+  /** Reads the CPU time, then stops the clock; returns `ns`. */
+  stopClock() {
+    const cpu = process.cpuUsage(this.cpuStart);
+    this.ns = nowNs() - this.startNs;
+    this.extra.cpu_user_ns = cpu.user * 1000;
+    this.extra.cpu_sys_ns = cpu.system * 1000;
+    return this.ns;
+  }
+
+  /** Times the checksum (after the clock): `checksum_ns`. */
+  async checksum(compute) {
+    const start = nowNs();
+    const value = await compute();
+    this.extra.checksum_ns = nowNs() - start;
+    return value;
+  }
+
+  /** Times work after the checksum and the ceiling (ending a ceiling's workers, dropping results): `cleanup_ns`. */
+  async cleanup(work) {
+    const start = nowNs();
+    const value = await work();
+    this.extra.cleanup_ns = (this.extra.cleanup_ns ?? 0) + nowNs() - start;
+    return value;
+  }
+
+  /**
+   * `extra.busy` from what each worker reported (`busyStartNs`, `busyEndNs` from BusyInterval,
+   * the same machine-wide monotonic clock as this one), relative to the clock's start; a worker
+   * that processed nothing has no interval.
+   */
+  recordBusy(results) {
+    this.extra.busy = results
+      .map((result, worker) => [worker, result.busyStartNs, result.busyEndNs])
+      .filter(([, start]) => start !== undefined)
+      .map(([worker, start, end]) => [worker, start - this.startNs, end - this.startNs]);
+  }
+}
+
+/**
+ * A worker's (or a lane's) busy interval: from the start of its first chunk to the end of its
+ * last. process.hrtime is CLOCK_MONOTONIC, one clock for every thread; performance.now() is
+ * not (its origin differs per worker thread).
+ */
+export class BusyInterval {
+  begin() {
+    const now = nowNs();
+    if (this.busyStartNs === undefined) this.busyStartNs = now;
+  }
+
+  end() {
+    this.busyEndNs = nowNs();
+  }
+
+  /** The fields Repetition.recordBusy reads; empty when no chunk was processed. */
+  toJSON() {
+    return this.busyStartNs === undefined ? {} : { busyStartNs: this.busyStartNs, busyEndNs: this.busyEndNs };
+  }
+}
+
+/** Repetition j's params: the base ones with the workload's variant param replaced by variants[j]. */
+export function paramsOf(workload, params, variants, index) {
+  return variants === undefined ? params : { ...params, [workload.variantParam]: variants[index] };
+}
+
+/** Runs one repetition and returns its line's fields: {ns, items, checksum, extra}. */
+export async function runRepetition(workload, session, { params, workers, kernel, variants }, index) {
+  const repetition = new Repetition(index, paramsOf(workload, params, variants, index), kernel);
+  const result = await session.runOnce(repetition);
+  const extra = { ...(workers !== undefined ? { workers } : {}), ...result.extra, ...repetition.extra };
+  if (kernel !== undefined) Object.assign(extra, { kernel, kernel_detail: workload.kernelDetail(kernel, repetition.params) });
+  return { ns: repetition.ns, items: result.items, checksum: String(result.checksum), extra };
+}
+
+/** One result line: `{"warmup":j,...}` or `{"rep":i,...}`; pipes and files are synchronous on Linux. */
+export function printLine(label, index, result) {
+  const line = { [label]: index, ns: Math.round(result.ns), items: result.items, checksum: result.checksum, extra: result.extra };
   process.stdout.write(JSON.stringify(line) + '\n');
 }
 
 /**
- * Runs the warm-up repetitions unprinted, then the timed ones, one JSON line each.
- * `session` is what a workload's prepare() returns: {runOnce(), close()}.
+ * Runs the warm-up repetitions, then the timed ones, one JSON line each (warm-ups labelled
+ * `warmup`); repetition j uses variants[j]. `session` is what a workload's prepare() returns:
+ * {runOnce(repetition), close()}.
  */
-export async function runRepetitions(session, { warmup, repeat, workers }) {
+export async function runRepetitions(workload, session, invocation) {
+  const { warmup, repeat } = invocation;
   try {
-    for (let i = 0; i < warmup; i++) await session.runOnce();
-    for (let rep = 0; rep < repeat; rep++) {
-      const result = await session.runOnce();
-      if (workers !== undefined) result.extra = { workers, ...result.extra };
-      printRepetition(rep, result);
+    for (let index = 0; index < warmup + repeat; index++) {
+      const result = await runRepetition(workload, session, invocation, index);
+      if (index < warmup) printLine('warmup', index, result);
+      else printLine('rep', index - warmup, result);
     }
   } finally {
     await session.close?.();

@@ -1,5 +1,6 @@
 /** Worker threads for the parallel models: started and joined inside the timed region, or kept ready for a ceiling. */
 import { Worker } from 'node:worker_threads';
+import { nowNs } from './protocol.js';
 
 const ENTRY = new URL('./worker_entry.js', import.meta.url);
 
@@ -53,6 +54,21 @@ export class ReadyWorkers {
 
   async end() {
     await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+/**
+ * Runs `body(team)` (a ceiling) on `count` ready worker threads. Starting them is outside the
+ * ceiling's clock and reported as `extra.ceiling_setup_ns`; ending them is part of `cleanup_ns`.
+ */
+export async function withReadyWorkers(repetition, moduleUrl, count, body) {
+  const setupStart = nowNs();
+  const team = await ReadyWorkers.start(moduleUrl, count);
+  repetition.extra.ceiling_setup_ns = nowNs() - setupStart;
+  try {
+    return await body(team);
+  } finally {
+    await repetition.cleanup(() => team.end());
   }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OrderFreeDigest } from '../src/digest.js';
 import { coroutineSwarm, fizzbuzz } from '../src/workloads/coroutine_swarm.js';
-import { runModel } from './helpers.js';
+import { runModel, runModelRepetitions } from './helpers.js';
 
 test('fizzbuzz: multiples of 15 FizzBuzz, of 5 Buzz, of 3 Fizz, else the number', () => {
   assert.deepEqual([0, 1, 3, 5, 9, 10, 15, 16].map(fizzbuzz), ['FizzBuzz', '1', 'Fizz', 'Buzz', 'Fizz', 'Buzz', 'FizzBuzz', '16']);
@@ -49,3 +49,24 @@ for (const model of ['async', 'async-microtask']) {
     assert.equal(sleeping.extra.ceiling, undefined);
   });
 }
+
+// Protocol 2: the salt and the switches.
+const SALTED = [[0, '1161d008ce58dc37'], [1000, 'bb33744708f665dd'], [4294967295, '2540eadf7cfb00ad']];
+
+for (const model of Object.keys(coroutineSwarm.models)) {
+  test(`${model}: tasks 3, steps 10 with salts 0, 1000, 4294967295, one per repetition`, async () => {
+    const results = await runModelRepetitions(coroutineSwarm, model, { tasks: 3, steps: 10, sleep_ms: 0 }, undefined, { variants: SALTED.map(([salt]) => salt) });
+    assert.deepEqual(results.map((result) => result.checksum), SALTED.map(([, digest]) => digest));
+  });
+}
+
+test('switches: seq counts tasks - 1, the async models interleave every step', async () => {
+  const tasks = 50;
+  const steps = 10;
+  assert.equal((await runModel(coroutineSwarm, 'seq', { tasks, steps, sleep_ms: 0 })).extra.switches, tasks - 1);
+  for (const model of ['async', 'async-microtask']) {
+    const { switches } = (await runModel(coroutineSwarm, model, { tasks, steps, sleep_ms: 0 })).extra;
+    // Every task yields before every step, so every step follows another task's.
+    assert.equal(switches, tasks * steps - 1, model);
+  }
+});

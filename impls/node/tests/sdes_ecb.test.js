@@ -6,8 +6,10 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../src/table_lookup_wasm.js';
 import { sdesEcb } from '../src/workloads/sdes_ecb.js';
-import { encryptByte, expandPermute, initialPermutation, instantiateTableLookup, inverseInitialPermutation, keyTable, permute, permute4, subkeys } from '../src/workloads/sdes_ecb_worker.js';
-import { runModel } from './helpers.js';
+import { encryptByte, portableEncryptByte, expandPermute, initialPermutation, instantiateTableLookup, inverseInitialPermutation, keyTable, permute, permute4, subkeys } from '../src/workloads/sdes_ecb_worker.js';
+import { runModel, runModelRepetitions } from './helpers.js';
+
+const KERNELS = Object.keys(sdesEcb.kernels);
 
 const KEY_642_TABLE = 'ce81add08bc4ec95747b43b631dec213f7104b9b52550e3eae9e20f5eb3b65b062290578e368401ddc932b5eb9366efb1fb82373badda2d602768c7d83d3cd18fa1519445f507c01e0af17c6a5eab247a3849f4f22c13a0a9aaab4613feff124129d91e8b7f8d4a94cc7ff6a0d465a2fcb2877278e69d2a672061cc9d78779886ce70b962d664e3332bd25f097d860b55156ed5d14f3ac380c9882534dfd03f6c08f637e85cae2dbda358d587f70cc3dd9be45d5bc1b0090a0302ebbe5756b1efcb3dfe699167a674209b164c348f421c52659e980a73ca89c08f207f9495786545b374a11fe920feea139c8abe45c896d8ad1412ccf940434a41a6f71e1bf2a';
 const FOX = 'The quick brown fox jumps over the lazy dog\n';
@@ -48,11 +50,15 @@ test('table of key 642, bytes 0x00..0xff', () => {
 
 for (const model of Object.keys(sdesEcb.models)) {
   for (const cipher of ['bitwise', 'table']) {
-    test(`${model} ${cipher}: "The quick brown fox…" under key 642 -> SHA-256 914675d0…`, async () => {
-      const result = await runModel(sdesEcb, model, { input: inputFile('fox.txt', FOX), key: 642, cipher });
-      assert.equal(result.checksum, FOX_SHA256);
-      assert.equal(result.items, FOX.length);
-    });
+    for (const kernel of KERNELS) {
+      test(`${model} ${cipher} ${kernel}: "The quick brown fox…" under key 642 -> SHA-256 914675d0…`, async () => {
+        const result = await runModel(sdesEcb, model, { input: inputFile('fox.txt', FOX), key: 642, cipher }, 2, { kernel });
+        assert.equal(result.checksum, FOX_SHA256);
+        assert.equal(result.items, FOX.length);
+        assert.equal(result.extra.kernel, kernel);
+        assert.equal(result.extra.kernel_detail, sdesEcb.kernelDetail(kernel, { cipher }));
+      });
+    }
   }
 }
 
@@ -67,8 +73,10 @@ test('every model and cipher agree for arbitrary keys, sizes and chunks', async 
     const expected = crypto.createHash('sha256').update(Buffer.from(fs.readFileSync(input).map((b) => keyTable(key)[b]))).digest('hex');
     for (const model of Object.keys(sdesEcb.models)) {
       for (const cipher of ['bitwise', 'table']) {
-        const result = await runModel(sdesEcb, model, { input, key, cipher, chunk }, 3);
-        assert.equal(result.checksum, expected, `${model} ${cipher} key ${key} ${path.basename(input)}`);
+        for (const kernel of KERNELS) {
+          const result = await runModel(sdesEcb, model, { input, key, cipher, chunk }, 3, { kernel });
+          assert.equal(result.checksum, expected, `${model} ${cipher} ${kernel} key ${key} ${path.basename(input)}`);
+        }
       }
     }
   }
@@ -161,7 +169,46 @@ test(`from ${PAIRS_MIN_BYTES} bytes on (the pair table), every model still agree
   const table = keyTable(1000);
   const expected = crypto.createHash('sha256').update(plain.map((b) => table[b])).digest('hex');
   for (const model of Object.keys(sdesEcb.models)) {
-    const result = await runModel(sdesEcb, model, { input, key: 1000, cipher: 'table', chunk: 1048573 }, 2);
-    assert.equal(result.checksum, expected, model);
+    for (const kernel of KERNELS) {
+      const result = await runModel(sdesEcb, model, { input, key: 1000, cipher: 'table', chunk: 1048573 }, 2, { kernel });
+      assert.equal(result.checksum, expected, `${model} ${kernel}`);
+    }
+  }
+});
+
+// Protocol 2: the kernels agree, and every repetition encrypts under its own key.
+test('the portable rounds (loops over the spec\'s tables) equal the tuned shift-and-mask rounds for every key and byte', () => {
+  for (let key = 0; key < 1024; key++) {
+    const [k1, k2] = subkeys(key);
+    for (let plain = 0; plain < 256; plain++) {
+      if (portableEncryptByte(k1, k2, plain) !== encryptByte(k1, k2, plain)) assert.fail(`key ${key} plain ${plain}`);
+    }
+  }
+  assert.equal(Buffer.from(keyTable(642, 'portable')).toString('hex'), KEY_642_TABLE);
+});
+
+test('portable and tuned kernels give the same ciphertext under every key, for both ciphers', async () => {
+  // 64 keys spread over 0..1023, one per repetition (--variants), each checked against the reference table.
+  const plain = crypto.randomBytes(4099);
+  const input = inputFile('kernels.bin', plain);
+  const keys = Array.from({ length: 64 }, (_, k) => (k * 16 + k) % 1024);
+  const expected = keys.map((key) => crypto.createHash('sha256').update(plain.map((b) => keyTable(key)[b])).digest('hex'));
+  for (const cipher of ['bitwise', 'table']) {
+    for (const kernel of KERNELS) {
+      const results = await runModelRepetitions(sdesEcb, 'seq', { input, key: 642, cipher }, undefined, { kernel, variants: keys });
+      assert.deepEqual(results.map((result) => result.checksum), expected, `${cipher} ${kernel}`);
+    }
+  }
+});
+
+test('worker-threads: repetition j encrypts under key variants[j] and reports every worker busy', async () => {
+  const input = inputFile('variants.bin', crypto.randomBytes(10000));
+  const results = await runModelRepetitions(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'table' }, 2, { variants: [642, 1023, 5] });
+  const plain = fs.readFileSync(input);
+  assert.deepEqual(results.map((result) => result.checksum),
+    [642, 1023, 5].map((key) => crypto.createHash('sha256').update(plain.map((b) => keyTable(key)[b])).digest('hex')));
+  for (const { ns, extra } of results) {
+    assert.deepEqual(extra.busy.map(([worker]) => worker).sort(), [0, 1]);
+    for (const [, begin, end] of extra.busy) assert.ok(begin >= 0 && begin <= end && end <= ns);
   }
 });

@@ -463,7 +463,7 @@ JobTimes job_seq(const std::string& url, const std::string& docs_dir) {
   return times;
 }
 
-JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers) {
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers, BusyLog* busy) {
   SummedTimes summed;
   JobTimes list_times;
   const std::vector<std::int64_t> work = pending_documents(url, list_times);
@@ -480,7 +480,7 @@ JobTimes job_threads(const std::string& url, const std::string& docs_dir, int wo
       align_one(*database, docs_dir, work[static_cast<std::size_t>(k)], times);
       summed.add(times);
     };
-  });
+  }, busy);
   JobTimes times = summed.total();
   times.workers_used = ran.workers_used;
   return times;
@@ -531,22 +531,30 @@ JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir)
   return times;
 }
 
+namespace {
+// The only kernel: lcs_offset_map above is the spec's suffix table as plain nested loops.
+const std::string ALIGNMENT_DETAIL = "LCS suffix table dp[i][j] in one std::vector<int32_t>, plain nested loops";
+}  // namespace
+
 WorkloadInfo describe() {
   return {"batch-job",
-          {"docs_dir", "db"},
+          {"docs_dir", "db", "kernel"},
           {{"seq", "seq", false, "one connection (opened and closed inside the timed region), documents in order"},
            {"threads", "threads", true,
             "bounded pool: --workers std::jthreads started and joined inside the timed region, each opening and closing its "
             "own connection; worker w takes document w, then claims documents one at a time from a shared index"},
            {"thread-per-doc", "threads", false,
             "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the "
-            "seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}}};
+            "seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}},
+          ALIGNMENT_DETAIL};
 }
 
 void run(const Invocation& call) {
-  require_known_model(call, describe());
-  call.accept_only(call.model == "threads" ? std::vector<std::string>{"docs_dir", "db", "workers"}
-                                           : std::vector<std::string>{"docs_dir", "db"});
+  const WorkloadInfo info = describe();
+  require_known_model(call, info);
+  call.accept_only(call.model == "threads" ? std::vector<std::string>{"docs_dir", "db", "kernel", "workers"}
+                                           : std::vector<std::string>{"docs_dir", "db", "kernel"});
+  const KernelClass kernel = kernel_class(call, info);
   const std::string docs_dir = call.text("docs_dir");
   const std::string url = call.text("db");
   const int workers = call.model == "threads" ? call.workers() : 1;
@@ -554,14 +562,16 @@ void run(const Invocation& call) {
   run_repetitions(call, [&] {
     JobTimes times;
     Repetition repetition;
-    repetition.ns = time_ns([&] {
+    BusyLog busy(workers);
+    time_region(repetition, [&] {
       if (call.model == "seq") times = job_seq(url, docs_dir);
-      else if (call.model == "threads") times = job_threads(url, docs_dir, workers);
+      else if (call.model == "threads") times = job_threads(url, docs_dir, workers, &busy);
       else times = job_thread_per_doc(url, docs_dir);
     });
+    if (call.model == "threads") repetition.busy = busy.json(repetition.clock_start);
     repetition.items = times.docs;
     // Read back after the timed region; the harness recomputes it from the database as well.
-    repetition.checksum = connect(url)->annotations_digest();
+    time_checksum(repetition, [&] { return connect(url)->annotations_digest(); });
     const bool per_doc = call.model == "thread-per-doc";
     repetition.extra = {{per_doc ? "threads" : "workers", per_doc ? static_cast<std::int64_t>(times.docs) : std::int64_t{workers}},
                         {"chunks", static_cast<std::int64_t>(times.docs)},
@@ -570,6 +580,7 @@ void run(const Invocation& call) {
                         {"io_ns", static_cast<std::int64_t>(times.io_ns)},
                         {"connect_ns", static_cast<std::int64_t>(times.connect_ns)},
                         {"db", url.rfind("sqlite:", 0) == 0 ? std::string("sqlite") : std::string("postgresql")}};
+    report_kernel(repetition.extra, kernel, ALIGNMENT_DETAIL);
     return repetition;
   });
 }

@@ -62,7 +62,7 @@ struct JobTimes {
 // threads and closes its connections before it returns (all inside the timed region).
 JobTimes job_seq(const std::string& url, const std::string& docs_dir);
 // A bounded pool of `workers` threads, one connection each, documents handed out one at a time.
-JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers);
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers, BusyLog* busy = nullptr);
 // One std::thread per pending document, each opening its own connection (the seed's Ruby `thread`).
 JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir);
 

@@ -38,20 +38,27 @@ std::uint64_t line_hash(std::int64_t task, std::int64_t step) {
 
 Outcome swarm_seq(const Params& params) {
   Outcome outcome;
+  SwitchCounter counter;
   for (std::int64_t task = 0; task < params.tasks; ++task) {
-    for (std::int64_t step = 0; step < params.steps; ++step) outcome.digest_sum += line_hash(task, step);
+    for (std::int64_t step = 0; step < params.steps; ++step) {
+      counter.step(task);
+      outcome.digest_sum += line_hash(task + params.salt, step);
+    }
   }
+  outcome.switches = counter.switches();
   return outcome;
 }
 
 namespace {
 
-coro::Detached swarm_task(coro::Scheduler& scheduler, const Params& params, std::int64_t task, std::uint64_t& total) {
+coro::Detached swarm_task(coro::Scheduler& scheduler, const Params& params, std::int64_t task, std::uint64_t& total,
+                          SwitchCounter& counter) {
   std::uint64_t sum = 0;
   for (std::int64_t step = 0; step < params.steps; ++step) {
     if (params.sleep_ms > 0) co_await coro::sleep_for(scheduler, std::chrono::milliseconds(params.sleep_ms));
     else co_await coro::yield_now(scheduler);
-    sum += line_hash(task, step);
+    counter.step(task);
+    sum += line_hash(task + params.salt, step);
   }
   total += sum;
 }
@@ -61,27 +68,31 @@ coro::Detached swarm_task(coro::Scheduler& scheduler, const Params& params, std:
 Outcome swarm_coroutines(const Params& params) {
   const std::uint64_t start = monotonic_ns();
   Outcome outcome;
+  SwitchCounter counter;  // one thread runs every coroutine: a plain counter
   coro::Scheduler scheduler;
   // Each task runs up to its first yield here, so it exists and waits in the ready queue.
-  for (std::int64_t task = 0; task < params.tasks; ++task) swarm_task(scheduler, params, task, outcome.digest_sum);
+  for (std::int64_t task = 0; task < params.tasks; ++task) swarm_task(scheduler, params, task, outcome.digest_sum, counter);
   outcome.spawn_ns = monotonic_ns() - start;
   scheduler.run();
+  outcome.switches = counter.switches();
   return outcome;
 }
 
 Outcome swarm_fibers(const Params& params) {
   const std::uint64_t start = monotonic_ns();
   Outcome outcome;
+  SwitchCounter counter;  // every fiber runs on this thread: a plain counter
   std::vector<boost::fibers::fiber> tasks;
   tasks.reserve(static_cast<std::size_t>(params.tasks));
   try {
     for (std::int64_t task = 0; task < params.tasks; ++task) {
-      tasks.emplace_back([&params, &outcome, task] {
+      tasks.emplace_back([&params, &outcome, &counter, task] {
         std::uint64_t sum = 0;
         for (std::int64_t step = 0; step < params.steps; ++step) {
           if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
           else boost::this_fiber::yield();
-          sum += line_hash(task, step);
+          counter.step(task);
+          sum += line_hash(task + params.salt, step);
         }
         outcome.digest_sum += sum;  // all fibers share this one thread: no race
       });
@@ -92,23 +103,30 @@ Outcome swarm_fibers(const Params& params) {
   }
   outcome.spawn_ns = monotonic_ns() - start;
   for (auto& fiber : tasks) fiber.join();
+  outcome.switches = counter.switches();
   return outcome;
 }
 
-Outcome swarm_fibers_shared(const Params& params, int workers) {
+Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy) {
   const std::uint64_t start = monotonic_ns();  // spawn_ns includes starting the worker threads
   Outcome outcome;
   std::atomic<std::uint64_t> total{0};
+  // Tasks step on several threads at once: the protocol's counter as atomics.
+  std::atomic<std::int64_t> last{-1}, switches{0};
   run_on_shared_fibers(workers, [&] {
     std::vector<boost::fibers::fiber> tasks;
     tasks.reserve(static_cast<std::size_t>(params.tasks));
     for (std::int64_t task = 0; task < params.tasks; ++task) {
-      tasks.emplace_back([&params, &total, task] {
+      tasks.emplace_back([&params, &total, &last, &switches, busy, task] {
         std::uint64_t sum = 0;
         for (std::int64_t step = 0; step < params.steps; ++step) {
           if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
           else boost::this_fiber::yield();
-          sum += line_hash(task, step);
+          const std::uint64_t step_start = busy ? monotonic_ns() : 0;
+          const std::int64_t previous = last.exchange(task, std::memory_order_relaxed);
+          if (previous != task && previous != -1) switches.fetch_add(1, std::memory_order_relaxed);
+          sum += line_hash(task + params.salt, step);
+          if (busy) busy->span(shared_fiber_worker(), step_start, monotonic_ns());
         }
         total.fetch_add(sum, std::memory_order_relaxed);
       });
@@ -117,6 +135,7 @@ Outcome swarm_fibers_shared(const Params& params, int workers) {
     for (auto& fiber : tasks) fiber.join();
   });
   outcome.digest_sum = total.load();
+  outcome.switches = switches.load();
   return outcome;
 }
 
@@ -165,8 +184,8 @@ WorkloadInfo describe() {
             "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes); "
             "every fiber joined" + ceiling},
            {"fibers-shared", "fibers", true,
-            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate; threads started and joined per "
-            "repetition), this_fiber::yield / sleep_for" + ceiling}}};
+            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate, idle threads poll the shared queue; threads started and "
+            "joined per repetition), this_fiber::yield / sleep_for" + ceiling}}};
 }
 
 void run(const Invocation& call) {
@@ -174,23 +193,33 @@ void run(const Invocation& call) {
   call.accept_only(call.model == "fibers-shared" ? std::vector<std::string>{"tasks", "steps", "sleep_ms", "workers"}
                                                  : std::vector<std::string>{"tasks", "steps", "sleep_ms"});
   const int workers = call.model == "fibers-shared" ? call.workers() : 1;
-  Params params{call.integer("tasks"), call.integer("steps"), call.integer_or("sleep_ms", 0)};
+  Params params{call.integer("tasks"), call.integer("steps"), call.integer_or("sleep_ms", 0), 0};
   if (params.tasks < 0 || params.steps < 0 || params.sleep_ms < 0) throw UsageError("--tasks, --steps and --sleep-ms must be >= 0");
   if (call.model == "seq" && params.sleep_ms > 0) {
     throw UsageError("seq runs the lines in a plain loop and cannot sleep; use --sleep-ms 0 (valid models for sleeps: coroutines, fibers)");
   }
 
-  run_repetitions(call, [&] {
+  for (std::int64_t salt : call.variants) {
+    if (salt > 0xffffffffll) throw UsageError("--variants are coroutine-swarm salts (0..2^32-1), got " + std::to_string(salt));
+  }
+
+  // Repetition j salts the task ids with variants[j] (0 without --variants).
+  run_repetitions(call, 0, [&](std::int64_t salt) {
+    Params salted = params;
+    salted.salt = salt;
     Outcome outcome;
     Repetition repetition;
-    repetition.ns = time_ns([&] {
-      if (call.model == "seq") outcome = swarm_seq(params);
-      else if (call.model == "coroutines") outcome = swarm_coroutines(params);
-      else if (call.model == "fibers") outcome = swarm_fibers(params);
-      else outcome = swarm_fibers_shared(params, workers);
+    BusyLog busy(workers);
+    time_region(repetition, [&] {
+      if (call.model == "seq") outcome = swarm_seq(salted);
+      else if (call.model == "coroutines") outcome = swarm_coroutines(salted);
+      else if (call.model == "fibers") outcome = swarm_fibers(salted);
+      else outcome = swarm_fibers_shared(salted, workers, &busy);
     });
+    if (call.model == "fibers-shared") repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(params.tasks);
-    repetition.checksum = digest_hex(outcome.digest_sum);
+    time_checksum(repetition, [&] { return digest_hex(outcome.digest_sum); });
+    repetition.extra.push_back({"switches", outcome.switches});
     if (call.model != "seq") repetition.extra.push_back({"spawn_ns", static_cast<std::int64_t>(outcome.spawn_ns)});
     if (call.model == "fibers-shared") repetition.extra.push_back({"workers", std::int64_t{workers}});
     if (call.model == "fibers" || call.model == "fibers-shared") {

@@ -16,18 +16,38 @@ struct Params {
   std::int64_t tasks = 0;
   std::int64_t steps = 0;
   std::int64_t sleep_ms = 0;
+  std::int64_t salt = 0;  // task t forms its lines with the id t + salt (the repetition's variant)
 };
 
 struct Outcome {
   std::uint64_t digest_sum = 0;  // the order-free digest, before hex
   std::uint64_t spawn_ns = 0;    // until every task exists
+  // Steps at which the task running differs from the one that ran the step before (the first
+  // step counts nothing): tasks - 1 when the tasks never interleave.
+  std::int64_t switches = 0;
+};
+
+// The switch count of protocol 2, for one thread's tasks: prev = last.swap(me); count if it changed.
+class SwitchCounter {
+ public:
+  void step(std::int64_t me) {
+    if (last_ != me && last_ != NONE) ++switches_;
+    last_ = me;
+  }
+  std::int64_t switches() const { return switches_; }
+
+ private:
+  static constexpr std::int64_t NONE = -1;
+  std::int64_t last_ = NONE;
+  std::int64_t switches_ = 0;
 };
 
 Outcome swarm_seq(const Params& params);
 Outcome swarm_coroutines(const Params& params);
 Outcome swarm_fibers(const Params& params);
-// Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N).
-Outcome swarm_fibers_shared(const Params& params, int workers);
+// Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N);
+// `busy` gets each thread's span of running steps.
+Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy = nullptr);
 
 // The ceiling (sleep_ms = 0): one unit of the model's kind yields `yields` times with the
 // model's bare yield and forms no lines; returns that time.

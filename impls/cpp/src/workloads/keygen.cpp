@@ -7,10 +7,13 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <cerrno>
+#include <system_error>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -88,12 +91,49 @@ std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* 
   }
   return at;
 }
-constexpr const char* BASE32_KERNEL = "scalar";
+constexpr const char* BASE32_KERNEL = "letter-pairs";
 #endif
 
 }  // namespace
 
 const char* base32_kernel_name() { return BASE32_KERNEL; }
+
+void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out) {
+  // Whole input bytes go into a bit buffer; whenever it holds 5 bits or more, the top 5 become a letter.
+  unsigned buffer = 0;
+  int bits = 0;
+  const std::size_t start = out.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    buffer = (buffer << 8) | bytes[i];
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(buffer >> bits) & 31];
+    }
+  }
+  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  while ((out.size() - start) % 8 != 0) out += '=';
+}
+
+std::string base32_plain(const unsigned char* bytes, std::size_t n) {
+  std::string out;
+  out.reserve(base32_length(n));
+  base32_plain_append(bytes, n, out);
+  return out;
+}
+
+void fill_getrandom(unsigned char* out, std::size_t n) {
+  // getrandom may return fewer bytes than asked (above 32 MiB, or on a signal): ask for the rest.
+  while (n > 0) {
+    const ssize_t got = getrandom(out, n, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "getrandom");
+    }
+    out += got;
+    n -= static_cast<std::size_t>(got);
+  }
+}
 
 void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out) {
   const std::size_t done = encode_full_groups(bytes, n, out);
@@ -148,18 +188,24 @@ class KeyMaker {
         batch_keys_(std::clamp<std::int64_t>(RANDOM_BATCH_BYTES / std::max<std::int64_t>(1, params.key_bytes), 1, chunk)),
         random_(static_cast<std::size_t>(batch_keys_) * key_bytes_),
         encoded_(base32_length(key_bytes_)) {
-    if (params.source == Source::strong) csprng_.emplace();
+    if (params.source == Source::strong && params.kernel == KernelClass::tuned) csprng_.emplace();
+    scratch_.reserve(base32_length(key_bytes_));
   }
 
-  // Keys first .. end - 1, encoded straight into `arena`; views[i] is key i.
-  void make_keys(std::int64_t first, std::int64_t end, KeyArena& arena, std::vector<std::string_view>& views) {
+  // Keys first .. end - 1. Portable: each its own std::string from base32_plain, strings[i] = key i.
+  // Tuned: encoded straight into `arena`, views[i] = key i. The same batches of random bytes in both.
+  void make_keys(std::int64_t first, std::int64_t end, Generated& out, KeyArena* arena) {
     const std::size_t length = base32_length(key_bytes_);
     for_each_batch(first, end, [&](std::int64_t batch_first, std::int64_t n) {
       fill_random(batch_first, n);
-      char* text = arena.claim(static_cast<std::size_t>(n) * length);
+      if (params_.kernel == KernelClass::portable) {
+        for (std::int64_t k = 0; k < n; ++k) out.strings[static_cast<std::size_t>(batch_first + k)] = base32_plain(key(k), key_bytes_);
+        return;
+      }
+      char* text = arena->claim(static_cast<std::size_t>(n) * length);
       for (std::int64_t k = 0; k < n; ++k, text += length) {
         base32_lower_into(key(k), key_bytes_, text);
-        views[static_cast<std::size_t>(batch_first + k)] = std::string_view(text, length);
+        out.keys.views[static_cast<std::size_t>(batch_first + k)] = std::string_view(text, length);
       }
     });
   }
@@ -168,8 +214,16 @@ class KeyMaker {
     for_each_batch(first, end, [&](std::int64_t batch_first, std::int64_t n) { fill_random(batch_first, n); });
   }
 
+  // The class's encoder over fixed bytes, nothing kept (portable: one reused std::string).
   void encode_only(std::int64_t first, std::int64_t end) {
-    for (std::int64_t i = first; i < end; ++i) base32_lower_into(key(0), key_bytes_, encoded_.data());
+    for (std::int64_t i = first; i < end; ++i) {
+      if (params_.kernel == KernelClass::portable) {
+        scratch_.clear();
+        base32_plain_append(key(0), key_bytes_, scratch_);
+      } else {
+        base32_lower_into(key(0), key_bytes_, encoded_.data());
+      }
+    }
   }
 
  private:
@@ -180,10 +234,12 @@ class KeyMaker {
 
   const unsigned char* key(std::int64_t k) const { return random_.data() + static_cast<std::size_t>(k) * key_bytes_; }
 
-  // The bytes of keys first .. first + n - 1 into random_.
+  // The bytes of keys first .. first + n - 1 into random_: the only place the sources and the
+  // classes' generators differ.
   void fill_random(std::int64_t first, std::int64_t n) {
-    if (csprng_) {
-      csprng_->fill(random_.data(), static_cast<std::size_t>(n) * key_bytes_);
+    if (params_.source == Source::strong) {
+      if (csprng_) csprng_->fill(random_.data(), static_cast<std::size_t>(n) * key_bytes_);
+      else fill_getrandom(random_.data(), static_cast<std::size_t>(n) * key_bytes_);
       return;
     }
     for (std::int64_t k = 0; k < n; ++k) {
@@ -198,21 +254,23 @@ class KeyMaker {
   std::optional<Csprng> csprng_;
   std::vector<unsigned char> random_;
   std::vector<char> encoded_;
+  std::string scratch_;
 };
 
 // Runs every chunk of keys with the model's workers: `make_work()` runs on each worker's thread
 // and returns its `work(maker, first, end)`; the worker's KeyMaker is made there too.
 template <class MakeWork>
-ChunkRun run_chunks(Model model, const Params& params, std::int64_t chunk, int workers, MakeWork&& make_work) {
+ChunkRun run_chunks(Model model, const Params& params, std::int64_t chunk, int workers, MakeWork&& make_work,
+                    BusyLog* busy = nullptr) {
   const ChunkPlan plan(params.count, chunk);
   auto make_worker = [&] {
     return [&plan, maker = KeyMaker(params, chunk), work = make_work()](std::int64_t c) mutable {
       work(maker, plan.begin(c), plan.end(c));
     };
   };
-  if (model == Model::threads) return run_chunks_on_threads(plan, workers, make_worker);
-  if (model == Model::openmp) return run_chunks_openmp(plan, workers, make_worker);
-  return run_chunks_here(plan, make_worker);
+  if (model == Model::threads) return run_chunks_on_threads(plan, workers, make_worker, busy);
+  if (model == Model::openmp) return run_chunks_openmp(plan, workers, make_worker, busy);
+  return run_chunks_here(plan, make_worker, busy);
 }
 
 // Kernels before 5.14 refuse MADV_POPULATE_WRITE (EINVAL); the writes then fault page by page.
@@ -246,8 +304,16 @@ char* KeyArena::claim(std::size_t bytes) {
   return start;
 }
 
-Generated generate(Model model, const Params& params, std::int64_t chunk, int workers) {
+Generated generate(Model model, const Params& params, std::int64_t chunk, int workers, BusyLog* busy) {
   Generated generated;
+  generated.kernel = params.kernel;
+  if (params.kernel == KernelClass::portable) {
+    generated.strings.resize(static_cast<std::size_t>(params.count));
+    generated.ran = run_chunks(model, params, chunk, workers, [&] {
+      return [&generated](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.make_keys(first, end, generated, nullptr); };
+    }, busy);
+    return generated;
+  }
   Keys& keys = generated.keys;
   keys.views.resize(static_cast<std::size_t>(params.count));
   // One arena per worker, reserved here (address space only) and handed out as workers start.
@@ -256,10 +322,10 @@ Generated generate(Model model, const Params& params, std::int64_t chunk, int wo
   std::atomic<std::size_t> next_arena{0};
   generated.ran = run_chunks(model, params, chunk, workers, [&] {
     KeyArena& arena = *keys.arenas[next_arena.fetch_add(1)];
-    return [&arena, &keys](KeyMaker& maker, std::int64_t first, std::int64_t end) {
-      maker.make_keys(first, end, arena, keys.views);
+    return [&arena, &generated](KeyMaker& maker, std::int64_t first, std::int64_t end) {
+      maker.make_keys(first, end, generated, &arena);
     };
-  });
+  }, busy);
   return generated;
 }
 
@@ -278,32 +344,49 @@ CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk,
   return times;
 }
 
-std::string checksum(const Params& params, const std::vector<std::string_view>& keys) {
-  if (params.source == Source::strong) {
-    std::uint64_t chars = 0;
-    for (const auto& key : keys) chars += key.size();
-    return std::to_string(keys.size()) + ":" + std::to_string(chars);
-  }
+std::string checksum(const Generated& generated) {
   std::uint64_t sum = 0;
-  for (const auto& key : keys) sum += fnv1a64(key);
+  for (std::size_t i = 0; i < generated.size(); ++i) sum += fnv1a64(generated.key(i));
   return digest_hex(sum);
+}
+
+namespace {
+
+const std::string PORTABLE_DETAIL = "plain Base32 loop into one std::string per key, kept in a std::vector<std::string>";
+
+std::string tuned_detail() {
+  const std::string encoder = std::string(BASE32_KERNEL) == "avx512vbmi"
+                                  ? "AVX-512 VBMI Base32 (vpermb + vpmultishiftqb, 40 bytes -> 64 letters)"
+                                  : "Base32 by a 1024-entry letter-pair table";
+  return encoder + " written into per-worker mmap arenas (pages populated per batch), a std::vector<std::string_view> of keys";
+}
+
+const std::string PORTABLE_GENERATOR = "getrandom(2) per batch of keys (~1 MiB, at most a chunk)";
+const std::string TUNED_GENERATOR = "OpenSSL CTR-DRBG (AES-256) per worker, seeded from getrandom";
+
+}  // namespace
+
+std::string kernel_detail(const Params& params) {
+  const bool tuned = params.kernel == KernelClass::tuned;
+  const std::string generator = params.source == Source::seeded ? "SplitMix64 bytes (seeded)" : tuned ? TUNED_GENERATOR : PORTABLE_GENERATOR;
+  return generator + " + " + (tuned ? tuned_detail() : PORTABLE_DETAIL);
 }
 
 WorkloadInfo describe() {
   const std::string rule = "chunks of min(1024, ceil(count/workers)) keys; ";
-  const std::string keys =
-      "per worker: its own CTR-DRBG (EVP_RAND, seeded from getrandom), random bytes ~1 MiB at a time, Base32 (" + std::string(BASE32_KERNEL) + ") "
-      "written straight into the worker's arena (one mmap, pages populated per batch); the result is a "
-      "std::vector<std::string_view> of count keys into those arenas, owned by the caller";
+  const std::string keys = "per worker: random bytes ~1 MiB at a time (at most a chunk), then each key encoded; the kernel "
+                           "class decides generator, encoder and store (extra.kernel_detail)";
   return {"keygen",
-          {"count", "bytes", "source", "seed", "chunk"},
+          {"count", "bytes", "source", "seed", "chunk", "kernel", "probes"},
           {{"seq", "seq", false, "every chunk in order on the main thread; " + keys},
            {"threads", "threads", true,
             "--workers std::jthreads started and joined per repetition; worker w takes chunk w, then claims chunks from an atomic counter; " +
                 rule + keys},
            {"openmp", "data-parallel", true,
             "#pragma omp for schedule(static,1) over chunks (libgomp); the team is started by the region and ended by "
-            "omp_pause_resource_all(omp_pause_hard) in every repetition; " + rule + keys}}};
+            "omp_pause_resource_all(omp_pause_hard) in every repetition; " + rule + keys}},
+          PORTABLE_GENERATOR + " + " + PORTABLE_DETAIL,
+          TUNED_GENERATOR + " + " + tuned_detail()};
 }
 
 namespace {
@@ -331,37 +414,53 @@ void run(const Invocation& call) {
   const WorkloadInfo info = describe();
   require_known_model(call, info);
   const Model model = model_named(call.model);
-  call.accept_only(model == Model::seq ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk"}
-                                       : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "workers"});
-  const Params params = read_params(call);
+  call.accept_only(model == Model::seq
+                       ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes"}
+                       : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "workers"});
+  Params params = read_params(call);
+  params.kernel = kernel_class(call, info);
   const int workers = model == Model::seq ? 1 : call.workers();
   const std::int64_t chunk = chosen_chunk(call, params.count, workers, CHUNK_CAP_KEYS);
+  const std::vector<std::int64_t> probes = call.integer_list("probes");
+  for (std::int64_t probe : probes) {
+    if (probe >= params.count) throw UsageError("--probes are key indices 0.." + std::to_string(params.count - 1) + ", got " + std::to_string(probe));
+  }
 
-  run_repetitions(call, [&] {
+  // Repetition j's seed is variants[j] (seeded; strong ignores it).
+  run_repetitions(call, static_cast<std::int64_t>(params.seed), [&](std::int64_t seed) {
+    Params repetition_params = params;
+    repetition_params.seed = static_cast<std::uint64_t>(seed);
     Generated generated;
     Repetition repetition;
-    const ProcessUsage before = process_usage();
-    repetition.ns = time_ns([&] { generated = generate(model, params, chunk, workers); });
-    const ProcessUsage during = process_usage() - before;
+    BusyLog busy(workers);
+    time_region(repetition, [&] { generated = generate(model, repetition_params, chunk, workers, &busy); });
+    if (model != Model::seq) repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(params.count);
-    repetition.checksum = checksum(params, generated.keys.views);
-    const CeilingTimes ceiling = time_ceiling(model, params, chunk, workers);
-    report_chunks(repetition.extra, workers, ChunkPlan(params.count, chunk), generated.ran);
+    std::vector<std::string> probed;
+    // The probes are read with the checksum (in checksum_ns): both only read the result.
+    time_checksum(repetition, [&] {
+      for (std::int64_t probe : probes) probed.emplace_back(generated.key(static_cast<std::size_t>(probe)));
+      return checksum(generated);
+    });
+    const ChunkRun ran = generated.ran;
+    const CeilingTimes ceiling = time_ceiling(model, repetition_params, chunk, workers);
+    // The keys are dropped after the checksum and the ceiling, as the spec says.
+    repetition.cleanup_ns = static_cast<std::int64_t>(time_ns([&] { generated = Generated{}; }));
+    report_chunks(repetition.extra, workers, ChunkPlan(params.count, chunk), ran);
+    report_kernel(repetition.extra, params.kernel, kernel_detail(repetition_params));
+    if (!probes.empty()) repetition.extra.push_back({"probes", RawJson{json_string_list(probed)}});
     repetition.extra.push_back({"ceiling", std::string("csprng+base32")});
     repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling.csprng_ns + ceiling.base32_ns)});
     repetition.extra.push_back({"csprng_ns", static_cast<std::int64_t>(ceiling.csprng_ns)});
     repetition.extra.push_back({"base32_ns", static_cast<std::int64_t>(ceiling.base32_ns)});
-    // Where the time went, for the whole process across the timed region (outside `ns`).
-    repetition.extra.push_back({"minor_faults", during.minor_faults});
-    repetition.extra.push_back({"user_ns", during.user_ns});
-    repetition.extra.push_back({"sys_ns", during.sys_ns});
-    repetition.extra.push_back({"base32_kernel", std::string(base32_kernel_name())});
+    // The process's page faults across `ns` (cpu_user_ns / cpu_sys_ns say where the time went).
+    repetition.extra.push_back({"minor_faults", repetition.cpu.minor_faults});
     if (model == Model::openmp) {
       repetition.extra.push_back({"omp_team", std::string("per repetition")});
       repetition.extra.push_back({"omp_wait_policy", openmp_wait_policy()});
     }
     return repetition;
-  });  // the keys are dropped here, after the checksum and the ceiling
+  });
 }
 
 }  // namespace parbench::keygen

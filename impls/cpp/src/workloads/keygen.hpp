@@ -14,19 +14,29 @@ namespace parbench::keygen {
 
 // Characters of the Base32 text of `n` bytes, padding included.
 constexpr std::size_t base32_length(std::size_t n) { return (n + 4) / 5 * 8; }
-// Writes base32_length(n) characters to `out`.
+// The portable encoder: RFC 4648 in a plain loop (a 5-bit window over a bit buffer), appended to `out`.
+void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out);
+std::string base32_plain(const unsigned char* bytes, std::size_t n);
+// The tuned encoder: writes base32_length(n) characters to `out`.
 void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out);
 std::string base32_lower(const unsigned char* bytes, std::size_t n);
-// The form the encoder was compiled with (-march decides): avx512vbmi or scalar.
+// The form the tuned encoder was compiled with (-march decides): avx512vbmi or letter-pairs.
 const char* base32_kernel_name();
+
+// The portable generator: getrandom(2) until `n` bytes are filled.
+void fill_getrandom(unsigned char* out, std::size_t n);
 
 enum class Source { strong, seeded };
 
+// portable: getrandom(2) + base32_plain into std::strings kept in a std::vector<std::string>;
+// tuned: a CTR-DRBG per worker + the SIMD encoder into per-worker mmap arenas of string_views.
+// `seeded` replaces only the bytes (SplitMix64), in either class.
 struct Params {
   std::int64_t count = 0;
   std::int64_t key_bytes = 0;
   Source source = Source::strong;
   std::uint64_t seed = 0;
+  KernelClass kernel = KernelClass::portable;
 };
 
 // Chunk size cap of the chunking rule: chunk = min(1024, ceil(count / workers)) keys.
@@ -58,15 +68,20 @@ struct Keys {
   std::vector<std::unique_ptr<KeyArena>> arenas;
 };
 
-// Every encoded key (key i at position i), kept in memory as the spec asks, and what ran.
+// Every encoded key (key i at position i), kept in memory as the spec asks, and what ran. The
+// portable kernel fills `strings`, the tuned one `keys`.
 struct Generated {
+  std::vector<std::string> strings;
   Keys keys;
   ChunkRun ran;
+  KernelClass kernel = KernelClass::portable;
+  std::size_t size() const { return kernel == KernelClass::portable ? strings.size() : keys.views.size(); }
+  std::string_view key(std::size_t i) const { return kernel == KernelClass::portable ? std::string_view(strings[i]) : keys.views[i]; }
 };
 
 // seq: every chunk in order on the calling thread; threads / openmp: the chunks over `workers`
 // threads started and ended inside the call (chunking.hpp).
-Generated generate(Model model, const Params& params, std::int64_t chunk, int workers);
+Generated generate(Model model, const Params& params, std::int64_t chunk, int workers, BusyLog* busy = nullptr);
 
 // The ceiling's two parts, with the same model, chunks and workers, nothing kept.
 struct CeilingTimes {
@@ -75,8 +90,11 @@ struct CeilingTimes {
 };
 CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk, int workers);
 
-// "<count>:<total chars>" for strong keys, the order-free digest for seeded ones.
-std::string checksum(const Params& params, const std::vector<std::string_view>& keys);
+// The order-free digest of the encoded keys (both sources).
+std::string checksum(const Generated& generated);
+
+// extra.kernel_detail: the generator, the encoder and the store of the class.
+std::string kernel_detail(const Params& params);
 
 WorkloadInfo describe();
 void run(const Invocation& call);

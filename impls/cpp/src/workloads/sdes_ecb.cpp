@@ -56,6 +56,7 @@ void encrypt_bitwise(Subkeys keys, const std::uint8_t* in, std::uint8_t* out, st
   for (std::size_t i = 0; i < n; ++i) out[i] = run_rounds(in[i], keys.k1, keys.k2);
 }
 
+// The portable table kernel (and the SIMD kernels' head and tail): one lookup per byte.
 void encrypt_table_scalar(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
@@ -165,9 +166,35 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10) {
   return table;
 }
 
-CipherState make_cipher(Cipher cipher, unsigned key10, std::size_t buffer_bytes) {
-  return {cipher, derive_subkeys(key10), derive_table(key10),
-          HAS_STREAMING_STORES && cipher == Cipher::table && buffer_bytes >= STREAMING_FROM_BYTES};
+CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel, std::size_t buffer_bytes) {
+  return {cipher, kernel, derive_subkeys(key10), derive_table(key10),
+          HAS_STREAMING_STORES && kernel == KernelClass::tuned && cipher == Cipher::table &&
+              buffer_bytes >= STREAMING_FROM_BYTES};
+}
+
+namespace {
+
+const std::string BITWISE_DETAIL = "scalar per-byte permutations and Feistel rounds (plain loops)";
+const std::string PORTABLE_TABLE_DETAIL = "256-byte table of the key, one lookup per byte, plain loop";
+
+std::string tuned_table_detail() {
+  const std::string kernel = TABLE_KERNEL;
+  if (kernel == "avx512vbmi") {
+    return "AVX-512 VBMI: the 256-byte table in four zmm, two vpermi2b and a blend per 64 bytes; streaming stores from 32 MiB";
+  }
+  if (kernel == "avx2") return "AVX2: sixteen pshufb nibble tables per 32 bytes";
+  return "scalar table loop (this build has neither AVX-512 VBMI nor AVX2)";
+}
+
+}  // namespace
+
+std::string kernel_detail(const CipherState& state) {
+  if (state.cipher == Cipher::bitwise) {
+    return state.kernel == KernelClass::tuned ? BITWISE_DETAIL + "; no tuned bitwise form, the same code as portable"
+                                              : BITWISE_DETAIL;
+  }
+  if (state.kernel == KernelClass::portable) return PORTABLE_TABLE_DETAIL;
+  return tuned_table_detail() + (state.streaming_stores ? " (streaming stores on)" : "");
 }
 
 const char* table_kernel_name() { return TABLE_KERNEL; }
@@ -175,6 +202,7 @@ const char* stream_copy_kernel_name() { return STREAM_COPY_KERNEL; }
 
 void encrypt_span(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   if (state.cipher == Cipher::bitwise) encrypt_bitwise(state.subkeys, in, out, n);
+  else if (state.kernel == KernelClass::portable) encrypt_table_scalar(state.table.data(), in, out, n);
   else encrypt_table(state.table.data(), in, out, n, state.streaming_stores);
 }
 
@@ -199,9 +227,11 @@ SpanKernel glibc_memcpy() {
 }
 
 ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                   std::size_t chunk, int workers) {
+                   std::size_t chunk, int workers, BusyLog* busy) {
   if (model == Model::seq) {
+    const std::uint64_t start = monotonic_ns();
     kernel(in, out, n);
+    if (busy) busy->span(0, start, monotonic_ns());
     return {n > 0 ? 1 : 0, 1};
   }
   const ChunkPlan plan(static_cast<std::int64_t>(n), static_cast<std::int64_t>(chunk));
@@ -211,8 +241,8 @@ ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in
       kernel(in + begin, out + begin, static_cast<std::size_t>(plan.end(c)) - begin);
     };
   };
-  return model == Model::threads ? run_chunks_on_threads(plan, workers, make_worker)
-                                 : run_chunks_openmp(plan, workers, make_worker);
+  return model == Model::threads ? run_chunks_on_threads(plan, workers, make_worker, busy)
+                                 : run_chunks_openmp(plan, workers, make_worker, busy);
 }
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n) {
@@ -226,14 +256,16 @@ WorkloadInfo describe() {
       "; extra.ceiling_ns = the same chunks copied by the same model with non-temporal stores, "
       "extra.baseline_memcpy_ns = with glibc memcpy";
   return {"sdes-ecb",
-          {"input", "key", "cipher", "chunk"},
+          {"input", "key", "cipher", "chunk", "kernel"},
           {{"seq", "seq", false, "one call over the whole buffer on the main thread (--chunk accepted, ignored)" + ceiling},
            {"threads", "threads", true,
             "--workers std::jthreads started and joined per repetition; worker w takes chunk w, then claims chunks from an "
             "atomic counter; chunk min(1 MiB, ceil(size/workers))" + ceiling},
            {"openmp", "data-parallel", true,
             "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)); the team is started by the "
-            "region and ended by omp_pause_resource_all(omp_pause_hard) in every repetition" + ceiling}}};
+            "region and ended by omp_pause_resource_all(omp_pause_hard) in every repetition" + ceiling}},
+          "bitwise: " + BITWISE_DETAIL + "; table: " + PORTABLE_TABLE_DETAIL,
+          "table: " + tuned_table_detail() + "; bitwise: no tuned form, the portable scalar rounds"};
 }
 
 namespace {
@@ -258,8 +290,9 @@ Model model_named(const std::string& name) {
 }
 
 void report_kernels(Extra& extra, Model model, const CipherState& cipher) {
+  report_kernel(extra, cipher.kernel, kernel_detail(cipher));
   if (cipher.cipher == Cipher::table) {
-    extra.push_back({"table_kernel", std::string(TABLE_KERNEL)});
+    extra.push_back({"table_kernel", std::string(cipher.kernel == KernelClass::tuned ? TABLE_KERNEL : "scalar")});
     extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
   }
   extra.push_back({"ceiling_kernel", std::string("non-temporal ") + STREAM_COPY_KERNEL});
@@ -276,15 +309,19 @@ void run(const Invocation& call) {
   require_known_model(call, info);
   const Model model = model_named(call.model);
   const bool parallel = model != Model::seq;
-  call.accept_only(parallel ? std::vector<std::string>{"input", "key", "cipher", "chunk", "workers"}
-                            : std::vector<std::string>{"input", "key", "cipher", "chunk"});
+  call.accept_only(parallel ? std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel", "workers"}
+                            : std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel"});
+  const KernelClass kernel = kernel_class(call, info);
   const std::string cipher_name = call.text("cipher");
   if (cipher_name != "bitwise" && cipher_name != "table") {
     throw UsageError("--cipher must be bitwise or table, got '" + cipher_name + "'");
   }
   const Cipher cipher_kind = cipher_name == "bitwise" ? Cipher::bitwise : Cipher::table;
-  const std::int64_t key = call.integer("key");
-  if (key < 0 || key > 1023) throw UsageError("--key must be a 10-bit key (0..1023)");
+  const std::int64_t base_key = call.integer("key");
+  for (std::int64_t key : call.variants) {
+    if (key > 1023) throw UsageError("--variants are sdes-ecb keys: 10 bits (0..1023), got " + std::to_string(key));
+  }
+  if (base_key < 0 || base_key > 1023) throw UsageError("--key must be a 10-bit key (0..1023)");
 
   std::vector<std::uint8_t> plaintext;
   const std::uint64_t load_ns = time_ns([&] { plaintext = load_file(call.text("input")); });
@@ -296,25 +333,28 @@ void run(const Invocation& call) {
   const int workers = parallel ? call.workers() : 1;
   const std::int64_t chunk = parallel ? chosen_chunk(call, static_cast<std::int64_t>(n), workers, CHUNK_CAP_BYTES)
                                       : std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
-  auto run_with = [&](const SpanKernel& kernel) {
-    return run_model(model, kernel, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers);
+  auto run_with = [&](const SpanKernel& span_kernel, BusyLog* busy) {
+    return run_model(model, span_kernel, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers,
+                     busy);
   };
 
-  run_repetitions(call, [&] {
+  // Repetition j encrypts under key variants[j] (--key without --variants).
+  run_repetitions(call, base_key, [&](std::int64_t key) {
     Repetition repetition;
     ChunkRun ran;
     CipherState cipher;
-    const ProcessUsage before = process_usage();
-    repetition.ns = time_ns([&] {
-      cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), n);
-      ran = run_with(encrypting(cipher));
+    BusyLog busy(workers);
+    time_region(repetition, [&] {
+      cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), kernel, n);
+      ran = run_with(encrypting(cipher), &busy);
     });
+    if (parallel) repetition.busy = busy.json(repetition.clock_start);
     // The output was faulted in before the first repetition: what is left is thread stacks.
-    const std::int64_t minor_faults = (process_usage() - before).minor_faults;
+    const std::int64_t minor_faults = repetition.cpu.minor_faults;
     repetition.items = n;
-    repetition.checksum = sha256_hex(ciphertext.data(), n);
-    const std::uint64_t ceiling_ns = time_ns([&] { run_with(streaming_copy()); });
-    const std::uint64_t memcpy_ns = time_ns([&] { run_with(glibc_memcpy()); });
+    time_checksum(repetition, [&] { return sha256_hex(ciphertext.data(), n); });
+    const std::uint64_t ceiling_ns = time_ns([&] { run_with(streaming_copy(), nullptr); });
+    const std::uint64_t memcpy_ns = time_ns([&] { run_with(glibc_memcpy(), nullptr); });
     report_chunks(repetition.extra, workers, ChunkPlan(static_cast<std::int64_t>(n), chunk), ran);
     repetition.extra.push_back({"load_ns", static_cast<std::int64_t>(load_ns)});
     repetition.extra.push_back({"minor_faults", minor_faults});

@@ -25,11 +25,15 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10);
 enum class Cipher { bitwise, table };
 
 // What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
+// The kernel class decides the table form: portable = one lookup per byte in a plain loop;
+// tuned = the SIMD lookup below. Bitwise is the same scalar per-byte rounds in both classes (C++
+// has no engineered bitwise form: the tuned class's speed-up is the table).
 struct CipherState {
   Cipher cipher;
+  KernelClass kernel;
   Subkeys subkeys;
   std::array<std::uint8_t, 256> table;
-  bool streaming_stores;  // table kernel writes around the caches (buffers of STREAMING_FROM_BYTES and up)
+  bool streaming_stores;  // tuned table kernel writes around the caches (buffers of STREAMING_FROM_BYTES and up)
 };
 
 // Past the 32 MiB L3 of the development machine: in and out no longer fit, so caching the
@@ -37,9 +41,12 @@ struct CipherState {
 constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{32} << 20;
 
 // The key schedule: subkeys, and for `table` the 256-byte table of the key.
-CipherState make_cipher(Cipher cipher, unsigned key10, std::size_t buffer_bytes = 0);
+CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel = KernelClass::portable,
+                        std::size_t buffer_bytes = 0);
+// extra.kernel_detail: what ran for this cipher and class.
+std::string kernel_detail(const CipherState& state);
 
-// The SIMD form the table kernel was compiled with (-march decides): avx512vbmi, avx2 or scalar.
+// The SIMD form the tuned table kernel was compiled with (-march decides): avx512vbmi, avx2 or scalar.
 const char* table_kernel_name();
 // The widest non-temporal store the copy ceiling was compiled with: avx512, avx2 or sse2.
 const char* stream_copy_kernel_name();
@@ -63,7 +70,7 @@ enum class Model { seq, threads, openmp };
 // seq: one call over the whole buffer on the calling thread. threads / openmp: `chunk`-byte
 // chunks over `workers` threads started and ended inside the call (see chunking.hpp).
 ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                   std::size_t chunk, int workers);
+                   std::size_t chunk, int workers, BusyLog* busy = nullptr);
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n);
 

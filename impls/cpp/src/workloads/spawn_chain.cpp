@@ -5,6 +5,7 @@
 
 #include <boost/context/stack_traits.hpp>
 #include <boost/fiber/all.hpp>
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -45,21 +46,33 @@ class Mailbox {
 
 }  // namespace
 
-std::int64_t chain_threads(std::int64_t n) {
+std::int64_t chain_threads(std::int64_t n, ChainRun* run) {
+  ChainRun local;
+  ChainRun& chain = run ? *run : local;
   // inboxes[0] is the caller's; link k reads inboxes[k + 1] and writes inboxes[k].
   auto inboxes = std::make_unique<Mailbox[]>(static_cast<std::size_t>(n) + 1);
   std::vector<std::thread> links;
   links.reserve(static_cast<std::size_t>(n));
+  std::atomic<std::int64_t> live{0};
   std::string failure;
   try {
     for (std::int64_t k = 0; k < n; ++k) {
-      links.emplace_back([&inboxes, k] { inboxes[k].put(inboxes[k + 1].take() + 1); });
+      links.emplace_back([&inboxes, &live, k] {
+        live.fetch_add(1);
+        inboxes[k].put(inboxes[k + 1].take() + 1);
+        live.fetch_sub(1);
+      });
     }
   } catch (const std::system_error& error) {
     failure = "std::thread creation failed after " + std::to_string(links.size()) + " threads: " + error.what();
   }
+  // A created thread may not have run yet: the chain exists once every link is running (and
+  // waiting on its inbox), so wait for that before sending.
+  const auto created = static_cast<std::int64_t>(links.size());
+  while (live.load() < created) std::this_thread::yield();
+  chain.live_units = live.load();
   // On failure the pass still runs through the links that exist, so they end and can be joined.
-  inboxes[links.size()].put(0);
+  inboxes[links.size()].put(chain.start);
   const std::int64_t answer = inboxes[0].take();
   for (auto& link : links) link.join();
   if (!failure.empty()) throw LimitReached(failure);
@@ -69,24 +82,31 @@ std::int64_t chain_threads(std::int64_t n) {
 namespace {
 
 coro::Detached coroutine_link(coro::Scheduler& scheduler, coro::Mailbox<std::int64_t>& inbox,
-                              coro::Mailbox<std::int64_t>& next) {
+                              coro::Mailbox<std::int64_t>& next, std::int64_t& live) {
+  ++live;  // one thread runs every coroutine: a plain counter
   const std::int64_t value = co_await inbox.receive();
   next.send(value + 1, scheduler);
+  --live;
 }
 
 }  // namespace
 
-std::int64_t chain_coroutines(std::int64_t n) {
+std::int64_t chain_coroutines(std::int64_t n, ChainRun* run) {
+  ChainRun local;
+  ChainRun& chain = run ? *run : local;
+  std::int64_t live = 0;
   coro::Scheduler scheduler;
   std::vector<coro::Mailbox<std::int64_t>> inboxes(static_cast<std::size_t>(n) + 1);
   std::int64_t created = 0;
   std::string failure;
   try {
-    for (; created < n; ++created) coroutine_link(scheduler, inboxes[created + 1], inboxes[created]);
+    for (; created < n; ++created) coroutine_link(scheduler, inboxes[created + 1], inboxes[created], live);
   } catch (const std::bad_alloc& error) {
     failure = "coroutine frame allocation failed after " + std::to_string(created) + " coroutines: " + error.what();
   }
-  inboxes[created].send(0, scheduler);
+  // Each link ran to its first co_await when it was created.
+  chain.live_units = live;
+  inboxes[created].send(chain.start, scheduler);
   scheduler.run();
   if (!failure.empty()) throw LimitReached(failure);
   return inboxes[0].value();
@@ -94,25 +114,39 @@ std::int64_t chain_coroutines(std::int64_t n) {
 
 namespace {
 
-// The fiber chain on whatever scheduler the calling thread uses.
-std::int64_t fiber_chain(std::int64_t n) {
+// The fiber chain on whatever scheduler the calling thread uses; `shared`: on run_on_shared_fibers'
+// threads, which then log their busy spans.
+std::int64_t fiber_chain(std::int64_t n, ChainRun& chain, bool shared) {
   using Channel = boost::fibers::unbuffered_channel<std::int64_t>;
   std::vector<std::unique_ptr<Channel>> inboxes;
   inboxes.reserve(static_cast<std::size_t>(n) + 1);
   std::vector<boost::fibers::fiber> links;
   links.reserve(static_cast<std::size_t>(n));
+  std::atomic<std::int64_t> live{0};
+  BusyLog* busy = shared ? chain.busy : nullptr;
   std::string failure;
   try {
     inboxes.push_back(std::make_unique<Channel>());
     for (std::int64_t k = 0; k < n; ++k) {
       inboxes.push_back(std::make_unique<Channel>());
-      links.emplace_back([&inboxes, k] { inboxes[k]->push(inboxes[k + 1]->value_pop() + 1); });
+      links.emplace_back([&inboxes, &live, busy, k] {
+        if (busy) busy->touch(shared_fiber_worker(), monotonic_ns());
+        live.fetch_add(1, std::memory_order_relaxed);
+        inboxes[k]->push(inboxes[k + 1]->value_pop() + 1);
+        live.fetch_sub(1, std::memory_order_relaxed);
+        if (busy) busy->touch(shared_fiber_worker(), monotonic_ns());
+      });
     }
   } catch (const std::exception& error) {
     failure = "boost::fibers::fiber creation failed after " + std::to_string(links.size()) + " fibers: " + error.what();
   }
-  // The fibers run once the main fiber blocks here; on failure the existing ones still finish.
-  inboxes[links.size()]->push(0);
+  // A new fiber has not run yet: the main fiber yields until every link runs and waits on its
+  // channel (one yield on round_robin; on shared_work until the other threads got theirs going).
+  const auto created = static_cast<std::int64_t>(links.size());
+  while (live.load() < created) boost::this_fiber::yield();
+  chain.live_units = live.load();
+  // On failure the existing ones still finish.
+  inboxes[links.size()]->push(chain.start);
   const std::int64_t answer = inboxes[0]->value_pop();
   for (auto& link : links) link.join();
   if (!failure.empty()) throw LimitReached(failure);
@@ -121,14 +155,19 @@ std::int64_t fiber_chain(std::int64_t n) {
 
 }  // namespace
 
-std::int64_t chain_fibers(std::int64_t n) { return fiber_chain(n); }
+std::int64_t chain_fibers(std::int64_t n, ChainRun* run) {
+  ChainRun local;
+  return fiber_chain(n, run ? *run : local, false);
+}
 
-std::int64_t chain_fibers_shared(std::int64_t n, int workers) {
+std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run) {
+  ChainRun local;
+  ChainRun& chain = run ? *run : local;
   std::int64_t answer = 0;
   std::exception_ptr limit;
   run_on_shared_fibers(workers, [&] {
     try {
-      answer = fiber_chain(n);
+      answer = fiber_chain(n, chain, true);
     } catch (...) {
       limit = std::current_exception();
     }
@@ -255,7 +294,7 @@ WorkloadInfo describe() {
             "fiber joined; default fixedsize_stack (extra.stack_bytes)" + ceiling},
            {"fibers-shared", "fibers", true,
             "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with "
-            "GOMAXPROCS=workers); fibers and threads started and joined per repetition" + ceiling}}};
+            "GOMAXPROCS=workers; idle threads poll the shared queue); fibers and threads started and joined per repetition" + ceiling}}};
 }
 
 void run(const Invocation& call) {
@@ -276,19 +315,24 @@ void run(const Invocation& call) {
     return handoff_fibers_shared_ns(n, workers);
   };
 
-  run_repetitions(call, [&] {
+  // Repetition j sends variants[j] into the chain (0 without --variants).
+  run_repetitions(call, 0, [&](std::int64_t start) {
     std::int64_t answer = 0;
     Repetition repetition;
+    BusyLog busy(workers);
+    ChainRun chain{start, 0, &busy};
     // Every link is joined (threads, fibers) or has returned (coroutines) before the clock stops.
-    repetition.ns = time_ns([&] {
-      if (call.model == "threads") answer = chain_threads(n);
-      else if (call.model == "coroutines") answer = chain_coroutines(n);
-      else if (call.model == "fibers") answer = chain_fibers(n);
-      else answer = chain_fibers_shared(n, workers);
+    time_region(repetition, [&] {
+      if (call.model == "threads") answer = chain_threads(n, &chain);
+      else if (call.model == "coroutines") answer = chain_coroutines(n, &chain);
+      else if (call.model == "fibers") answer = chain_fibers(n, &chain);
+      else answer = chain_fibers_shared(n, workers, &chain);
     });
+    if (call.model == "fibers-shared") repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(n);
-    repetition.checksum = std::to_string(answer);
+    time_checksum(repetition, [&] { return std::to_string(answer); });
     repetition.extra = extra;
+    repetition.extra.push_back({"live_units", chain.live_units});
     repetition.extra.push_back({"ceiling", std::string("hand-off")});
     repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(handoff_ns())});
     return repetition;

@@ -7,12 +7,19 @@
 
 namespace parbench::spawn_chain {
 
-// Each returns the answer that came back from unit 0 (n when every link did its job);
+// What one pass sends in and reports besides the answer.
+struct ChainRun {
+  std::int64_t start = 0;       // sent into the last link instead of 0 (the repetition's variant)
+  std::int64_t live_units = 0;  // units started and not ended when `start` was sent (counted by the units)
+  BusyLog* busy = nullptr;      // fibers-shared: each thread's span of running links
+};
+
+// Each returns the answer that came back from unit 0 (start + n when every link did its job);
 // a unit that cannot be created throws LimitReached after the existing ones are wound down.
-std::int64_t chain_threads(std::int64_t n);
-std::int64_t chain_coroutines(std::int64_t n);
-std::int64_t chain_fibers(std::int64_t n);
-std::int64_t chain_fibers_shared(std::int64_t n, int workers);
+std::int64_t chain_threads(std::int64_t n, ChainRun* run = nullptr);
+std::int64_t chain_coroutines(std::int64_t n, ChainRun* run = nullptr);
+std::int64_t chain_fibers(std::int64_t n, ChainRun* run = nullptr);
+std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run = nullptr);
 
 // The ceiling: two units of the model's kind, created before the clock, pass a counter back and
 // forth with the model's own primitive until it has been handed over n times; returns that time.

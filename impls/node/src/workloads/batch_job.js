@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadDriver, openStore } from '../batch_database.js';
 import { OrderFreeDigest } from '../digest.js';
 import { claimChunks, newChunkCounter } from '../chunking.js';
-import { nowNs, UsageError } from '../protocol.js';
+import { BusyInterval, nowNs, UsageError } from '../protocol.js';
 import { runWorkers, workersReport } from '../worker_team.js';
 
 /**
@@ -60,6 +60,8 @@ export function alignAnnotations(oldText, newText, spans) {
   return aligned;
 }
 
+const KERNEL_DETAIL = 'plain JS LCS suffix table (Uint16Array), walk and offset map';
+
 function documentPath(docsDir, docId) {
   return path.join(docsDir, `${docId}.json`);
 }
@@ -96,15 +98,18 @@ async function annotationsDigest(db) {
 }
 
 /**
- * Runs `body(timing)` as the timed region (it opens and closes its own connections and returns
- * {docs, extra}) and takes the checksum from the database afterwards.
+ * Runs `body(timing, start)` as the timed region (it opens and closes its own connections and
+ * returns {docs, extra, busy}: busy, per worker or lane, its BusyInterval) and takes the checksum
+ * from the database afterwards.
  */
-async function timedJob(db, body) {
+async function timedJob(repetition, db, body) {
   const timing = { cpu_ns: 0, io_ns: 0 };
-  const start = nowNs();
-  const { docs, extra } = await body(timing, start);
-  const ns = nowNs() - start;
-  return { ns, items: docs, checksum: await annotationsDigest(db), extra: { ...timing, ...extra } };
+  const start = repetition.startClock();
+  const { docs, extra, busy } = await body(timing, start);
+  repetition.stopClock();
+  if (busy) repetition.recordBusy(busy);
+  const checksum = await repetition.checksum(() => annotationsDigest(db));
+  return { items: docs, checksum, extra: { ...timing, ...extra } };
 }
 
 /** Opens a connection, runs `body(store)` and closes the connection, whatever happens. */
@@ -119,7 +124,7 @@ async function withStore(db, body) {
 
 function prepareSeq({ docs_dir: docsDir, db }) {
   return {
-    runOnce: () => timedJob(db, (timing) => withStore(db, async (store) => {
+    runOnce: (repetition) => timedJob(repetition, db, (timing) => withStore(db, async (store) => {
       const docIds = await store.pendingDocIds();
       for (const docId of docIds) await processDocument(store, readDocumentSync, docsDir, docId, timing);
       return { docs: docIds.length };
@@ -137,19 +142,25 @@ const UV_THREADPOOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
  */
 function prepareAsync({ docs_dir: docsDir, db }, workers) {
   return {
-    runOnce: () => timedJob(db, async (timing) => {
+    runOnce: (repetition) => timedJob(repetition, db, async (timing) => {
       const laneStores = await Promise.all(Array.from({ length: workers }, () => openStore(db)));
       try {
         const docIds = await laneStores[0].pendingDocIds();
         let next = 0;
+        // A lane is busy from its first document's start to its last one's end.
         const lane = async (laneStore) => {
+          const busy = new BusyInterval();
           let docs = 0;
-          for (; next < docIds.length; docs++) await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
-          return docs;
+          for (; next < docIds.length; docs++) {
+            busy.begin();
+            await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
+            busy.end();
+          }
+          return { docs, ...busy.toJSON() };
         };
         const perLane = await Promise.all(laneStores.map(lane));
-        const extra = { chunks: docIds.length, workers_used: perLane.filter((docs) => docs > 0).length, uv_threadpool_size: UV_THREADPOOL_SIZE };
-        return { docs: docIds.length, extra };
+        const extra = { chunks: docIds.length, workers_used: perLane.filter((result) => result.docs > 0).length, uv_threadpool_size: UV_THREADPOOL_SIZE };
+        return { docs: docIds.length, extra, busy: perLane };
       } finally {
         await Promise.all(laneStores.map((laneStore) => laneStore.close()));
       }
@@ -163,7 +174,7 @@ function prepareAsync({ docs_dir: docsDir, db }, workers) {
  */
 function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
   return {
-    runOnce: () => timedJob(db, async (timing, start) => {
+    runOnce: (repetition) => timedJob(repetition, db, async (timing, start) => {
       const docIds = await withStore(db, (store) => store.pendingDocIds());
       const task = { docsDir, db, docIds: Int32Array.from(docIds), counter: newChunkCounter(workers).buffer };
       const results = await runWorkers(import.meta.url, 'alignDocuments', workers, task);
@@ -173,7 +184,7 @@ function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
       }
       const report = workersReport(results, start);
       if (report.chunks_done !== docIds.length) throw new Error(`workers processed ${report.chunks_done} of ${docIds.length} documents`);
-      return { docs: docIds.length, extra: { chunks: docIds.length, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns } };
+      return { docs: docIds.length, extra: { chunks: docIds.length, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns }, busy: results };
     }),
   };
 }
@@ -181,14 +192,17 @@ function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
 /** Worker side: opens its own connection and processes documents until none are left. */
 export async function alignDocuments({ docsDir, db, docIds, counter }, worker) {
   const timing = { cpu_ns: 0, io_ns: 0 };
+  const busy = new BusyInterval();
   let docs = 0;
   await withStore(db, async (store) => {
     for (const index of claimChunks(new Int32Array(counter), worker, docIds.length)) {
+      busy.begin();
       await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
+      busy.end();
       docs++;
     }
   });
-  return { ...timing, chunks: docs };
+  return { ...timing, chunks: docs, ...busy.toJSON() };
 }
 
 export const batchJob = {
@@ -197,6 +211,9 @@ export const batchJob = {
     docs_dir: { kind: 'string' },
     db: { kind: 'string' },
   },
+  // The alignment is the spec's LCS in plain JS (typed arrays); there is nothing engineered to call tuned.
+  kernels: { portable: KERNEL_DETAIL },
+  kernelDetail: () => KERNEL_DETAIL,
   models: {
     seq: { family: 'seq', note: 'one connection, opened and closed inside the timed region' },
     async: {

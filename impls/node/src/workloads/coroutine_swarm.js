@@ -14,13 +14,37 @@ function stepLine(task, step) {
   return `${task}:${step}:${fizzbuzz(step)}`;
 }
 
-/** The lines of every task in a plain loop: the baseline without any switching. */
-export function sequentialSwarm(tasks, steps) {
-  const digest = new OrderFreeDigest();
-  for (let task = 0; task < tasks; task++) {
-    for (let step = 0; step < steps; step++) digest.addAscii(stepLine(task, step));
+/**
+ * Counts the scheduler's passes from one task to another, checked at every step as protocol 2
+ * says: prev = last; last = me; if prev != me, one switch. One thread runs every task, so a
+ * plain variable is enough.
+ */
+class SwitchCounter {
+  constructor() {
+    this.last = -1;
+    this.switches = 0;
   }
-  return digest;
+
+  step(task) {
+    if (this.last !== task && this.last !== -1) this.switches++;
+    this.last = task;
+  }
+}
+
+/**
+ * The lines of every task in a plain loop: the baseline without any switching (it counts
+ * tasks - 1 switches). Task t forms its lines with the id t + salt.
+ */
+export function sequentialSwarm(tasks, steps, salt = 0) {
+  const digest = new OrderFreeDigest();
+  const counter = new SwitchCounter();
+  for (let task = 0; task < tasks; task++) {
+    for (let step = 0; step < steps; step++) {
+      counter.step(task);
+      digest.addAscii(stepLine(task + salt, step));
+    }
+  }
+  return { digest, switches: counter.switches };
 }
 
 // How a task gives way before each step when sleep_ms is 0.
@@ -33,22 +57,24 @@ const YIELDS = {
 
 /**
  * Starts every task at once (each runs to its first await), then waits for all of them.
- * Resolves with the digest and spawn_ns, the time until all tasks existed.
+ * Resolves with the digest, the switches counted and spawn_ns, the time until all tasks existed.
  */
-export async function asyncSwarm(tasks, steps, sleepMs, model, start = nowNs()) {
+export async function asyncSwarm(tasks, steps, sleepMs, model, start = nowNs(), salt = 0) {
   const digest = new OrderFreeDigest();
+  const counter = new SwitchCounter();
   const giveWay = sleepMs > 0 ? () => sleep(sleepMs) : YIELDS[model];
   const runTask = async (task) => {
     for (let step = 0; step < steps; step++) {
       await giveWay();
-      digest.addAscii(stepLine(task, step));
+      counter.step(task);
+      digest.addAscii(stepLine(task + salt, step));
     }
   };
   const running = new Array(tasks);
   for (let task = 0; task < tasks; task++) running[task] = runTask(task);
   const spawnNs = nowNs() - start;
   await Promise.all(running);
-  return { digest, spawnNs };
+  return { digest, spawnNs, switches: counter.switches };
 }
 
 /**
@@ -70,7 +96,10 @@ export const coroutineSwarm = {
     tasks: { kind: 'int', default: 1000 },
     steps: { kind: 'int', default: 10 },
     sleep_ms: { kind: 'int', default: 0 },
+    // Task t's id in its lines is t + salt: 0, or repetition j's variant (--variants).
+    salt: { kind: 'int', default: 0, maximum: 2 ** 32 - 1, variantOnly: true },
   },
+  variantParam: 'salt',
   models: {
     seq: { family: 'seq', note: 'the same lines in a plain loop' },
     async: {
@@ -82,20 +111,22 @@ export const coroutineSwarm = {
       note: 'one async function per task; yield = await of a resolved promise (microtask queue only, the event loop never turns); sleep = await setTimeout(ms)',
     },
   },
-  prepare({ model, params }) {
-    const { tasks, steps, sleep_ms: sleepMs } = params;
+  prepare({ model }) {
     return {
-      async runOnce() {
-        const start = nowNs();
+      async runOnce(repetition) {
+        const { tasks, steps, sleep_ms: sleepMs, salt } = repetition.params;
+        const start = repetition.startClock();
         if (model === 'seq') {
-          const digest = sequentialSwarm(tasks, steps);
-          return { ns: nowNs() - start, items: tasks, checksum: digest.hex() };
+          const { digest, switches } = sequentialSwarm(tasks, steps, salt);
+          repetition.stopClock();
+          return { items: tasks, checksum: await repetition.checksum(() => digest.hex()), extra: { switches } };
         }
-        const { digest, spawnNs } = await asyncSwarm(tasks, steps, sleepMs, model, start);
-        const ns = nowNs() - start;
-        const extra = { spawn_ns: spawnNs };
+        const { digest, spawnNs, switches } = await asyncSwarm(tasks, steps, sleepMs, model, start, salt);
+        repetition.stopClock();
+        const checksum = await repetition.checksum(() => digest.hex());
+        const extra = { spawn_ns: spawnNs, switches };
         if (sleepMs === 0) Object.assign(extra, { ceiling: 'yield', ceiling_ns: await yieldCeilingNs(tasks * steps, model) });
-        return { ns, items: tasks, checksum: digest.hex(), extra };
+        return { items: tasks, checksum, extra };
       },
     };
   },

@@ -2,32 +2,36 @@
 import { base32Module } from '../base32_wasm.js';
 import { chunkBounds, chunkPlan, KEYS_CAP, newChunkCounter } from '../chunking.js';
 import { OrderFreeDigest } from '../digest.js';
-import { nowNs } from '../protocol.js';
-import { ReadyWorkers, runWorkers, workersReport } from '../worker_team.js';
-import { base32Chunks, csprngChunks, encodedLength, fillKeyBytes, KeyBuffers } from './keygen_worker.js';
+import { nowNs, UsageError } from '../protocol.js';
+import { runWorkers, withReadyWorkers, workersReport } from '../worker_team.js';
+import { appendKeys, base32Chunks, csprngChunks, encodedLength, fillKeyBytes, keyBuffers } from './keygen_worker.js';
 
 // Worker threads load the keys' module only.
 const WORKER_MODULE = new URL('./keygen_worker.js', import.meta.url);
 
 export const STRONG_SOURCE = `crypto.randomFillSync (OpenSSL ${process.versions.openssl} RAND_bytes: per-thread CTR-DRBG AES-256 seeded from getrandom)`;
 
-/** Appends each record of `encoded` to `keys` as a JS string (one-byte, copied by latin1 decoding). */
-export function appendKeys(keys, encoded, width) {
-  const records = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
-  for (let offset = 0; offset < records.length; offset += width) keys.push(records.toString('latin1', offset, offset + width));
-}
+/**
+ * Both kernels draw with crypto.randomFillSync, one call per chunk (or SplitMix64 for
+ * --source seeded, the same code around it), and keep every key as a one-byte JS string; they
+ * differ in the encoder (and, on worker threads, in how a chunk reaches the main thread).
+ */
+export const KERNEL_DETAILS = {
+  portable: 'crypto.randomFillSync per chunk + plain JS Base32 (5 bits at a time into a Buffer), a latin1 string per key; worker threads post their keys as strings',
+  tuned: 'crypto.randomFillSync per chunk + WebAssembly Base32 (1,024-entry character-pair table), a latin1 string per key; worker threads transfer raw records the main thread decodes',
+};
 
-/** The checksum of a finished run: "<count>:<chars>" for strong keys, the order-free digest for seeded ones. */
-export function keysChecksum(keys, source) {
-  if (source === 'strong') return `${keys.length}:${keys.reduce((chars, key) => chars + key.length, 0)}`;
+/** The checksum of a finished run for both sources: the order-free digest of the keys. */
+export function keysChecksum(keys) {
   const digest = new OrderFreeDigest();
   for (const key of keys) digest.addAscii(key);
   return digest.hex();
 }
 
-function jobOf(params) {
+/** The job of one repetition: its seed is the repetition's variant. */
+function jobOf(params, kernel) {
   // The compiled encoder travels with the job: worker threads instantiate it, V8 shares its code.
-  return { keyBytes: params.bytes, source: params.source, seed: params.seed, count: params.count, module: base32Module() };
+  return { keyBytes: params.bytes, source: params.source, seed: params.seed, count: params.count, kernel, module: kernel === 'tuned' ? base32Module() : null };
 }
 
 const CEILING = 'csprng+base32';
@@ -37,29 +41,36 @@ function ceilingExtra([csprngNs, base32Ns]) {
   return { ceiling: CEILING, ceiling_ns: csprngNs + base32Ns, csprng_ns: csprngNs, base32_ns: base32Ns };
 }
 
-function checkedResult(ns, keys, job, extra) {
+/**
+ * The checksum and the probed keys, after the clock. `keyAt(i)` finds key i of the generation
+ * order (chunk c holds keys c·chunk …) in the collection, whatever order the chunks arrived in.
+ */
+function finish(repetition, keys, job, keyAt, extra) {
   if (keys.length !== job.count) throw new Error(`made ${keys.length} of ${job.count} keys`);
-  return { ns, items: job.count, checksum: keysChecksum(keys, job.source), extra };
+  return repetition.checksum(() => {
+    extra.probes = (repetition.params.probes ?? []).map(keyAt);
+    return { items: job.count, checksum: keysChecksum(keys), extra };
+  });
 }
 
-/** seq: blocks of KEYS_CAP keys, one randomFillSync and one encoder call per key, each key a string. */
-function prepareSeq(params) {
-  const job = jobOf(params);
-  const { chunk: block, chunks: blocks } = chunkPlan(job.count, 1, KEYS_CAP);
+/** seq: blocks of KEYS_CAP keys, one randomFillSync and one encoder pass per block, each key a string. */
+function prepareSeq(kernel) {
   return {
-    async runOnce() {
-      const start = nowNs();
+    async runOnce(repetition) {
+      const job = jobOf(repetition.params, kernel);
+      const { chunk: block, chunks: blocks } = chunkPlan(job.count, 1, KEYS_CAP);
+      repetition.startClock();
       const keys = [];
-      const buffers = new KeyBuffers(job.module, block, job.keyBytes);
+      const buffers = keyBuffers(kernel, job.module, block, job.keyBytes);
       for (let index = 0; index < blocks; index++) {
         const [first, end] = chunkBounds(index, block, job.count);
         fillKeyBytes(job, first, end - first, buffers.raw);
         buffers.encode(end - first);
         appendKeys(keys, buffers.recordsOf(end - first), buffers.width);
       }
-      const ns = nowNs() - start;
-      const result = checkedResult(ns, keys, job, undefined);
-      if (job.source === 'strong') result.extra = ceilingExtra(timeSeqCeiling({ ...job, chunk: block, chunks: blocks }));
+      repetition.stopClock();
+      const result = await finish(repetition, keys, job, (position) => keys[position], {});
+      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(timeSeqCeiling({ ...job, chunk: block, chunks: blocks })));
       return result;
     },
   };
@@ -75,32 +86,40 @@ function timeSeqCeiling(task) {
 
 /**
  * Every repetition starts `workers` worker threads; each makes its own chunk of keys, then claims
- * more with Atomics.add, and transfers each chunk's records to the main thread, which makes them
- * strings as they arrive: strings cannot be shared between isolates.
+ * more with Atomics.add, and posts each chunk to the main thread, which appends its keys to the
+ * one array as they arrive: strings cannot be shared between isolates.
  */
-function prepareWorkerThreads(params, workers) {
-  const job = jobOf(params);
-  const width = encodedLength(job.keyBytes);
-  const { chunk, chunks } = chunkPlan(job.count, workers, KEYS_CAP, params.chunk);
-  const task = () => ({ ...job, chunk, chunks, counter: newChunkCounter(workers).buffer });
+function prepareWorkerThreads(params, workers, kernel) {
+  const width = encodedLength(params.bytes);
+  const { chunk, chunks } = chunkPlan(params.count, workers, KEYS_CAP, params.chunk);
   return {
-    async runOnce() {
-      const start = nowNs();
+    async runOnce(repetition) {
+      const job = jobOf(repetition.params, kernel);
+      const task = () => ({ ...job, chunk, chunks, counter: newChunkCounter(workers).buffer });
       const keys = [];
-      const results = await runWorkers(WORKER_MODULE, 'generateChunks', workers, task(), ({ encoded }) => appendKeys(keys, encoded, width));
-      const ns = nowNs() - start;
+      // Where each chunk's keys start in `keys`, for the probes.
+      const chunkStarts = new Int32Array(chunks);
+      const receive = ({ index, keys: strings, encoded }) => {
+        chunkStarts[index] = keys.length;
+        if (strings) for (const key of strings) keys.push(key);
+        else appendKeys(keys, encoded, width);
+      };
+      const start = repetition.startClock();
+      const results = await runWorkers(WORKER_MODULE, 'generateChunks', workers, task(), receive);
+      repetition.stopClock();
+      repetition.recordBusy(results);
       const report = workersReport(results, start);
-      const result = checkedResult(ns, keys, job, { chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns });
-      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(await timeParallelCeiling(workers, task)));
+      const keyAt = (position) => keys[chunkStarts[Math.floor(position / chunk)] + (position % chunk)];
+      const result = await finish(repetition, keys, job, keyAt, { chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns });
+      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(await timeParallelCeiling(repetition, workers, task)));
       return result;
     },
   };
 }
 
 /** Both parts of the ceiling on the same number of worker threads, started before the clocks. */
-async function timeParallelCeiling(workers, task) {
-  const team = await ReadyWorkers.start(WORKER_MODULE, workers);
-  try {
+function timeParallelCeiling(repetition, workers, task) {
+  return withReadyWorkers(repetition, WORKER_MODULE, workers, async (team) => {
     const times = [];
     for (const part of ['csprngChunks', 'base32Chunks']) {
       const start = nowNs();
@@ -108,9 +127,7 @@ async function timeParallelCeiling(workers, task) {
       times.push(nowNs() - start);
     }
     return times;
-  } finally {
-    await team.end();
-  }
+  });
 }
 
 export const keygen = {
@@ -121,16 +138,23 @@ export const keygen = {
     source: { kind: 'choice', choices: ['strong', 'seeded'], default: 'strong' },
     seed: { kind: 'uint64', default: 0n },
     chunk: { kind: 'int', default: 0 },
+    probes: { kind: 'list', default: [] },
   },
+  // --variants: repetition j uses seed variants[j] (the strong source ignores it).
+  variantParam: 'seed',
+  kernels: KERNEL_DETAILS,
+  kernelDetail: (kernel) => KERNEL_DETAILS[kernel],
   models: {
-    seq: { family: 'seq', note: `blocks of ${KEYS_CAP} keys: one randomFillSync, a WebAssembly Base32 encoder into a scratch memory, each key a latin1 string in one array` },
+    seq: { family: 'seq', note: `blocks of ${KEYS_CAP} keys: one randomFillSync, the kernel's Base32 encoder, each key a latin1 string in one array` },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); each makes its own chunk of keys (randomFillSync, WebAssembly Base32), then claims more with Atomics.add, and transfers each chunk's records to the main thread, which makes them strings in one array (strings cannot cross isolates); chunk min(${KEYS_CAP}, ceil(count/workers)) keys or --chunk`,
+      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); each makes its own chunk of keys (randomFillSync, the kernel's Base32), then claims more with Atomics.add, and posts each chunk to the main thread, which keeps the keys as strings in one array (strings cannot cross isolates); chunk min(${KEYS_CAP}, ceil(count/workers)) keys or --chunk`,
     },
   },
-  prepare({ model, params, workers }) {
-    return model === 'seq' ? prepareSeq(params) : prepareWorkerThreads(params, workers);
+  prepare({ model, params, workers, kernel = 'portable' }) {
+    const outside = params.probes.find((position) => position >= params.count);
+    if (outside !== undefined) throw new UsageError(`--probes ${outside} is not a key index below --count ${params.count}`);
+    return model === 'seq' ? prepareSeq(kernel) : prepareWorkerThreads(params, workers, kernel);
   },
 };

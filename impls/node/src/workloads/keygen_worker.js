@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import { chunkBounds, claimChunks } from '../chunking.js';
 import { splitmix64Fill } from '../digest.js';
+import { BusyInterval } from '../protocol.js';
 
 const ALPHABET = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');
 const PAD = '='.charCodeAt(0);
@@ -30,8 +31,59 @@ function encodeTail(source, start, remaining, target, targetStart) {
 }
 
 /**
- * Raw bytes and their Base32 records for up to `capacity` keys of `keyBytes` bytes, in one
- * WebAssembly memory [pairs | raw | records] that the encoder works in: key k's bytes are at
+ * The portable encoder: RFC 4648 Base32 as plain JS writes it, five bits at a time through a
+ * bit buffer, characters into `target` from `targetStart`, '=' to a multiple of eight.
+ */
+export function encodeBase32Into(source, start, end, target, targetStart) {
+  let out = targetStart;
+  let buffer = 0;
+  let bits = 0;
+  for (let i = start; i < end; i++) {
+    buffer = ((buffer << 8) | source[i]) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      target[out++] = ALPHABET[(buffer >>> bits) & 0x1f];
+    }
+  }
+  if (bits > 0) target[out++] = ALPHABET[(buffer << (5 - bits)) & 0x1f];
+  while ((out - targetStart) % 8 !== 0) target[out++] = PAD;
+  return out;
+}
+
+/** The portable kernel's buffers: raw bytes and Base32 records for up to `capacity` keys, plain Buffers. */
+export class PortableKeyBuffers {
+  constructor(capacity, keyBytes) {
+    this.keyBytes = keyBytes;
+    this.width = encodedLength(keyBytes);
+    this.raw = Buffer.alloc(capacity * keyBytes);
+    this.records = Buffer.alloc(capacity * this.width);
+  }
+
+  encode(keys) {
+    for (let k = 0; k < keys; k++) encodeBase32Into(this.raw, k * this.keyBytes, (k + 1) * this.keyBytes, this.records, k * this.width);
+  }
+
+  recordsOf(keys) {
+    return this.records.subarray(0, keys * this.width);
+  }
+}
+
+/** The kernel's key buffers: the same interface, a plain JS encoder or the WebAssembly one. */
+export function keyBuffers(kernel, module, capacity, keyBytes) {
+  return kernel === 'portable' ? new PortableKeyBuffers(capacity, keyBytes) : new KeyBuffers(module, capacity, keyBytes);
+}
+
+/** The keys of a chunk's records as strings (each a one-byte string, copied by latin1 decoding), appended to `keys`. */
+export function appendKeys(keys, records, width) {
+  const buffer = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+  for (let offset = 0; offset < buffer.length; offset += width) keys.push(buffer.toString('latin1', offset, offset + width));
+  return keys;
+}
+
+/**
+ * The tuned kernel's buffers: raw bytes and their Base32 records for up to `capacity` keys of
+ * `keyBytes` bytes, in one WebAssembly memory [pairs | raw | records] that the encoder works in: key k's bytes are at
  * raw[k·keyBytes], its characters at records[k·width].
  */
 export class KeyBuffers {
@@ -79,30 +131,39 @@ export function fillKeyBytes({ keyBytes, source, seed }, first, keys, raw) {
   }
 }
 
-/** Lower-case padded Base32 of a byte array, as a string, through the same encoder. */
-export function base32Lower(module, bytes) {
-  const buffers = new KeyBuffers(module, 1, bytes.length);
+/** Lower-case padded Base32 of a byte array, as a string, through the kernel's encoder (tuned by default). */
+export function base32Lower(module, bytes, kernel = 'tuned') {
+  const buffers = keyBuffers(kernel, module, 1, bytes.length);
   buffers.raw.set(bytes);
   buffers.encode(1);
   return buffers.recordsOf(1).toString('latin1');
 }
 
 /**
- * Worker side: makes its chunks of keys and posts each chunk's records to the main thread in a
- * fresh buffer it transfers (no copy on the main thread, which owns the buffer afterwards).
+ * Worker side: makes its chunks of keys and posts each one to the main thread with its index.
+ * portable: the keys as strings (structured clone copies them into the main thread's heap).
+ * tuned: the chunk's records in a fresh buffer it transfers (no copy), which the main thread
+ * makes strings.
  */
 export function generateChunks(task, worker, post) {
-  const buffers = new KeyBuffers(task.module, task.chunk, task.keyBytes);
+  const buffers = keyBuffers(task.kernel, task.module, task.chunk, task.keyBytes);
+  const busy = new BusyInterval();
   let done = 0;
   for (const index of claimChunks(new Int32Array(task.counter), worker, task.chunks)) {
+    busy.begin();
     const [first, end] = chunkBounds(index, task.chunk, task.count);
     fillKeyBytes(task, first, end - first, buffers.raw);
     buffers.encode(end - first);
-    const encoded = new Uint8Array(buffers.recordsOf(end - first));
-    post({ encoded }, [encoded.buffer]);
+    if (task.kernel === 'portable') {
+      post({ index, keys: appendKeys([], buffers.recordsOf(end - first), buffers.width) });
+    } else {
+      const encoded = new Uint8Array(buffers.recordsOf(end - first));
+      post({ index, encoded }, [encoded.buffer]);
+    }
+    busy.end();
     done++;
   }
-  return { chunks: done };
+  return { chunks: done, ...busy.toJSON() };
 }
 
 /** Ceiling part (a): the CSPRNG alone fills each chunk's bytes into one scratch buffer. */
@@ -117,9 +178,9 @@ export function csprngChunks(task, worker) {
   return { chunks: done };
 }
 
-/** Ceiling part (b): the encoder alone encodes each chunk's keys from fixed bytes into its records. */
+/** Ceiling part (b): the kernel's encoder alone encodes each chunk's keys from fixed bytes into its records. */
 export function base32Chunks(task, worker) {
-  const buffers = new KeyBuffers(task.module, task.chunk, task.keyBytes);
+  const buffers = keyBuffers(task.kernel, task.module, task.chunk, task.keyBytes);
   buffers.raw.fill(0xa5);
   let done = 0;
   for (const index of claimChunks(new Int32Array(task.counter), worker, task.chunks)) {

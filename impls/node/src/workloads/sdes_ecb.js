@@ -4,20 +4,42 @@ import fs from 'node:fs';
 import { BYTES_CAP, chunkPlan, newChunkCounter } from '../chunking.js';
 import { LimitError, nowNs, UsageError } from '../protocol.js';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../table_lookup_wasm.js';
-import { ReadyWorkers, runWorkers, workersReport } from '../worker_team.js';
+import { runWorkers, withReadyWorkers, workersReport } from '../worker_team.js';
 import { encryptRange, instantiateTableLookup, keyTable, subkeys } from './sdes_ecb_worker.js';
 
 // Worker threads load the cipher's module only.
 const WORKER_MODULE = new URL('./sdes_ecb_worker.js', import.meta.url);
 
+/** What each kernel runs, per cipher: `extra.kernel_detail` and `--list`'s kernels. */
+export const KERNEL_DETAILS = {
+  portable: {
+    bitwise: 'plain JS per byte: every permutation a loop over the spec\'s table, S-boxes as nested arrays, two Feistel rounds',
+    table: 'plain JS: the key\'s 256-byte table (Uint8Array), one lookup per byte',
+  },
+  tuned: {
+    bitwise: 'JS per byte, permutations hand-expanded into shift-and-mask groups',
+    table: 'WebAssembly loop, 64K pair table (two bytes a lookup) from 1 MiB, the 256-byte table below',
+  },
+};
+
 /**
- * The buffers of a case: one WebAssembly.Memory laid out as [tables | input | output], so the
- * WebAssembly table form sees the bytes with no copy; shared for worker threads. The input is
- * read and the output written once (pre-faulted) before the first repetition.
+ * The buffers of a case, the input read and the output written once (pre-faulted) before the
+ * first repetition. portable: two plain typed arrays (SharedArrayBuffers for worker threads).
+ * tuned: one WebAssembly.Memory laid out as [tables | input | output], so the WebAssembly table
+ * form sees the bytes with no copy; shared for worker threads.
  */
-function loadBuffers(path, shared) {
+function loadBuffers(path, shared, kernel) {
   const loadStart = nowNs();
   const size = fs.statSync(path).size;
+  if (kernel === 'portable') {
+    const allocate = () => new Uint8Array(shared ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+    const input = allocate();
+    readFileInto(path, input);
+    const loadNs = nowNs() - loadStart;
+    const output = allocate();
+    output.fill(0xff);
+    return { memory: null, input, output, loadNs };
+  }
   const inputOffset = TABLES_BYTES;
   const outputOffset = inputOffset + Math.ceil(size / 64) * 64;
   const pages = Math.ceil((outputOffset + size) / 65536);
@@ -46,16 +68,19 @@ function readFileInto(path, bytes) {
 
 /**
  * The per-repetition key schedule, part of the timed work: K1 and K2, or for `table` the
- * 256-byte table of the key (and its T16 for a large input) in the memory the look-up reads.
+ * 256-byte table of the key (tuned: written into the memory the look-up reads, with its pair
+ * table for a large input).
  */
-export function makeCipher(kind, key, memory, size) {
+export function makeCipher(kind, kernel, key, memory, size) {
   if (kind === 'table') {
+    const table = keyTable(key, kernel);
+    if (kernel === 'portable') return { kind, kernel, table };
     const pairs = size >= PAIRS_MIN_BYTES;
-    writeTables(keyTable(key), memory.buffer, pairs);
-    return { kind, pairs };
+    writeTables(table, memory.buffer, pairs);
+    return { kind, kernel, pairs };
   }
   const [k1, k2] = subkeys(key);
-  return { kind, k1, k2 };
+  return { kind, kernel, k1, k2 };
 }
 
 function sha256Hex(bytes) {
@@ -64,19 +89,20 @@ function sha256Hex(bytes) {
 
 const COPY_CEILING = 'copy';
 
-function prepareSeq(params) {
-  const { memory, input, output, loadNs } = loadBuffers(params.input, false);
-  const lookup = instantiateTableLookup(memory, tableLookupModule(false));
+function prepareSeq(params, kernel) {
+  const { memory, input, output, loadNs } = loadBuffers(params.input, false, kernel);
+  const lookup = kernel === 'tuned' ? instantiateTableLookup(memory, tableLookupModule(false)) : null;
   return {
-    async runOnce() {
-      const start = nowNs();
-      encryptRange(makeCipher(params.cipher, params.key, memory, input.length), lookup, input, output, 0, input.length);
-      const ns = nowNs() - start;
-      const checksum = sha256Hex(output);
+    async runOnce(repetition) {
+      const { cipher, key } = repetition.params;
+      repetition.startClock();
+      encryptRange(makeCipher(cipher, kernel, key, memory, input.length), lookup, input, output, 0, input.length);
+      repetition.stopClock();
+      const checksum = await repetition.checksum(() => sha256Hex(output));
       const copyStart = nowNs();
       output.set(input);
       const ceilingNs = nowNs() - copyStart;
-      return { ns, items: input.length, checksum, extra: { load_ns: loadNs, ceiling: COPY_CEILING, ceiling_ns: ceilingNs } };
+      return { items: input.length, checksum, extra: { load_ns: loadNs, ceiling: COPY_CEILING, ceiling_ns: ceilingNs } };
     },
   };
 }
@@ -85,23 +111,28 @@ function prepareSeq(params) {
  * Every repetition starts `workers` worker threads over the shared memory; each encrypts its
  * own chunk, then claims more with Atomics.add; the repetition ends when all have exited.
  */
-function prepareWorkerThreads(params, workers) {
-  const { memory, input, output, loadNs } = loadBuffers(params.input, true);
+function prepareWorkerThreads(params, workers, kernel) {
+  const { memory, input, output, loadNs } = loadBuffers(params.input, true, kernel);
   const { chunk, chunks } = chunkPlan(input.length, workers, BYTES_CAP, params.chunk);
-  // The compiled module goes to the workers with the memory: V8 shares its code between isolates.
-  const sharedTask = { memory, module: tableLookupModule(true), inputOffset: input.byteOffset, outputOffset: output.byteOffset, size: input.length, chunk, chunks };
+  // tuned: the compiled module goes to the workers with the memory (V8 shares its code between
+  // isolates); portable: the two SharedArrayBuffers.
+  const buffers = kernel === 'tuned'
+    ? { memory, module: tableLookupModule(true), inputOffset: input.byteOffset, outputOffset: output.byteOffset }
+    : { inputBuffer: input.buffer, outputBuffer: output.buffer };
+  const sharedTask = { ...buffers, size: input.length, chunk, chunks };
   const task = (cipher) => ({ ...sharedTask, cipher, counter: newChunkCounter(workers).buffer });
   return {
-    async runOnce() {
-      const start = nowNs();
-      const results = await runWorkers(WORKER_MODULE, 'encryptChunks', workers, task(makeCipher(params.cipher, params.key, memory, input.length)));
-      const ns = nowNs() - start;
+    async runOnce(repetition) {
+      const { cipher, key } = repetition.params;
+      const start = repetition.startClock();
+      const results = await runWorkers(WORKER_MODULE, 'encryptChunks', workers, task(makeCipher(cipher, kernel, key, memory, input.length)));
+      repetition.stopClock();
+      repetition.recordBusy(results);
       const report = workersReport(results, start);
       if (report.chunks_done !== chunks) throw new Error(`workers encrypted ${report.chunks_done} of ${chunks} chunks`);
-      const checksum = sha256Hex(output);
-      const ceilingNs = await timeParallelCopy(workers, task(null));
+      const checksum = await repetition.checksum(() => sha256Hex(output));
+      const ceilingNs = await timeParallelCopy(repetition, workers, task(null));
       return {
-        ns,
         items: input.length,
         checksum,
         extra: { load_ns: loadNs, chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns, ceiling: COPY_CEILING, ceiling_ns: ceilingNs },
@@ -111,15 +142,12 @@ function prepareWorkerThreads(params, workers) {
 }
 
 /** The copy ceiling: the same chunks copied by as many worker threads, started before the clock. */
-async function timeParallelCopy(workers, task) {
-  const team = await ReadyWorkers.start(WORKER_MODULE, workers);
-  try {
+function timeParallelCopy(repetition, workers, task) {
+  return withReadyWorkers(repetition, WORKER_MODULE, workers, async (team) => {
     const start = nowNs();
     await team.run('copyChunks', task);
     return nowNs() - start;
-  } finally {
-    await team.end();
-  }
+  });
 }
 
 export const sdesEcb = {
@@ -130,16 +158,20 @@ export const sdesEcb = {
     cipher: { kind: 'choice', choices: ['bitwise', 'table'], default: 'table' },
     chunk: { kind: 'int', default: 0 },
   },
+  // --variants: repetition j encrypts under key variants[j].
+  variantParam: 'key',
+  kernels: Object.fromEntries(Object.entries(KERNEL_DETAILS).map(([kernel, detail]) => [kernel, `bitwise: ${detail.bitwise}; table: ${detail.table}`])),
+  kernelDetail: (kernel, params) => KERNEL_DETAILS[kernel][params.cipher],
   models: {
-    seq: { family: 'seq', note: 'input and output in one (unshared) WebAssembly.Memory, output pre-faulted once before timing; key schedule inside; table: the key\'s table looked up by a WebAssembly loop, through a 16-bit pair table (T16) from 1 MiB; bitwise: every byte\'s permutations and rounds in JS' },
+    seq: { family: 'seq', note: 'output pre-faulted once before timing; key schedule inside; portable: plain typed arrays, JS loops; tuned: input and output in one WebAssembly.Memory, table looked up by a WebAssembly loop (pair table from 1 MiB), bitwise with shift-and-mask permutations' },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); input and output in one shared WebAssembly.Memory (output pre-faulted once before timing), the compiled WebAssembly module passed to every worker; each worker takes its own chunk, then claims more with Atomics.add; chunk min(${BYTES_CAP}, ceil(size/workers)) bytes or --chunk`,
+      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); input and output shared with no copy (portable: two SharedArrayBuffers; tuned: one shared WebAssembly.Memory, the compiled module passed to every worker), output pre-faulted once before timing; each worker takes its own chunk, then claims more with Atomics.add; chunk min(${BYTES_CAP}, ceil(size/workers)) bytes or --chunk`,
     },
   },
-  prepare({ model, params, workers }) {
+  prepare({ model, params, workers, kernel = 'portable' }) {
     if (!fs.existsSync(params.input)) throw new UsageError(`--input '${params.input}' does not exist`);
-    return model === 'seq' ? prepareSeq(params) : prepareWorkerThreads(params, workers);
+    return model === 'seq' ? prepareSeq(params, kernel) : prepareWorkerThreads(params, workers, kernel);
   },
 };

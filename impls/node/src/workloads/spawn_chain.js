@@ -5,12 +5,19 @@ import { LimitError, nowNs } from '../protocol.js';
 
 /**
  * Link k awaits its inbox promise and resolves link k-1's (link 0 resolves the caller's).
- * Each link is its own async function suspended on its own promise; none is reused.
+ * Each link is its own async function suspended on its own promise; none is reused. Resolves
+ * with the answer and live_units: how many links had started and not ended when `start` was sent
+ * (each counts itself up as it starts running and down after its send).
  */
-export async function promiseChain(n) {
+export async function promiseChain(n, start = 0) {
   let resolveCaller;
   const answer = new Promise((resolve) => { resolveCaller = resolve; });
-  const link = async (inbox, sendOn) => sendOn((await inbox) + 1);
+  let live = 0;
+  const link = async (inbox, sendOn) => {
+    live++;
+    sendOn((await inbox) + 1);
+    live--;
+  };
   let sendToNewest = resolveCaller;
   for (let k = 0; k < n; k++) {
     let deliver;
@@ -18,20 +25,27 @@ export async function promiseChain(n) {
     link(inbox, sendToNewest);
     sendToNewest = deliver;
   }
-  sendToNewest(0);
-  return answer;
+  const liveUnits = live;
+  sendToNewest(start);
+  return { value: await answer, liveUnits };
 }
 
 // A link is a tiny CommonJS script rather than this module: every worker boots its own V8
 // isolate and would otherwise parse the whole ES module graph again.
+// A link counts itself in the shared 'live' counter as it starts, says so (the caller sends the
+// start value once every link has), and counts itself out after its send.
 const LINK_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { inbox, outbox } = workerData;
+const { parentPort, workerData } = require('node:worker_threads');
+const { inbox, outbox, live } = workerData;
+const counter = new Int32Array(live);
+Atomics.add(counter, 0, 1);
 inbox.once('message', (value) => {
   outbox.postMessage(value + 1);
   inbox.close();
   outbox.close();
+  Atomics.sub(counter, 0, 1);
 });
+parentPort.postMessage('up');
 `;
 
 // Node sets no limit on worker threads; memory runs out first (each worker is a V8 isolate of
@@ -42,10 +56,12 @@ const MEMORY_CHECK_EVERY = 16;
 
 /**
  * Link k is a worker thread listening on its own MessagePort and posting to link k-1's; the
- * caller sends 0 once every worker is online. Resolves with the answer once every worker has exited.
+ * caller sends `start` once every worker is up (counted in and listening). Resolves with the
+ * answer and live_units once every worker has exited.
  */
-export async function workerChain(n) {
+export async function workerChain(n, start = 0) {
   const fromFirstLink = new MessageChannel();
+  const live = new SharedArrayBuffer(4);
   const online = [];
   const exited = [];
   const failure = new Promise((_, reject) => { fromFirstLink.failed = reject; });
@@ -60,13 +76,13 @@ export async function workerChain(n) {
     try {
       worker = new Worker(LINK_SOURCE, {
         eval: true,
-        workerData: { inbox: channel.port2, outbox: sendOn },
+        workerData: { inbox: channel.port2, outbox: sendOn, live },
         transferList: [channel.port2, sendOn],
       });
     } catch (error) {
       throw new LimitError(`worker ${k + 1} of ${n}: ${error.message}`);
     }
-    online.push(new Promise((resolve) => worker.once('online', resolve)));
+    online.push(new Promise((resolve) => worker.once('message', resolve)));
     exited.push(new Promise((resolve) => worker.once('exit', resolve)));
     worker.once('error', (error) => fromFirstLink.failed(new LimitError(`worker ${k + 1} of ${n}: ${error.code ?? ''} ${error.message}`.trim())));
     sendOn = channel.port1;
@@ -74,11 +90,12 @@ export async function workerChain(n) {
   }
   await Promise.race([Promise.all(online), failure]);
   const answer = new Promise((resolve) => fromFirstLink.port2.once('message', resolve));
-  toNewest.postMessage(0);
+  const liveUnits = Atomics.load(new Int32Array(live), 0);
+  toNewest.postMessage(start);
   const value = await Promise.race([answer, failure]);
   fromFirstLink.port2.close();
   await Promise.race([Promise.all(exited), failure]);
-  return value;
+  return { value, liveUnits };
 }
 
 /** A promise and the function that resolves it: one message, as a chain link receives it. */
@@ -129,19 +146,22 @@ parentPort.postMessage('ready');
  * The hand-off ceiling of `worker-threads`: two worker threads, started and listening before the
  * clock, pass a counter over one MessageChannel until it has been handed over n times.
  */
-export async function workerHandOffNs(n) {
+export async function workerHandOffNs(n, repetition) {
+  const setupStart = nowNs();
   const channel = new MessageChannel();
   const units = [channel.port1, channel.port2].map((peer) => new Worker(HAND_OFF_SOURCE, { eval: true, workerData: { peer, n }, transferList: [peer] }));
   const firstMessages = units.map((unit) => new Promise((resolve, reject) => { unit.once('message', resolve); unit.once('error', reject); }));
   try {
     await Promise.all(firstMessages);
+    if (repetition) repetition.extra.ceiling_setup_ns = nowNs() - setupStart;
     const answers = units.map((unit) => new Promise((resolve) => unit.once('message', resolve)));
     const start = nowNs();
     units[0].postMessage(0);
     await Promise.race(answers);
     return nowNs() - start;
   } finally {
-    await Promise.all(units.map((unit) => unit.terminate()));
+    const end = () => Promise.all(units.map((unit) => unit.terminate()));
+    await (repetition ? repetition.cleanup(end) : end());
   }
 }
 
@@ -150,29 +170,37 @@ const HAND_OFFS = { promises: promiseHandOffNs, 'worker-threads': workerHandOffN
 
 export const spawnChain = {
   name: 'spawn-chain',
-  params: { n: { kind: 'int', default: 1000, minimum: 1 } },
+  params: {
+    n: { kind: 'int', default: 1000, minimum: 1 },
+    // The value sent into the chain: 0, or repetition j's variant (--variants).
+    start: { kind: 'int', default: 0, maximum: 2 ** 31 - 1, variantOnly: true },
+  },
+  variantParam: 'start',
   models: {
     promises: {
       family: 'async',
-      note: 'each link an async function awaiting its own promise, resolved by the next link (microtask hops); a link ends by itself after its send',
+      note: 'each link an async function awaiting its own promise, resolved by the next link (microtask hops); a link ends by itself after its send; live_units counted by each link as it starts and after its send',
     },
     'worker-threads': {
       family: 'threads',
-      note: `each link a worker_thread (its own V8 isolate and event loop) joined by MessageChannel ports; all online before the pass; every link exited inside the timed region; stops with a limit result when free memory falls below ${MEMORY_RESERVE_MIB} MiB`,
+      note: `each link a worker_thread (its own V8 isolate and event loop) joined by MessageChannel ports; all online before the pass; every link exited inside the timed region; live_units from a shared Atomics counter each link increments as it starts and decrements after its send; stops with a limit result when free memory falls below ${MEMORY_RESERVE_MIB} MiB`,
       flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`,
     },
   },
-  prepare({ model, params }) {
-    const { n } = params;
+  prepare({ model }) {
     return {
-      async runOnce() {
-        const start = nowNs();
-        const value = await CHAINS[model](n);
-        const ns = nowNs() - start;
-        if (value !== n) throw new Error(`chain of ${n} answered ${value}`);
-        const extra = { ceiling: 'hand-off', ceiling_ns: await HAND_OFFS[model](n) };
+      async runOnce(repetition) {
+        const { n, start } = repetition.params;
+        repetition.startClock();
+        const { value, liveUnits } = await CHAINS[model](n, start);
+        repetition.stopClock();
+        const checksum = await repetition.checksum(() => {
+          if (value !== start + n) throw new Error(`chain of ${n} from ${start} answered ${value}`);
+          return String(value);
+        });
+        const extra = { live_units: liveUnits, ceiling: 'hand-off', ceiling_ns: await HAND_OFFS[model](n, repetition) };
         if (model === 'worker-threads') Object.assign(extra, { flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`, memory_reserve_mib: MEMORY_RESERVE_MIB });
-        return { ns, items: n, checksum: String(value), extra };
+        return { items: n, checksum, extra };
       },
     };
   },

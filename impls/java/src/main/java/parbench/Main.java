@@ -56,8 +56,11 @@ public final class Main {
         String model = chooseModel(workload, args);
         Protocol.ModelInfo info = workload.models().get(model);
 
-        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat"));
+        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat", "variants"));
         workload.params().forEach(param -> allowed.add(param.replace('_', '-')));
+        if (!workload.kernels().isEmpty()) {
+            allowed.add("kernel");
+        }
         if (info.takesWorkers()) {
             allowed.add("workers");
         }
@@ -69,6 +72,11 @@ public final class Main {
         }
         int warmup = args.count("warmup", 0, 0);
         int repeat = args.count("repeat", 1, 1);
+        long[] variants = Protocol.variants(args, warmup + repeat);
+        if (!workload.kernels().isEmpty()) {
+            // A kernel class this runtime lacks is a bad argument, never a silent stand-in.
+            args.choice("kernel", "portable", List.copyOf(workload.kernels().keySet()));
+        }
 
         Workload.PreparedCase prepared = workload.prepare(model, args, workers);
         Map<String, Object> extra = new LinkedHashMap<>(prepared.extra());
@@ -77,12 +85,16 @@ public final class Main {
         }
         extra.put("jvm_flags", Protocol.jvmFlags());
         extra.put("jvm_defaults", Protocol.jvmDefaults());
-        for (int i = 0; i < warmup; i++) {
-            prepared.run();
-        }
-        for (int rep = 0; rep < repeat; rep++) {
-            Protocol.Repetition repetition = prepared.run();
-            System.out.println(Protocol.repetitionLine(rep, repetition, extra));
+        extra.put("cpu_clock", Protocol.Cpu.source());
+        // Warm-ups print their lines too (protocol 2), so the harness can check their checksums.
+        for (int j = 0; j < warmup + repeat; j++) {
+            Protocol.Repetition repetition =
+                    Protocol.runRepetition(prepared::run, variants == null ? null : variants[j]);
+            System.out.println(j < warmup
+                    ? Protocol.warmupLine(j, repetition, extra)
+                    : Protocol.repetitionLine(j - warmup, repetition, extra));
+            // The launcher timestamps each line as it arrives: the line leaves now, not at exit.
+            System.out.flush();
         }
         System.out.flush();
         // Parked pool threads (virtual-thread carriers, JDBC timers) must not keep the JVM alive.
@@ -130,7 +142,7 @@ public final class Main {
         list.put("flags", "JVM flags: " + Protocol.jvmFlags() + "; defaults: " + Protocol.jvmDefaults()
                 + "; virtual-thread models set -Djdk.virtualThreadScheduler.parallelism=workers; other models "
                 + "make their pools of workers threads in every repetition");
-        list.put("sources", Map.of("strong", Keygen.STRONG_SOURCE_NAME));
+        list.put("sources", Map.of("strong", Keygen.strongSourceName()));
         Map<String, Object> workloads = new LinkedHashMap<>();
         for (Workload workload : WORKLOADS) {
             Map<String, Object> models = new LinkedHashMap<>();
@@ -146,7 +158,13 @@ public final class Main {
                 }
                 models.put(name, entry);
             });
-            workloads.put(workload.name(), Map.of("params", workload.params(), "models", models));
+            Map<String, Object> offer = new LinkedHashMap<>();
+            offer.put("params", workload.params());
+            offer.put("models", models);
+            if (!workload.kernels().isEmpty()) {
+                offer.put("kernels", workload.kernels());
+            }
+            workloads.put(workload.name(), offer);
         }
         list.put("workloads", workloads);
         return list;

@@ -1,6 +1,14 @@
 package parbench;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -149,9 +157,19 @@ public final class Protocol {
         return settings;
     }
 
+    /** A timed line: `{"rep": i, ...}`. */
     public static String repetitionLine(int rep, Repetition repetition, Map<String, Object> caseExtra) {
+        return line("rep", rep, repetition, caseExtra);
+    }
+
+    /** A warm-up's line (protocol 2): `{"warmup": j, ...}`, checked like a timed one, never timed. */
+    public static String warmupLine(int warmup, Repetition repetition, Map<String, Object> caseExtra) {
+        return line("warmup", warmup, repetition, caseExtra);
+    }
+
+    private static String line(String kind, int index, Repetition repetition, Map<String, Object> caseExtra) {
         Map<String, Object> line = new LinkedHashMap<>();
-        line.put("rep", rep);
+        line.put(kind, index);
         line.put("ns", repetition.ns());
         line.put("items", repetition.items());
         line.put("checksum", repetition.checksum());
@@ -161,6 +179,261 @@ public final class Protocol {
             line.put("extra", extra);
         }
         return json(line);
+    }
+
+    /**
+     * `--variants v0,v1,...`: one value per repetition, warm-ups first, each used in place of the
+     * workload's base value (key, seed, start value, salt). Null when not given.
+     */
+    public static long[] variants(Args args, int repetitions) {
+        if (!args.has("variants")) {
+            return null;
+        }
+        String text = args.string("variants");
+        String[] words = text.isEmpty() ? new String[0] : text.split(",", -1);
+        if (words.length != repetitions) {
+            throw new BadArguments("--variants needs one value per repetition (warm-ups first): " + repetitions
+                    + " values, got " + words.length);
+        }
+        long[] values = new long[words.length];
+        for (int i = 0; i < words.length; i++) {
+            try {
+                values[i] = Long.parseLong(words[i].trim());
+            } catch (NumberFormatException e) {
+                throw new BadArguments("--variants must be non-negative integers, got '" + words[i] + "'");
+            }
+            if (values[i] < 0) {
+                throw new BadArguments("--variants must be non-negative integers, got " + values[i]);
+            }
+        }
+        return values;
+    }
+
+    /** A comma-separated list of integers (keygen's --probes), each from `minimum` to `maximum`. */
+    public static int[] integerList(Args args, String name, long minimum, long maximum) {
+        if (!args.has(name)) {
+            return new int[0];
+        }
+        String[] words = args.string(name).split(",");
+        int[] values = new int[words.length];
+        for (int i = 0; i < words.length; i++) {
+            long value;
+            try {
+                value = Long.parseLong(words[i].trim());
+            } catch (NumberFormatException e) {
+                throw new BadArguments("--" + name + " must be integers separated by commas, got '" + words[i] + "'");
+            }
+            if (value < minimum || value > maximum) {
+                throw new BadArguments("--" + name + " values must be from " + minimum + " to " + maximum + ", got "
+                        + value);
+            }
+            values[i] = (int) value;
+        }
+        return values;
+    }
+
+    /**
+     * One repetition's clock and the evidence that goes with it (protocol 2). Main makes one per
+     * repetition and the workload marks its phases on it; everything between two lines is then
+     * either `ns`, a ceiling the workload times itself, or one of the phases reported here:
+     * prepare (from the repetition's start to the clock), checksum (from the clock's stop to
+     * `checksummed()`) and cleanup (from `cleanup()`, after the ceiling, to the workload's return).
+     * CPU time is the process's (every thread: JIT compiler and GC threads included) from just
+     * before the clock starts to just after it stops.
+     */
+    public static final class Rep {
+        private final Long variant;
+        private final long begin = System.nanoTime();
+        private long start;
+        private long stop;
+        private long checksummed;
+        private long cleanupFrom;
+        private long[] cpuAtStart;
+        private long[] cpuAtStop;
+
+        public Rep(Long variant) {
+            this.variant = variant;
+        }
+
+        /** The repetition's variant, or the workload's base value when --variants was not given. */
+        public long variant(long base) {
+            return variant == null ? base : variant;
+        }
+
+        /** Starts the clock (the process's CPU time is read first, so the read is outside `ns`). */
+        public void start() {
+            cpuAtStart = Cpu.read();
+            start = System.nanoTime();
+        }
+
+        /** Stops the clock; returns `ns`. */
+        public long stop() {
+            stop = System.nanoTime();
+            cpuAtStop = Cpu.read();
+            checksummed = stop;
+            return stop - start;
+        }
+
+        /** The clock's origin, for busy intervals read from the same System.nanoTime. */
+        public long origin() {
+            return start;
+        }
+
+        /** The checksum (and whatever else is read off the result, such as probes) is done. */
+        public void checksummed() {
+            checksummed = System.nanoTime();
+        }
+
+        /** From here on the repetition only drops what it made. */
+        public void cleanup() {
+            cleanupFrom = System.nanoTime();
+        }
+
+        /** The fields every line carries, measured when the workload has returned. */
+        Map<String, Object> evidence() {
+            long end = System.nanoTime();
+            Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("cpu_user_ns", Math.max(0, cpuAtStop[0] - cpuAtStart[0]));
+            fields.put("cpu_sys_ns", Math.max(0, cpuAtStop[1] - cpuAtStart[1]));
+            fields.put("prepare_ns", start - begin);
+            fields.put("checksum_ns", checksummed - stop);
+            fields.put("cleanup_ns", cleanupFrom == 0 ? 0 : end - cleanupFrom);
+            return fields;
+        }
+    }
+
+    /** Runs one repetition and adds the protocol-2 evidence to its line's extra. */
+    public static Repetition runRepetition(RepetitionBody body, Long variant) throws Exception {
+        Rep rep = new Rep(variant);
+        Repetition repetition = body.run(rep);
+        if (rep.cpuAtStop == null) {
+            throw new IllegalStateException("the workload never started and stopped its clock");
+        }
+        Map<String, Object> extra = new LinkedHashMap<>(repetition.extra());
+        extra.putAll(rep.evidence());
+        return new Repetition(repetition.ns(), repetition.items(), repetition.checksum(), extra);
+    }
+
+    /** What a workload's repetition is, seen from the protocol. */
+    @FunctionalInterface
+    public interface RepetitionBody {
+        Repetition run(Rep rep) throws Exception;
+    }
+
+    /**
+     * The process's user and system CPU time: getrusage(RUSAGE_SELF) through the FFM API (the
+     * JDK has no getrusage of its own, and its OperatingSystemMXBean gives only user + system as
+     * one sum). Should the call be unavailable, that sum stands in as user time and system is 0.
+     */
+    public static final class Cpu {
+        private Cpu() {}
+
+        private static final MethodHandle GETRUSAGE;
+        private static final MemorySegment USAGE;
+        /** struct rusage on Linux: ru_utime, ru_stime (struct timeval: tv_sec, tv_usec as longs), 14 longs. */
+        private static final long RUSAGE_BYTES = 144;
+
+        static {
+            MethodHandle handle = null;
+            MemorySegment usage = null;
+            try {
+                Linker linker = Linker.nativeLinker();
+                handle = linker.downcallHandle(linker.defaultLookup().find("getrusage").orElseThrow(),
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+                usage = Arena.global().allocate(RUSAGE_BYTES, 8);
+            } catch (Throwable unavailable) {
+                handle = null;
+            }
+            GETRUSAGE = handle;
+            USAGE = usage;
+        }
+
+        /** What `cpu_user_ns` / `cpu_sys_ns` are read with, for --list and the runtime page. */
+        public static String source() {
+            return GETRUSAGE != null
+                    ? "getrusage(RUSAGE_SELF) via java.lang.foreign, microseconds, every thread of the JVM"
+                    : "OperatingSystemMXBean.getProcessCpuTime (user + system as one sum, reported as user)";
+        }
+
+        /** {user ns, system ns} of the whole process so far. */
+        public static synchronized long[] read() {
+            if (GETRUSAGE != null) {
+                try {
+                    int rc = (int) GETRUSAGE.invokeExact(0, USAGE);
+                    if (rc == 0) {
+                        return new long[] {timeval(0), timeval(16)};
+                    }
+                } catch (Throwable failed) {
+                    // falls through to the MXBean's sum
+                }
+            }
+            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            return new long[] {os.getProcessCpuTime(), 0};
+        }
+
+        private static long timeval(long offset) {
+            return USAGE.get(ValueLayout.JAVA_LONG, offset) * 1_000_000_000L
+                    + USAGE.get(ValueLayout.JAVA_LONG, offset + 8) * 1_000L;
+        }
+    }
+
+    /**
+     * Busy intervals (protocol 2's `extra.busy`): each unit of work (a chunk, a document, a link,
+     * a task) records the worker it runs on and when it began and ended, each in its own slot (no
+     * shared counter on the hot path). After the clock stops, each worker's interval is its
+     * first begin to its last end, and workers are numbered 0, 1, ... in the order they began.
+     */
+    public static final class Busy {
+        private final Object[] worker;
+        private final long[] began;
+        private final long[] ended;
+
+        public Busy(int units) {
+            worker = new Object[units];
+            began = new long[units];
+            ended = new long[units];
+        }
+
+        public void begin(int unit, Object on) {
+            worker[unit] = on;
+            began[unit] = System.nanoTime();
+        }
+
+        public void end(int unit) {
+            ended[unit] = System.nanoTime();
+        }
+
+        /** Distinct workers that began at least one unit. */
+        public int workersUsed() {
+            Set<Object> distinct = new java.util.HashSet<>();
+            for (Object on : worker) {
+                if (on != null) {
+                    distinct.add(on);
+                }
+            }
+            return distinct.size();
+        }
+
+        /** `[[worker, start_ns, end_ns], ...]` relative to `origin`, the repetition's clock start. */
+        public List<List<Long>> intervals(long origin) {
+            Map<Object, long[]> spans = new HashMap<>();
+            for (int u = 0; u < worker.length; u++) {
+                if (worker[u] == null) {
+                    continue;
+                }
+                long[] span = spans.computeIfAbsent(worker[u], w -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+                span[0] = Math.min(span[0], began[u]);
+                span[1] = Math.max(span[1], Math.max(ended[u], began[u]));
+            }
+            List<long[]> ordered = new ArrayList<>(spans.values());
+            ordered.sort(Comparator.comparingLong(span -> span[0]));
+            List<List<Long>> out = new ArrayList<>(ordered.size());
+            for (int w = 0; w < ordered.size(); w++) {
+                long[] span = ordered.get(w);
+                out.add(List.of((long) w, Math.max(0, span[0] - origin), Math.max(0, span[1] - origin)));
+            }
+            return out;
+        }
     }
 
     public static String limitLine(String detail) {

@@ -2,7 +2,6 @@ package parbench;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -30,21 +29,33 @@ public final class Workers {
         Log run(int chunks, IntConsumer body) throws Exception;
     }
 
-    /** Which worker ran each chunk, written as the pass runs and counted after the clock stops. */
+    /**
+     * Which worker ran each chunk and when (protocol 2's busy intervals), written as the pass
+     * runs, each chunk in its own slot, and read after the clock stops.
+     */
     public static final class Log {
-        private final Object[] workerOfChunk;
+        private final Protocol.Busy busy;
 
         Log(int chunks) {
-            workerOfChunk = new Object[chunks];
+            busy = new Protocol.Busy(chunks);
         }
 
-        void record(int chunk) {
-            workerOfChunk[chunk] = currentWorker();
+        void begin(int chunk) {
+            busy.begin(chunk, currentWorker());
+        }
+
+        void end(int chunk) {
+            busy.end(chunk);
         }
 
         /** Distinct workers that ran at least one chunk. */
         public int workersUsed() {
-            return new HashSet<>(Arrays.asList(workerOfChunk)).size();
+            return busy.workersUsed();
+        }
+
+        /** Each worker's busy interval, relative to the repetition's clock start. */
+        public List<List<Long>> busy(long origin) {
+            return busy.intervals(origin);
         }
     }
 
@@ -60,16 +71,23 @@ public final class Workers {
         }
         String described = thread.toString();
         int at = described.lastIndexOf('@');
-        return at < 0 ? described : described.substring(at + 1);
+        String carrier = at < 0 ? described : described.substring(at + 1);
+        // One String per carrier is kept, not one per unit (a million-link chain records each link).
+        String known = CARRIERS.putIfAbsent(carrier, carrier);
+        return known == null ? carrier : known;
     }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, String> CARRIERS =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** One loop on the calling thread. */
     public static ChunkRunner sequential() {
         return (chunks, body) -> {
             Log log = new Log(chunks);
             for (int c = 0; c < chunks; c++) {
-                log.record(c);
+                log.begin(c);
                 body.accept(c);
+                log.end(c);
             }
             return log;
         };
@@ -83,8 +101,9 @@ public final class Workers {
             ForkJoinPool pool = new ForkJoinPool(workers, recordingForkJoinFactory(started), null, false);
             try {
                 pool.submit(() -> IntStream.range(0, chunks).parallel().forEach(c -> {
-                    log.record(c);
+                    log.begin(c);
                     body.accept(c);
+                    log.end(c);
                 })).get();
             } finally {
                 endPool(pool, started);
@@ -104,8 +123,9 @@ public final class Workers {
                 for (int c = 0; c < chunks; c++) {
                     int chunk = c;
                     done.add(pool.submit(() -> {
-                        log.record(chunk);
+                        log.begin(chunk);
                         body.accept(chunk);
+                        log.end(chunk);
                     }));
                 }
                 for (Future<?> future : done) {
@@ -128,8 +148,9 @@ public final class Workers {
                 int chunk = c;
                 threads[c] = Thread.ofVirtual().start(() -> {
                     try {
-                        log.record(chunk);
+                        log.begin(chunk);
                         body.accept(chunk);
+                        log.end(chunk);
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
                     }

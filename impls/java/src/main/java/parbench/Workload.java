@@ -13,14 +13,31 @@ public interface Workload {
 
     SequencedMap<String, Protocol.ModelInfo> models();
 
+    /**
+     * Its kernel classes (protocol 2), `portable` first, each with what it runs in a few words;
+     * empty for workloads without kernels. `--kernel` takes these names.
+     */
+    default SequencedMap<String, String> kernels() {
+        return new java.util.LinkedHashMap<>();
+    }
+
     /** Validates the arguments and loads inputs, all outside the timed region. */
     PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception;
 
     /** A case with its inputs loaded: each call is one repetition, timed inside. */
     interface PreparedCase {
-        Protocol.Repetition run() throws Exception;
+        /**
+         * One repetition: it starts and stops `rep`'s clock around the work, marks its checksum
+         * and cleanup on it, and uses `rep.variant(base)` in place of the workload's base value.
+         */
+        Protocol.Repetition run(Protocol.Rep rep) throws Exception;
 
-        /** Settings printed under `extra` on every line (workers, flags, chunk…). */
+        /** One repetition with the base value and the protocol-2 evidence added (tests call this). */
+        default Protocol.Repetition run() throws Exception {
+            return Protocol.runRepetition(this::run, null);
+        }
+
+        /** Settings printed under `extra` on every line (workers, flags, chunk, kernel…). */
         Map<String, Object> extra();
     }
 }

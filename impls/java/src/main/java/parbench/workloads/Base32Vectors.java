@@ -45,7 +45,9 @@ final class Base32Vectors {
     }
 
     static String describe() {
-        return "Vector API, " + SPECIES.vectorBitSize() + "-bit vectors, " + GROUPS + " groups per vector";
+        return "Vector API, ByteVector.SPECIES_PREFERRED (" + SPECIES.vectorBitSize() + "-bit, " + SPECIES.length()
+                + " byte lanes): rearrange 5-byte groups into 64-bit lanes, rotate-and-mask to 5-bit values, "
+                + "selectFrom the alphabet, " + GROUPS + " groups per vector";
     }
 
     /**

@@ -42,6 +42,17 @@ public final class BatchJob implements Workload {
         return List.of("docs_dir", "db", "connections");
     }
 
+    /** The only kernel: the spec's LCS in plain Java; nothing engineered exists to be a tuned one. */
+    static final String PORTABLE_DETAIL =
+            "LCS suffix table in one int[] (row-major, plain loops), the spec's walk and offset map";
+
+    @Override
+    public SequencedMap<String, String> kernels() {
+        SequencedMap<String, String> kernels = new LinkedHashMap<>();
+        kernels.put("portable", PORTABLE_DETAIL);
+        return kernels;
+    }
+
     @Override
     public SequencedMap<String, Protocol.ModelInfo> models() {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
@@ -385,6 +396,7 @@ public final class BatchJob implements Workload {
             case "threads" -> workers;
             default -> args.count("connections", 4 * workers, 1);
         };
+        args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
         loadDriver(url);
         boolean parallel = !model.equals("seq");
 
@@ -394,14 +406,16 @@ public final class BatchJob implements Workload {
         }
         extra.put("connections", connectionCount);
         extra.put("db", url.startsWith("sqlite:") ? "sqlite" : "postgresql");
+        extra.put("kernel", "portable");
+        extra.put("kernel_detail", PORTABLE_DETAIL);
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() throws Exception {
+            public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
                 Job job = new Job(docsDir);
                 List<Integer> docIds = new ArrayList<>();
-                long start = System.nanoTime();
+                rep.start();
                 Workers.Log log = runJob(model, job, url, connectionCount, workers, docIds);
-                long ns = System.nanoTime() - start;
+                long ns = rep.stop();
                 String checksum;
                 try (Connection db = open(url)) {
                     checksum = annotationsDigest(db);
@@ -410,7 +424,9 @@ public final class BatchJob implements Workload {
                 if (parallel) {
                     figures.put("chunks", docIds.size());
                     figures.put("workers_used", log.workersUsed());
+                    figures.put("busy", log.busy(rep.origin()));
                 }
+                rep.checksummed();
                 figures.put("cpu_ns", job.cpuNs.sum());
                 figures.put("io_ns", job.ioNs.sum());
                 return new Protocol.Repetition(ns, docIds.size(), checksum, figures);

@@ -5,8 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import parbench.Checksums;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** coroutine-swarm: many tasks that each yield (or sleep) before every step, folding FizzBuzz lines into a digest. */
@@ -47,30 +49,59 @@ public final class CoroutineSwarm implements Workload {
         return Integer.toString(i);
     }
 
-    static long lineHash(int task, int step) {
-        return Checksums.fnv1a64(task + ":" + step + ":" + fizzbuzz(step));
+    /** The hash of task `id`'s line at `step`; `id` is the task's index plus the repetition's salt. */
+    static long lineHash(long id, int step) {
+        return Checksums.fnv1a64(id + ":" + step + ":" + fizzbuzz(step));
+    }
+
+    /** No task has run a step yet: the first step is not a switch. */
+    private static final long NONE = -1;
+
+    /** The digest, and protocol 2's count of passes from one task to another, step by step. */
+    record SwarmResult(String checksum, long spawnNs, long switches) {}
+
+    /**
+     * seq: the same lines in a plain loop, task after task. Its switches are counted the same way
+     * as the swarm's (a plain variable, one thread), which gives tasks - 1.
+     */
+    static SwarmResult sequential(int tasks, int steps, long salt) {
+        long sum = 0;
+        long last = NONE;
+        long switches = 0;
+        for (int t = 0; t < tasks; t++) {
+            for (int s = 0; s < steps; s++) {
+                if (last != t && last != NONE) {
+                    switches++;
+                }
+                last = t;
+                sum += lineHash(t + salt, s);
+            }
+        }
+        return new SwarmResult(Checksums.digestHex(sum), 0, switches);
     }
 
     static String sequential(int tasks, int steps) {
-        long sum = 0;
-        for (int t = 0; t < tasks; t++) {
-            for (int s = 0; s < steps; s++) {
-                sum += lineHash(t, s);
-            }
-        }
-        return Checksums.digestHex(sum);
+        return sequential(tasks, steps, 0).checksum();
     }
 
-    /** The swarm's result and how long it took until every task existed. */
-    record SwarmResult(String checksum, long spawnNs) {}
-
-    static SwarmResult swarm(int tasks, int steps, int sleepMs, Thread.Builder builder) throws InterruptedException {
+    /**
+     * One thread per task, started at once; each yields (or sleeps) before every step, then
+     * counts a switch if another task ran the step before (`last.getAndSet(me)`, the spec's
+     * swap), then folds its line. `busy` (may be null) records each task's worker and span.
+     */
+    static SwarmResult swarm(int tasks, int steps, int sleepMs, long salt, Thread.Builder builder,
+            Protocol.Busy busy) throws InterruptedException {
         long start = System.nanoTime();
         AtomicLong digest = new AtomicLong();
+        AtomicLong last = new AtomicLong(NONE);
+        LongAdder switches = new LongAdder();
         Thread[] threads = new Thread[tasks];
         for (int t = 0; t < tasks; t++) {
             int task = t;
             threads[t] = builder.start(() -> {
+                if (busy != null) {
+                    busy.begin(task, Workers.currentWorker());
+                }
                 long sum = 0;
                 try {
                     for (int s = 0; s < steps; s++) {
@@ -79,11 +110,19 @@ public final class CoroutineSwarm implements Workload {
                         } else {
                             Thread.sleep(sleepMs);
                         }
-                        sum += lineHash(task, s);
+                        long previous = last.getAndSet(task);
+                        if (previous != task && previous != NONE) {
+                            switches.increment();
+                        }
+                        sum += lineHash(task + salt, s);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
+                } finally {
+                    if (busy != null) {
+                        busy.end(task);
+                    }
                 }
                 digest.addAndGet(sum);
             });
@@ -92,7 +131,11 @@ public final class CoroutineSwarm implements Workload {
         for (Thread thread : threads) {
             thread.join();
         }
-        return new SwarmResult(Checksums.digestHex(digest.get()), spawnNs);
+        return new SwarmResult(Checksums.digestHex(digest.get()), spawnNs, switches.sum());
+    }
+
+    static SwarmResult swarm(int tasks, int steps, int sleepMs, Thread.Builder builder) throws InterruptedException {
+        return swarm(tasks, steps, sleepMs, 0, builder, null);
     }
 
     /**
@@ -123,25 +166,38 @@ public final class CoroutineSwarm implements Workload {
         }
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() throws Exception {
-                if (model.equals("seq")) {
-                    long start = System.nanoTime();
-                    String checksum = sequential(tasks, steps);
-                    return new Protocol.Repetition(System.nanoTime() - start, tasks, checksum);
-                }
-                Thread.Builder builder = model.equals("virtual-threads")
-                        ? Thread.ofVirtual()
-                        : Thread.ofPlatform().daemon(true);
-                long start = System.nanoTime();
-                // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
-                SwarmResult result = swarm(tasks, steps, sleepMs, builder);
-                long ns = System.nanoTime() - start;
+            public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
+                long salt = rep.variant(0);
                 Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("salt", salt);
+                if (model.equals("seq")) {
+                    rep.start();
+                    SwarmResult result = sequential(tasks, steps, salt);
+                    long ns = rep.stop();
+                    figures.put("switches", result.switches());
+                    return new Protocol.Repetition(ns, tasks, result.checksum(), figures);
+                }
+                boolean virtual = model.equals("virtual-threads");
+                Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon(true);
+                // Only the model with workers (carriers) reports busy intervals; its slots are
+                // allocated here, off the clock (prepare_ns).
+                Protocol.Busy busy = virtual ? new Protocol.Busy(tasks) : null;
+                rep.start();
+                // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
+                SwarmResult result = swarm(tasks, steps, sleepMs, salt, builder, busy);
+                long ns = rep.stop();
                 figures.put("spawn_ns", result.spawnNs());
+                figures.put("switches", result.switches());
+                if (busy != null) {
+                    figures.put("workers_used", busy.workersUsed());
+                    figures.put("busy", busy.intervals(rep.origin()));
+                }
+                rep.checksummed();
                 if (sleepMs == 0) {
                     figures.put("ceiling", "yield");
                     figures.put("ceiling_ns", yieldNs((long) tasks * steps, builder));
                 }
+                rep.cleanup();
                 return new Protocol.Repetition(ns, tasks, result.checksum(), figures);
             }
 

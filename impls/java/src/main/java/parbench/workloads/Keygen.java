@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,14 +22,37 @@ import parbench.Protocol;
 import parbench.Workers;
 import parbench.Workload;
 
-/** keygen: `count` random keys of `bytes` bytes, each encoded as lower-case RFC 4648 Base32. */
+/**
+ * keygen: `count` random keys of `bytes` bytes, each encoded as lower-case RFC 4648 Base32.
+ * Both kernels and both sources run one code path (per-worker generator, scratch buffers, one
+ * String per key in one array); they differ only in where key bytes come from and in the encoder.
+ */
 public final class Keygen implements Workload {
-    /** java.security's DRBG defaults to Hash_DRBG over SHA-256, seeded from the OS entropy source. */
-    public static final String STRONG_SOURCE_NAME =
-            "java.security.SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, seeded from the OS via the "
-                    + "JDK SeedGenerator), one instance per worker (per virtual thread in virtual-threads), made inside "
-                    + "the timed pass; --rng aes-ctr: an AES-256/CTR keystream per worker (javax.crypto), keyed from "
-                    + "that DRBG";
+    /**
+     * The algorithm `new SecureRandom()` picks on this JDK and OS (NativePRNG on Linux's
+     * defaults), looked up on first use only, so that other workloads' start-up never makes one.
+     */
+    static String defaultSecureRandom() {
+        return DefaultSecureRandom.ALGORITHM;
+    }
+
+    private static final class DefaultSecureRandom {
+        static final String ALGORITHM = new SecureRandom().getAlgorithm();
+    }
+
+    /** The portable kernel: the JDK's default CSPRNG as anyone would call it, and Base32 in plain code. */
+    static String portableDetail() {
+        return "new java.security.SecureRandom() (" + defaultSecureRandom()
+                + ") per worker, nextBytes per key; plain Base32 (5 bits at a time from a bit buffer)";
+    }
+
+    /** What --list's `sources.strong` says. */
+    public static String strongSourceName() {
+        return "portable: new SecureRandom() (" + defaultSecureRandom() + "), one per worker; tuned: SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, "
+                + "seeded from the OS via the JDK SeedGenerator) one per worker (per virtual thread in "
+                + "virtual-threads), made inside the timed pass, or with --rng aes-ctr an AES-256/CTR keystream "
+                + "per worker (javax.crypto) keyed from that DRBG";
+    }
 
     private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes(StandardCharsets.US_ASCII);
 
@@ -39,19 +63,40 @@ public final class Keygen implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("count", "bytes", "source", "seed", "chunk", "rng", "vector");
+        return List.of("count", "bytes", "source", "seed", "chunk", "rng", "probes");
+    }
+
+    /** The tuned kernel's encoder: the Vector API where this JVM's vectors are wide enough, else the pair table. */
+    static String tunedEncoderDetail() {
+        return vectorsAvailable()
+                ? Base32Vectors.describe() + "; tail: 10-bit pair table, one long store per group"
+                : "10-bit pair table, one long store per group (Vector API absent or narrower than 256 bits)";
+    }
+
+    /** The tuned kernel: a named generator of >= 128-bit security, and the engineered encoder. */
+    static String tunedDetail(String rng) {
+        return describe(rng) + "; Base32: " + tunedEncoderDetail();
+    }
+
+    @Override
+    public SequencedMap<String, String> kernels() {
+        SequencedMap<String, String> kernels = new LinkedHashMap<>();
+        kernels.put("portable", portableDetail());
+        kernels.put("tuned", tunedDetail("drbg") + " (--rng aes-ctr: AES-256/CTR keystream per worker)");
+        return kernels;
     }
 
     @Override
     public SequencedMap<String, Protocol.ModelInfo> models() {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
-        models.put("seq", new Protocol.ModelInfo("seq", false, "a plain loop, one DRBG instance"));
+        models.put("seq", new Protocol.ModelInfo("seq", false, "a plain loop, one generator of the kernel's kind"));
         models.put("parallel-stream", new Protocol.ModelInfo("data-parallel", true,
                 "IntStream over chunk indices .parallel() inside a ForkJoinPool(workers) made, shut down and "
-                        + "joined in every repetition; one DRBG per pool thread"));
+                        + "joined in every repetition; one generator (the kernel's) per pool thread"));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
                 "one virtual thread per chunk (joined) on the JVM's workers carrier threads, which live as long "
-                        + "as the JVM; one DRBG per virtual thread; --chunk 1 is one virtual thread per key"));
+                        + "as the JVM; one generator (the kernel's) per virtual thread; --chunk 1 is one virtual "
+                        + "thread per key"));
         return models;
     }
 
@@ -93,12 +138,11 @@ public final class Keygen implements Workload {
         return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && Base32Vectors.worthUsing();
     }
 
-    /** RFC 4648 Base32, lower case, padded with '=' to a multiple of 8 characters, into `out` from 0. */
-    static void base32LowerInto(byte[] data, byte[] out) {
-        base32LowerInto(data, out, false);
-    }
-
-    /** The same, whole vectors of groups first where `vectors`, the rest by the scalar loops. */
+    /**
+     * The tuned encoder: RFC 4648 Base32, lower case, padded, into `out` from 0; whole vectors
+     * of groups first where `vectors`, the rest four lookups in a 1024-entry table of character
+     * pairs and one long store per 5-byte group.
+     */
     static void base32LowerInto(byte[] data, byte[] out, boolean vectors) {
         int offset = vectors ? Base32Vectors.encodeWholeGroups(data, out) : 0;
         int written = offset / 5 * 8;
@@ -128,34 +172,78 @@ public final class Keygen implements Workload {
         return group;
     }
 
-    public static String base32Lower(byte[] data) {
-        return base32Lower(data, false);
+    /**
+     * The portable encoder: RFC 4648 Base32 as a plain loop, a bit buffer that takes a byte at a
+     * time and gives a character for every 5 bits; then '=' to a multiple of 8 characters.
+     */
+    static void base32PlainInto(byte[] data, byte[] out) {
+        int buffer = 0;
+        int bits = 0;
+        int written = 0;
+        for (byte b : data) {
+            buffer = buffer << 8 | b & 0xff;
+            bits += 8;
+            while (bits >= 5) {
+                bits -= 5;
+                out[written++] = ALPHABET[buffer >>> bits & 31];
+            }
+        }
+        if (bits > 0) {
+            out[written++] = ALPHABET[buffer << (5 - bits) & 31];
+        }
+        while (written % 8 != 0) {
+            out[written++] = '=';
+        }
     }
 
-    static String base32Lower(byte[] data, boolean vectors) {
+    /** Base32 of `data` with the portable encoder. */
+    public static String base32Lower(byte[] data) {
+        byte[] out = new byte[encodedLength(data.length)];
+        base32PlainInto(data, out);
+        return new String(out, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Base32 of `data` with the tuned encoder (the Vector API where `vectors`, else the pair table). */
+    static String base32Tuned(byte[] data, boolean vectors) {
         byte[] out = new byte[encodedLength(data.length)];
         base32LowerInto(data, out, vectors);
         return new String(out, StandardCharsets.ISO_8859_1);
     }
 
-    /** Where key bytes come from: key i's SplitMix64 bytes (seeded), or a strong generator (`rng`). */
-    record KeySource(String kind, String rng, long seed) {
-        static KeySource seeded(long seed) {
-            return new KeySource("seeded", "", seed);
+    /**
+     * Where key bytes come from: key i's SplitMix64 bytes (seeded), or a strong generator, the
+     * kernel's own (portable: the default SecureRandom; tuned: the DRBG or the AES-CTR keystream).
+     */
+    record KeySource(String kind, String kernel, String rng, long seed) {
+        static KeySource seeded(String kernel, long seed) {
+            return new KeySource("seeded", kernel, "", seed);
         }
 
-        static KeySource strong(String rng) {
-            return new KeySource("strong", rng, 0);
+        static KeySource strong(String kernel, String rng) {
+            return new KeySource("strong", kernel, rng, 0);
         }
 
         boolean isStrong() {
             return kind.equals("strong");
         }
 
+        boolean tuned() {
+            return kernel.equals("tuned");
+        }
+
+        /** The same source with a repetition's seed (a variant replaces the seed; strong ignores it). */
+        KeySource withSeed(long newSeed) {
+            return isStrong() ? this : new KeySource(kind, kernel, rng, newSeed);
+        }
+
         /** A worker's own generator, made (and for strong ones seeded from the OS) where it is called. */
         KeyBytes open(int keyBytes) {
             if (!isStrong()) {
                 return (index, key) -> Checksums.splitMix64BytesInto(seed, index, key);
+            }
+            if (!tuned()) {
+                SecureRandom random = new SecureRandom();
+                return (index, key) -> random.nextBytes(key);
             }
             if (rng.equals("aes-ctr")) {
                 return new AesCtrKeystream(keyBytes);
@@ -221,13 +309,15 @@ public final class Keygen implements Workload {
      */
     static final class KeyMaker {
         private final KeyBytes source;
+        private final boolean tuned;
         private final boolean vectors;
         final byte[] key;
         final byte[] encoded;
 
-        KeyMaker(KeySource source, int keyBytes, boolean vectors) {
+        KeyMaker(KeySource source, int keyBytes) {
             this.source = source.open(keyBytes);
-            this.vectors = vectors;
+            this.tuned = source.tuned();
+            this.vectors = tuned && vectorsAvailable();
             this.key = new byte[keyBytes];
             this.encoded = new byte[encodedLength(keyBytes)];
         }
@@ -244,9 +334,13 @@ public final class Keygen implements Workload {
             return new String(encoded, StandardCharsets.ISO_8859_1);
         }
 
-        /** `key` into `encoded`. */
+        /** `key` into `encoded`, with the kernel's encoder. */
         void encode() {
-            base32LowerInto(key, encoded, vectors);
+            if (tuned) {
+                base32LowerInto(key, encoded, vectors);
+            } else {
+                base32PlainInto(key, encoded);
+            }
         }
     }
 
@@ -264,10 +358,10 @@ public final class Keygen implements Workload {
     record Generated(String[] keys, Workers.Log log) {}
 
     /** The timed work: every key made by the model's workers into one array the caller holds. */
-    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source,
-            boolean vectors) throws Exception {
+    static Generated generate(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
+            throws Exception {
         String[] keys = new String[plan.total()];
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, vectors));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes));
         Workers.Log log = runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -280,7 +374,7 @@ public final class Keygen implements Workload {
     /** Ceiling part (a): the CSPRNG alone, with the same workers and chunks, nothing kept. */
     static void csprngOnly(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
             throws Exception {
-        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes, false));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(() -> new KeyMaker(source, keyBytes));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -290,10 +384,10 @@ public final class Keygen implements Workload {
     }
 
     /** Ceiling part (b): the Base32 encoder alone on a fixed key, with the same workers and chunks, nothing kept. */
-    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, boolean vectors)
+    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String kernel)
             throws Exception {
         ThreadLocal<KeyMaker> makers =
-                ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(0), keyBytes, vectors));
+                ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(kernel, 0), keyBytes));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -307,11 +401,15 @@ public final class Keygen implements Workload {
         int count = args.count("count", 0);
         int keyBytes = args.count("bytes", 0);
         String kind = args.choice("source", null, List.of("strong", "seeded"));
+        String kernel = args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
+        if (args.has("rng") && !kernel.equals("tuned")) {
+            throw new Protocol.BadArguments("--rng picks the tuned kernel's generator; it needs --kernel tuned");
+        }
         String rng = args.choice("rng", "drbg", List.of("drbg", "aes-ctr"));
-        KeySource source = kind.equals("strong") ? KeySource.strong(rng) : KeySource.seeded(args.number("seed", 0));
-        // --vector off runs the scalar encoder, to compare; on (the default) falls back to it
-        // where the Vector API is absent or too narrow.
-        boolean vectors = args.choice("vector", "on", List.of("on", "off")).equals("on") && vectorsAvailable();
+        KeySource base = kind.equals("strong")
+                ? KeySource.strong(kernel, rng)
+                : KeySource.seeded(kernel, args.number("seed", 0));
+        int[] probes = Protocol.integerList(args, "probes", 0, count - 1L);
         boolean parallel = !model.equals("seq");
         int chunk = parallel
                 ? args.count("chunk", Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP), 1)
@@ -325,29 +423,43 @@ public final class Keygen implements Workload {
             extra.put("chunk", chunk);
             extra.put("chunks", plan.chunks());
         }
-        if (source.isStrong()) {
-            extra.put("strong_source", describe(rng));
+        extra.put("kernel", kernel);
+        extra.put("kernel_detail", kernel.equals("tuned") ? tunedDetail(rng) : portableDetail());
+        if (base.isStrong()) {
+            extra.put("strong_source", kernel.equals("tuned") ? describe(rng)
+                    : "new SecureRandom() (" + defaultSecureRandom() + "), one per worker");
         }
-        extra.put("vectors", vectors ? Base32Vectors.describe() : "scalar loop");
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() throws Exception {
-                long start = System.nanoTime();
-                Generated generated = generate(runner, plan, keyBytes, source, vectors);
-                long ns = System.nanoTime() - start;
-                String checksum = checksum(generated.keys(), source);
+            public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
+                KeySource source = base.withSeed(rep.variant(base.seed()));
+                rep.start();
+                Generated generated = generate(runner, plan, keyBytes, source);
+                long ns = rep.stop();
+                String checksum = checksum(generated.keys());
+                List<String> probed = new ArrayList<>(probes.length);
+                for (int index : probes) {
+                    probed.add(generated.keys()[index]);
+                }
+                Map<String, Object> figures = new LinkedHashMap<>();
+                if (parallel) {
+                    figures.put("workers_used", generated.log().workersUsed());
+                    figures.put("busy", generated.log().busy(rep.origin()));
+                }
+                rep.checksummed();
 
                 long csprngStart = System.nanoTime();
                 csprngOnly(runner, plan, keyBytes, source);
                 long csprngNs = System.nanoTime() - csprngStart;
                 long base32Start = System.nanoTime();
-                base32Only(runner, plan, keyBytes, vectors);
+                base32Only(runner, plan, keyBytes, kernel);
                 long base32Ns = System.nanoTime() - base32Start;
+                rep.cleanup();
 
-                Map<String, Object> figures = new LinkedHashMap<>();
-                if (parallel) {
-                    figures.put("workers_used", generated.log().workersUsed());
+                if (!source.isStrong()) {
+                    figures.put("seed", source.seed());
                 }
+                figures.put("probes", probed);
                 figures.put("ceiling", "csprng+base32");
                 figures.put("ceiling_ns", csprngNs + base32Ns);
                 figures.put("csprng_ns", csprngNs);
@@ -362,14 +474,8 @@ public final class Keygen implements Workload {
         };
     }
 
-    static String checksum(String[] keys, KeySource source) {
-        if (source.isStrong()) {
-            long chars = 0;
-            for (String key : keys) {
-                chars += key.length();
-            }
-            return keys.length + ":" + chars;
-        }
+    /** The order-free digest of the encoded keys, for both sources (protocol 2). */
+    static String checksum(String[] keys) {
         long sum = 0;
         for (String key : keys) {
             sum += Checksums.fnv1a64(key);

@@ -30,9 +30,9 @@ public final class Noop implements Workload {
     public PreparedCase prepare(String model, Protocol.Args args, int workers) {
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() {
-                long start = System.nanoTime();
-                long ns = System.nanoTime() - start;
+            public Protocol.Repetition run(Protocol.Rep rep) {
+                rep.start();
+                long ns = rep.stop();
                 return new Protocol.Repetition(ns, 0, "noop");
             }
 

@@ -32,7 +32,29 @@ public final class SdesEcb implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("input", "key", "cipher", "chunk", "vector");
+        return List.of("input", "key", "cipher", "chunk");
+    }
+
+    /** The portable kernel per cipher: the spec's algorithm in plain Java, whatever C2 makes of it. */
+    static String portableDetail(String kind) {
+        return kind.equals("table")
+                ? "256-byte table of the key, one lookup per byte (scalar loop)"
+                : "scalar per-byte permutations and both Feistel rounds (table-driven permute, as the spec reads)";
+    }
+
+    /** The tuned kernel per cipher: explicit SIMD through the Vector API (jdk.incubator.vector). */
+    static String tunedDetail(String kind) {
+        return SdesVectors.describe(kind) + "; scalar tails";
+    }
+
+    @Override
+    public SequencedMap<String, String> kernels() {
+        SequencedMap<String, String> kernels = new LinkedHashMap<>();
+        kernels.put("portable", "bitwise: " + portableDetail("bitwise") + "; table: " + portableDetail("table"));
+        if (vectorsAvailable()) {
+            kernels.put("tuned", "bitwise: " + tunedDetail("bitwise") + "; table: " + tunedDetail("table"));
+        }
+        return kernels;
     }
 
     @Override
@@ -113,12 +135,10 @@ public final class SdesEcb implements Workload {
         return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && SdesVectors.worthUsing();
     }
 
-    /** What the cipher runs on: the Vector API where asked and available, else the scalar loop. */
-    static String lookupName(String kind, boolean vectors) {
-        return vectors ? SdesVectors.describe(kind) : "scalar loop";
-    }
-
-    /** The cipher of `key` (its key schedule done here, inside the timed region), vector or scalar. */
+    /**
+     * The cipher of `key` (its key schedule done here, inside the timed region): the portable
+     * scalar loops, or with `vectors` the tuned Vector API form.
+     */
     static RangeCipher cipherOf(String kind, int key, boolean vectors) {
         if (kind.equals("table")) {
             byte[] table = table(key);
@@ -176,17 +196,21 @@ public final class SdesEcb implements Workload {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
     }
 
+    /** A key (the base --key or a repetition's variant) is 10 bits. */
+    static long checkKey(long key) {
+        if (key < 0 || key > 1023) {
+            throw new Protocol.BadArguments("a key must be a 10-bit key from 0 to 1023, got " + key);
+        }
+        return key;
+    }
+
     @Override
     public PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception {
         Path input = Path.of(args.string("input"));
-        long key = args.number("key");
-        if (key < 0 || key > 1023) {
-            throw new Protocol.BadArguments("--key must be a 10-bit key from 0 to 1023, got " + key);
-        }
+        long key = checkKey(args.number("key"));
         String kind = args.choice("cipher", null, List.of("bitwise", "table"));
-        // --vector off runs the scalar loops, to compare; on (the default) falls back to them
-        // where the Vector API is absent or too narrow.
-        boolean vectors = args.choice("vector", "on", List.of("on", "off")).equals("on") && vectorsAvailable();
+        String kernel = args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
+        boolean vectors = kernel.equals("tuned");
         if (!Files.isReadable(input)) {
             throw new Protocol.BadArguments("--input " + input + " is not a readable file");
         }
@@ -205,7 +229,8 @@ public final class SdesEcb implements Workload {
 
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
-        extra.put("vectors", lookupName(kind, vectors));
+        extra.put("kernel", kernel);
+        extra.put("kernel_detail", vectors ? tunedDetail(kind) : portableDetail(kind));
         if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);
@@ -213,20 +238,25 @@ public final class SdesEcb implements Workload {
         }
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() throws Exception {
-                long start = System.nanoTime();
-                Workers.Log log = encrypt(runner, kind, (int) key, vectors, plain, out, plan);
-                long ns = System.nanoTime() - start;
+            public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
+                int repKey = (int) checkKey(rep.variant(key));
+                rep.start();
+                Workers.Log log = encrypt(runner, kind, repKey, vectors, plain, out, plan);
+                long ns = rep.stop();
                 String checksum = sha256(out);
+                Map<String, Object> figures = new LinkedHashMap<>();
+                if (parallel) {
+                    figures.put("workers_used", log.workersUsed());
+                    figures.put("busy", log.busy(rep.origin()));
+                }
+                rep.checksummed();
 
                 long ceilingStart = System.nanoTime();
                 copy(runner, plain, out, plan);
                 long ceilingNs = System.nanoTime() - ceilingStart;
+                rep.cleanup();
 
-                Map<String, Object> figures = new LinkedHashMap<>();
-                if (parallel) {
-                    figures.put("workers_used", log.workersUsed());
-                }
+                figures.put("key", repKey);
                 figures.put("ceiling", "copy");
                 figures.put("ceiling_ns", ceilingNs);
                 return new Protocol.Repetition(ns, plain.length, checksum, figures);

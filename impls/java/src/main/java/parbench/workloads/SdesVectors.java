@@ -28,7 +28,8 @@ final class SdesVectors {
     }
 
     static String describe(String kind) {
-        String vectors = "Vector API, " + SPECIES.vectorBitSize() + "-bit vectors, ";
+        String vectors = "Vector API, ByteVector.SPECIES_PREFERRED (" + SPECIES.vectorBitSize() + "-bit, "
+                + SPECIES.length() + " byte lanes), ";
         return kind.equals("table")
                 ? vectors + 256 / (2 * SPECIES.length()) + " two-vector selectFrom lookups per vector"
                 : vectors + "one byte per lane through every round: shift-and-mask permutations, "

@@ -4,9 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** spawn-chain: `n` threads in a chain, each passing one integer plus one to the unit before it. */
@@ -33,54 +36,83 @@ public final class SpawnChain implements Workload {
         return models;
     }
 
+    /** What one pass through the chain answered, and what it counted on the way. */
+    record Pass(long answer, int liveUnits) {}
+
     /**
-     * Builds the chain, passes 0 through it and joins every link; returns the answer, which must
-     * be n. Link k takes from its own inbox and puts into link k-1's; link 0 puts into the caller's.
+     * Builds the chain, waits until every link is running, sends `start` through it and joins
+     * every link; the answer must be start + n. Link k takes from its own inbox and puts into link
+     * k-1's; link 0 puts into the caller's. `liveUnits` is protocol 2's count of links that had
+     * started and not ended when `start` was sent: each link counts itself in when it starts
+     * running and out when it ends, so a true chain reports n. `busy` (may be null) records the
+     * worker each link starts on and when it starts and ends.
      */
-    static int passThroughChain(int n, ThreadFactory threads) throws InterruptedException {
-        SynchronousQueue<Integer> answer = new SynchronousQueue<>();
-        SynchronousQueue<Integer> next = answer;
+    static Pass passThroughChain(int n, long start, ThreadFactory threads, Protocol.Busy busy)
+            throws InterruptedException {
+        SynchronousQueue<Long> answer = new SynchronousQueue<>();
+        SynchronousQueue<Long> next = answer;
+        AtomicInteger running = new AtomicInteger();
+        CountDownLatch allRunning = new CountDownLatch(1);
         Thread[] links = new Thread[n];
         for (int k = 0; k < n; k++) {
-            SynchronousQueue<Integer> inbox = new SynchronousQueue<>();
-            SynchronousQueue<Integer> outbox = next;
+            SynchronousQueue<Long> inbox = new SynchronousQueue<>();
+            SynchronousQueue<Long> outbox = next;
+            int link = k;
             links[k] = threads.newThread(() -> {
+                if (busy != null) {
+                    busy.begin(link, Workers.currentWorker());
+                }
+                if (running.incrementAndGet() == n) {
+                    allRunning.countDown();
+                }
                 try {
                     outbox.put(inbox.take() + 1);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } finally {
+                    running.decrementAndGet();
+                    if (busy != null) {
+                        busy.end(link);
+                    }
                 }
             });
             links[k].start();
             next = inbox;
         }
-        next.put(0);
-        int result = answer.take();
+        allRunning.await();
+        int live = running.get();
+        next.put(start);
+        long result = answer.take();
         for (Thread link : links) {
             link.join();
         }
-        return result;
+        return new Pass(result, live);
+    }
+
+    /** The chain's answer for start 0 (the spec's first form). */
+    static long passThroughChain(int n, ThreadFactory threads) throws InterruptedException {
+        return passThroughChain(n, 0, threads, null).answer();
     }
 
     /** Stands for "stop" in the hand-off: no count is negative. */
-    private static final int STOP = -1;
+    private static final long STOP = -1;
 
     /**
      * The ceiling: two threads of the chain's kind, created before the clock starts, pass a
-     * counter back and forth through SynchronousQueues until it has been handed over n times.
+     * counter (a Long, as the chain passes) back and forth through SynchronousQueues until it has been handed over n times.
      * Returns the nanoseconds of the passing alone; the two threads are joined after it.
      */
     static long handOffNs(int n, ThreadFactory threads) throws InterruptedException {
-        SynchronousQueue<Integer> toFirst = new SynchronousQueue<>();
-        SynchronousQueue<Integer> toSecond = new SynchronousQueue<>();
-        SynchronousQueue<Integer> done = new SynchronousQueue<>();
+        SynchronousQueue<Long> toFirst = new SynchronousQueue<>();
+        SynchronousQueue<Long> toSecond = new SynchronousQueue<>();
+        SynchronousQueue<Long> done = new SynchronousQueue<>();
         Thread first = threads.newThread(() -> passBackAndForth(n, toFirst, toSecond, done));
         Thread second = threads.newThread(() -> passBackAndForth(n, toSecond, toFirst, done));
         first.start();
         second.start();
         long start = System.nanoTime();
-        toFirst.put(0);
-        int handed = done.take();
+        toFirst.put(0L);
+        long handed = done.take();
         long ns = System.nanoTime() - start;
         first.join();
         second.join();
@@ -91,11 +123,11 @@ public final class SpawnChain implements Workload {
     }
 
     /** One side of the hand-off: take the count, pass it on plus one, until it reaches n. */
-    private static void passBackAndForth(int n, SynchronousQueue<Integer> inbox, SynchronousQueue<Integer> outbox,
-            SynchronousQueue<Integer> done) {
+    private static void passBackAndForth(int n, SynchronousQueue<Long> inbox, SynchronousQueue<Long> outbox,
+            SynchronousQueue<Long> done) {
         try {
             while (true) {
-                int count = inbox.take();
+                long count = inbox.take();
                 if (count == STOP) {
                     return;
                 }
@@ -130,18 +162,33 @@ public final class SpawnChain implements Workload {
         }
         return new PreparedCase() {
             @Override
-            public Protocol.Repetition run() throws Exception {
-                ThreadFactory threads = model.equals("virtual-threads")
+            public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
+                long startValue = rep.variant(0);
+                boolean virtual = model.equals("virtual-threads");
+                ThreadFactory threads = virtual
                         ? Thread.ofVirtual().factory()
                         : Thread.ofPlatform().daemon(true).factory();
-                long start = System.nanoTime();
+                // Only the model with workers (carriers) reports busy intervals; its slots are
+                // allocated here, off the clock (prepare_ns).
+                Protocol.Busy busy = virtual ? new Protocol.Busy(n) : null;
+                rep.start();
                 // A thread that cannot start throws OutOfMemoryError, which Main turns into exit 3.
-                int answer = passThroughChain(n, threads);
-                long ns = System.nanoTime() - start;
+                Pass pass = passThroughChain(n, startValue, threads, busy);
+                long ns = rep.stop();
+                String checksum = Long.toString(pass.answer());
                 Map<String, Object> figures = new LinkedHashMap<>();
+                figures.put("start", startValue);
+                figures.put("live_units", pass.liveUnits());
+                if (busy != null) {
+                    figures.put("workers_used", busy.workersUsed());
+                    figures.put("busy", busy.intervals(rep.origin()));
+                }
+                rep.checksummed();
+                long ceilingNs = handOffNs(n, threads);
+                rep.cleanup();
                 figures.put("ceiling", "hand-off");
-                figures.put("ceiling_ns", handOffNs(n, threads));
-                return new Protocol.Repetition(ns, n, Integer.toString(answer), figures);
+                figures.put("ceiling_ns", ceilingNs);
+                return new Protocol.Repetition(ns, n, checksum, figures);
             }
 
             @Override

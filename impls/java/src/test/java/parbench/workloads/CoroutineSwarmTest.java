@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import parbench.Protocol;
+import parbench.Workload;
 
 /** coroutine-swarm's spec: FizzBuzz, the test vector, and every model (yielding or sleeping) agreeing. */
 class CoroutineSwarmTest {
@@ -61,5 +62,38 @@ class CoroutineSwarmTest {
     private static Map<String, Object> run(String model, int sleepMs) throws Exception {
         return new CoroutineSwarm().prepare(model, Protocol.Args.parse(List.of(
                 "--tasks", "20", "--steps", "3", "--sleep-ms", String.valueOf(sleepMs))), 2).run().extra();
+    }
+
+    // Protocol 2's vectors: tasks 3, steps 10, task t's lines made with the id t + salt.
+    @ParameterizedTest(name = "salt {0}")
+    @CsvSource({"0, 1161d008ce58dc37", "1000, bb33744708f665dd", "4294967295, 2540eadf7cfb00ad"})
+    void saltedTasks3Steps10(long salt, String digest) throws Exception {
+        assertEquals(digest, CoroutineSwarm.sequential(3, 10, salt).checksum());
+        assertEquals(digest, CoroutineSwarm.swarm(3, 10, 0, salt, Thread.ofVirtual(), null).checksum());
+        assertEquals(digest, CoroutineSwarm.swarm(3, 10, 0, salt, Thread.ofPlatform().daemon(true), null).checksum());
+    }
+
+    @Test
+    void seqCountsTasksMinusOneSwitches() {
+        assertEquals(49, CoroutineSwarm.sequential(50, 10, 0).switches());
+    }
+
+    @Test
+    void eachRepetitionUsesItsSaltAndCountsSwitches() throws Exception {
+        Workload.PreparedCase prepared = new CoroutineSwarm().prepare("virtual-threads", Protocol.Args.parse(List.of(
+                "--tasks", "3", "--steps", "10", "--sleep-ms", "0")), 2);
+        Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, 1000L);
+        assertEquals("bb33744708f665dd", repetition.checksum());
+        // Every switch is a pass from one task to another; at most one per step after the first.
+        long switches = (Long) repetition.extra().get("switches");
+        assertTrue(switches >= 0 && switches <= 29, String.valueOf(switches));
+        assertFalse(((List<?>) repetition.extra().get("busy")).isEmpty());
+    }
+
+    /** Tasks that sleep between steps all wait at once, so their steps interleave. */
+    @Test
+    void sleepingTasksInterleave() throws Exception {
+        long switches = CoroutineSwarm.swarm(20, 3, 5, 0, Thread.ofVirtual(), null).switches();
+        assertTrue(switches > 19, String.valueOf(switches));
     }
 }

@@ -75,14 +75,28 @@ class KeygenTest {
 
     @ParameterizedTest(name = "vectors {0}")
     @ValueSource(booleans = {true, false})
-    void theEncoderAgreesWithTheSpecForEveryLengthUpTo200And1000(boolean vectors) {
+    void theTunedEncoderAgreesWithTheSpecForEveryLengthUpTo200And1000(boolean vectors) {
         java.util.Random random = new java.util.Random(32);
-        for (int length : java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 201),
-                java.util.stream.IntStream.of(999, 1000, 1001)).toArray()) {
+        for (int length : lengths()) {
             byte[] data = new byte[length];
             random.nextBytes(data);
-            assertEquals(referenceBase32(data), Keygen.base32Lower(data, vectors), "length " + length);
+            assertEquals(referenceBase32(data), Keygen.base32Tuned(data, vectors), "length " + length);
         }
+    }
+
+    @Test
+    void thePortableEncoderAgreesWithTheSpecForEveryLengthUpTo200And1000() {
+        java.util.Random random = new java.util.Random(33);
+        for (int length : lengths()) {
+            byte[] data = new byte[length];
+            random.nextBytes(data);
+            assertEquals(referenceBase32(data), Keygen.base32Lower(data), "length " + length);
+        }
+    }
+
+    private static int[] lengths() {
+        return java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 201),
+                java.util.stream.IntStream.of(999, 1000, 1001)).toArray();
     }
 
     @Test
@@ -92,55 +106,86 @@ class KeygenTest {
 
     @Test
     void thousandBytesEncodeToExactly1600CharactersWithoutPadding() {
-        String key = Keygen.base32Lower(new byte[1000]);
-        assertEquals(1600, key.length());
-        assertEquals(-1, key.indexOf('='));
+        for (String key : List.of(Keygen.base32Lower(new byte[1000]), Keygen.base32Tuned(new byte[1000], true))) {
+            assertEquals(1600, key.length());
+            assertEquals(-1, key.indexOf('='));
+        }
     }
 
     /** Keys as a model makes them in its timed region, with `workers` and the rule's chunk. */
     private static String[] keys(String model, int count, int bytes, Keygen.KeySource source, int workers)
             throws Exception {
         Chunking.Plan plan = new Chunking.Plan(count, Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP));
-        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source, true).keys();
+        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source).keys();
     }
 
-    private static final Keygen.KeySource DRBG = Keygen.KeySource.strong("drbg");
-    private static final Keygen.KeySource AES_CTR = Keygen.KeySource.strong("aes-ctr");
+    private static final List<String> KERNELS = List.of("portable", "tuned");
+    private static final Keygen.KeySource PORTABLE = Keygen.KeySource.strong("portable", "drbg");
+    private static final Keygen.KeySource DRBG = Keygen.KeySource.strong("tuned", "drbg");
+    private static final Keygen.KeySource AES_CTR = Keygen.KeySource.strong("tuned", "aes-ctr");
+    private static final List<Keygen.KeySource> STRONG = List.of(PORTABLE, DRBG, AES_CTR);
 
     @Test
-    void seededCount3Bytes10Seed1() throws Exception {
-        assertEquals("d3605c1b2c10e632", Keygen.checksum(keys("seq", 3, 10, Keygen.KeySource.seeded(1), 1), Keygen.KeySource.seeded(1)));
+    void seededCount3Bytes10Seed1InBothKernels() throws Exception {
+        for (String kernel : KERNELS) {
+            Keygen.KeySource seeded = Keygen.KeySource.seeded(kernel, 1);
+            String[] made = keys("seq", 3, 10, seeded, 1);
+            // Protocol 2's test vector: the keys themselves, as --probes 0,1,2 reports them.
+            assertEquals(List.of("yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"), List.of(made), kernel);
+            assertEquals("d3605c1b2c10e632", Keygen.checksum(made), kernel);
+        }
     }
 
     @Test
-    void strongChecksumIsCountAndTotalCharacters() throws Exception {
-        assertEquals("5:80", Keygen.checksum(keys("seq", 5, 10, DRBG, 1), DRBG));
+    void theStrongChecksumIsTheDigestOfTheKeys() throws Exception {
+        for (Keygen.KeySource strong : STRONG) {
+            String[] made = keys("seq", 5, 10, strong, 1);
+            long sum = 0;
+            for (String key : made) {
+                assertEquals(16, key.length());
+                sum += parbench.Checksums.fnv1a64(key);
+            }
+            assertEquals(parbench.Checksums.digestHex(sum), Keygen.checksum(made), strong.toString());
+        }
     }
 
     @ParameterizedTest(name = "count {0}, bytes {1}, seed {2}")
     @CsvSource({"257, 1000, 7", "31, 13, 12345", "1, 1, 0", "100, 4, -3", "2050, 3, 9"})
-    void everyModelAgreesWithSeq(int count, int bytes, long seed) throws Exception {
-        Keygen.KeySource seeded = Keygen.KeySource.seeded(seed);
-        String expected = Keygen.checksum(keys("seq", count, bytes, seeded, 1), seeded);
-        for (String model : List.of("parallel-stream", "virtual-threads")) {
-            assertEquals(expected, Keygen.checksum(keys(model, count, bytes, seeded, 2), seeded), model);
+    void everyModelAndKernelAgreesWithSeqPortable(int count, int bytes, long seed) throws Exception {
+        String expected = Keygen.checksum(keys("seq", count, bytes, Keygen.KeySource.seeded("portable", seed), 1));
+        for (String kernel : KERNELS) {
+            Keygen.KeySource seeded = Keygen.KeySource.seeded(kernel, seed);
+            for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
+                assertEquals(expected, Keygen.checksum(keys(model, count, bytes, seeded, 2)), model + " " + kernel);
+            }
         }
+    }
+
+    @Test
+    void portableAndTunedMakeTheSameKeys() throws Exception {
+        String[] portable = keys("parallel-stream", 3000, 37, Keygen.KeySource.seeded("portable", 5), 2);
+        String[] tuned = keys("virtual-threads", 3000, 37, Keygen.KeySource.seeded("tuned", 5), 2);
+        assertEquals(List.of(portable), List.of(tuned));
     }
 
     @Test
     void everyModelMakesStrongKeysOfTheRightSize() throws Exception {
         for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
-            for (Keygen.KeySource strong : List.of(DRBG, AES_CTR)) {
-                assertEquals("50:800", Keygen.checksum(keys(model, 50, 7, strong, 3), strong), model + " " + strong);
+            for (Keygen.KeySource strong : STRONG) {
+                String[] made = keys(model, 50, 7, strong, 3);
+                assertEquals(50, made.length, model + " " + strong);
+                for (String key : made) {
+                    assertEquals(16, key.length(), model + " " + strong);
+                }
             }
         }
     }
 
     @Test
     void strongKeysDifferAcrossKeysAndWorkers() throws Exception {
-        for (Keygen.KeySource strong : List.of(DRBG, AES_CTR)) {
+        for (Keygen.KeySource strong : STRONG) {
             String[] made = keys("parallel-stream", 3000, 16, strong, 2);
-            assertEquals(3000, java.util.Set.of(made).size(), strong.rng());
+            assertEquals(3000, java.util.Set.of(made).size(), strong.toString());
         }
     }
 
@@ -177,6 +222,57 @@ class KeygenTest {
             assertTrue(csprng > 0 && base32 > 0, model);
             assertEquals(csprng + base32, extra.get("ceiling_ns"), model);
         }
+    }
+
+    @Test
+    void aVariantIsTheRepetitionsSeedAndProbesAreItsKeys() throws Exception {
+        for (String kernel : KERNELS) {
+            for (String model : List.of("seq", "parallel-stream", "virtual-threads")) {
+                Workload.PreparedCase prepared = new Keygen().prepare(model, Protocol.Args.parse(List.of(
+                        "--count", "3", "--bytes", "10", "--source", "seeded", "--seed", "99",
+                        "--probes", "2,0,1", "--kernel", kernel)), 2);
+                Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, 1L);
+                assertEquals("d3605c1b2c10e632", repetition.checksum(), model + " " + kernel);
+                assertEquals(List.of("lzktf67oukj7qc6j", "yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv"),
+                        repetition.extra().get("probes"), model + " " + kernel);
+                assertEquals(kernel, prepared.extra().get("kernel"));
+            }
+        }
+    }
+
+    @Test
+    void aProbeIsKeyIOfTheChunkingsOrder() throws Exception {
+        Workload.PreparedCase prepared = prepared("parallel-stream", "--chunk", "7", "--probes", "0,6,7,1999");
+        Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, 42L);
+        List<String> want = new ArrayList<>();
+        for (int index : new int[] {0, 6, 7, 1999}) {
+            want.add(Keygen.base32Lower(parbench.Checksums.splitMix64Bytes(42, index, 10)));
+        }
+        assertEquals(want, repetition.extra().get("probes"));
+    }
+
+    @Test
+    void strongIgnoresTheVariantAndDiffersEveryRepetition() throws Exception {
+        for (String kernel : KERNELS) {
+            Workload.PreparedCase prepared = new Keygen().prepare("parallel-stream", Protocol.Args.parse(List.of(
+                    "--count", "300", "--bytes", "10", "--source", "strong", "--kernel", kernel)), 2);
+            String first = Protocol.runRepetition(prepared::run, 1L).checksum();
+            String second = Protocol.runRepetition(prepared::run, 1L).checksum();
+            assertTrue(first.matches("[0-9a-f]{16}") && !first.equals(second), kernel);
+        }
+    }
+
+    @Test
+    void theRngOptionBelongsToTheTunedKernel() {
+        org.junit.jupiter.api.Assertions.assertThrows(Protocol.BadArguments.class,
+                () -> prepared("seq", "--rng", "aes-ctr"));
+        assertEquals("tuned", prepared("seq", "--rng", "aes-ctr", "--kernel", "tuned").extra().get("kernel"));
+    }
+
+    @Test
+    void aProbeOutsideTheKeysIsABadArgument() {
+        org.junit.jupiter.api.Assertions.assertThrows(Protocol.BadArguments.class,
+                () -> prepared("seq", "--probes", "2000"));
     }
 
     @Test

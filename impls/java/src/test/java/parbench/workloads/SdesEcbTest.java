@@ -2,6 +2,7 @@ package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -159,5 +160,44 @@ class SdesEcbTest {
         Workload.PreparedCase prepared = prepared(dir, "parallel-stream", 1000, "--chunk", "300");
         assertEquals(300, prepared.extra().get("chunk"));
         assertEquals(4, prepared.extra().get("chunks"));
+    }
+
+    // Protocol 2: each repetition encrypts under its own variant key, and both kernels agree.
+    @Test
+    void eachRepetitionUsesItsVariantKeyInBothKernels(@TempDir Path dir) throws Exception {
+        byte[] plain = new byte[10_007];
+        new java.util.Random(10_007).nextBytes(plain);
+        for (String cipher : new String[] {"bitwise", "table"}) {
+            for (String kernel : new String[] {"portable", "tuned"}) {
+                Workload.PreparedCase prepared = prepared(dir, "threads", 10_007, "--cipher", cipher,
+                        "--kernel", kernel);
+                for (int key : new int[] {642, 1023, 5, 0}) {
+                    byte[] expected = encrypt("seq", "table", key, false, plain, plain.length);
+                    Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, (long) key);
+                    assertEquals(SdesEcb.sha256(expected), repetition.checksum(), cipher + " " + kernel + " " + key);
+                    assertEquals(kernel, prepared.extra().get("kernel"));
+                    assertFalse(((List<?>) repetition.extra().get("busy")).isEmpty());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aVariantKeyOutside10BitsIsABadArgument(@TempDir Path dir) throws Exception {
+        Workload.PreparedCase prepared = prepared(dir, "seq", 100);
+        org.junit.jupiter.api.Assertions.assertThrows(Protocol.BadArguments.class,
+                () -> Protocol.runRepetition(prepared::run, 1024L));
+    }
+
+    @Test
+    void portableAndTunedGiveTheSameCiphertextForEveryKey() throws Exception {
+        byte[] plain = new byte[4096 + 77];
+        new java.util.Random(3).nextBytes(plain);
+        for (int key = 0; key < 1024; key += 31) {
+            for (String cipher : new String[] {"bitwise", "table"}) {
+                assertArrayEquals(encrypt("seq", cipher, key, false, plain, plain.length),
+                        encrypt("seq", cipher, key, true, plain, plain.length), cipher + " key " + key);
+            }
+        }
     }
 }

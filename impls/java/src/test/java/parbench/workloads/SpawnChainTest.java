@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import parbench.Protocol;
+import parbench.Workload;
 
 /** spawn-chain's spec: the answer is n, whatever kind of thread makes the links, and every link has ended. */
 class SpawnChainTest {
@@ -66,6 +67,40 @@ class SpawnChainTest {
             assertEquals("30", repetition.checksum(), model);
             assertEquals("hand-off", extra.get("ceiling"), model);
             assertTrue((Long) extra.get("ceiling_ns") > 0, model);
+        }
+    }
+
+    // Protocol 2: the start value s goes in instead of 0, so the answer is s + n.
+    @Test
+    void n1000FromStart123456Answers124456() throws Exception {
+        for (ThreadFactory kind : List.of(Thread.ofVirtual().factory(), Thread.ofPlatform().daemon(true).factory())) {
+            assertEquals(124456L, SpawnChain.passThroughChain(1000, 123456, kind, null).answer());
+        }
+    }
+
+    @Test
+    void aStartValueNearTheTopOfItsRangeDoesNotOverflow() throws Exception {
+        assertEquals(2147483647L + 300, SpawnChain.passThroughChain(300, 2147483647L, Thread.ofVirtual().factory(),
+                null).answer());
+    }
+
+    @Test
+    void aTrueChainCountsEveryLinkLiveWhenTheStartValueIsSent() throws Exception {
+        for (ThreadFactory kind : List.of(Thread.ofVirtual().factory(), Thread.ofPlatform().daemon(true).factory())) {
+            assertEquals(40, SpawnChain.passThroughChain(40, 0, kind, null).liveUnits());
+        }
+    }
+
+    @Test
+    void eachRepetitionUsesItsVariantAndReportsLiveUnitsAndBusy() throws Exception {
+        Workload.PreparedCase prepared = new SpawnChain()
+                .prepare("virtual-threads", Protocol.Args.parse(List.of("--n", "500")), 2);
+        for (long start : new long[] {0, 5, 123456, 99}) {
+            Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, start);
+            assertEquals(Long.toString(start + 500), repetition.checksum());
+            assertEquals(500, repetition.extra().get("live_units"));
+            List<?> busy = (List<?>) repetition.extra().get("busy");
+            assertFalse(busy.isEmpty());
         }
     }
 }
