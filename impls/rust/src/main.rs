@@ -1,9 +1,9 @@
 //! parbench's Rust runtime: dispatches `run <workload> …` and `run --list` (docs/protocol.md).
 
+mod allocator;
 mod checksum;
 mod parallel;
 mod protocol;
-mod usage;
 mod workloads;
 
 use std::process::ExitCode;
@@ -13,14 +13,15 @@ use serde_json::{json, Value};
 use protocol::{Call, Failure};
 use workloads::keygen;
 
-/// mimalloc for every allocation: per-thread heaps without locks, and memory a repetition frees
-/// is handed out again to the next instead of going back to the OS at once (docs/runtimes/rust.md).
+/// The system allocator for the portable kernels; `--kernel tuned` switches to mimalloc
+/// (per-thread heaps without locks, memory a repetition frees handed out again to the next
+/// instead of going back to the OS at once; docs/runtimes/rust.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Switch = allocator::Switch;
 
 /// Set by `build` from the toolchain and Cargo profile, so `--list` names what really compiled this.
 const RUSTC_VERSION: &str = env!("PARBENCH_RUSTC_VERSION");
-const BUILD_FLAGS: &str = "opt-level=3, lto=fat, codegen-units=1, panic=unwind, target-cpu=generic x86-64 (SIMD kernels chosen at run time), global allocator mimalloc 2";
+const BUILD_FLAGS: &str = "opt-level=3, lto=fat, codegen-units=1, panic=unwind, target-cpu=generic x86-64 (the tuned kernels' SIMD chosen at run time), global allocator: system malloc, mimalloc with --kernel tuned";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

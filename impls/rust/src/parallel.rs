@@ -1,12 +1,11 @@
 //! What every parallel model shares: the one chunking rule, the count of workers that really
 //! ran, and pools and threads that start and end inside the call that is timed.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
-
-use crate::protocol::{bad_args, Call, Failure, Outcome, Sample};
+use crate::protocol::{bad_args, Busy, Call, Failure, Outcome, Sample};
 
 /// `chunk = min(cap, ceil(total / workers))`, or `--chunk` when given (docs/workloads/README.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,57 +39,55 @@ impl Chunking {
     }
 }
 
-/// What a parallel run really did, counted by the workers as they ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a parallel run really did, counted by the workers as they ran: the chunks run, and
+/// each worker's busy interval (which also says how many workers were used).
 pub struct Ran {
     pub chunks: usize,
-    pub workers_used: usize,
+    pub busy: Busy,
+}
+
+impl Ran {
+    pub fn workers_used(&self) -> usize {
+        self.busy.used()
+    }
+}
+
+impl std::fmt::Debug for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Ran {{ chunks: {}, workers_used: {} }}", self.chunks, self.workers_used())
+    }
 }
 
 impl Sample {
-    /// The contract's `workers`, `chunk`, `chunks` and `workers_used`.
-    pub fn with_ran(self, chunking: &Chunking, ran: Ran) -> Sample {
+    /// The contract's `workers`, `chunk`, `chunks` and `workers_used`, and protocol 2's `busy`.
+    pub fn with_ran(self, chunking: &Chunking, ran: &Ran) -> Sample {
         self.with("workers", chunking.workers)
             .with("chunk", chunking.chunk)
             .with("chunks", ran.chunks)
-            .with("workers_used", ran.workers_used)
+            .with("workers_used", ran.workers_used())
+            .with_busy(&ran.busy)
     }
 }
 
-/// One flag per worker, set the first time that worker processes a chunk.
-pub struct WorkersUsed(Vec<AtomicBool>);
-
-impl WorkersUsed {
-    pub fn new(workers: usize) -> WorkersUsed {
-        WorkersUsed((0..workers).map(|_| AtomicBool::new(false)).collect())
-    }
-
-    pub fn mark(&self, worker: usize) {
-        let flag = &self.0[worker];
-        // Read before writing, so workers do not keep stealing each other's cache line.
-        if !flag.load(Ordering::Relaxed) {
-            flag.store(true, Ordering::Relaxed);
-        }
-    }
-
-    pub fn count(&self) -> usize {
-        self.0.iter().filter(|flag| flag.load(Ordering::Relaxed)).count()
-    }
-}
-
-/// Builds a pool of exactly `workers` Rayon threads, waits until every one of them runs (a
-/// broadcast: a fresh thread that is not yet scheduled cannot steal, and the work would stay on
-/// the first), runs `work` on it, and returns only after every pool thread has left Rayon's
-/// loop: `build_scoped` spawns them in a `std::thread::scope`, the pool is dropped when `work`
-/// returns (Rayon then tells its threads to stop) and the scope waits for every thread's
-/// closure to return. So a model timed around this call has started and ended its workers on
-/// the clock; what is left after it is the OS's own thread teardown (TLS destructors, exit).
-pub fn in_rayon_pool<R>(workers: usize, work: impl FnOnce(&rayon::ThreadPool) -> R) -> Outcome<R> {
-    in_rayon_pool_noting_exits(workers, || (), work)
+/// Builds a pool of exactly `workers` Rayon threads, runs `work` on it, and returns only after
+/// every pool thread has left Rayon's loop: `build_scoped` spawns them in a
+/// `std::thread::scope`, the pool is dropped when `work` returns (Rayon then tells its threads
+/// to stop) and the scope waits for every thread's closure to return. So a model timed around
+/// this call has started and ended its workers on the clock; what is left after it is the
+/// OS's own thread teardown (TLS destructors, exit). With `wait_for_all`, a broadcast first
+/// waits until every thread runs (the `rayon-broadcast` model and the ceilings); without it
+/// the work starts at once, as Rayon's own `par_iter` in a fresh pool does.
+pub fn in_rayon_pool<R>(workers: usize, wait_for_all: bool, work: impl FnOnce(&rayon::ThreadPool) -> R) -> Outcome<R> {
+    in_rayon_pool_noting_exits(workers, wait_for_all, || (), work)
 }
 
 /// `in_rayon_pool`, calling `on_exit` on each pool thread as it leaves Rayon's loop.
-fn in_rayon_pool_noting_exits<R>(workers: usize, on_exit: impl Fn() + Sync, work: impl FnOnce(&rayon::ThreadPool) -> R) -> Outcome<R> {
+fn in_rayon_pool_noting_exits<R>(
+    workers: usize,
+    wait_for_all: bool,
+    on_exit: impl Fn() + Sync,
+    work: impl FnOnce(&rayon::ThreadPool) -> R,
+) -> Outcome<R> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build_scoped(
@@ -99,11 +96,18 @@ fn in_rayon_pool_noting_exits<R>(workers: usize, on_exit: impl Fn() + Sync, work
                 on_exit();
             },
             |pool| {
-                pool.broadcast(|_| ());
+                if wait_for_all {
+                    pool.broadcast(|_| ());
+                }
                 work(pool)
             },
         )
         .map_err(|e| Failure::Limit(format!("starting {workers} Rayon threads: {e}")))
+}
+
+/// The pool thread's own index (0 … workers−1): Rayon's worker number.
+pub fn rayon_worker() -> usize {
+    rayon::current_thread_index().expect("called on a Rayon pool thread")
 }
 
 /// Deals `items` to `workers` round-robin: worker w gets items w, w + workers, w + 2·workers…
@@ -143,19 +147,27 @@ pub fn timed_on_started_threads<H: Send>(hands: Vec<H>, work: impl Fn(usize, H) 
     }
 }
 
-/// The data-parallel shapes sdes-ecb and keygen share: one loop, a Rayon pool, scoped threads.
+/// The data-parallel shapes sdes-ecb and keygen share: one loop, Rayon's own parallel
+/// iterator, a Rayon pool driven by broadcast, scoped threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
     Seq,
     Rayon,
+    RayonBroadcast,
     Threads,
 }
+
+/// The notes of the shapes' models, shared by the workloads that run them.
+pub const RAYON_NOTE: &str = "Rayon's own scheduler: par_chunks_mut(chunk).enumerate().for_each_init (work stealing decides which pool thread runs which chunk, so at small sizes one thread may run them all: workers_used shows it) in a ThreadPool of --workers threads built with build_scoped and joined inside the timed region (pool.install)";
+pub const RAYON_BROADCAST_NOTE: &str = "ThreadPool::broadcast, each pool thread claims chunks from an atomic counter (its own index first, after a broadcast that waits until every thread runs), so every worker gets a chunk at every size; pool of --workers threads built and joined inside the timed region (build_scoped)";
+pub const THREADS_NOTE: &str = "--workers std::thread::scope threads spawned and joined inside the timed region; chunks dealt round-robin (static split)";
 
 impl Shape {
     pub fn of(call: &Call) -> Shape {
         match call.model.as_str() {
             "seq" => Shape::Seq,
             "rayon" => Shape::Rayon,
+            "rayon-broadcast" => Shape::RayonBroadcast,
             "threads" => Shape::Threads,
             other => unreachable!("the registry lists no {} model '{other}'", call.workload),
         }
@@ -175,13 +187,28 @@ impl Shape {
 pub trait Fill<S, T>: Fn(&mut S, usize, &mut [T]) + Sync {}
 impl<S, T, F: Fn(&mut S, usize, &mut [T]) + Sync> Fill<S, T> for F {}
 
-/// Rayon's way, on every thread of the pool: each thread takes the chunk of its own index
-/// first, then claims the next unclaimed one (an atomic counter), so every worker gets work at
-/// every size with at least one chunk per worker, as the contract asks. `par_chunks_mut`'s work
-/// stealing did not: at 1 MiB the first thread finished both chunks before the second, just
-/// woken, could steal one, and the "parallel" case ran on one worker.
-fn rayon_chunks<T: Send, S>(pool: &rayon::ThreadPool, slots: &mut [T], chunk: usize, init: &(impl Fn() -> S + Sync),
-                            fill: &impl Fill<S, T>, used: &WorkersUsed) -> usize {
+/// Rayon's own way: `par_chunks_mut` over the chunks, `for_each_init` giving each of Rayon's
+/// job splits its state; which thread runs a chunk is Rayon's work stealing.
+fn rayon_par_chunks<T: Send, S>(pool: &rayon::ThreadPool, slots: &mut [T], chunk: usize, init: &(impl Fn() -> S + Sync),
+                                fill: &impl Fill<S, T>, busy: &Busy) -> usize {
+    use rayon::prelude::*;
+    let count = AtomicUsize::new(0);
+    pool.install(|| {
+        slots.par_chunks_mut(chunk).enumerate().for_each_init(init, |state, (index, part)| {
+            busy.span(rayon_worker(), || fill(state, index * chunk, part));
+            count.fetch_add(1, Ordering::Relaxed);
+        })
+    });
+    count.into_inner()
+}
+
+/// On every thread of the pool (a broadcast): each thread takes the chunk of its own index
+/// first, then claims the next unclaimed one (an atomic counter), so every worker gets work
+/// at every size with at least one chunk per worker. `par_chunks_mut`'s work stealing does
+/// not promise that: at 1 MiB the first thread could finish both chunks before the second,
+/// just woken, stole one.
+fn rayon_broadcast_chunks<T: Send, S>(pool: &rayon::ThreadPool, slots: &mut [T], chunk: usize, init: &(impl Fn() -> S + Sync),
+                                      fill: &impl Fill<S, T>, busy: &Busy) -> usize {
     let parts: Vec<Mutex<Option<(usize, &mut [T])>>> =
         slots.chunks_mut(chunk).enumerate().map(|(i, part)| Mutex::new(Some((i * chunk, part)))).collect();
     let next = AtomicUsize::new(pool.current_num_threads());
@@ -191,8 +218,7 @@ fn rayon_chunks<T: Send, S>(pool: &rayon::ThreadPool, slots: &mut [T], chunk: us
         let mut index = context.index();
         while index < parts.len() {
             if let Some((first, part)) = parts[index].lock().expect("chunk").take() {
-                used.mark(context.index());
-                fill(state.get_or_insert_with(init), first, part);
+                busy.span(context.index(), || fill(state.get_or_insert_with(init), first, part));
                 count += 1;
             }
             index = next.fetch_add(1, Ordering::Relaxed);
@@ -208,35 +234,39 @@ fn dealt_chunks<'a, T>(slots: &'a mut [T], chunking: &Chunking) -> Vec<Vec<(usiz
     deal(slots.chunks_mut(chunk).enumerate().map(|(i, part)| (i * chunk, part)), chunking.workers)
 }
 
-fn run_hand<T, S>(w: usize, hand: Vec<(usize, &mut [T])>, init: &impl Fn() -> S, fill: &impl Fill<S, T>, used: &WorkersUsed) -> usize {
+fn run_hand<T, S>(w: usize, hand: Vec<(usize, &mut [T])>, init: &impl Fn() -> S, fill: &impl Fill<S, T>, busy: &Busy) -> usize {
     let mut state = init();
     let chunks = hand.len();
     for (first, part) in hand {
-        used.mark(w);
-        fill(&mut state, first, part);
+        busy.span(w, || fill(&mut state, first, part));
     }
     chunks
 }
 
 /// The whole of a data-parallel repetition: start the workers, fill every chunk of `slots`,
-/// join the workers. Returns what ran (`None` for `seq`, which has no workers to report).
+/// join the workers. `origin` is the repetition's clock start (busy intervals count from it).
+/// Returns what ran (`None` for `seq`, which has no workers to report).
 pub fn run_chunks<T: Send, S>(
     shape: Shape,
     slots: &mut [T],
     chunking: &Chunking,
+    origin: Instant,
     init: impl Fn() -> S + Sync + Send,
     fill: impl Fill<S, T> + Send,
 ) -> Outcome<Option<Ran>> {
-    let used = WorkersUsed::new(chunking.workers);
+    let busy = Busy::new(chunking.workers, origin);
     let chunks = match shape {
         Shape::Seq => {
             fill(&mut init(), 0, slots);
             return Ok(None);
         }
-        Shape::Rayon => in_rayon_pool(chunking.workers, |pool| rayon_chunks(pool, slots, chunking.chunk, &init, &fill, &used))?,
-        Shape::Threads => on_scoped_threads(dealt_chunks(slots, chunking), |w, hand| run_hand(w, hand, &init, &fill, &used)).iter().sum(),
+        Shape::Rayon => in_rayon_pool(chunking.workers, false, |pool| rayon_par_chunks(pool, slots, chunking.chunk, &init, &fill, &busy))?,
+        Shape::RayonBroadcast => {
+            in_rayon_pool(chunking.workers, true, |pool| rayon_broadcast_chunks(pool, slots, chunking.chunk, &init, &fill, &busy))?
+        }
+        Shape::Threads => on_scoped_threads(dealt_chunks(slots, chunking), |w, hand| run_hand(w, hand, &init, &fill, &busy)).iter().sum(),
     };
-    Ok(Some(Ran { chunks, workers_used: used.count() }))
+    Ok(Some(Ran { chunks, busy }))
 }
 
 /// The same chunks in the same shape, timed with the workers already started: the ceilings'
@@ -248,14 +278,17 @@ pub fn time_chunks<T: Send, S>(
     init: impl Fn() -> S + Sync + Send,
     fill: impl Fill<S, T> + Send,
 ) -> Outcome<u128> {
-    let used = WorkersUsed::new(chunking.workers);
+    let busy = Busy::new(chunking.workers, Instant::now());
     Ok(match shape {
         Shape::Seq => crate::protocol::timed(|| fill(&mut init(), 0, slots)).1,
-        Shape::Rayon => in_rayon_pool(chunking.workers, |pool| {
-            crate::protocol::timed(|| rayon_chunks(pool, slots, chunking.chunk, &init, &fill, &used)).1
+        Shape::Rayon => in_rayon_pool(chunking.workers, true, |pool| {
+            crate::protocol::timed(|| rayon_par_chunks(pool, slots, chunking.chunk, &init, &fill, &busy)).1
+        })?,
+        Shape::RayonBroadcast => in_rayon_pool(chunking.workers, true, |pool| {
+            crate::protocol::timed(|| rayon_broadcast_chunks(pool, slots, chunking.chunk, &init, &fill, &busy)).1
         })?,
         Shape::Threads => timed_on_started_threads(dealt_chunks(slots, chunking), |w, hand| {
-            run_hand(w, hand, &init, &fill, &used);
+            run_hand(w, hand, &init, &fill, &busy);
         }),
     })
 }
@@ -311,7 +344,7 @@ mod tests {
 
     #[test]
     fn rayon_pool_has_exactly_the_workers_asked() {
-        let threads = in_rayon_pool(3, |pool| pool.broadcast(|context| context.index())).unwrap();
+        let threads = in_rayon_pool(3, true, |pool| pool.broadcast(|context| context.index())).unwrap();
         assert_eq!(threads, vec![0, 1, 2]);
     }
 
@@ -320,6 +353,7 @@ mod tests {
         let exited = std::sync::atomic::AtomicUsize::new(0);
         in_rayon_pool_noting_exits(
             3,
+            false,
             || {
                 exited.fetch_add(1, Ordering::SeqCst);
             },
@@ -329,14 +363,6 @@ mod tests {
         assert_eq!(exited.load(Ordering::SeqCst), 3);
     }
 
-    #[test]
-    fn workers_used_counts_distinct_workers() {
-        let used = WorkersUsed::new(4);
-        for w in [0, 2, 2, 0] {
-            used.mark(w);
-        }
-        assert_eq!(used.count(), 2);
-    }
 
     #[test]
     fn started_threads_are_timed_from_start_to_the_last_finish() {
@@ -359,13 +385,14 @@ mod tests {
     }
 
     #[test]
-    fn parallel_shapes_hand_a_chunk_to_every_worker() {
-        for shape in [Shape::Rayon, Shape::Threads] {
+    fn broadcast_and_threads_hand_a_chunk_to_every_worker() {
+        for shape in [Shape::RayonBroadcast, Shape::Threads] {
             let seen = (Mutex::new(HashSet::new()), Condvar::new());
             let mut out = vec![0u8; 4000];
             let chunking = Chunking::new(out.len(), 2, 1 << 20, None);
-            let ran = run_chunks(shape, &mut out, &chunking, || (), fill_waiting_for_two_threads(&seen)).unwrap();
-            assert_eq!(ran, Some(Ran { chunks: 2, workers_used: 2 }), "{shape:?}");
+            let ran = run_chunks(shape, &mut out, &chunking, Instant::now(), || (), fill_waiting_for_two_threads(&seen)).unwrap().unwrap();
+            assert_eq!((ran.chunks, ran.workers_used()), (2, 2), "{shape:?}");
+            assert_eq!(ran.busy.intervals().as_array().unwrap().len(), 2, "{shape:?}");
             assert!(out.iter().enumerate().all(|(k, &b)| b == k as u8), "{shape:?} filled every chunk");
         }
     }
@@ -375,16 +402,31 @@ mod tests {
         let mut out = vec![0u8; 10];
         let calls = std::sync::atomic::AtomicUsize::new(0);
         let chunking = Chunking::new(10, 1, usize::MAX, None);
-        let ran = run_chunks(Shape::Seq, &mut out, &chunking, || (), |_: &mut (), first, part: &mut [u8]| {
+        let ran = run_chunks(Shape::Seq, &mut out, &chunking, Instant::now(), || (), |_: &mut (), first, part: &mut [u8]| {
             calls.fetch_add(1, Ordering::Relaxed);
             assert_eq!((first, part.len()), (0, 10));
         });
-        assert_eq!((ran.unwrap(), calls.into_inner()), (None, 1));
+        assert!(ran.unwrap().is_none());
+        assert_eq!(calls.into_inner(), 1);
+    }
+
+    #[test]
+    fn rayon_par_chunks_runs_every_chunk_on_pool_threads_and_records_them() {
+        let mut out = vec![0u8; 10_000];
+        let chunking = Chunking::new(out.len(), 2, 1000, None);
+        let ran = run_chunks(Shape::Rayon, &mut out, &chunking, Instant::now(), || (), |_: &mut (), first, part: &mut [u8]| {
+            part.iter_mut().enumerate().for_each(|(k, b)| *b = (first + k) as u8)
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(ran.chunks, 10);
+        assert!((1..=2).contains(&ran.workers_used()), "{ran:?}");
+        assert!(out.iter().enumerate().all(|(k, &b)| b == k as u8));
     }
 
     #[test]
     fn every_shape_times_its_ceiling_over_every_chunk() {
-        for shape in [Shape::Seq, Shape::Rayon, Shape::Threads] {
+        for shape in [Shape::Seq, Shape::Rayon, Shape::RayonBroadcast, Shape::Threads] {
             let mut out = vec![0u8; 3001];
             let chunking = Chunking::new(out.len(), 2, 1000, None);
             let ns = time_chunks(shape, &mut out, &chunking, || (), |_: &mut (), _, part: &mut [u8]| part.fill(1)).unwrap();

@@ -1,6 +1,8 @@
 //! The harness protocol: argument parsing, the timed repetition loop and the JSON lines.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
@@ -33,6 +35,8 @@ pub struct Call {
     pub model: String,
     pub warmup: usize,
     pub repeat: usize,
+    /// `--variants`: one value per repetition, warm-ups first (protocol 2).
+    variants: Option<Vec<u64>>,
     params: BTreeMap<String, String>,
 }
 
@@ -49,10 +53,48 @@ impl Call {
             params.insert(name.to_string(), value.clone());
         }
         let model = params.remove("model").ok_or_else(|| bad_args("missing --model"))?;
-        let mut call = Call { workload, model, warmup: 0, repeat: 1, params };
+        let mut call = Call { workload, model, warmup: 0, repeat: 1, variants: None, params };
         call.warmup = call.take_number("warmup", 0)?;
         call.repeat = call.take_number("repeat", 1)?;
+        if let Some(text) = call.params.remove("variants") {
+            let variants = number_list("variants", &text)?;
+            if variants.len() != call.warmup + call.repeat {
+                return Err(bad_args(format!(
+                    "--variants has {} values; it needs one per repetition, warm-ups first: {}",
+                    variants.len(),
+                    call.warmup + call.repeat
+                )));
+            }
+            call.variants = Some(variants);
+        }
         Ok(call)
+    }
+
+    /// The value repetition `index` (warm-ups counted first) uses: its variant, else `base`.
+    pub fn variant(&self, index: usize, base: u64) -> u64 {
+        self.variants.as_ref().map_or(base, |variants| variants[index])
+    }
+
+    /// Every value a repetition of this call may use, so a workload can check them up front.
+    pub fn all_variants(&self, base: u64) -> Vec<u64> {
+        self.variants.clone().unwrap_or_else(|| vec![base])
+    }
+
+    /// `--kernel portable|tuned` (default portable); `tuned` only where the workload has one.
+    pub fn kernel(&self, has_tuned: bool) -> Outcome<KernelClass> {
+        match (self.text("kernel", Some("portable"))?.as_str(), has_tuned) {
+            ("portable", _) => Ok(KernelClass::Portable),
+            ("tuned", true) => Ok(KernelClass::Tuned),
+            (other, _) => {
+                let valid = if has_tuned { "portable, tuned" } else { "portable" };
+                Err(bad_args(format!("unknown --kernel '{other}' for {}; valid: {valid}", self.workload)))
+            }
+        }
+    }
+
+    /// A comma-separated list of non-negative integers (`--probes`); empty when not given.
+    pub fn numbers(&self, name: &str) -> Outcome<Vec<u64>> {
+        self.params.get(name).map_or(Ok(Vec::new()), |text| number_list(name, text))
     }
 
     fn take_number(&mut self, name: &str, default: usize) -> Outcome<usize> {
@@ -113,6 +155,188 @@ impl Call {
     }
 }
 
+fn number_list(name: &str, text: &str) -> Outcome<Vec<u64>> {
+    text.split(',')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            part.trim().parse().map_err(|_| bad_args(format!("--{name} takes non-negative integers separated by commas, got '{text}'")))
+        })
+        .collect()
+}
+
+/// The kernel class of protocol 2: the spec's algorithm as plain code, or an engineered one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelClass {
+    Portable,
+    Tuned,
+}
+
+impl KernelClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelClass::Portable => "portable",
+            KernelClass::Tuned => "tuned",
+        }
+    }
+}
+
+/// The process's CPU time (user and kernel) and minor page faults, from
+/// getrusage(RUSAGE_SELF): every thread of the process, ended ones included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub minor_faults: u64,
+}
+
+impl Usage {
+    pub fn now() -> Usage {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+            return Usage::default();
+        }
+        let ns = |time: libc::timeval| time.tv_sec as u64 * 1_000_000_000 + time.tv_usec as u64 * 1000;
+        Usage { user_ns: ns(usage.ru_utime), sys_ns: ns(usage.ru_stime), minor_faults: usage.ru_minflt as u64 }
+    }
+
+    /// What was used between `earlier` and this reading.
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        Usage {
+            user_ns: self.user_ns.saturating_sub(earlier.user_ns),
+            sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
+            minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
+        }
+    }
+}
+
+/// A timed region: the monotonic clock and the process's CPU time around the work.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured {
+    pub ns: u128,
+    pub usage: Usage,
+}
+
+/// Runs `work` as the timed region. `work` gets the clock's start, from which busy intervals
+/// are counted; rusage is read right after starting the clock and right before stopping it.
+pub fn measure<T>(work: impl FnOnce(Instant) -> T) -> (T, Measured) {
+    let started = Instant::now();
+    let before = Usage::now();
+    let result = work(started);
+    let after = Usage::now();
+    let ns = started.elapsed().as_nanos();
+    (result, Measured { ns, usage: after.since(&before) })
+}
+
+thread_local! {
+    // The worker number of the calling thread in one `Busy` record (its id, the number): pool
+    // threads without an index of their own (tokio's) are numbered in the order they first record.
+    static NUMBERED: Cell<(u64, usize)> = const { Cell::new((0, 0)) };
+}
+static NEXT_BUSY_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One worker's interval, on its own cache line: only that worker writes it.
+#[repr(align(64))]
+struct Interval {
+    first: AtomicU64,
+    last: AtomicU64,
+}
+
+/// Each worker's busy interval in one repetition (`extra.busy`), from the moment it starts
+/// its first unit of work to the moment it finishes its last, in ns from the clock's start.
+/// A worker that recorded nothing did no work, so this is also `workers_used`.
+pub struct Busy {
+    origin: Instant,
+    id: u64,
+    next: AtomicUsize,
+    intervals: Vec<Interval>,
+}
+
+impl Busy {
+    pub fn new(workers: usize, origin: Instant) -> Busy {
+        let intervals = (0..workers).map(|_| Interval { first: AtomicU64::new(u64::MAX), last: AtomicU64::new(0) }).collect();
+        Busy { origin, id: NEXT_BUSY_ID.fetch_add(1, Ordering::Relaxed), next: AtomicUsize::new(0), intervals }
+    }
+
+    fn offset(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.origin).as_nanos() as u64
+    }
+
+    /// Worker `worker` was busy from `start` to `end`. A worker number is written by one
+    /// thread only, so plain loads and stores suffice (no read-modify-write on the hot path).
+    pub fn record(&self, worker: usize, start: Instant, end: Instant) {
+        let Some(interval) = self.intervals.get(worker) else { return };
+        if interval.first.load(Ordering::Relaxed) == u64::MAX {
+            interval.first.store(self.offset(start), Ordering::Relaxed);
+        }
+        interval.last.store(self.offset(end), Ordering::Relaxed);
+    }
+
+    /// Runs `work` as busy time of `worker`.
+    pub fn span<T>(&self, worker: usize, work: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let result = work();
+        self.record(worker, start, Instant::now());
+        result
+    }
+
+    /// The calling thread's worker number here, given in the order threads first ask.
+    pub fn this_worker(&self) -> usize {
+        NUMBERED.with(|numbered| {
+            let (id, worker) = numbered.get();
+            if id == self.id {
+                return worker;
+            }
+            let worker = self.next.fetch_add(1, Ordering::Relaxed);
+            numbered.set((self.id, worker));
+            worker
+        })
+    }
+
+    /// Runs `work` as busy time of the calling thread's worker number.
+    pub fn span_here<T>(&self, work: impl FnOnce() -> T) -> T {
+        let worker = self.this_worker();
+        self.span(worker, work)
+    }
+
+    /// The calling thread's worker did a moment of work now (one clock read: a link of a
+    /// chain, a step of a coroutine).
+    pub fn touch_here(&self) {
+        let now = Instant::now();
+        self.record(self.this_worker(), now, now);
+    }
+
+    /// How many workers recorded work.
+    pub fn used(&self) -> usize {
+        self.intervals.iter().filter(|i| i.first.load(Ordering::Relaxed) != u64::MAX).count()
+    }
+
+    /// `[[worker, start_ns, end_ns], …]` of the workers that recorded work.
+    pub fn intervals(&self) -> Value {
+        let listed: Vec<Value> = self
+            .intervals
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.first.load(Ordering::Relaxed) != u64::MAX)
+            .map(|(w, i)| json!([w, i.first.load(Ordering::Relaxed), i.last.load(Ordering::Relaxed)]))
+            .collect();
+        Value::Array(listed)
+    }
+}
+
+/// One repetition as the workload sees it: its index (warm-ups first) and the call's variant.
+#[derive(Debug, Clone, Copy)]
+pub struct Rep {
+    pub index: usize,
+}
+
+impl Rep {
+    /// This repetition's value of the varied param (`base` without `--variants`).
+    pub fn variant(&self, call: &Call, base: u64) -> u64 {
+        call.variant(self.index, base)
+    }
+}
+
 /// What one repetition measured; `extra` holds the figures the workload adds.
 pub struct Sample {
     pub ns: u128,
@@ -122,8 +346,19 @@ pub struct Sample {
 }
 
 impl Sample {
-    pub fn new(ns: u128, items: u64, checksum: String) -> Sample {
-        Sample { ns, items, checksum, extra: Map::new() }
+    /// A repetition's line: `ns` and the CPU time of the timed region (`cpu_user_ns`,
+    /// `cpu_sys_ns`, and `minor_faults` as a diagnostic).
+    pub fn new(measured: Measured, items: u64, checksum: String) -> Sample {
+        let usage = measured.usage;
+        Sample { ns: measured.ns, items, checksum, extra: Map::new() }
+            .with("cpu_user_ns", usage.user_ns)
+            .with("cpu_sys_ns", usage.sys_ns)
+            .with("minor_faults", usage.minor_faults)
+    }
+
+    /// The busy intervals of a model whose workers are counted.
+    pub fn with_busy(self, busy: &Busy) -> Sample {
+        self.with("busy", busy.intervals())
     }
 
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Sample {
@@ -139,25 +374,99 @@ pub fn timed<T>(work: impl FnOnce() -> T) -> (T, u128) {
     (result, started.elapsed().as_nanos())
 }
 
-/// Runs the warm-up repetitions silently, then prints one JSON line per timed repetition.
-/// `common` is merged into every line's `extra` (workers, flags, load_ns…).
-pub fn repeat(
-    call: &Call,
-    common: &Map<String, Value>,
-    mut one_repetition: impl FnMut() -> Outcome<Sample>,
-) -> Outcome<()> {
-    for _ in 0..call.warmup {
-        one_repetition()?;
-    }
-    for rep in 0..call.repeat {
-        let sample = one_repetition()?;
+/// Runs the warm-up repetitions, then the timed ones, one JSON line each: `{"warmup":j,…}`,
+/// then `{"rep":i,…}`. `common` is merged into every line's `extra` (workers, kernel,
+/// load_ns…). Each repetition gets its `Rep` (index, so its variant).
+pub fn repeat(call: &Call, common: &Map<String, Value>, mut one_repetition: impl FnMut(Rep) -> Outcome<Sample>) -> Outcome<()> {
+    for index in 0..call.warmup + call.repeat {
+        let sample = one_repetition(Rep { index })?;
         let mut extra = common.clone();
         extra.extend(sample.extra);
-        let mut line = json!({"rep": rep, "ns": sample.ns as u64, "items": sample.items, "checksum": sample.checksum});
-        if !extra.is_empty() {
-            line["extra"] = Value::Object(extra);
-        }
-        println!("{line}");
+        let (label, number) = if index < call.warmup { ("warmup", index) } else { ("rep", index - call.warmup) };
+        let mut line = json!({label: number, "ns": sample.ns as u64, "items": sample.items, "checksum": sample.checksum});
+        line["extra"] = Value::Object(extra);
+        // One write per line, flushed, so the launcher's timestamp of a line is when it was made.
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}").and_then(|()| out.flush()).map_err(|e| crash("writing a result line", e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(args: &[&str]) -> Outcome<Call> {
+        Call::parse(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn touching_fresh_pages_counts_minor_faults_and_cpu_time() {
+        let (touched, measured) = measure(|_| {
+            // 64 MiB mapped fresh and written: the kernel faults its pages in.
+            let mut pages = vec![0u8; 64 << 20];
+            pages.iter_mut().step_by(4096).for_each(|b| *b = 1);
+            std::hint::black_box(&pages);
+            pages.len()
+        });
+        let usage = measured.usage;
+        assert_eq!(touched, 64 << 20);
+        assert!(usage.minor_faults >= 32, "{usage:?}");
+        assert!(usage.user_ns + usage.sys_ns > 0, "{usage:?}");
+        assert!(measured.ns > 0);
+    }
+
+    #[test]
+    fn variants_give_each_repetition_its_own_value_warm_ups_first() {
+        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2", "--variants", "642,1023,5"]).unwrap();
+        assert_eq!([c.variant(0, 7), c.variant(1, 7), c.variant(2, 7)], [642, 1023, 5]);
+        let plain = call(&["sdes-ecb", "--model", "seq", "--repeat", "2"]).unwrap();
+        assert_eq!([plain.variant(0, 7), plain.variant(1, 7)], [7, 7]);
+    }
+
+    #[test]
+    fn variants_must_match_the_repetitions() {
+        assert!(matches!(call(&["x", "--model", "m", "--repeat", "2", "--variants", "1"]), Err(Failure::BadArguments(_))));
+        assert!(matches!(call(&["x", "--model", "m", "--variants", "a"]), Err(Failure::BadArguments(_))));
+    }
+
+    #[test]
+    fn kernel_defaults_to_portable_and_tuned_only_where_it_exists() {
+        let portable = call(&["keygen", "--model", "seq"]).unwrap();
+        assert_eq!(portable.kernel(true).unwrap(), KernelClass::Portable);
+        let tuned = call(&["keygen", "--model", "seq", "--kernel", "tuned"]).unwrap();
+        assert_eq!(tuned.kernel(true).unwrap(), KernelClass::Tuned);
+        assert!(matches!(tuned.kernel(false), Err(Failure::BadArguments(_))));
+    }
+
+    #[test]
+    fn probes_are_a_list_of_indices() {
+        let c = call(&["keygen", "--model", "seq", "--probes", "0,100,256"]).unwrap();
+        assert_eq!(c.numbers("probes").unwrap(), vec![0, 100, 256]);
+        assert!(call(&["keygen", "--model", "seq"]).unwrap().numbers("probes").unwrap().is_empty());
+    }
+
+    #[test]
+    fn busy_keeps_one_interval_per_worker_from_first_start_to_last_end() {
+        let origin = Instant::now();
+        let busy = Busy::new(3, origin);
+        let at = |ns| origin + std::time::Duration::from_nanos(ns);
+        busy.record(0, at(10), at(20));
+        busy.record(0, at(30), at(40));
+        busy.record(2, at(15), at(25));
+        assert_eq!(busy.used(), 2);
+        assert_eq!(busy.intervals(), json!([[0, 10, 40], [2, 15, 25]]));
+    }
+
+    #[test]
+    fn threads_are_numbered_in_the_order_they_first_record() {
+        let busy = Busy::new(2, Instant::now());
+        let here = busy.this_worker();
+        assert_eq!(busy.this_worker(), here);
+        let there = std::thread::scope(|s| s.spawn(|| busy.this_worker()).join().unwrap());
+        assert_eq!((here, there), (0, 1));
+        // A new record numbers afresh.
+        assert_eq!(Busy::new(2, Instant::now()).this_worker(), 0);
+    }
 }

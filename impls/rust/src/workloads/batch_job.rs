@@ -1,10 +1,8 @@
 //! batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -12,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
 use crate::parallel::{in_rayon_pool, Chunking, Ran};
-use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
+use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
 use crate::workloads::{plain, Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -32,7 +30,7 @@ pub const WORKLOAD: Workload = Workload {
             family: "data-parallel",
             workers: true,
             params: &[],
-            note: "par_iter().try_for_each_init: one connection per Rayon job split; blocking I/O on a pool of --workers threads built and joined inside the timed region (build_scoped)",
+            note: "Rayon's own scheduler: par_iter().try_for_each_init over the work list, one connection per Rayon job split; blocking I/O on a pool of --workers threads built and joined inside the timed region (build_scoped, pool.install)",
         },
         Model {
             name: "tokio",
@@ -42,8 +40,12 @@ pub const WORKLOAD: Workload = Workload {
             note: "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections (rusqlite / sync postgres client); alignment on the --workers async threads; runtime built and shut down inside the timed region",
         },
     ],
+    kernels: &[("portable", PORTABLE)],
     run,
 };
+
+/// The alignment as the spec reads it; there is no tuned kernel.
+const PORTABLE: &str = "LCS suffix table over bytes (one Vec<u32>, plain nested loops) and the spec's walk";
 
 /// Long enough that concurrent SQLite writers queue for the lock instead of failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -259,31 +261,39 @@ impl Connection {
 }
 
 /// What the documents of one run added up to: the time in alignment (cpu) and in file and
-/// database work (io), how many were done and on which threads they were aligned.
-#[derive(Default)]
+/// database work (io), how many were done, and each worker's busy interval: the whole
+/// document for the threads and Rayon models, the alignment for tokio (whose I/O runs on the
+/// blocking pool, not on the workers).
 pub struct TimeSplit {
     cpu_ns: AtomicU64,
     io_ns: AtomicU64,
     documents: AtomicUsize,
-    aligned_on: Mutex<HashSet<ThreadId>>,
+    busy: Busy,
+    whole_documents: bool,
 }
 
 impl TimeSplit {
+    /// `origin`: the clock's start; `whole_documents`: busy spans whole documents.
+    pub fn new(workers: usize, origin: Instant, whole_documents: bool) -> TimeSplit {
+        TimeSplit { cpu_ns: AtomicU64::new(0), io_ns: AtomicU64::new(0), documents: AtomicUsize::new(0), busy: Busy::new(workers, origin), whole_documents }
+    }
+
     fn add(&self, cpu: Duration, io: Duration) {
         self.cpu_ns.fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
         self.io_ns.fetch_add(io.as_nanos() as u64, Ordering::Relaxed);
         self.documents.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Aligns on the calling thread, timing it and noting the thread (a worker that was used).
+    /// Aligns on the calling thread, timing it (and, for tokio, noting the worker busy).
     fn align(&self, old: &str, new: &str, spans: &[Span]) -> (Vec<Span>, Duration) {
-        self.aligned_on.lock().expect("thread set").insert(std::thread::current().id());
-        let (aligned, cpu_ns) = timed(|| align_annotations(old.as_bytes(), new.as_bytes(), spans));
+        let align = || timed(|| align_annotations(old.as_bytes(), new.as_bytes(), spans));
+        let (aligned, cpu_ns) = if self.whole_documents { align() } else { self.busy.span_here(align) };
         (aligned, Duration::from_nanos(cpu_ns as u64))
     }
 
-    fn ran(&self) -> Ran {
-        Ran { chunks: self.documents.load(Ordering::Relaxed), workers_used: self.aligned_on.lock().expect("thread set").len() }
+    /// Documents are the chunks; a worker that recorded busy time was used.
+    fn ran(self) -> Ran {
+        Ran { chunks: self.documents.load(Ordering::Relaxed), busy: self.busy }
     }
 }
 
@@ -298,8 +308,13 @@ fn read_document(docs_dir: &Path, doc_id: i64) -> Outcome<(String, String)> {
     Ok((field("old")?, field("new")?))
 }
 
-/// The whole per-document job: read, align, write back in one transaction.
+/// The whole per-document job: read, align, write back in one transaction; busy time of the
+/// calling thread's worker.
 pub fn process_document(db: &mut Connection, docs_dir: &Path, doc_id: i64, split: &TimeSplit) -> Outcome<()> {
+    split.busy.span_here(|| process_document_here(db, docs_dir, doc_id, split))
+}
+
+fn process_document_here(db: &mut Connection, docs_dir: &Path, doc_id: i64, split: &TimeSplit) -> Outcome<()> {
     let io_started = Instant::now();
     let (old, new) = read_document(docs_dir, doc_id)?;
     let spans = db.annotations(doc_id)?;
@@ -445,24 +460,33 @@ pub fn job_tokio(database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, w
 fn run(call: &Call) -> Outcome<()> {
     let docs_dir = PathBuf::from(call.text("docs-dir", None)?);
     let database = Database::from_url(&call.text("db", None)?)?;
+    let class = call.kernel(false)?;
     let workers = if call.model == "seq" { 1 } else { call.workers()? };
-    repeat(call, &Map::new(), || {
-        let split = Arc::new(TimeSplit::default());
-        let (done, ns) = timed(|| match call.model.as_str() {
-            "seq" => job_seq(&database, &docs_dir, &split),
-            "threads" => job_threads(&database, &docs_dir, &split, workers),
-            "rayon" => in_rayon_pool(workers, |pool| pool.install(|| job_rayon(&database, &docs_dir, &split)))?,
-            "tokio" => job_tokio(&database, &docs_dir, &split, workers),
-            other => unreachable!("the registry lists no batch-job model '{other}'"),
+    let mut common = Map::new();
+    common.insert("kernel".into(), Value::from(class.name()));
+    common.insert("kernel_detail".into(), Value::from(PORTABLE));
+    repeat(call, &common, |_| {
+        let ((split, done), measured) = measure(|origin| {
+            let split = Arc::new(TimeSplit::new(workers, origin, call.model != "tokio"));
+            let done = match call.model.as_str() {
+                "seq" => job_seq(&database, &docs_dir, &split),
+                "threads" => job_threads(&database, &docs_dir, &split, workers),
+                "rayon" => in_rayon_pool(workers, false, |pool| pool.install(|| job_rayon(&database, &docs_dir, &split))).and_then(|done| done),
+                "tokio" => job_tokio(&database, &docs_dir, &split, workers),
+                other => unreachable!("the registry lists no batch-job model '{other}'"),
+            };
+            (split, done)
         });
         let done = done?;
-        let checksum = database.connect()?.annotations_digest()?;
-        let mut sample = Sample::new(ns, done as u64, checksum)
+        let (checksum, checksum_ns) = timed(|| database.connect()?.annotations_digest());
+        let split = Arc::into_inner(split).ok_or_else(|| crash("batch-job", "a worker kept the time split"))?;
+        let mut sample = Sample::new(measured, done as u64, checksum?)
+            .with("checksum_ns", checksum_ns as u64)
             .with("cpu_ns", split.cpu_ns.load(Ordering::Relaxed))
             .with("io_ns", split.io_ns.load(Ordering::Relaxed));
         if call.model != "seq" {
             // One document is one chunk.
-            sample = sample.with_ran(&Chunking::new(done, workers, 1, None), split.ran());
+            sample = sample.with_ran(&Chunking::new(done, workers, 1, None), &split.ran());
         }
         Ok(sample)
     })
@@ -549,13 +573,13 @@ pub(crate) mod tests {
         let mut digests = Vec::new();
         for model in ["seq", "threads-1", "threads-3", "rayon", "tokio"] {
             let (folder, database) = prepare_job(model, 23);
-            let split = Arc::new(TimeSplit::default());
+            let split = Arc::new(TimeSplit::new(3, Instant::now(), model != "tokio"));
             let done = match model {
                 "seq" => job_seq(&database, &folder, &split),
                 "threads-1" => job_threads(&database, &folder, &split, 1),
                 "threads-3" => job_threads(&database, &folder, &split, 3),
                 "tokio" => job_tokio(&database, &folder, &split, 3),
-                _ => in_rayon_pool(2, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
+                _ => in_rayon_pool(2, false, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
             }
             .unwrap();
             assert_eq!(done, 23, "{model} processed every pending document");
@@ -571,16 +595,17 @@ pub(crate) mod tests {
     fn parallel_models_count_documents_as_chunks_and_the_threads_that_aligned_them() {
         for model in ["threads", "rayon", "tokio"] {
             let (folder, database) = prepare_job(&format!("ran-{model}"), 12);
-            let split = Arc::new(TimeSplit::default());
+            let split = Arc::new(TimeSplit::new(2, Instant::now(), model != "tokio"));
             match model {
                 "threads" => job_threads(&database, &folder, &split, 2),
-                "rayon" => in_rayon_pool(2, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
+                "rayon" => in_rayon_pool(2, false, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
                 _ => job_tokio(&database, &folder, &split, 2),
             }
             .unwrap();
-            let ran = split.ran();
+            let ran = Arc::into_inner(split).unwrap().ran();
             assert_eq!(ran.chunks, 12, "{model}");
-            assert!((1..=2).contains(&ran.workers_used), "{model}: {ran:?}");
+            assert!((1..=2).contains(&ran.workers_used()), "{model}: {ran:?}");
+            assert_eq!(ran.busy.intervals().as_array().unwrap().len(), ran.workers_used(), "{model}");
             std::fs::remove_dir_all(folder).unwrap();
         }
     }

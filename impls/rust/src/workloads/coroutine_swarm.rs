@@ -1,12 +1,13 @@
 //! coroutine-swarm: `tasks` coroutines each yielding `steps` times and folding its FizzBuzz lines.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
-use crate::protocol::{bad_args, repeat, Call, Failure, Outcome, Sample};
-use crate::usage::measured;
+use crate::protocol::{bad_args, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -29,6 +30,7 @@ pub const WORKLOAD: Workload = Workload {
             note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
         },
     ],
+    kernels: &[],
     run,
 };
 
@@ -61,20 +63,63 @@ pub fn form_line(line: &mut Vec<u8>, task: u64, step: u64) {
     }
 }
 
+/// The scheduler's passes from one task to another, counted at every step as protocol 2 says:
+/// `prev = last.swap(me); if prev != me: switches += 1` (the first step of all has no `prev`).
+#[derive(Debug)]
+pub struct Switches {
+    last: AtomicU64,
+    count: AtomicU64,
+}
+
+const NO_TASK: u64 = u64::MAX;
+
+impl Default for Switches {
+    fn default() -> Switches {
+        Switches { last: AtomicU64::new(NO_TASK), count: AtomicU64::new(0) }
+    }
+}
+
+impl Switches {
+    pub fn step(&self, me: u64) {
+        let prev = self.last.swap(me, Ordering::Relaxed);
+        if prev != me && prev != NO_TASK {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+}
+
 /// The article's program 1: the same lines in a plain loop, the baseline for switch cost.
-pub fn swarm_seq(tasks: u64, steps: u64) -> OrderFreeDigest {
+/// Task t's lines carry the id `t + salt`. Returns the digest and the switches (one thread,
+/// so a plain variable: `tasks − 1`, the tasks never interleave).
+pub fn swarm_seq(tasks: u64, steps: u64, salt: u64) -> (OrderFreeDigest, u64) {
     let mut digest = OrderFreeDigest::default();
     let mut line = Vec::with_capacity(48);
+    let (mut last, mut switches) = (NO_TASK, 0);
     for task in 0..tasks {
         for step in 0..steps {
-            form_line(&mut line, task, step);
+            if last != task && last != NO_TASK {
+                switches += 1;
+            }
+            last = task;
+            form_line(&mut line, task + salt, step);
             digest.add_item(&line);
         }
     }
-    digest
+    (digest, switches)
 }
 
-async fn one_task(task: u64, steps: u64, sleep: Option<Duration>) -> OrderFreeDigest {
+/// What every task of one swarm shares: the switch count and, on the multi-thread runtime,
+/// the busy intervals of its worker threads.
+pub struct Shared {
+    pub switches: Switches,
+    pub busy: Option<Busy>,
+}
+
+async fn one_task(task: u64, steps: u64, salt: u64, sleep: Option<Duration>, shared: Arc<Shared>) -> OrderFreeDigest {
     let mut digest = OrderFreeDigest::default();
     let mut line = Vec::with_capacity(48);
     for step in 0..steps {
@@ -82,15 +127,19 @@ async fn one_task(task: u64, steps: u64, sleep: Option<Duration>) -> OrderFreeDi
             None => tokio::task::yield_now().await,
             Some(pause) => tokio::time::sleep(pause).await,
         }
-        form_line(&mut line, task, step);
+        shared.switches.step(task);
+        if let Some(busy) = &shared.busy {
+            busy.touch_here();
+        }
+        form_line(&mut line, task + salt, step);
         digest.add_item(&line);
     }
     digest
 }
 
 /// Spawns every task, then waits for all; returns the digest and the time until all existed.
-pub async fn swarm_tokio(tasks: u64, steps: u64, sleep: Option<Duration>, started: Instant) -> (OrderFreeDigest, u128) {
-    let handles: Vec<_> = (0..tasks).map(|task| tokio::spawn(one_task(task, steps, sleep))).collect();
+pub async fn swarm_tokio(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, started: Instant, shared: Arc<Shared>) -> (OrderFreeDigest, u128) {
+    let handles: Vec<_> = (0..tasks).map(|task| tokio::spawn(one_task(task, steps, salt, sleep, shared.clone()))).collect();
     let spawn_ns = started.elapsed().as_nanos();
     let mut digest = OrderFreeDigest::default();
     for handle in handles {
@@ -107,14 +156,21 @@ fn make_runtime(workers: Option<usize>) -> Outcome<tokio::runtime::Runtime> {
     .map_err(|e| Failure::Limit(e.to_string()))
 }
 
-/// One timed repetition: the runtime built, every task spawned and finished, the runtime
-/// dropped (which joins its threads). Returns the digest, ns and spawn_ns.
-fn swarm_repetition(tasks: u64, steps: u64, sleep: Option<Duration>, workers: Option<usize>) -> Outcome<(OrderFreeDigest, u128, u128)> {
-    let started = Instant::now();
+/// What a repetition of a tokio model gives back.
+pub struct Swarmed {
+    pub digest: OrderFreeDigest,
+    pub spawn_ns: u128,
+    pub shared: Arc<Shared>,
+}
+
+/// One timed repetition (`started` is the clock's start): the runtime built, every task
+/// spawned and finished, the runtime dropped (which joins its threads).
+fn swarm_repetition(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, workers: Option<usize>, started: Instant) -> Outcome<Swarmed> {
+    let shared = Arc::new(Shared { switches: Switches::default(), busy: workers.map(|w| Busy::new(w, started)) });
     let runtime = make_runtime(workers)?;
-    let (digest, spawn_ns) = runtime.block_on(swarm_tokio(tasks, steps, sleep, started));
+    let (digest, spawn_ns) = runtime.block_on(swarm_tokio(tasks, steps, salt, sleep, started, shared.clone()));
     drop(runtime);
-    Ok((digest, started.elapsed().as_nanos(), spawn_ns))
+    Ok(Swarmed { digest, spawn_ns, shared })
 }
 
 /// The yield ceiling: one task on a runtime of the same shape yields `yields` times, forming
@@ -144,10 +200,11 @@ fn run(call: &Call) -> Outcome<()> {
             return Err(bad_args("seq has no scheduler to sleep in; valid --sleep-ms for seq: 0"))
         }
         "seq" => {
-            return repeat(call, &common, || {
-                let started = Instant::now();
-                let digest = swarm_seq(tasks, steps);
-                Ok(Sample::new(started.elapsed().as_nanos(), tasks, digest.hex()))
+            return repeat(call, &common, |rep| {
+                let salt = rep.variant(call, 0);
+                let ((digest, switches), measured) = measure(|_| swarm_seq(tasks, steps, salt));
+                let (checksum, checksum_ns) = timed(|| digest.hex());
+                Ok(Sample::new(measured, tasks, checksum).with("checksum_ns", checksum_ns as u64).with("switches", switches))
             })
         }
         "tokio" => {
@@ -158,10 +215,19 @@ fn run(call: &Call) -> Outcome<()> {
         "tokio-current-thread" => None,
         other => unreachable!("the registry lists no coroutine-swarm model '{other}'"),
     };
-    repeat(call, &common, || {
-        let (outcome, usage) = measured(|| swarm_repetition(tasks, steps, sleep, workers));
-        let (digest, ns, spawn_ns) = outcome?;
-        let sample = Sample::new(ns, tasks, digest.hex()).with("spawn_ns", spawn_ns as u64).with_usage(usage);
+    repeat(call, &common, |rep| {
+        // The variant is the salt: task t's lines carry the id t + salt.
+        let salt = rep.variant(call, 0);
+        let (outcome, measured) = measure(|started| swarm_repetition(tasks, steps, salt, sleep, workers, started));
+        let swarmed = outcome?;
+        let (checksum, checksum_ns) = timed(|| swarmed.digest.hex());
+        let mut sample = Sample::new(measured, tasks, checksum)
+            .with("checksum_ns", checksum_ns as u64)
+            .with("spawn_ns", swarmed.spawn_ns as u64)
+            .with("switches", swarmed.shared.switches.count());
+        if let Some(busy) = &swarmed.shared.busy {
+            sample = sample.with_busy(busy);
+        }
         if sleep.is_some() {
             return Ok(sample);
         }
@@ -174,8 +240,16 @@ fn run(call: &Call) -> Outcome<()> {
 mod tests {
     use super::*;
 
+    fn tokio_swarmed(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, workers: Option<usize>) -> Swarmed {
+        swarm_repetition(tasks, steps, salt, sleep, workers, Instant::now()).unwrap()
+    }
+
     fn tokio_swarm(tasks: u64, steps: u64, sleep: Option<Duration>, workers: Option<usize>) -> String {
-        swarm_repetition(tasks, steps, sleep, workers).unwrap().0.hex()
+        tokio_swarmed(tasks, steps, 0, sleep, workers).digest.hex()
+    }
+
+    fn seq_hex(tasks: u64, steps: u64, salt: u64) -> String {
+        swarm_seq(tasks, steps, salt).0.hex()
     }
 
     #[test]
@@ -193,18 +267,51 @@ mod tests {
 
     #[test]
     fn tasks3_steps10() {
-        assert_eq!(swarm_seq(3, 10).hex(), "1161d008ce58dc37");
+        assert_eq!(seq_hex(3, 10, 0), "1161d008ce58dc37");
         assert_eq!(tokio_swarm(3, 10, None, Some(2)), "1161d008ce58dc37");
+    }
+
+    #[test]
+    fn tasks3_steps10_salted() {
+        for (salt, digest) in [(0, "1161d008ce58dc37"), (1000, "bb33744708f665dd"), (4_294_967_295, "2540eadf7cfb00ad")] {
+            assert_eq!(seq_hex(3, 10, salt), digest, "seq salt {salt}");
+            for workers in [Some(2), None] {
+                assert_eq!(tokio_swarmed(3, 10, salt, None, workers).digest.hex(), digest, "tokio {workers:?} salt {salt}");
+            }
+        }
+    }
+
+    #[test]
+    fn switches_count_every_pass_from_one_task_to_another() {
+        assert_eq!(swarm_seq(50, 10, 0).1, 49);
+        let switches = Switches::default();
+        for task in [0, 0, 1, 1, 0, 2] {
+            switches.step(task);
+        }
+        assert_eq!(switches.count(), 3);
+        // Yielding tasks interleave: far more switches than tasks − 1.
+        for workers in [Some(2), None] {
+            let swarmed = tokio_swarmed(50, 10, 0, None, workers);
+            assert!(swarmed.shared.switches.count() > 49, "{workers:?}: {:?}", swarmed.shared.switches);
+        }
+    }
+
+    #[test]
+    fn the_multi_thread_swarm_records_its_worker_threads_busy() {
+        let swarmed = tokio_swarmed(200, 10, 0, None, Some(2));
+        let busy = swarmed.shared.busy.as_ref().unwrap();
+        assert!((1..=2).contains(&busy.used()));
+        assert!(tokio_swarmed(10, 2, 0, None, None).shared.busy.is_none());
     }
 
     #[test]
     fn every_model_agrees_on_arbitrary_parameters() {
         for (tasks, steps) in [(301, 7), (1000, 16), (1, 31)] {
-            let expected = swarm_seq(tasks, steps).hex();
+            let expected = seq_hex(tasks, steps, 0);
             assert_eq!(tokio_swarm(tasks, steps, None, Some(2)), expected);
             assert_eq!(tokio_swarm(tasks, steps, None, None), expected);
         }
-        assert_eq!(tokio_swarm(50, 3, Some(Duration::from_millis(1)), Some(2)), swarm_seq(50, 3).hex());
+        assert_eq!(tokio_swarm(50, 3, Some(Duration::from_millis(1)), Some(2)), seq_hex(50, 3, 0));
     }
 
     #[test]
@@ -215,7 +322,8 @@ mod tests {
 
     #[test]
     fn spawn_ns_is_within_ns() {
-        let (_, ns, spawn_ns) = swarm_repetition(100, 2, None, Some(2)).unwrap();
-        assert!(spawn_ns > 0 && spawn_ns <= ns);
+        let started = Instant::now();
+        let spawn_ns = swarm_repetition(100, 2, 0, None, Some(2), started).unwrap().spawn_ns;
+        assert!(spawn_ns > 0 && spawn_ns <= started.elapsed().as_nanos());
     }
 }

@@ -10,7 +10,7 @@ pub mod spawn_chain;
 
 use serde_json::{json, Map, Value};
 
-use crate::protocol::{bad_args, Call, Outcome};
+use crate::protocol::{bad_args, Call, KernelClass, Outcome};
 
 pub struct Model {
     pub name: &'static str,
@@ -29,6 +29,9 @@ pub struct Workload {
     /// The workload's params, spelled as in `--list` (`docs_dir`; the flag is `--docs-dir`).
     pub params: &'static [&'static str],
     pub models: &'static [Model],
+    /// The kernel classes (protocol 2) with what each runs: `("portable", detail)` first, then
+    /// `("tuned", detail)` where there is one; empty where the workload has no kernel classes.
+    pub kernels: &'static [(&'static str, &'static str)],
     /// Runs one case; only called with a model of `models` and params this entry accepts.
     pub run: fn(&Call) -> Outcome<()>,
 }
@@ -58,6 +61,10 @@ pub fn dispatch(call: &Call) -> Outcome<()> {
         call.unknown_model(&names)
     })?;
     call.only_params(&workload.accepted_params(model))?;
+    if !workload.kernels.is_empty() && call.kernel(workload.has_tuned())? == KernelClass::Tuned {
+        // The tuned kernels allocate with mimalloc; the portable ones with the system's.
+        crate::allocator::use_mimalloc();
+    }
     (workload.run)(call)
 }
 
@@ -65,12 +72,23 @@ impl Workload {
     /// The flags a call of `model` may carry, spelled as on the command line.
     fn accepted_params(&self, model: &Model) -> Vec<String> {
         let workers: &[&str] = if model.workers { &["workers"] } else { &[] };
-        self.params.iter().chain(model.params).chain(workers).map(|p| p.replace('_', "-")).collect()
+        let kernel: &[&str] = if self.kernels.is_empty() { &[] } else { &["kernel"] };
+        self.params.iter().chain(model.params).chain(workers).chain(kernel).map(|p| p.replace('_', "-")).collect()
+    }
+
+    /// Whether `--kernel tuned` exists for this workload.
+    pub fn has_tuned(&self) -> bool {
+        self.kernels.iter().any(|(class, _)| *class == "tuned")
     }
 
     fn listed(&self) -> Value {
         let models: Map<String, Value> = self.models.iter().map(|m| (m.name.to_string(), m.listed())).collect();
-        json!({"params": self.params, "models": models})
+        let mut entry = json!({"params": self.params, "models": models});
+        if !self.kernels.is_empty() {
+            let kernels: Map<String, Value> = self.kernels.iter().map(|(class, detail)| (class.to_string(), json!(detail))).collect();
+            entry["kernels"] = Value::Object(kernels);
+        }
+        entry
     }
 }
 
@@ -122,6 +140,28 @@ mod tests {
         assert!(is_bad_args(dispatch(&call(&["nope", "--model", "seq"]))));
         assert!(is_bad_args(dispatch(&call(&["keygen", "--model", "nope", "--count", "1"]))));
         assert!(is_bad_args(dispatch(&call(&["keygen", "--model", "seq", "--count", "1", "--typo", "1"]))));
+    }
+
+    #[test]
+    fn kernels_are_listed_where_the_workload_has_classes() {
+        let listed = listed();
+        for workload in ["sdes-ecb", "keygen", "batch-job"] {
+            assert!(listed[workload]["kernels"]["portable"].is_string(), "{workload}");
+        }
+        assert!(listed["sdes-ecb"]["kernels"]["tuned"].is_string());
+        assert!(listed["keygen"]["kernels"]["tuned"].is_string());
+        assert!(listed["batch-job"]["kernels"].get("tuned").is_none());
+        assert!(is_bad_args(dispatch(&call(&["batch-job", "--model", "seq", "--docs-dir", "x", "--db", "sqlite:x", "--kernel", "tuned"]))));
+    }
+
+    #[test]
+    fn rayon_is_par_chunks_wherever_it_is_listed() {
+        let listed = listed();
+        for workload in ["sdes-ecb", "keygen"] {
+            let note = listed[workload]["models"]["rayon"]["note"].as_str().unwrap();
+            assert!(note.contains("par_chunks"), "{workload}: {note}");
+        }
+        assert!(listed["batch-job"]["models"]["rayon"]["note"].as_str().unwrap().contains("par_iter"));
     }
 
     #[test]

@@ -3,9 +3,8 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape};
-use crate::protocol::{bad_args, crash, repeat, timed, Call, Outcome, Sample};
-use crate::usage::measured;
+use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape, RAYON_BROADCAST_NOTE, RAYON_NOTE, THREADS_NOTE};
+use crate::protocol::{bad_args, crash, measure, repeat, timed, Call, KernelClass, Outcome, Sample};
 use crate::workloads::{Model, Workload};
 
 #[cfg(target_arch = "x86_64")]
@@ -15,27 +14,18 @@ pub const WORKLOAD: Workload = Workload {
     name: "sdes-ecb",
     params: &["input", "key", "cipher", "chunk"],
     models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: KERNELS },
-        Model {
-            name: "rayon",
-            family: "data-parallel",
-            workers: true,
-            params: &[],
-            note: "every thread of a Rayon pool (ThreadPool::broadcast) takes the chunk of its own index, then claims the rest from an atomic counter, so each worker gets work at every size; the pool (--workers threads) built and joined inside the timed region (ThreadPoolBuilder::build_scoped); kernels as seq",
-        },
-        Model {
-            name: "threads",
-            family: "threads",
-            workers: true,
-            params: &[],
-            note: "--workers std::thread::scope threads spawned and joined inside the timed region; chunks dealt round-robin (static split); kernels as seq",
-        },
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: "one loop over the whole input" },
+        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE },
+        Model { name: "rayon-broadcast", family: "data-parallel", workers: true, params: &[], note: RAYON_BROADCAST_NOTE },
+        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE },
     ],
+    kernels: &[("portable", PORTABLE), ("tuned", TUNED)],
     run,
 };
 
-/// What every model runs per chunk (`extra.kernel` names the one that ran).
-const KERNELS: &str = "table: the key's 256-byte table looked up 64 bytes at a time with AVX-512 VBMI vpermi2b; bitwise: IP, E/P, P4, SW and IP^-1 as GF(2) bit matrices (GFNI vgf2p8affineqb), subkeys XORed, S0/S1 by vpshufb on each 4-bit half, 64 bytes at a time; both chosen at run time, the scalar per-byte loops where the CPU lacks them; non-temporal stores from 4 MiB of output";
+/// What each kernel class runs per chunk (`extra.kernel_detail` names the one that ran).
+const PORTABLE: &str = "bitwise: scalar per-byte permutations and Feistel rounds (plain Rust, whatever the compiler makes of it); table: the key's 256-byte table from that per-byte cipher, one lookup per byte";
+const TUNED: &str = "bitwise: IP, E/P, P4, SW and IP^-1 as GF(2) bit matrices (GFNI vgf2p8affineqb), S0/S1 by vpshufb, 64 bytes a step with AVX-512; table: the key's table looked up 64 bytes a step with AVX-512 VBMI vpermi2b; both non-temporal stores from 4 MiB of output; chosen at run time, the portable loops where the CPU lacks the instructions";
 
 /// The contract's largest chunk: 1 MiB.
 pub const CHUNK_CAP: usize = 1 << 20;
@@ -87,9 +77,8 @@ pub fn encrypt_byte(k1: u8, k2: u8, plain: u8) -> u8 {
     permute(f_k(swapped, k2), 8, &IP_INV) as u8
 }
 
-/// The key's table byte by byte with the scalar cipher: the reference for the tests
-/// (`Cipher::new` derives it with the fastest bitwise kernel).
-#[cfg(test)]
+/// The key's table byte by byte with the scalar cipher: the portable kernel's table (the tuned
+/// one derives it with its own bitwise kernel).
 pub fn table(key: u16) -> [u8; 256] {
     let (k1, k2) = subkeys(key);
     std::array::from_fn(|plain| encrypt_byte(k1, k2, plain as u8))
@@ -138,6 +127,15 @@ pub enum Cipher {
 }
 
 impl Cipher {
+    /// The key schedule and kernel of a class: `portable` is the scalar form, `tuned` the
+    /// fastest this CPU runs for an output of `output_len` bytes.
+    pub fn of_class(class: KernelClass, form: CipherForm, key: u16, output_len: usize) -> Cipher {
+        match class {
+            KernelClass::Portable => Cipher::scalar(form, key),
+            KernelClass::Tuned => Cipher::new(form, key, output_len),
+        }
+    }
+
     /// The fastest form this CPU runs, for an output of `output_len` bytes in all.
     pub fn new(form: CipherForm, key: u16, output_len: usize) -> Cipher {
         let stream = output_len >= STREAM_FROM_BYTES;
@@ -155,8 +153,7 @@ impl Cipher {
         }
     }
 
-    /// The portable form only: the reference the SIMD kernels are tested against.
-    #[cfg(test)]
+    /// The portable form: per-byte permutations and rounds, or the key's table from them.
     pub fn scalar(form: CipherForm, key: u16) -> Cipher {
         let (k1, k2) = subkeys(key);
         match form {
@@ -165,13 +162,23 @@ impl Cipher {
         }
     }
 
-    /// The kernel that runs, for `extra.kernel`.
+    /// The kernel that runs, for `extra.kernel_detail`.
     pub fn kernel_name(&self) -> String {
         let (name, stream) = match *self {
             Cipher::Bitwise { simd: Some((_, name)), stream, .. } | Cipher::Table { simd: Some((_, name)), stream, .. } => (name, stream),
             _ => return "scalar".into(),
         };
         if stream { format!("{name}, streaming stores") } else { name.into() }
+    }
+
+    /// `extra.kernel_detail`: what ran, in a few words.
+    pub fn kernel_detail(&self) -> String {
+        match (self, self.kernel_name().as_str()) {
+            (Cipher::Bitwise { .. }, "scalar") => "scalar per-byte permutations and Feistel rounds".into(),
+            (Cipher::Table { .. }, "scalar") => "256-byte table of the key, one lookup per byte".into(),
+            (Cipher::Bitwise { .. }, name) => format!("GFNI + AVX-512 bit matrices and vpshufb S-boxes ({name})"),
+            (Cipher::Table { .. }, name) => format!("AVX-512 VBMI vpermi2b table lookup ({name})"),
+        }
     }
 
     /// Encrypts `plain` into `out` (same length); the unit every model hands to a worker.
@@ -225,12 +232,20 @@ fn over_input<'a>(plain: &'a [u8], kernel: &'a impl Kernel) -> impl Fn(&mut (), 
     move |_, first, out| kernel(&plain[first..first + out.len()], out)
 }
 
+/// What a repetition runs: the model's shape, the kernel class and the cipher form.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    pub shape: Shape,
+    pub class: KernelClass,
+    pub form: CipherForm,
+}
+
 /// Runs the model over the whole input: the key schedule, starting the workers, every chunk,
-/// joining the workers. `None` for `seq`, which has no workers to report.
-pub fn encrypt(shape: Shape, form: CipherForm, key: u16, plain: &[u8], out: &mut [u8], chunking: &Chunking) -> Outcome<Option<Ran>> {
-    let cipher = Cipher::new(form, key, out.len());
+/// joining the workers; `origin` is the clock's start. `None` for `seq` (no workers).
+pub fn encrypt(case: Case, key: u16, plain: &[u8], out: &mut [u8], chunking: &Chunking, origin: std::time::Instant) -> Outcome<Option<Ran>> {
+    let cipher = Cipher::of_class(case.class, case.form, key, out.len());
     let kernel = |plain: &[u8], out: &mut [u8]| cipher.encrypt_into(plain, out);
-    run_chunks(shape, out, chunking, || (), over_input(plain, &kernel))
+    run_chunks(case.shape, out, chunking, origin, || (), over_input(plain, &kernel))
 }
 
 /// The fastest plain copy Rust offers here, among three timed and reported: `memcpy`
@@ -306,24 +321,30 @@ fn prefaulted_output(len: usize) -> Vec<u8> {
 
 fn run(call: &Call) -> Outcome<()> {
     let shape = Shape::of(call);
-    let path = call.text("input", None)?;
-    let key = call.number("key", Some(642))?;
-    if key > 0b11_1111_1111 {
-        return Err(bad_args(format!("--key must be a 10-bit value (0..1023), got {key}")));
+    let class = call.kernel(true)?;
+    let base_key = call.number("key", Some(642))?;
+    if let Some(key) = call.all_variants(base_key).into_iter().find(|&key| key > 0b11_1111_1111) {
+        return Err(bad_args(format!("a key (--key or --variants) must be a 10-bit value (0..1023), got {key}")));
     }
     let form = CipherForm::parse(&call.text("cipher", Some("table"))?)?;
+    let case = Case { shape, class, form };
+    let path = call.text("input", None)?;
     let (plain, load_ns) = timed(|| std::fs::read(&path));
     let plain = plain.map_err(|e| crash(&format!("reading --input {path}"), e))?;
     let chunking = shape.chunking(call, plain.len(), CHUNK_CAP)?;
     let mut out = prefaulted_output(plain.len());
     let mut common = Map::new();
     common.insert("load_ns".into(), Value::from(load_ns as u64));
-    common.insert("kernel".into(), Value::from(Cipher::new(form, key as u16, plain.len()).kernel_name()));
-    repeat(call, &common, || {
-        let ((ran, ns), usage) = measured(|| timed(|| encrypt(shape, form, key as u16, &plain, &mut out, &chunking)));
-        let mut sample = Sample::new(ns, plain.len() as u64, sha256_hex(&out)).with_usage(usage);
-        if let Some(ran) = ran? {
-            sample = sample.with_ran(&chunking, ran);
+    common.insert("kernel".into(), Value::from(class.name()));
+    common.insert("kernel_detail".into(), Value::from(Cipher::of_class(class, form, base_key as u16, plain.len()).kernel_detail()));
+    repeat(call, &common, |rep| {
+        let key = rep.variant(call, base_key) as u16;
+        let (ran, measured) = measure(|origin| encrypt(case, key, &plain, &mut out, &chunking, origin));
+        let ran = ran?;
+        let (checksum, checksum_ns) = timed(|| sha256_hex(&out));
+        let mut sample = Sample::new(measured, plain.len() as u64, checksum).with("checksum_ns", checksum_ns as u64);
+        if let Some(ran) = ran {
+            sample = sample.with_ran(&chunking, &ran);
         }
         with_copy_ceiling(sample, shape, &plain, &mut out, &chunking)
     })
@@ -408,10 +429,21 @@ mod tests {
         (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect()
     }
 
-    fn run_model(shape: Shape, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
+    const SHAPES: [Shape; 4] = [Shape::Seq, Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
+    const CLASSES: [KernelClass; 2] = [KernelClass::Portable, KernelClass::Tuned];
+
+    fn run_class(shape: Shape, class: KernelClass, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
         let mut out = vec![0; plain.len()];
-        let ran = encrypt(shape, form, key, plain, &mut out, chunking).unwrap();
+        let ran = encrypt(Case { shape, class, form }, key, plain, &mut out, chunking, std::time::Instant::now()).unwrap();
         (out, ran)
+    }
+
+    fn run_model(shape: Shape, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
+        run_class(shape, KernelClass::Tuned, form, key, plain, chunking)
+    }
+
+    fn workers_of(ran: Option<Ran>) -> Option<(usize, usize)> {
+        ran.map(|r| (r.chunks, r.workers_used()))
     }
 
     #[test]
@@ -422,8 +454,11 @@ mod tests {
             for form in [CipherForm::Bitwise, CipherForm::Table] {
                 for (workers, chunk) in [(1, None), (2, None), (3, Some(1)), (2, Some(7)), (3, Some(4096))] {
                     let chunking = Chunking::new(plain.len(), workers, CHUNK_CAP, chunk);
-                    for shape in [Shape::Seq, Shape::Rayon, Shape::Threads] {
-                        assert_eq!(run_model(shape, form, key, &plain, &chunking).0, expected, "{shape:?} {form:?} {chunking:?}");
+                    for shape in SHAPES {
+                        for class in CLASSES {
+                            let got = run_class(shape, class, form, key, &plain, &chunking).0;
+                            assert_eq!(got, expected, "{shape:?} {class:?} {form:?} {chunking:?}");
+                        }
                     }
                 }
             }
@@ -438,9 +473,11 @@ mod tests {
         let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
         let (_, ran) = run_model(Shape::Rayon, CipherForm::Bitwise, 642, &plain, &chunking);
         assert_eq!(ran.map(|r| r.chunks), Some(4));
+        let (_, ran) = run_model(Shape::RayonBroadcast, CipherForm::Bitwise, 642, &plain, &chunking);
+        assert_eq!(workers_of(ran), Some((4, 2)));
         let (_, ran) = run_model(Shape::Threads, CipherForm::Bitwise, 642, &plain, &chunking);
-        assert_eq!(ran, Some(Ran { chunks: 4, workers_used: 2 }));
-        assert_eq!(run_model(Shape::Seq, CipherForm::Table, 642, &plain, &chunking).1, None);
+        assert_eq!(workers_of(ran), Some((4, 2)));
+        assert!(run_model(Shape::Seq, CipherForm::Table, 642, &plain, &chunking).1.is_none());
     }
 
     #[test]
@@ -448,7 +485,7 @@ mod tests {
         let plain = arbitrary_text(3);
         let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
         let (_, ran) = run_model(Shape::Threads, CipherForm::Table, 642, &plain, &chunking);
-        assert_eq!(ran, Some(Ran { chunks: 2, workers_used: 2 }));
+        assert_eq!(workers_of(ran), Some((2, 2)));
     }
 
     #[test]
@@ -465,9 +502,9 @@ mod tests {
     fn the_copy_ceiling_is_reported_for_every_model() {
         let plain = arbitrary_text(10_000);
         let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
-        for shape in [Shape::Seq, Shape::Rayon, Shape::Threads] {
+        for shape in SHAPES {
             let mut out = vec![0; plain.len()];
-            let sample = with_copy_ceiling(Sample::new(1, 0, String::new()), shape, &plain, &mut out, &chunking).unwrap();
+            let sample = with_copy_ceiling(Sample::new(crate::protocol::measure(|_| ()).1, 0, String::new()), shape, &plain, &mut out, &chunking).unwrap();
             assert_eq!(sample.extra["ceiling"], "copy");
             let ceiling_ns = sample.extra["ceiling_ns"].as_u64().unwrap();
             let baselines = ["baseline_memcpy_ns", "baseline_stream_ns", "baseline_vector_ns"];
@@ -475,6 +512,41 @@ mod tests {
             assert!(ceiling_ns > 0 && ceiling_ns == fastest);
             assert_eq!(out, plain, "the ceiling really copied ({shape:?})");
         }
+    }
+
+    #[test]
+    fn portable_and_tuned_kernels_give_the_same_ciphertext_for_every_key() {
+        let plain = arbitrary_text(70_001);
+        for key in [0, 1, 642, 1023, 300] {
+            for form in [CipherForm::Bitwise, CipherForm::Table] {
+                let portable = encrypted(|out| Cipher::of_class(KernelClass::Portable, form, key, plain.len()).encrypt_into(&plain, out), plain.len());
+                let tuned = encrypted(|out| Cipher::of_class(KernelClass::Tuned, form, key, plain.len()).encrypt_into(&plain, out), plain.len());
+                assert_eq!(portable, tuned, "key {key} {form:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_portable_kernel_is_the_scalar_per_byte_cipher() {
+        for form in [CipherForm::Bitwise, CipherForm::Table] {
+            let cipher = Cipher::of_class(KernelClass::Portable, form, 642, 64 << 20);
+            assert_eq!(cipher.kernel_name(), "scalar");
+        }
+        assert_eq!(Cipher::scalar(CipherForm::Bitwise, 1).kernel_detail(), "scalar per-byte permutations and Feistel rounds");
+    }
+
+    #[test]
+    fn each_variant_key_gives_its_own_ciphertext() {
+        // The variants of protocol 2 are keys: the fox under 642 is the spec's vector, and
+        // other keys give other ciphertexts.
+        let plain = b"The quick brown fox jumps over the lazy dog\n";
+        let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
+        let hashes: Vec<String> = [642u16, 1023, 5]
+            .iter()
+            .map(|&key| sha256_hex(&run_class(Shape::Rayon, KernelClass::Portable, CipherForm::Bitwise, key, plain, &chunking).0))
+            .collect();
+        assert_eq!(hashes[0], "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf");
+        assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2]);
     }
 
     #[test]

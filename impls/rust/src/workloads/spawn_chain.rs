@@ -1,14 +1,15 @@
 //! spawn-chain: `n` units in a chain, each waiting for an integer and passing it on plus one.
 
-use std::sync::mpsc;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{Map, Value};
 
-use crate::protocol::{bad_args, crash, repeat, timed, Call, Failure, Outcome, Sample};
-use crate::usage::measured;
+use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -44,75 +45,144 @@ pub const WORKLOAD: Workload = Workload {
             note: "one std::thread per link with a sync_channel(1), every thread joined inside the timed region; default stack 2 MiB (std), --stack-bytes raises or lowers it as a separate case",
         },
     ],
+    kernels: &[],
     run,
 };
 
 /// Rust's own default for spawned threads (std::thread docs), unless RUST_MIN_STACK says otherwise.
 const STD_DEFAULT_STACK: usize = 2 * 1024 * 1024;
-/// tokio tasks linked by oneshot channels; returns what unit 0 hands back to the caller.
-pub async fn chain_tokio(n: u64) -> u64 {
+
+/// What a chain run gives back: the value unit 0 handed to the caller, and how many units
+/// existed at once (`extra.live_units`): those that had started and not ended when the start
+/// value was sent. Each unit counts itself in when it starts running and out when it ends,
+/// and the caller sends the start value only once every unit has started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chained {
+    pub value: u64,
+    pub live_units: usize,
+}
+
+/// The units' shared count of the started and not yet ended.
+#[derive(Default)]
+struct Live(AtomicUsize);
+
+impl Live {
+    /// A unit starts; true for the one that brings the count to `n` (all have started).
+    fn start(&self, n: u64) -> bool {
+        self.0.fetch_add(1, Ordering::SeqCst) + 1 == n as usize
+    }
+
+    fn end(&self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    fn now(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// tokio tasks linked by oneshot channels; `start` goes in at the far end. With `busy`, each
+/// link marks its worker thread busy when it starts and when it passes the value on.
+pub async fn chain_tokio(n: u64, start: u64, busy: Option<Arc<Busy>>) -> Chained {
+    let live = Arc::new(Live::default());
+    let all_started = Arc::new(tokio::sync::Notify::new());
     let (to_caller, answer) = tokio::sync::oneshot::channel::<u64>();
     let mut next = to_caller;
     for _ in 0..n {
         let (sender, receiver) = tokio::sync::oneshot::channel::<u64>();
         let downstream = next;
+        let (live, all_started, busy) = (live.clone(), all_started.clone(), busy.clone());
         tokio::spawn(async move {
+            if live.start(n) {
+                all_started.notify_one();
+            }
+            if let Some(busy) = &busy {
+                busy.touch_here();
+            }
             let value = receiver.await.expect("the upstream link dropped its sender");
             let _ = downstream.send(value + 1);
+            if let Some(busy) = &busy {
+                busy.touch_here();
+            }
+            live.end();
         });
         next = sender;
     }
-    next.send(0).expect("the last link is waiting");
-    answer.await.expect("unit 0 answers")
+    if n > 0 {
+        // notify_one keeps a permit if the last unit started before this waits.
+        all_started.notified().await;
+    }
+    let live_units = live.now();
+    next.send(start).expect("the last link is waiting");
+    Chained { value: answer.await.expect("unit 0 answers"), live_units }
 }
 
 /// The same chain as futures on the futures crate's single-threaded LocalPool.
-pub fn chain_futures_local(n: u64) -> u64 {
+pub fn chain_futures_local(n: u64, start: u64) -> Chained {
     let mut pool = LocalPool::new();
     let spawner = pool.spawner();
+    let live = Rc::new(Live::default());
     let (to_caller, answer) = futures::channel::oneshot::channel::<u64>();
     let mut next = to_caller;
     for _ in 0..n {
         let (sender, receiver) = futures::channel::oneshot::channel::<u64>();
         let downstream = next;
+        let live = live.clone();
         spawner
             .spawn_local(async move {
+                live.start(n);
                 let value = receiver.await.expect("the upstream link dropped its sender");
                 let _ = downstream.send(value + 1);
+                live.end();
             })
             .expect("the LocalPool accepts tasks while it exists");
         next = sender;
     }
-    next.send(0).expect("the last link is waiting");
-    pool.run_until(answer).expect("unit 0 answers")
+    // Every unit runs up to its first wait, so all have started before the value goes in.
+    pool.run_until_stalled();
+    let live_units = live.now();
+    next.send(start).expect("the last link is waiting");
+    Chained { value: pool.run_until(answer).expect("unit 0 answers"), live_units }
 }
 
 /// One OS thread per link, each blocked on its own channel, every thread joined before it
 /// returns. A thread that cannot be created is the limit this model exists to find, so its
 /// error comes back as `Failure::Limit` (the threads already made unwind: their senders drop).
-pub fn chain_threads(n: u64, stack_bytes: Option<usize>) -> Outcome<u64> {
+pub fn chain_threads(n: u64, start: u64, stack_bytes: Option<usize>) -> Outcome<Chained> {
+    let live = Arc::new(Live::default());
+    let (all_started, started) = mpsc::sync_channel::<()>(1);
     let (to_caller, answer) = mpsc::sync_channel::<u64>(1);
     let mut next = to_caller;
     let mut links = Vec::with_capacity(n as usize);
     for k in 0..n {
         let (sender, receiver) = mpsc::sync_channel::<u64>(1);
         let downstream = next;
+        let (live, all_started) = (live.clone(), all_started.clone());
         let link = thread_builder(stack_bytes)
             .spawn(move || {
+                if live.start(n) {
+                    let _ = all_started.send(());
+                }
                 if let Ok(value) = receiver.recv() {
                     let _ = downstream.send(value + 1);
                 }
+                live.end();
             })
             .map_err(|e| Failure::Limit(format!("thread {k} of {n}: {e}")))?;
         links.push(link);
         next = sender;
     }
-    next.send(0).map_err(|e| crash("sending 0 to the last link", e))?;
+    drop(all_started);
+    if n > 0 {
+        started.recv().map_err(|e| crash("waiting for every link to start", e))?;
+    }
+    let live_units = live.now();
+    next.send(start).map_err(|e| crash("sending the start value to the last link", e))?;
     let value = answer.recv().map_err(|e| crash("waiting for unit 0", e))?;
     for link in links {
         link.join().map_err(|_| crash("a chain thread", "panicked"))?;
     }
-    Ok(value)
+    Ok(Chained { value, live_units })
 }
 
 fn thread_builder(stack_bytes: Option<usize>) -> std::thread::Builder {
@@ -133,9 +203,9 @@ fn make_runtime(workers: Option<usize>) -> Outcome<tokio::runtime::Runtime> {
 /// The chain on a runtime built inside the call and dropped before it returns (dropping a
 /// runtime joins every thread it started), so a timed call starts and ends the workers.
 /// `workers: None` is the current-thread runtime.
-pub fn chain_tokio_run(n: u64, workers: Option<usize>) -> Outcome<u64> {
+pub fn chain_tokio_run(n: u64, start: u64, workers: Option<usize>, busy: Option<Arc<Busy>>) -> Outcome<Chained> {
     let runtime = make_runtime(workers)?;
-    Ok(runtime.block_on(chain_tokio(n)))
+    Ok(runtime.block_on(chain_tokio(n, start, busy)))
 }
 
 // The hand-off ceiling: two units of the model's kind, created before the clock, pass a count
@@ -244,8 +314,8 @@ fn stack_bytes(call: &Call) -> Outcome<Option<usize>> {
     }
 }
 
-/// A model's chain and its ceiling, each a call that a repetition times.
-type Chain = Box<dyn Fn() -> Outcome<u64>>;
+/// A model's chain (given the start value and the clock's start) and its ceiling.
+type Chain = Box<dyn Fn(u64, Instant) -> Outcome<(Chained, Option<Arc<Busy>>)>>;
 type Ceiling = Box<dyn Fn() -> Outcome<u128>>;
 
 fn run(call: &Call) -> Outcome<()> {
@@ -255,25 +325,40 @@ fn run(call: &Call) -> Outcome<()> {
         "tokio" => {
             let workers = call.workers()?;
             common.insert("workers".into(), Value::from(workers));
-            (Box::new(move || chain_tokio_run(n, Some(workers))), Box::new(move || handoff_tokio_ns(n, Some(workers))))
+            let chain = move |start, origin| {
+                let busy = Arc::new(Busy::new(workers, origin));
+                Ok((chain_tokio_run(n, start, Some(workers), Some(busy.clone()))?, Some(busy)))
+            };
+            (Box::new(chain), Box::new(move || handoff_tokio_ns(n, Some(workers))))
         }
-        "tokio-current-thread" => (Box::new(move || chain_tokio_run(n, None)), Box::new(move || handoff_tokio_ns(n, None))),
-        "futures-local" => (Box::new(move || Ok(chain_futures_local(n))), Box::new(move || handoff_futures_local_ns(n))),
+        "tokio-current-thread" => {
+            (Box::new(move |start, _| Ok((chain_tokio_run(n, start, None, None)?, None))), Box::new(move || handoff_tokio_ns(n, None)))
+        }
+        "futures-local" => (Box::new(move |start, _| Ok((chain_futures_local(n, start), None))), Box::new(move || handoff_futures_local_ns(n))),
         "threads" => {
             let stack_bytes = stack_bytes(call)?;
             let effective_stack = stack_bytes
                 .or_else(|| std::env::var("RUST_MIN_STACK").ok().and_then(|v| v.parse().ok()))
                 .unwrap_or(STD_DEFAULT_STACK);
             common.insert("stack_bytes".into(), Value::from(effective_stack));
-            (Box::new(move || chain_threads(n, stack_bytes)), Box::new(move || handoff_threads_ns(n, stack_bytes)))
+            (Box::new(move |start, _| Ok((chain_threads(n, start, stack_bytes)?, None))), Box::new(move || handoff_threads_ns(n, stack_bytes)))
         }
         other => unreachable!("the registry lists no spawn-chain model '{other}'"),
     };
-    repeat(call, &common, || {
-        let ((value, ns), usage) = measured(|| timed(&chain));
-        let checksum = value?.to_string();
+    repeat(call, &common, |rep| {
+        // The variant is the start value sent into the chain; the answer is start + n.
+        let start = rep.variant(call, 0);
+        let (outcome, measured) = measure(|origin| chain(start, origin));
+        let (chained, busy) = outcome?;
+        let (checksum, checksum_ns) = timed(|| chained.value.to_string());
+        let mut sample = Sample::new(measured, n, checksum)
+            .with("checksum_ns", checksum_ns as u64)
+            .with("live_units", chained.live_units as u64);
+        if let Some(busy) = busy {
+            sample = sample.with_busy(&busy);
+        }
         let ceiling_ns = ceiling()?;
-        Ok(Sample::new(ns, n, checksum).with_usage(usage).with("ceiling", "hand-off").with("ceiling_ns", ceiling_ns as u64))
+        Ok(sample.with("ceiling", "hand-off").with("ceiling_ns", ceiling_ns as u64))
     })
 }
 
@@ -281,16 +366,40 @@ fn run(call: &Call) -> Outcome<()> {
 mod tests {
     use super::*;
 
+    fn every_model(n: u64, start: u64) -> Vec<(&'static str, Chained)> {
+        let busy = Arc::new(Busy::new(2, Instant::now()));
+        let mut results = vec![
+            ("tokio", chain_tokio_run(n, start, Some(2), Some(busy)).unwrap()),
+            ("tokio-current-thread", chain_tokio_run(n, start, None, None).unwrap()),
+            ("futures-local", chain_futures_local(n, start)),
+        ];
+        if n <= 500 {
+            results.push(("threads", chain_threads(n, start, Some(64 * 1024)).unwrap()));
+        }
+        results
+    }
+
     #[test]
-    fn the_answer_is_n_for_every_model() {
-        for n in [0, 1, 2, 1000, 12_345] {
-            assert_eq!(chain_tokio_run(n, Some(2)).unwrap(), n, "tokio n={n}");
-            assert_eq!(chain_tokio_run(n, None).unwrap(), n, "tokio-current-thread n={n}");
-            assert_eq!(chain_futures_local(n), n, "futures-local n={n}");
+    fn the_answer_is_start_plus_n_and_every_unit_was_live_for_every_model() {
+        for n in [0, 1, 2, 500, 1000, 12_345] {
+            for (model, chained) in every_model(n, 0) {
+                assert_eq!(chained, Chained { value: n, live_units: n as usize }, "{model} n={n}");
+            }
         }
-        for n in [0, 1, 500] {
-            assert_eq!(chain_threads(n, Some(64 * 1024)).unwrap(), n, "threads n={n}");
+    }
+
+    #[test]
+    fn n1000_start123456_gives_124456() {
+        for (model, chained) in every_model(1000, 123_456) {
+            assert_eq!(chained.value.to_string(), "124456", "{model}");
         }
+    }
+
+    #[test]
+    fn the_tokio_chain_records_its_worker_threads_busy() {
+        let busy = Arc::new(Busy::new(2, Instant::now()));
+        chain_tokio_run(2000, 5, Some(2), Some(busy.clone())).unwrap();
+        assert!((1..=2).contains(&busy.used()));
     }
 
     #[test]

@@ -1,11 +1,39 @@
-//! RFC 4648 Base32, lower case, padded: a portable encoder and, where the CPU has AVX-512
-//! VBMI, one that encodes 40 bytes into 64 characters per step (chosen at run time).
+//! RFC 4648 Base32, lower case, padded: the portable kernel's plain encoder (`push_base32`),
+//! and the tuned kernel's `Encoder`: unchecked writes into the String's allocation and, where
+//! the CPU has AVX-512 VBMI, 40 bytes into 64 characters per step (chosen at run time).
 
 const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 
 /// Characters of the Base32 text of `len` bytes, padding included.
 pub fn encoded_len(len: usize) -> usize {
     len.div_ceil(5) * 8
+}
+
+/// The portable encoder, as the RFC reads: each group of 5 bytes is a 40-bit number whose
+/// eight 5-bit fields, from the top, pick the characters; a short last group is padded with
+/// zero bits and its unused characters are '='.
+pub fn push_base32(data: &[u8], out: &mut String) {
+    for group in data.chunks(5) {
+        let mut bits = 0u64;
+        for k in 0..5 {
+            bits = (bits << 8) | *group.get(k).unwrap_or(&0) as u64;
+        }
+        let significant = (group.len() * 8).div_ceil(5);
+        for position in 0..8 {
+            if position < significant {
+                out.push(ALPHABET[((bits >> (35 - 5 * position)) & 31) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+}
+
+/// The portable encoder's text of `data` as a new String.
+pub fn base32(data: &[u8]) -> String {
+    let mut text = String::with_capacity(encoded_len(data.len()));
+    push_base32(data, &mut text);
+    text
 }
 
 /// Writes the Base32 text of `data` to `out`, which has room for `encoded_len(data.len())`;
@@ -168,6 +196,20 @@ mod tests {
             for (plain, encoded) in RFC4648_VECTORS {
                 assert_eq!(encoder.encode(plain.as_bytes()), encoded, "{} base32 of {plain:?}", encoder.name);
             }
+        }
+        for (plain, encoded) in RFC4648_VECTORS {
+            assert_eq!(base32(plain.as_bytes()), encoded, "plain base32 of {plain:?}");
+        }
+    }
+
+    #[test]
+    fn the_plain_encoder_agrees_with_the_tuned_ones_at_every_length() {
+        let data: Vec<u8> = (0..1200u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect();
+        for len in (0..90).chain([999, 1000, 1001]) {
+            let plain = base32(&data[..len]);
+            assert_eq!(plain.len(), encoded_len(len));
+            assert_eq!(Encoder::detect().encode(&data[..len]), plain, "len {len}");
+            assert_eq!(Encoder::portable().encode(&data[..len]), plain, "len {len}");
         }
     }
 
