@@ -93,10 +93,15 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
 
 
 def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Offer) -> list[Case]:
+    """The scale's cases (each runtime's size overrides applied), and first the scale's common
+    parameter set, which every runtime runs exactly as it is: the row that compares runtimes."""
     base = dict(workload.scales[request.scale])
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offer.param_names})
-    cases = []
-    for params in expand(base):
+    common = workload.common.get(request.scale, {})
+    chosen = [] if any(k in request.params for k in common) else [(params, True) for params in expand({**base, **common})]
+    chosen += [(params, False) for params in expand(base)]
+    cases: dict[str, Case] = {}
+    for params, is_common in chosen:
         if "kernel" in params and params["kernel"] not in (offer.kernels or {"portable": ""}):
             continue          # make_plan says so once per runtime and workload
         for model_name, model in offer.models.items():
@@ -105,10 +110,13 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
             if model.family == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
                 continue
             shown, reasons = _apply_overrides(runtime, workload.name, model_name, request, params)
+            if is_common and reasons:
+                continue      # a model that cannot run the common set (its override says why) is only in its own row
             for workers in _worker_counts(request, model):
-                cases.append(Case(workload.name, runtime.name, model_name, model.family,
-                                  shown, workers, tuple(reasons), model.note))
-    return cases
+                case = Case(workload.name, runtime.name, model_name, model.family, shown, workers,
+                            tuple(reasons), model.note)
+                cases.setdefault(case.key, case)
+    return list(cases.values())
 
 
 def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Request,

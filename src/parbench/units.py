@@ -10,6 +10,11 @@ def format_duration(ns: float) -> str:
     return f"{ns:.0f} ns"
 
 
+def format_per_item(ns: float) -> str:
+    """A cost per item, which can be a fraction of a nanosecond (a byte of a table lookup)."""
+    return f"{ns:.2g} ns" if abs(ns) < 10 else format_duration(ns)
+
+
 def format_rate(per_second: float) -> str:
     for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
         if per_second >= scale:

@@ -30,14 +30,16 @@ def print_summary(record: RunRecord, console: Console) -> None:
     runtimes, rows = summary(record)
     if not rows or record.kind == "exec":      # exec's commands are compared in their own table
         return
-    table = Table(title="Summary: the best model of each runtime, its median and its speedup over the "
-                        "runtime's seq (95% CI); ★ the fastest case of the table",
+    table = Table(title="Summary: the best model of each runtime, its median, cost per item and kernel, and its "
+                        "speedup over the runtime's seq (95% CI); ★ the fastest runtime of a row that compares "
+                        "runtimes at the same parameters, shared by ties",
                   title_justify="left", header_style="bold")
     table.add_column("table")
     for runtime in runtimes:
         table.add_column(runtime, overflow="fold")
     for row in rows:
-        table.add_row(row.title, *[cell.text() for cell in row.cells])
+        title = row.title + (f"\n(one runtime's own size: {row.own_sizes})" if row.own_sizes else "")
+        table.add_row(title, *[cell.text() for cell in row.cells])
     console.print(table)
     console.print()
 

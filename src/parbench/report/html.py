@@ -3,6 +3,7 @@ opens with the answer (a heat map of each runtime's best model against its seq),
 articles beside this machine, every workload's tables and plots, and the metadata."""
 from __future__ import annotations
 
+import math
 from html import escape
 
 import numpy as np
@@ -17,7 +18,7 @@ from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note,
                                   groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
-from parbench.units import format_bytes, format_duration
+from parbench.units import format_bytes, format_duration, format_per_item
 from parbench.workloads import in_report_order, load_all_cached
 
 
@@ -427,13 +428,56 @@ def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> st
             f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
 
 
+def across_cell(href: str, cell: Cell, row: Row) -> str:
+    """One runtime in one row, coloured by its median's ratio to the row's fastest runtime (white
+    for the fastest and its ties, orange as it gets slower); grey where the row holds one runtime."""
+    if cell.case_key is None:
+        return ('<td class="heat absent" data-view="across" data-verdict="absent">–</td>' if not cell.outcome else
+                f'<td class="heat {cell.outcome}" data-view="across"><a href="#{href}"><span class="big outcome">'
+                f"{escape(cell.outcome)}</span></a></td>")
+    if not row.compares_runtimes or cell.vs_fastest is None:
+        ratio_text, style, ratio = "one runtime here", "", ""
+    else:
+        heat = 0.0 if cell.fastest else -math.log2(max(cell.vs_fastest, 1.0))
+        background, text = heat_colour(heat) if heat else ("#ffffff", "#1a1a1a")
+        style = f' style="background:{background};color:{text}"'
+        ratio_text = "fastest" if cell.vs_fastest <= 1.0 else ("tie" if cell.fastest else f"{cell.vs_fastest:.2f}×")
+        ratio = f' data-ratio="{cell.vs_fastest:.4f}"'
+    star = '<span class="star" title="fastest of the row, or not significantly slower">★</span> ' if cell.fastest else ""
+    per_item = f" · {format_per_item(cell.per_item_ns)}/{escape(cell.item)}" if cell.per_item_ns else ""
+    kernel = f'<span class="small kernel">{escape(cell.kernel)} kernel</span>' if cell.kernel else ""
+    return (f'<td class="heat across" data-view="across" data-runtime="{escape(cell.runtime, quote=True)}"'
+            f'{ratio}{style} title="{escape(cell.text(), quote=True)}"><a href="#{href}">'
+            f'<span class="head">{star}<span class="model">{escape(cell.model)}</span> · '
+            f'<span class="median">{format_duration(cell.median_ns)}</span>{per_item}</span>'
+            f'<span class="big ratio">{escape(ratio_text)}</span>{kernel}</a></td>')
+
+
+def across_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> str:
+    head = "".join(f"<th>{escape(r)}</th>" for r in runtimes)
+    body = []
+    for row in rows:
+        href = detail_anchor(record, row.anchor)
+        note = (f'<span class="small own">one runtime\'s own size: {escape(row.own_sizes)}</span>'
+                if row.own_sizes else "")
+        body.append(f'<tr data-anchor="{href}" data-compares="{str(row.compares_runtimes).lower()}">'
+                    f'<th class="row"><a href="#{href}">{escape(row.title)}</a>{note}</th>'
+                    + "".join(across_cell(href, cell, row) for cell in row.cells) + "</tr>")
+    return (f'<div class="scroll run-summary across"><h3>Run {record.id} · across runtimes · scale '
+            f'{escape(record.scale)}</h3><table class="summary across" data-run="{record.id}">'
+            f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
+
+
 def summary_section(records: list[RunRecord]) -> str:
-    """One heat map per run (runs differ in kind, scale and time, so their cells do not mix)."""
-    tables = []
+    """Two views per run (runs differ in kind, scale and time, so their cells do not mix): across
+    runtimes, each cell's ratio to its row's fastest runtime; and whether parallelism pays, each
+    runtime's best model against its own seq."""
+    tables, across = [], []
     for record in records:
         runtimes, rows = summary(record)
         if rows and record.kind != "exec":      # exec's commands are compared in their own table
             tables.append(summary_table(record, runtimes, rows))
+            across.append(across_table(record, runtimes, rows))
     if not tables:
         return ""
     return ('<section id="summary"><h2>Summary: does parallelism pay?</h2>'
@@ -441,7 +485,13 @@ def summary_section(records: list[RunRecord]) -> str:
             "over the same runtime's <code>seq</code> (ratio of medians, 95% bootstrap CI). Colour: the log of "
             "that speedup, white at 1×; where seq itself is fastest, that of the next best model. Grey: no "
             "significant difference, or no seq to compare with. ★ the fastest case of the table. A cell opens its "
-            "table.</p>" + heat_legend() + '<div class="summaries">' + "".join(tables) + "</div></section>")
+            "table.</p>" + heat_legend() + '<div class="summaries">' + "".join(tables) + "</div>"
+            '<h2 id="across">Across runtimes: which runtime wins</h2><p class="meta">Each cell: the runtime\'s '
+            "fastest model in the row, its median and cost per item, its kernel class, and its median's ratio to "
+            "the row's fastest runtime. Only rows where two or more runtimes ran the same parameters compare "
+            "runtimes; ★ marks the fastest and every runtime not significantly slower (ties). A row of one "
+            "runtime's own size is marked so.</p>"
+            '<div class="summaries across">' + "".join(across) + "</div></section>")
 
 
 # --- the page -------------------------------------------------------------------------------

@@ -23,9 +23,12 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
     runtimes, summary_rows = summary(record)
     if summary_rows and record.kind != "exec":
         out += ["## Summary", "",
-                "The best model of each runtime per table, its median and its speedup over the runtime's seq "
-                "(95% CI); ★ the fastest case of the table.", ""]
-        out += _table(["table"] + runtimes, [[row.title] + [cell.text() for cell in row.cells] for row in summary_rows])
+                "The best model of each runtime per table, its median, cost per item and kernel, and its speedup "
+                "over the runtime's seq (95% CI); ★ the fastest runtime of a row that compares runtimes at the same "
+                "parameters, shared by ties. A row of one runtime's own size is marked so and never starred.", ""]
+        out += _table(["table"] + runtimes,
+                      [[row.title + (f" (one runtime's own size: {row.own_sizes})" if row.own_sizes else "")]
+                       + [cell.text() for cell in row.cells] for row in summary_rows])
         out += [""]
     if record.runtimes:
         out += ["## Runtimes", ""] + _table(

@@ -1,6 +1,9 @@
-"""The answer first: for each table (a workload and its params) and each runtime, the best model
-and its speedup over that runtime's `seq`, with the CI; the fastest case of the table marked;
-limits and failures shown as what they are. Plain data, shared by the console, Markdown and HTML."""
+"""The answer first: for each table (a workload and its params) and each runtime, the best model,
+its median, its cost per item and kernel class, and its speedup over that runtime's `seq`, with
+the CI. A row where two or more runtimes ran the same parameters compares runtimes: every case
+not significantly slower than its fastest shares the ★ (ties are ties), and each cell knows its
+ratio to that fastest; a row that holds one runtime only (its own size) is marked, never starred.
+Limits and failures are shown as what they are. Plain data, shared by the console, Markdown and HTML."""
 from __future__ import annotations
 
 import math
@@ -8,7 +11,8 @@ from dataclasses import dataclass, field
 
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import Group, groups, median_extra, never_overlapped, one_worker
-from parbench.units import format_duration
+from parbench.units import format_duration, format_per_item
+from parbench.workloads import load_all_cached
 
 
 @dataclass
@@ -20,7 +24,11 @@ class Cell:
     speedup: float | None = None  # its runtime's seq median / its median
     speedup_ci: tuple[float, float] | None = None
     significant: bool = True
-    fastest: bool = False         # the fastest case of the whole table
+    fastest: bool = False         # the fastest case of the table, or not significantly slower (a tie)
+    per_item_ns: float | None = None   # the median over the table's items (a byte, a key, a task…)
+    item: str = ""                # the workload's unit, singular ("byte", "key", "doc", "unit", "task")
+    kernel: str = ""              # portable | tuned, where the workload has kernel classes
+    vs_fastest: float | None = None   # its median / the row's fastest median (1 = the fastest)
     failure: str = ""             # every case of this runtime failed: the first outcome and reason
     one_worker: bool = False      # a parallel best case that used one worker
     outcome: str = ""             # nothing measured: "limit" when every case hit one, else the first failure's
@@ -61,6 +69,10 @@ class Cell:
             return self.failure or "–"
         mark = "★ " if self.fastest else ""
         line = f"{mark}{self.model} · {format_duration(self.median_ns)}"
+        if self.per_item_ns is not None:
+            line += f" · {format_per_item(self.per_item_ns)}/{self.item}"
+        if self.kernel:
+            line += f" · {self.kernel}"
         if self.speedup is not None and self.model.split(" ×")[0] != "seq":
             low, high = self.speedup_ci or (self.speedup, self.speedup)
             line += (f" · {self.speedup:.2f}× seq [{low:.2f}–{high:.2f}]" if self.significant
@@ -76,6 +88,12 @@ class Row:
     title: str                    # the workload and the params that tell its tables apart
     anchor: str                   # the details' anchor in the HTML page
     cells: list[Cell]
+    runtimes_measured: int = 0    # runtimes with a timing in this row: ≥ 2 compares runtimes
+    own_sizes: str = ""           # a row of one runtime's own parameters: why they differ
+
+    @property
+    def compares_runtimes(self) -> bool:
+        return self.runtimes_measured >= 2
 
 
 def _distinguishing(group: Group, siblings: list[Group]) -> str:
@@ -92,8 +110,17 @@ def _model(result: CaseResult) -> str:
     return result.case.model + (f" ×{result.case.workers}" if result.case.workers else "")
 
 
+def _singular(unit: str) -> str:
+    return unit[:-1] if unit.endswith("s") else unit
+
+
 def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell:
+    items = result.run.repetitions[0].items if result.run.repetitions else 0
+    workload = load_all_cached().get(result.case.workload)
     cell = Cell(runtime, result.case.key, _model(result), result.stats.median_ns,
+                per_item_ns=result.stats.median_ns / items if items else None,
+                item=_singular(workload.items) if workload else "item",
+                kernel=str(result.case.params.get("kernel", "")),
                 fastest=result.case.key == fastest_key, one_worker=one_worker(result) or never_overlapped(result),
                 cluster_start_ns=median_extra(result, "cluster_start_ns"),
                 cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""))
@@ -123,19 +150,54 @@ def _cell(runtime: str, members: list[CaseResult], fastest_key: str | None) -> C
     return cell
 
 
+def _tie_with_fastest(cell: Cell, results: dict[str, CaseResult], fastest: CaseResult) -> bool:
+    """The best case of a runtime is not significantly slower than the row's fastest."""
+    result = results.get(cell.case_key)
+    if result is None or result.stats is None:
+        return False
+    if result.case.key == fastest.case.key:
+        return True
+    comparison = result.vs_fastest
+    return comparison is not None and comparison.reference == fastest.case.key and not comparison.significant
+
+
+def _rank(row: Row, results: dict[str, CaseResult], fastest: CaseResult | None) -> None:
+    """Stars and ratios across runtimes, only where the row holds two runtimes or more."""
+    measured = [c for c in row.cells if c.case_key is not None]
+    row.runtimes_measured = len(measured)
+    for cell in measured:
+        cell.vs_fastest = cell.median_ns / fastest.stats.median_ns if fastest and fastest.stats.median_ns else None
+        cell.fastest = row.compares_runtimes and fastest is not None and _tie_with_fastest(cell, results, fastest)
+    if not row.compares_runtimes:
+        overridden = next((r for r in results.values() if r.case.overrides), None)
+        row.own_sizes = ("; ".join(overridden.case.overrides) if overridden else "the only runtime in this table")
+
+
 def summary(record: RunRecord) -> tuple[list[str], list[Row]]:
-    """(runtimes, rows): one row per table of the run, one cell per runtime."""
+    """(runtimes, rows): one row per table of the run, one cell per runtime; within a workload the
+    rows that hold the most runtimes come first (the scale's common row, then the others)."""
     tables = groups(record)
     runtimes = list(dict.fromkeys(r.case.runtime for g in tables for r in g.results))
     rows = []
     for group in tables:
         siblings = [g for g in tables if g.workload == group.workload]
         measured = [r for r in group.results if r.stats is not None]
-        fastest = min(measured, key=lambda r: r.stats.median_ns).case.key if measured else None
+        fastest = min(measured, key=lambda r: r.stats.median_ns) if measured else None
         cells = []
         for runtime in runtimes:
             members = [r for r in group.results if r.case.runtime == runtime]
-            cells.append(_cell(runtime, members, fastest) if members else Cell(runtime, None))
+            cells.append(_cell(runtime, members, fastest.case.key if fastest else None) if members
+                         else Cell(runtime, None))
         title = (group.workload + " " + _distinguishing(group, siblings)).strip()
-        rows.append(Row(group.workload, title, anchor_of(group), cells))
-    return runtimes, rows
+        row = Row(group.workload, title, anchor_of(group), cells)
+        _rank(row, {r.case.key: r for r in group.results}, fastest)
+        rows.append(row)
+    order = {id(row): index for index, row in enumerate(rows)}
+    return runtimes, _common_rows_first(rows, order)
+
+
+def _common_rows_first(rows: list[Row], order: dict[int, int]) -> list[Row]:
+    workloads = list(dict.fromkeys(row.workload for row in rows))
+    return [row for workload in workloads
+            for row in sorted((r for r in rows if r.workload == workload),
+                              key=lambda r: (-r.runtimes_measured, order[id(r)]))]

@@ -51,6 +51,9 @@ class Workload:
     module: ModuleType = field(repr=False, compare=False, default=None)
     one_repetition_per_process: bool = False
     seq_only_when: dict[str, Any] = field(default_factory=dict)   # params where `seq` makes sense
+    # Per scale, the parameter set every runtime runs as it is (no runtime's size override), so
+    # that one row of the summary puts every runtime side by side: the scale's params with these.
+    common: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -151,7 +154,7 @@ def load_all() -> dict[str, Workload]:
             name=raw["name"], title=raw["title"], spec=raw["spec"], items=raw["items"],
             scales=raw["scales"], verify=raw["verify"], module=_module_for(raw),
             one_repetition_per_process=raw.get("one_repetition_per_process", False),
-            seq_only_when=raw.get("seq_only_when", {}))
+            seq_only_when=raw.get("seq_only_when", {}), common=raw.get("common", {}))
     return workloads
 
 
