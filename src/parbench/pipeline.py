@@ -17,6 +17,7 @@ from typing import Iterator, Protocol
 from parbench import liveness, suite as stages
 from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
 from parbench.inputs import InputError
+from parbench.sentinel import Sentinel
 from parbench.project import DEFAULT_DB, RESULTS_DIR
 from parbench.records import Case, RunRecord
 from parbench.schedule import Execution, Progress, execute
@@ -64,6 +65,7 @@ class Suite:
     execution: Execution = field(default_factory=Execution)
     analyses: list = field(default_factory=list)
     exit_code: int = EXIT_OK
+    sentinel: Sentinel | None = None                     # the machine's drift, read between tables
 
 
 def run(suite: Suite, progress: Progress) -> Suite:
@@ -107,12 +109,30 @@ def begin(suite: Suite) -> Suite:
     return suite
 
 
+def _sentinel_for(suite: Suite):
+    """Reads the drift sentinel between tables and stores each reading with the run at once (a
+    reading the store cannot take is only lost, never a failed run). exec's commands are left
+    alone: nothing of parbench's runs beside what a user measures with it."""
+    if suite.kind.name == "exec":
+        return lambda after: None
+    sentinel = suite.sentinel = suite.sentinel or Sentinel()
+
+    def between_tables(after: str) -> None:
+        reading = sentinel.read(after)
+        if reading is not None:
+            try:
+                suite.store.add_analysis(suite.record.id, "sentinel", str(reading.position), reading.as_dict())
+            except Exception:        # noqa: BLE001 - a lost reading must not end a sitting
+                pass
+    return between_tables
+
+
 def measure(suite: Suite, progress: Progress) -> Suite:
     """Each round of the kind's cases through the scheduler into the store."""
     try:
         for cases in suite.kind.rounds(suite):
             stages.prepare(cases, suite.runner)
-            done = execute(cases, suite.runner, suite.sink, progress)
+            done = execute(cases, suite.runner, suite.sink, progress, _sentinel_for(suite))
             suite.execution.done += done.done
             suite.execution.order += done.order
             if done.interrupted:

@@ -129,10 +129,14 @@ def all_analyses(store: Store, record: RunRecord) -> list[tuple[str, str, dict]]
     """A run's stored sweep analyses, and those computed from any run (Amdahl from CPU and I/O shares, the
     start-up split), which are derived afresh so they always match the stored samples."""
     from parbench.analysis.derived import analyze_run, reanalyze
+    from parbench.analysis.drift import drift
     fresh = reanalyze(record) if record.kind == "sweep" else []
     kinds = {kind for kind, _, _ in fresh}
     stored = [a for a in store.load_analyses(record.id) if a[0] not in kinds]
-    return stored + fresh + analyze_run(record)
+    readings = [result for kind, _, result in stored if kind == "sentinel"]
+    sitting = drift(readings)
+    stored = [a for a in stored if a[0] != "sentinel"]
+    return ([("drift", "sitting", sitting.as_dict())] if sitting else []) + stored + fresh + analyze_run(record)
 
 
 class SuiteKind:

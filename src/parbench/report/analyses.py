@@ -96,6 +96,18 @@ def _time_split(subject: str, r: dict) -> Table:
             ["the rest: JIT, pool start-up, teardown and GC at exit — whatever boot, load and work leave"])
 
 
+def _drift(subject: str, r: dict) -> Table:
+    """The sitting's drift line and the tables measured while the machine was off."""
+    title = (f"Machine drift over this sitting: {100 * max(r['cpu_spread'], r['memory_spread']):.1f}% "
+             f"(sentinel: CPU loop {100 * r['cpu_spread']:.1f}%, memory loop {100 * r['memory_spread']:.1f}%, "
+             f"{r['readings']} readings; steal up to {100 * r['steal_max']:.1f}%, machine busy up to "
+             f"{100 * r['busy_max']:.0f}%)")
+    rows = [[table, f"{100 * off:.1f}%"] for table, off in r["off_tables"].items()]
+    notes = ([f"{len(rows)} table(s) measured while a sentinel reading beside them was off by more than 5%: "
+              "their figures are from a changed machine"] if rows else ["no table measured while the machine was off by more than 5%"])
+    return title, ["table measured while the machine was off", "sentinel off by"], rows, notes
+
+
 @dataclass(frozen=True)
 class View:
     """How every report shows one kind of analysis: its table (and whether the console shows it)."""
@@ -105,6 +117,7 @@ class View:
 
 # The one registry of analysis kinds: the console, Markdown and HTML reports all read it.
 VIEWS: dict[str, View] = {
+    "drift": View(_drift),
     "scaling": View(_scaling), "crossover": View(_crossover), "per-task": View(_per_task),
     "amdahl-shares": View(_amdahl_shares), "time-split": View(_time_split, on_console=False),
 }

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import summary
@@ -44,12 +44,13 @@ def print_summary(record: RunRecord, console: Console) -> None:
     console.print()
 
 
-def print_group(group: Group, console: Console) -> None:
+def print_group(group: Group, console: Console, analyses: list | None = None) -> None:
     """One table: every measured case of one workload and parameter set, then its comparisons."""
     measured = [r for r in group.results if r.stats is not None]
     if not measured:
         return
-    table = Table(title=group.title, title_justify="left", header_style="bold")
+    mark = drift_mark(group, analyses)
+    table = Table(title=group.title + (f"  ⚠ {mark}" if mark else ""), title_justify="left", header_style="bold")
     for column in COLUMNS:
         table.add_column(column, justify="left" if column in ("case", "family") else "right")
     for result in measured:
@@ -77,10 +78,12 @@ def print_run(record: RunRecord, console: Console | None = None, analyses: list 
     console.print(f"[bold]Run {record.id}[/] ({record.kind}, scale {record.scale}, {record.status}) "
                   f"started {record.started_at} · {m.get('cpu')} · {m.get('logical_cpus')} CPUs · "
                   f"{m.get('os')} · parbench {m.get('parbench')} @ {m.get('git_commit')}")
+    if drift_line(analyses):
+        console.print(drift_line(analyses), highlight=False)
     print_summary(record, console)
     if tables:
         for group in groups(record):
-            print_group(group, console)
+            print_group(group, console, analyses)
     if analyses:
         print_analyses(analyses, console)
     startup = startup_rows(record)

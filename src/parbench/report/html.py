@@ -14,7 +14,7 @@ from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
@@ -208,11 +208,13 @@ def detail_anchor(record: RunRecord, anchor: str) -> str:
     return f"{anchor}-run{record.id}"
 
 
-def group_section(record: RunRecord, group: Group) -> str:
+def group_section(record: RunRecord, group: Group, analyses: list | None = None) -> str:
     measured = [r for r in group.results if r.stats is not None]
+    mark = drift_mark(group, analyses)
     out = [f'<div class="group" id="{detail_anchor(record, anchor_of(group))}">'
            f"<h3>{escape(group.title)} <span class=meta>· run {record.id} ({escape(record.kind)}, "
-           f"scale {escape(record.scale)})</span></h3>", results_table(record, group)]
+           f"scale {escape(record.scale)})</span></h3>"
+           + (f'<p class="drift-mark">⚠ {escape(mark)}</p>' if mark else ""), results_table(record, group)]
     out.append(_notes([f"{r.case.label}: " + "; ".join(notes) for r in measured
                        if (notes := [n for n in (outlier_note(r), ceiling_note(r), cluster_note(r)) if n])]))
     described = [r for r in group.results if r.case.note]
@@ -414,7 +416,7 @@ def heat_legend() -> str:
             '<span class="swatch limit">limit</span><span class="swatch failed">failed</span></div>')
 
 
-def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> str:
+def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row], drift: str = "") -> str:
     head = "".join(f"<th>{escape(r)}</th>" for r in runtimes)
     body = []
     for row in rows:
@@ -424,8 +426,8 @@ def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> st
                     f"{cells}</tr>")
     sweep = f" ({escape(str(record.options['sweep']))})" if record.options.get("sweep") else ""
     return (f'<div class="scroll run-summary"><h3>Run {record.id} · {escape(record.kind)}{sweep} · scale '
-            f'{escape(record.scale)}</h3><table class="summary" data-run="{record.id}">'
-            f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
+            f'{escape(record.scale)}</h3>' + (f'<p class="drift">{escape(drift)}</p>' if drift else "")
+            + f'<table class="summary" data-run="{record.id}"><tr><th></th>{head}</tr>{"".join(body)}</table></div>')
 
 
 def across_cell(href: str, cell: Cell, row: Row) -> str:
@@ -468,15 +470,15 @@ def across_table(record: RunRecord, runtimes: list[str], rows: list[Row]) -> str
             f'<tr><th></th>{head}</tr>{"".join(body)}</table></div>')
 
 
-def summary_section(records: list[RunRecord]) -> str:
+def summary_section(runs: list[tuple[RunRecord, list]]) -> str:
     """Two views per run (runs differ in kind, scale and time, so their cells do not mix): across
     runtimes, each cell's ratio to its row's fastest runtime; and whether parallelism pays, each
     runtime's best model against its own seq."""
     tables, across = [], []
-    for record in records:
+    for record, analyses in runs:
         runtimes, rows = summary(record)
         if rows and record.kind != "exec":      # exec's commands are compared in their own table
-            tables.append(summary_table(record, runtimes, rows))
+            tables.append(summary_table(record, runtimes, rows, drift_line(analyses)))
             across.append(across_table(record, runtimes, rows))
     if not tables:
         return ""
@@ -510,7 +512,7 @@ def workload_section(workload: str, runs: list[tuple[RunRecord, list]]) -> str:
     for record, analyses in runs:
         for group in groups(record):
             if group.workload == workload:
-                out.append(group_section(record, group))
+                out.append(group_section(record, group, analyses))
         for kind, subject, r in analyses:
             if kind in ("time-split",):
                 continue
@@ -627,7 +629,7 @@ def render(runs: list[tuple[RunRecord, list]]) -> str:
     records = [record for record, _ in runs]
     workloads = _workloads(records)
     first = records[-1].machine if records else {}
-    answer = summary_section(records)
+    answer = summary_section(runs)
     nav = '<a href="#summary">summary</a>' if answer else ""
     nav += '<a href="#seeds">seeds</a>' + "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
     nav += '<a href="#startup">start-up</a><a href="#machine">machine</a>'

@@ -3,7 +3,7 @@ an issue or a pull request."""
 from __future__ import annotations
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, outlier_note, override_lines, startup_rows)
 from parbench.report.summary import summary
 
@@ -20,6 +20,8 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
            f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
            f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('kernel')} · "
            f"parbench {m.get('parbench')} @ {m.get('git_commit')}", ""]
+    if drift_line(analyses):
+        out += [drift_line(analyses)[0].upper() + drift_line(analyses)[1:] + ".", ""]
     runtimes, summary_rows = summary(record)
     if summary_rows and record.kind != "exec":
         out += ["## Summary", "",
@@ -38,7 +40,9 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
         measured = [r for r in group.results if r.stats is not None]
         if not measured:
             continue
-        out += [f"## {group.title}", ""] + _table(COLUMNS, [measured_row(r) for r in measured]) + [""]
+        mark = drift_mark(group, analyses)
+        out += [f"## {group.title}", ""] + ([f"⚠ {mark}.", ""] if mark else []) + _table(
+            COLUMNS, [measured_row(r) for r in measured]) + [""]
         notes = [f"{r.case.label}: {text}" for r in measured for text in (outlier_note(r), ceiling_note(r)) if text]
         out += [f"- {n}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)

@@ -36,6 +36,28 @@ def groups(record: RunRecord) -> list[Group]:
     return sorted(out.values(), key=lambda g: (order.index(g.workload), _params_in_order(g.params)))
 
 
+def drift_of(analyses) -> dict | None:
+    """The sitting's drift (analysis/drift.py) among a run's analyses, or None."""
+    return next((result for kind, _, result in analyses or [] if kind == "drift"), None)
+
+
+def drift_line(analyses) -> str:
+    """"machine drift 2.1% over this sitting (drift sentinel, 9 readings)", or "" without readings."""
+    drift = drift_of(analyses)
+    if drift is None:
+        return ""
+    return (f"machine drift {100 * max(drift['cpu_spread'], drift['memory_spread']):.1f}% over this sitting "
+            f"(drift sentinel, {drift['readings']} readings; {len(drift['off_tables'])} table(s) measured while "
+            "it was off by more than 5%)")
+
+
+def drift_mark(group: "Group", analyses) -> str:
+    """Why a table's figures are from a changed machine, or ""."""
+    off = (drift_of(analyses) or {}).get("off_tables", {})
+    share = off.get(str((group.workload, tuple(sorted(group.params.items(), key=str)))))
+    return f"measured while the machine was off by {100 * share:.1f}% (drift sentinel)" if share else ""
+
+
 def _params_in_order(params: dict) -> tuple:
     """A sweep's tables by size or count (a refined 11,585 between 8,192 and 16,384), not by
     when they were measured; numbers before words, so a mixed parameter still sorts."""
