@@ -11,11 +11,15 @@ from parbench.workloads import SCALES, SpecError, Workload, check_params, choose
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
 # `processes` is the most a case gets: it stops earlier once the 95% CI of its median is within
-# ±target_ci, or once past `budget` seconds (never below two processes).
+# ±target_ci, or once past `budget` seconds, never below `min_processes` (a CI from two processes
+# is rough: the published scales take three at least, and the reports say when one has two).
 SCALE_DEFAULTS = {
-    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None},
-    "quick": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 4, "target_ci": 0.03},
-    "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03},
+    "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None,
+              "min_processes": 2},
+    "quick": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 4, "target_ci": 0.03,
+              "min_processes": 3},
+    "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03,
+             "min_processes": 3},
 }
 ORDERS = ("interleaved", "shuffled", "sequential")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from parbench import metadata
 from parbench.analyze import analyze
-from parbench.plan import Plan, Request
+from parbench.plan import SCALE_DEFAULTS, Plan, Request
 from parbench.project import RESULTS_DIR
 from parbench.records import Case, RunRecord
 from parbench.run import Runner, Settings
@@ -73,7 +73,8 @@ def settings_for(request: Request) -> Settings:
                     repeat=request.setting("repeat"), timeout=request.setting("timeout"),
                     budget=request.setting("budget"), target_ci=request.setting("target_ci"),
                     memory_limit_kb=default_memory_limit_kb() if limit is None else (limit or None),
-                    order=request.order, seed=request.seed)
+                    order=request.order, seed=request.seed,
+                    min_processes=min(SCALE_DEFAULTS[request.scale]["min_processes"], request.setting("processes")))
 
 
 def prepare(cases: list[Case], runner) -> None:

@@ -145,6 +145,18 @@ def unaccounted_per_repetition(result: CaseResult) -> float | None:
     return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
 
 
+ROUGH_BELOW = 3      # a CI from fewer fresh processes than this is rough (two groups to resample)
+
+
+def processes_behind(result: CaseResult) -> int:
+    """The fresh processes whose verified repetitions the case's CI rests on."""
+    return len({r.process for r in result.run.repetitions if r.verified and r.process >= 0})
+
+
+def rough_ci(result: CaseResult) -> bool:
+    return result.stats is not None and processes_behind(result) < ROUGH_BELOW
+
+
 def one_worker(result: CaseResult) -> bool:
     """A parallel case asked for several workers whose repetitions say only one did any work."""
     used = [r.extra.get("workers_used") for r in result.run.repetitions if r.verified]
@@ -177,6 +189,8 @@ def outlier_note(result: CaseResult) -> str:
         notes.append(f"stopped at its {stopped}")
     if s and s.n < 5:
         notes.append(f"only {s.n} samples: the CI is wide by necessity")
+    if rough_ci(result):
+        notes.append(f"CI from {processes_behind(result)} process(es): rough")
     return "; ".join(notes)
 
 

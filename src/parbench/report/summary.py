@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from parbench.records import CaseResult, RunRecord
-from parbench.report.rows import Group, groups, median_extra, never_overlapped, one_worker
+from parbench.report.rows import Group, groups, median_extra, never_overlapped, one_worker, rough_ci
 from parbench.units import format_duration, format_per_item
 from parbench.workloads import load_all_cached
 
@@ -153,8 +153,8 @@ def _cell(runtime: str, members: list[CaseResult], fastest_key: str | None) -> C
 def _tie_with_fastest(cell: Cell, results: dict[str, CaseResult], fastest: CaseResult) -> bool:
     """The best case of a runtime is not significantly slower than the row's fastest."""
     result = results.get(cell.case_key)
-    if result is None or result.stats is None:
-        return False
+    if result is None or result.stats is None or rough_ci(result):
+        return False          # a CI from two processes is too rough to crown anything
     if result.case.key == fastest.case.key:
         return True
     comparison = result.vs_fastest
