@@ -17,6 +17,7 @@ from typing import Iterator, Protocol
 from parbench import liveness, suite as stages
 from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
 from parbench.inputs import InputError
+from parbench import machine_ceiling
 from parbench.sentinel import Sentinel
 from parbench.project import DEFAULT_DB, RESULTS_DIR
 from parbench.records import Case, RunRecord
@@ -110,20 +111,31 @@ def begin(suite: Suite) -> Suite:
 
 
 def _sentinel_for(suite: Suite):
-    """Reads the drift sentinel between tables and stores each reading with the run at once (a
-    reading the store cannot take is only lost, never a failed run). exec's commands are left
-    alone: nothing of parbench's runs beside what a user measures with it."""
+    """Between tables: reads the drift sentinel, and after a table measures the machine's own
+    ceiling for it; each is stored with the run at once (one the store cannot take is only lost,
+    never a failed run). exec's commands are left alone: nothing of parbench's runs beside what
+    a user measures with it."""
     if suite.kind.name == "exec":
         return lambda after: None
     sentinel = suite.sentinel = suite.sentinel or Sentinel()
+    workloads = suite.runner.workloads
 
-    def between_tables(after: str) -> None:
-        reading = sentinel.read(after)
+    def keep(kind: str, subject: str, result: dict) -> None:
+        try:
+            suite.store.add_analysis(suite.record.id, kind, subject, result)
+        except Exception:        # noqa: BLE001 - a lost reading must not end a sitting
+            pass
+
+    def between_tables(after: Case | None) -> None:
+        reading = sentinel.read(str(after.table) if after else "")
         if reading is not None:
-            try:
-                suite.store.add_analysis(suite.record.id, "sentinel", str(reading.position), reading.as_dict())
-            except Exception:        # noqa: BLE001 - a lost reading must not end a sitting
-                pass
+            keep("sentinel", str(reading.position), reading.as_dict())
+        ceiling = workloads[after.workload].machine_ceiling(after.params) if after and after.workload in workloads else None
+        if ceiling is not None:
+            name, mode, amount = ceiling
+            ns = machine_ceiling.measure(mode, amount)
+            if ns:
+                keep("machine-ceiling", str(after.table), {"name": name, "ns": ns})
     return between_tables
 
 

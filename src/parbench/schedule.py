@@ -73,14 +73,15 @@ def converged(run: CaseRun, target: float | None) -> bool:
 
 
 def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
-            between_tables: Callable[[str], None] = lambda after: None) -> Execution:
+            between_tables: Callable[[Case | None], None] = lambda after: None) -> Execution:
     """Runs every case, table by table; a KeyboardInterrupt ends it with the cases in flight
     marked `interrupted` (their processes kept) and `interrupted` set. `between_tables` runs
-    before the first table and after each (the drift sentinel), never while a case runs."""
+    before the first table (with None) and after each (with one of its cases): the drift
+    sentinel and the machine's ceiling, never while a case runs."""
     settings = runner.settings
     execution = Execution()
     shuffler = random.Random(settings.seed)
-    between_tables("")
+    between_tables(None)
     for group in groups_of(cases):
         active: list[_Active] = []
         try:
@@ -101,7 +102,7 @@ def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
                     _finish(a.run, sink, progress, execution, quiet=True)
             execution.interrupted = True
             return execution
-        between_tables(str(group[0].table))
+        between_tables(group[0])
         progress.group_done([r for r in execution.done if r.case in group])
         if hasattr(runner, "group_finished"):
             runner.group_finished(group)

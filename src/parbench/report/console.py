@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import summary
@@ -53,11 +53,12 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
     table = Table(title=group.title + (f"  ⚠ {mark}" if mark else ""), title_justify="left", header_style="bold")
     for column in COLUMNS:
         table.add_column(column, justify="left" if column in ("case", "family") else "right")
+    machine = machine_ceiling_of(group, analyses)
     for result in measured:
-        table.add_row(*measured_row(result))
+        table.add_row(*measured_row(result, machine))
     console.print(table)
     notes = [f"  {r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
-    notes += [f"  {r.case.label}: {ceiling_note(r)}" for r in measured if ceiling_note(r)]
+    notes += [f"  {r.case.label}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
     notes += [f"  {r.case.label}: {r.case.note}" for r in measured if r.case.note]
     for note in notes:
         console.print(note, style="dim", highlight=False)

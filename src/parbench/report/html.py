@@ -14,7 +14,7 @@ from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
@@ -160,7 +160,7 @@ def _case_cell(result: CaseResult) -> str:
     return f'<td data-col="case">{escape(result.case.label)}{badge}</td>'
 
 
-def results_table(record: RunRecord, group: Group) -> str:
+def results_table(record: RunRecord, group: Group, machine: dict | None = None) -> str:
     """The console's table, plus a row per case that produced no timing, saying why; a
     distributed case's cluster start-up gets a column of its own, apart from the work."""
     distributed = any(median_extra(r, "cluster_start_ns") is not None for r in group.results)
@@ -170,7 +170,7 @@ def results_table(record: RunRecord, group: Group) -> str:
     for result in group.results:
         key = escape(result.case.key, quote=True)
         if result.stats is not None:
-            values = measured_row(result)[1:] + ([cluster_text(result)] if distributed else [])
+            values = measured_row(result, machine)[1:] + ([cluster_text(result)] if distributed else [])
             if _first_extra(result).get("cluster") == "remote":     # its workers are not this run's
                 values[COLUMNS.index("peak RSS (tree)") - 1] += " (client only)"
             cells = "".join(
@@ -210,13 +210,13 @@ def detail_anchor(record: RunRecord, anchor: str) -> str:
 
 def group_section(record: RunRecord, group: Group, analyses: list | None = None) -> str:
     measured = [r for r in group.results if r.stats is not None]
-    mark = drift_mark(group, analyses)
+    mark, machine = drift_mark(group, analyses), machine_ceiling_of(group, analyses)
     out = [f'<div class="group" id="{detail_anchor(record, anchor_of(group))}">'
            f"<h3>{escape(group.title)} <span class=meta>· run {record.id} ({escape(record.kind)}, "
            f"scale {escape(record.scale)})</span></h3>"
-           + (f'<p class="drift-mark">⚠ {escape(mark)}</p>' if mark else ""), results_table(record, group)]
+           + (f'<p class="drift-mark">⚠ {escape(mark)}</p>' if mark else ""), results_table(record, group, machine)]
     out.append(_notes([f"{r.case.label}: " + "; ".join(notes) for r in measured
-                       if (notes := [n for n in (outlier_note(r), ceiling_note(r), cluster_note(r)) if n])]))
+                       if (notes := [n for n in (outlier_note(r), ceiling_note(r, machine), cluster_note(r)) if n])]))
     described = [r for r in group.results if r.case.note]
     if described:
         out.append(f'<details class="how"><summary>How each case works ({len(described)} notes)</summary>'

@@ -3,7 +3,7 @@ an issue or a pull request."""
 from __future__ import annotations
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, outlier_note, override_lines, startup_rows)
 from parbench.report.summary import summary
 
@@ -40,10 +40,11 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
         measured = [r for r in group.results if r.stats is not None]
         if not measured:
             continue
-        mark = drift_mark(group, analyses)
+        mark, machine = drift_mark(group, analyses), machine_ceiling_of(group, analyses)
         out += [f"## {group.title}", ""] + ([f"⚠ {mark}.", ""] if mark else []) + _table(
-            COLUMNS, [measured_row(r) for r in measured]) + [""]
-        notes = [f"{r.case.label}: {text}" for r in measured for text in (outlier_note(r), ceiling_note(r)) if text]
+            COLUMNS, [measured_row(r, machine) for r in measured]) + [""]
+        notes = [f"{r.case.label}: {text}" for r in measured
+                 for text in (outlier_note(r), ceiling_note(r, machine)) if text]
         out += [f"- {n}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)
         if len(lines) > 1:

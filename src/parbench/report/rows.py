@@ -79,22 +79,32 @@ def median_extra(result: CaseResult, key: str) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def ceiling_text(result: CaseResult) -> str:
-    """The case's distance to its ceiling, measured in the same repetitions: "2.3× copy"."""
+def machine_ceiling_of(group: "Group", analyses) -> dict | None:
+    """The machine's own ceiling measured for this table in its sitting ({"name", "ns"}), or None."""
+    key = str((group.workload, tuple(sorted(group.params.items(), key=str))))
+    return next((r for kind, subject, r in analyses or [] if kind == "machine-ceiling" and subject == key), None)
+
+
+def ceiling_text(result: CaseResult, machine: dict | None = None) -> str:
+    """The case's distance to its own ceiling, measured in the same repetitions ("2.3× own copy"),
+    and to the machine's, measured by the harness for the table ("4.1× machine memcpy")."""
+    parts = []
     ceiling = median_extra(result, "ceiling_ns")
-    if not ceiling or result.stats is None:
-        return "–"
-    name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")
-    return f"{result.stats.median_ns / ceiling:.2f}× {name}"
+    if ceiling and result.stats is not None:
+        name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")
+        parts.append(f"{result.stats.median_ns / ceiling:.2f}× own {name}")
+    if machine and machine.get("ns") and result.stats is not None:
+        parts.append(f"{result.stats.median_ns / machine['ns']:.2f}× machine")
+    return " · ".join(parts) or "–"
 
 
-def measured_row(result: CaseResult) -> list[str]:
+def measured_row(result: CaseResult, machine: dict | None = None) -> list[str]:
     s = result.stats
     verified = sum(r.verified for r in result.run.repetitions)
     return [result.case.label, result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
-            format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result),
+            format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result),
             format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
             f"✓ {verified}/{len(result.run.repetitions)}"]
@@ -194,9 +204,10 @@ def outlier_note(result: CaseResult) -> str:
     return "; ".join(notes)
 
 
-def ceiling_note(result: CaseResult) -> str:
-    """The ceiling and any other baseline measured in the same repetitions, as medians."""
-    parts = []
+def ceiling_note(result: CaseResult, machine: dict | None = None) -> str:
+    """The ceiling and any other baseline measured in the same repetitions, as medians, and the
+    machine's own ceiling for the table."""
+    parts = [f"machine {machine['name']} {format_duration(machine['ns'])} (harness, C)"] if machine else []
     ceiling = median_extra(result, "ceiling_ns")
     if ceiling:
         name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")

@@ -110,6 +110,12 @@ class Workload:
         unique = getattr(self.module, "unique_answers", None)
         return bool(unique and unique(params))
 
+    def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, int] | None:
+        """(name, reference mode, amount) of the machine's own ceiling for the case, measured by
+        the harness's C reference program (machine_ceiling.c), or None where the workload has none."""
+        ceiling = getattr(self.module, "machine_ceiling", None)
+        return ceiling(params) if ceiling else None
+
     @property
     def seed(self):
         """The seed article's published figures (workloads.seeds.Seed), or None."""

@@ -47,6 +47,11 @@ def expected_items(params) -> int:
     return int(params["n"])
 
 
+def machine_ceiling(params) -> tuple[str, str, int]:
+    """n hand-offs between two threads through one atomic word: what n links at least pay."""
+    return "atomic hand-off", "handoff", int(params["n"])
+
+
 def line_problem(line: dict, context) -> str | None:
     live = line.get("extra", {}).get("live_units")
     n = int(context.params["n"])
