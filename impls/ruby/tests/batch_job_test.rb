@@ -39,6 +39,8 @@ class BatchJobTest < Minitest::Test
                               *(model.end_with?("pool") ? ["--workers", 3] : [])).first
         assert_equal expected, line["checksum"], model
         assert_equal documents.size, line["items"]
+        assert_equal ["portable", Job::KERNELS[:portable]], line["extra"].values_at("kernel", "kernel_detail")
+        assert_equal model.end_with?("pool"), line["extra"].key?("busy"), model
         assert_operator line["extra"]["cpu_ns"], :>, 0
         assert_per_document_workers(model, line["extra"], documents.size)
         assert_no_worker_left(model)
@@ -106,6 +108,7 @@ class BatchJobTest < Minitest::Test
           GatedJob.new(gate: gate, model: model, workers: 2, docs_dir: dir, db: "sqlite:#{dir}/job.sqlite").run
         end
         assert_equal({ chunks: documents.size, workers_used: 2 }, outcome.extra.slice(:chunks, :workers_used), model)
+        assert_equal [0, 1], outcome.busy.map(&:first).sort, model
         assert_no_worker_left(model)
       end
     end

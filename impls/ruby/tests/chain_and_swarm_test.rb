@@ -11,6 +11,15 @@ class SpawnChainTest < Minitest::Test
     end
   end
 
+  # Protocol 2's vector: n 1000, start 123456 -> 124456; every link counted itself in.
+  def test_start_value_and_live_units_for_every_model
+    Parbench::Workloads::SpawnChain::MODELS.each_key do |model|
+      lines = protocol_lines("spawn-chain", "--model", model, "--n", 1000, "--warmup", 1, "--repeat", 1, "--variants", "123456,7")
+      assert_equal %w[124456 1007], lines.map { |line| line["checksum"] }, model
+      assert_equal [1000, 1000], lines.map { |line| line["extra"]["live_units"] }, model
+    end
+  end
+
   def chain(model, n)
     Parbench::Workloads::SpawnChain.new(model: model, workers: 1, n: n)
   end
@@ -67,6 +76,25 @@ class CoroutineSwarmTest < Minitest::Test
     Swarm::MODELS.each_key do |model|
       assert_equal "1161d008ce58dc37", checksum_of("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10), model
     end
+  end
+
+  # Protocol 2's vectors: the salt shifts every task id.
+  { 0 => "1161d008ce58dc37", 1000 => "bb33744708f665dd", 4_294_967_295 => "2540eadf7cfb00ad" }.each do |salt, digest|
+    define_method("test_tasks_3_steps_10_salt_#{salt}") do
+      Swarm::MODELS.each_key do |model|
+        assert_equal digest, checksum_of("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10, "--variants", salt), model
+      end
+    end
+  end
+
+  # seq never interleaves (tasks - 1 switches); the unit models pass between tasks at every step.
+  def test_switches_show_the_tasks_interleave
+    switches = Swarm::MODELS.keys.to_h do |model|
+      [model, protocol_lines("coroutine-swarm", "--model", model, "--tasks", 20, "--steps", 5).first["extra"]["switches"]]
+    end
+    assert_equal 19, switches["seq"]
+    assert_operator switches["fiber"], :>, 19
+    assert_operator switches["thread"], :>, 19
   end
 
   def test_unit_models_report_a_yield_ceiling_without_sleep

@@ -11,10 +11,49 @@ class ProtocolTest < Minitest::Test
     code
   end
 
-  def test_noop_prints_one_line_per_repetition
-    lines = protocol_lines("noop", "--model", "seq", "--warmup", 1, "--repeat", 3)
-    assert_equal [0, 1, 2], lines.map { |l| l["rep"] }
+  def test_noop_prints_a_line_per_warm_up_then_one_per_repetition
+    lines = protocol_lines("noop", "--model", "seq", "--warmup", 2, "--repeat", 3)
+    assert_equal [0, 1, nil, nil, nil], lines.map { |l| l["warmup"] }
+    assert_equal [nil, nil, 0, 1, 2], lines.map { |l| l["rep"] }
     assert(lines.all? { |l| l["checksum"] == "noop" && l["items"].zero? })
+  end
+
+  # Protocol 2: every line of every workload accounts for its CPU and for each phase between lines.
+  def test_every_line_reports_cpu_and_the_phases_between_lines
+    lines = protocol_lines("noop", "--model", "seq", "--warmup", 1, "--repeat", 2) +
+            protocol_lines("coroutine-swarm", "--model", "fiber", "--tasks", 4, "--steps", 2, "--warmup", 1, "--repeat", 1)
+    lines.each do |line|
+      %w[cpu_user_ns cpu_sys_ns checksum_ns prepare_ns cleanup_ns].each do |field|
+        value = line["extra"][field]
+        assert(value.is_a?(Integer) && !value.negative?, "#{field} = #{value.inspect}")
+      end
+    end
+  end
+
+  # A forked child's CPU counts once the child has been reaped inside the timed region.
+  def test_cpu_of_forked_workers_is_counted
+    extra = protocol_lines("keygen", "--model", "fork", "--count", 600, "--bytes", 1000, "--workers", 2).first["extra"]
+    assert_operator extra["cpu_user_ns"] + extra["cpu_sys_ns"], :>, 0
+  end
+
+  def test_variants_must_match_the_repetitions
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, "--variants", "1,2")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "-1")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "x")
+  end
+
+  def test_an_absent_tuned_kernel_is_exit_2
+    assert_equal 2, exit_code("batch-job", "--model", "seq", "--docs-dir", "/", "--db", "sqlite:/tmp/x", "--kernel", "tuned")
+    assert_equal 2, exit_code("keygen", "--model", "seq", "--kernel", "fast")
+    assert_equal 2, exit_code("noop", "--model", "seq", "--kernel", "portable")
+  end
+
+  def test_list_offers_the_kernels_each_workload_has
+    out, = capture_io { Parbench::Protocol.main(["--list"], workloads: Parbench::WORKLOADS, description: Parbench.description) }
+    listed = JSON.parse(out)["workloads"]
+    assert_equal({ "sdes-ecb" => %w[portable], "keygen" => %w[portable tuned], "batch-job" => %w[portable] },
+                 %w[sdes-ecb keygen batch-job].to_h { |w| [w, listed[w]["kernels"].keys] })
+    assert_nil listed["spawn-chain"]["kernels"]
   end
 
   def test_list_names_every_workload_and_family

@@ -94,6 +94,71 @@ class SdesEcbTest < Minitest::Test
     end
   end
 
+  # Protocol 2: repetition j encrypts under variants[j]; each line's checksum is its own key's.
+  def test_each_repetition_encrypts_under_its_variant_key
+    with_input(FOX) do |path|
+      wanted = [1023, 642, 5].map { |key| checksum_of("sdes-ecb", "--model", "seq", "--input", path, "--key", key) }
+      %w[seq fork ractor].product(%w[bitwise table]).each do |model, cipher|
+        lines = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, "--warmup", 1, "--repeat", 2,
+                               "--variants", "1023,642,5", *workers_args(model, 2))
+        assert_equal wanted, lines.map { |line| line["checksum"] }, "#{model} #{cipher}"
+        assert_equal [0, nil, nil], lines.map { |line| line["warmup"] }
+      end
+      assert_equal FOX_SHA256, wanted[1]
+    end
+  end
+
+  def test_a_variant_key_outside_10_bits_is_exit_2
+    with_input(FOX) do |path|
+      code = nil
+      capture_io do
+        code = Parbench::Protocol.main(["sdes-ecb", "--model", "seq", "--input", path, "--variants", "1024"],
+                                       workloads: Parbench::WORKLOADS, description: Parbench.description)
+      end
+      assert_equal 2, code
+    end
+  end
+
+  def test_lines_name_the_portable_kernel_and_tuned_is_refused
+    with_input(FOX) do |path|
+      %w[bitwise table].each do |cipher|
+        extra = protocol_lines("sdes-ecb", "--model", "seq", "--input", path, "--cipher", cipher, "--kernel", "portable").first["extra"]
+        assert_equal ["portable", Sdes::DETAILS[cipher]], extra.values_at("kernel", "kernel_detail")
+      end
+      assert_raises(Parbench::BadArguments) { Sdes.new(model: "seq", workers: 1, input: path, key: 642, cipher: "table", chunk: 0, kernel: "tuned") }
+    end
+  end
+
+  def test_parallel_models_report_each_workers_busy_interval
+    with_input(Random.new(8).bytes(3000)) do |path|
+      %w[fork ractor].each do |model|
+        line = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", "bitwise", "--workers", 3).first
+        busy = line["extra"]["busy"]
+        assert_equal [0, 1, 2], busy.map(&:first), model
+        assert(busy.all? { |_, first, last| first.between?(0, last) && last <= line["ns"] }, "#{model}: #{busy}")
+      end
+    end
+  end
+
+  # tr's escapes, made without a Regexp (Regexps are not safe across Ractors on Ruby 3.1).
+  def test_tr_escape_escapes_exactly_caret_dash_and_backslash
+    escaped = Sdes.tr_escape(Sdes::ALL_BYTES)
+    assert_equal 259, escaped.bytesize
+    assert_equal Sdes::ALL_BYTES, escaped.gsub(/\\(.)/mn, '\1')
+    assert_equal Sdes::ALL_BYTES, Sdes::ALL_BYTES.tr(escaped, escaped)
+  end
+
+  # The Ractor model once lost a message now and then (Ractor.yield + Ractor.select on Ruby
+  # 3.1) and crashed on a shared Regexp: many small chunks over many repetitions catch either.
+  def test_ractor_table_stays_right_over_many_repetitions_of_small_chunks
+    with_input("1234567890\nhogehoge\n私の名前はmorimorikochanです\nDiggy-mo!!!\n") do |path|
+      wanted = checksum_of("sdes-ecb", "--model", "seq", "--input", path, "--cipher", "table")
+      lines = protocol_lines("sdes-ecb", "--model", "ractor", "--input", path, "--cipher", "table", "--chunk", 7,
+                             "--workers", 2, "--repeat", 60)
+      assert_equal [wanted], lines.map { |line| line["checksum"] }.uniq
+    end
+  end
+
   def with_input(bytes)
     Dir.mktmpdir do |dir|
       path = File.join(dir, "input.bin")

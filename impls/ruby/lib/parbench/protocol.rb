@@ -12,8 +12,10 @@ module Parbench
 
   # What one repetition did. `checksum` may be a Proc, evaluated after the timed region;
   # `ceiling` is a Proc run after the checksum, returning the ceiling's extra fields; `release`
-  # a Proc that frees what the repetition left behind, run after it, outside the timed region.
-  Outcome = Struct.new(:items, :checksum, :extra, :ceiling, :release, keyword_init: true)
+  # a Proc that frees what the repetition left behind, run after it, outside the timed region;
+  # `busy` the workers' busy intervals, [[worker, started_ns, ended_ns], ...] as absolute
+  # CLOCK_MONOTONIC readings (nil for models without workers).
+  Outcome = Struct.new(:items, :checksum, :extra, :ceiling, :release, :busy, keyword_init: true)
 
   # The harness protocol (docs/protocol.md): argument parsing, the timed loop, JSON lines,
   # exit codes 0/2/3 and `--list`.
@@ -25,8 +27,8 @@ module Parbench
         puts JSON.generate(list(workloads, description))
         return 0
       end
-      workload_class, model, params, workers, warmup, repeat = parse(argv, workloads)
-      measure(workload_class, model, params, workers, warmup, repeat)
+      workload_class, model, params, workers, warmup, repeat, variants = parse(argv, workloads)
+      measure(workload_class, model, params, workers, warmup, repeat, variants)
       0
     rescue BadArguments => e
       warn "parbench-ruby: #{e.message}"
@@ -46,7 +48,9 @@ module Parbench
     def list(workloads, description)
       entries = workloads.transform_values do |klass|
         models = klass::MODELS.transform_values { |model| model.reject { |key, _| key == :params } }
-        { params: klass::PARAMS.keys, models: models }
+        entry = { params: klass::PARAMS.keys, models: models }
+        entry[:kernels] = klass::KERNELS if klass.const_defined?(:KERNELS)
+        entry
       end
       description.merge(workloads: entries)
     end
@@ -62,9 +66,12 @@ module Parbench
         raise BadArguments, "unknown model '#{model}' for #{name}; valid: #{klass::MODELS.keys.join(', ')}"
       warmup = integer(options.delete("warmup") || "0", "warmup")
       repeat = integer(options.delete("repeat") || "1", "repeat")
+      variants = variants_for(options.delete("variants"), warmup + repeat)
+      # Checked before the first repetition, so a bad variant is exit 2 with no line printed.
+      variants&.each { |variant| klass.check_variant(variant) } if klass.respond_to?(:check_variant)
       workers = workers_for(options.delete("workers"), spec, model)
       params = params_for(klass, spec, options)
-      [klass, model, params, workers, warmup, repeat]
+      [klass, model, params, workers, warmup, repeat, variants]
     end
 
     def pairs(args)
@@ -75,6 +82,35 @@ module Parbench
 
         [flag.delete_prefix("--").tr("-", "_"), value]
       end
+    end
+
+    # `--variants v0,...`: one non-negative integer per repetition, warm-ups first; nil when
+    # absent (every repetition then uses the base params). What a variant is, is the workload's.
+    def variants_for(value, repetitions)
+      return nil if value.nil?
+
+      variants = integer_list(value, "variants")
+      unless variants.size == repetitions
+        raise BadArguments, "--variants needs #{repetitions} values (warm-ups + repetitions), got #{variants.size}"
+      end
+
+      variants
+    end
+
+    # A comma-separated list of non-negative integers (`--variants`, `--probes`).
+    def integer_list(value, name)
+      values = value.split(",").map { |text| integer(text.strip, name) }
+      raise BadArguments, "--#{name} takes non-negative integers, got '#{value}'" if values.any?(&:negative?)
+
+      values
+    end
+
+    # `--kernel` of sdes-ecb, keygen and batch-job: one of the workload's KERNELS; a kernel
+    # class the runtime does not have is a bad argument (exit 2), as docs/protocol.md asks.
+    def check_kernel(kernels, kernel)
+      return kernel if kernels.key?(kernel.to_sym)
+
+      raise BadArguments, "--kernel '#{kernel}' is not offered here; valid: #{kernels.keys.join(', ')}"
     end
 
     def workers_for(value, spec, model)
@@ -109,23 +145,55 @@ module Parbench
       raise BadArguments, "--#{name.tr('_', '-')} must be an integer, got '#{text}'"
     end
 
-    # Loading happens outside the timed region; each repetition is timed around `run` only,
-    # then its checksum is taken, then its ceiling is timed (docs/workloads/README.md).
-    def measure(klass, model, params, workers, warmup, repeat)
+    # Loading happens outside the timed region; each repetition, warm-ups included, is timed
+    # around `run` only, then its checksum is taken, then its ceiling is timed, then what it
+    # left behind is released (docs/workloads/README.md, docs/protocol.md "Proof of work").
+    # Every phase between two lines is timed and reported, so the harness can account for
+    # the gap: prepare_ns (deriving the variant), ns, checksum_ns, ceiling_ns, cleanup_ns.
+    def measure(klass, model, params, workers, warmup, repeat, variants)
       started = now_ns
       workload = klass.new(model: model, workers: workers, **params)
       load_ns = now_ns - started
-      warmup.times { workload.run.release&.call }
-      repeat.times do |rep|
-        started = now_ns
-        outcome = workload.run
-        elapsed = now_ns - started
-        checksum = outcome.checksum.respond_to?(:call) ? outcome.checksum.call : outcome.checksum
-        ceiling = outcome.ceiling ? outcome.ceiling.call : {}
-        extra = { load_ns: load_ns }.merge(workload.extra, outcome.extra || {}, ceiling)
-        print_line(rep: rep, ns: elapsed, items: outcome.items, checksum: checksum.to_s, extra: extra)
-        outcome.release&.call
+      (warmup + repeat).times do |j|
+        label = j < warmup ? { warmup: j } : { rep: j - warmup }
+        print_line(label.merge(repetition(workload, variants&.[](j), load_ns)))
       end
+    end
+
+    def repetition(workload, variant, load_ns)
+      prepared = now_ns
+      workload.prepare(variant)
+      started = now_ns
+      cpu_before = cpu_ns
+      outcome = workload.run
+      cpu_after = cpu_ns
+      elapsed = now_ns - started
+      checksum_started = now_ns
+      checksum = outcome.checksum.respond_to?(:call) ? outcome.checksum.call : outcome.checksum
+      checksum_ns = now_ns - checksum_started
+      ceiling = outcome.ceiling ? outcome.ceiling.call : {}
+      cleanup_started = now_ns
+      outcome.release&.call
+      cleanup_ns = now_ns - cleanup_started
+      extra = { load_ns: load_ns }.merge(workload.extra, outcome.extra || {}, ceiling)
+      extra.merge!(cpu_user_ns: [cpu_after[0] - cpu_before[0], 0].max, cpu_sys_ns: [cpu_after[1] - cpu_before[1], 0].max,
+                   checksum_ns: checksum_ns, prepare_ns: started - prepared, cleanup_ns: cleanup_ns)
+      extra[:busy] = relative_busy(outcome.busy, started) if outcome.busy
+      { ns: elapsed, items: outcome.items, checksum: checksum.to_s, extra: extra }
+    end
+
+    # User and system CPU of the process and of its children reaped so far, in ns. getrusage
+    # (RUSAGE_SELF covers every thread, so every Ractor; RUSAGE_CHILDREN every forked worker
+    # that was waited for) through Process.times, which keeps the two apart; the clock of
+    # CLOCK_PROCESS_CPUTIME_ID gives only their sum.
+    def cpu_ns
+      times = Process.times
+      [((times.utime + times.cutime) * 1e9).round, ((times.stime + times.cstime) * 1e9).round]
+    end
+
+    # Busy intervals from absolute monotonic readings to ns from the repetition's clock start.
+    def relative_busy(busy, started)
+      busy.sort.map { |worker, first, last| [worker, [first - started, 0].max, [last - started, 0].max] }
     end
 
     # Times the block as a ceiling named `name`: the extra fields every ceiling reports.

@@ -10,13 +10,17 @@ module Parbench
     # batch-job (seed 002): re-align every pending document's annotations (LCS, CPU) and store
     # them in one transaction per document (database I/O).
     class BatchJob
-      PARAMS = { "docs_dir" => nil, "db" => nil }.freeze
+      PARAMS = { "docs_dir" => nil, "db" => nil, "kernel" => "portable" }.freeze
+      # The alignment is plain Ruby already: there is no tuned kernel.
+      KERNELS = { portable: "plain Ruby LCS: the suffix table dp[i][j] one Array row per byte of old, filled by while loops, " \
+                            "then the spec's walk and offset map" }.freeze
       MODELS = {
         "seq" => { family: "seq", note: "one connection, documents in order (the seed's serial job)" },
         "thread" => { family: "threads",
                       note: "one Thread per document, each with its own connection (the seed's Thread model; the GVL serialises the Ruby code)" },
         "thread-pool" => { family: "threads", workers: true,
-                           note: "W Threads pulling document ids from a Queue, one connection each" },
+                           note: "W Threads pulling document ids from a Queue, one connection each (OS threads; the GVL lets one run Ruby " \
+                                 "code at a time, the others overlap it only while they wait on the database or the disk)" },
         "fork" => { family: "processes",
                     note: "one Process.fork per document, each with its own connection; cpu_ns/io_ns back over a pipe with Marshal (the seed's process model)" },
         "fork-pool" => { family: "processes", workers: true,
@@ -27,7 +31,8 @@ module Parbench
       TICKET = "L<" # a document's index in the work list, as fork-pool hands it out
       TICKET_BYTES = 4
 
-      def initialize(model:, workers:, docs_dir:, db:)
+      def initialize(model:, workers:, docs_dir:, db:, kernel: "portable")
+        @kernel = Protocol.check_kernel(KERNELS, kernel)
         BatchDatabase.check_url(db)
         raise BadArguments, "--docs-dir '#{docs_dir}' is not a directory" unless File.directory?(docs_dir)
 
@@ -38,17 +43,23 @@ module Parbench
       end
 
       def extra
-        @model.end_with?("-pool") ? { workers: @workers } : {}
+        fields = { kernel: @kernel, kernel_detail: KERNELS[@kernel.to_sym] }
+        @model.end_with?("-pool") ? fields.merge(workers: @workers) : fields
       end
 
+      # No variants: every batch-job process gets a fresh database (docs/protocol.md).
+      def prepare(_variant); end
+
       # Every model answers [timings, worker] per document: timings are [cpu_ns, io_ns], worker
-      # names the Thread, process or Ractor that aligned it.
+      # names the Thread, process or Ractor that aligned it. The pools also report each
+      # worker's busy interval.
       def run
+        @busy = @model.end_with?("-pool") ? [] : nil
         doc_ids = with_connection(&:pending_doc_ids)
         results = send("run_#{@model.tr('-', '_')}", doc_ids)
         extra = { cpu_ns: results.sum { |(cpu_ns, _), _| cpu_ns }, io_ns: results.sum { |(_, io_ns), _| io_ns } }
         extra.merge!(chunks: doc_ids.size, workers_used: results.map(&:last).uniq.size) unless @model == "seq"
-        Outcome.new(items: doc_ids.size, checksum: -> { checksum }, extra: extra)
+        Outcome.new(items: doc_ids.size, checksum: -> { checksum }, extra: extra, busy: @busy)
       end
 
       def checksum
@@ -77,8 +88,10 @@ module Parbench
         queue = Queue.new
         doc_ids.each { |doc_id| queue << doc_id }
         queue.close
-        Array.new(@workers) do
+        busy = @busy
+        Array.new(@workers) do |w|
           Thread.new do
+            started = Protocol.now_ns
             with_connection do |database|
               results = []
               while (doc_id = queue.pop)
@@ -86,6 +99,8 @@ module Parbench
               end
               results
             end
+          ensure
+            busy << [w, started, Protocol.now_ns] # Array#<< holds the GVL: no two threads interleave in it
           end
         end.flat_map(&:value)
       end
@@ -113,7 +128,7 @@ module Parbench
         tickets.close
         # A thread feeds the tickets so that a full ticket pipe never waits on the results below.
         feeder = Thread.new { BatchJob.write_tickets(ticket_writer, doc_ids.size) }
-        gather_forked(workers).tap { feeder.join }
+        gather_forked(workers, @busy).tap { feeder.join }
       end
 
       def self.write_tickets(writer, count)
@@ -128,9 +143,9 @@ module Parbench
         nil
       end
 
-      def gather_forked(workers)
+      def gather_forked(workers, busy = nil)
         results = []
-        ParallelUnits.each_message(workers) { |_worker, message| results << Marshal.load(message) }
+        ParallelUnits.each_message(workers, busy: busy) { |_worker, message| results << Marshal.load(message) }
         results
       end
 

@@ -11,8 +11,11 @@ module Parbench
       MODELS = {
         "seq" => { family: "seq", note: "the same lines in a plain loop (seed 004's program 1)" },
         "fiber" => { family: "fibers",
-                     note: "ruby-async tasks on its Fiber scheduler; Task#yield for sleep_ms 0, Task#sleep otherwise" },
-        "thread" => { family: "threads", note: "one Thread per task, every Thread joined inside the timed region; Thread.pass for sleep_ms 0, Kernel#sleep otherwise" }
+                     note: "ruby-async tasks, each its own Fiber, on the reactor's Fiber scheduler; Task#yield (back to the reactor, " \
+                           "which resumes the next ready task) for sleep_ms 0, Task#sleep otherwise" },
+        "thread" => { family: "threads",
+                      note: "one Thread (an OS thread) per task, every Thread joined inside the timed region; Thread.pass (hands the " \
+                            "GVL on) for sleep_ms 0, Kernel#sleep otherwise; switches counted under a Mutex" }
       }.freeze
 
       def initialize(model:, workers:, tasks:, steps:, sleep_ms:)
@@ -21,6 +24,7 @@ module Parbench
         @model = model
         @tasks = tasks
         @steps = steps
+        @salt = 0
         @sleep_s = sleep_ms / 1000.0
         require "async" if model == "fiber" # loaded before timing: the gem's boot is not the swarm's work
       end
@@ -29,10 +33,51 @@ module Parbench
         {}
       end
 
+      # A variant is the salt: task t forms its lines with the id t + salt.
+      def self.check_variant(variant)
+        raise BadArguments, "a --variants salt must be below 2^32, got #{variant}" if variant >= 1 << 32
+      end
+
+      def prepare(variant)
+        @salt = variant || 0
+      end
+
       def run
         started = Protocol.now_ns
+        @switches = @model == "thread" ? LockedSwitches.new : Switches.new
         digest, spawned = send("run_#{@model}", started)
-        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started }, ceiling: ceiling)
+        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started, switches: @switches.count },
+                    ceiling: ceiling)
+      end
+
+      # Protocol 2's switch count, taken at every step: `prev = last.swap(me); switches += 1 if
+      # prev != me`. The first step of the swarm has no previous task and is not a switch, so
+      # tasks that never interleave count tasks - 1.
+      class Switches
+        attr_reader :count
+
+        def initialize
+          @last = nil
+          @count = 0
+        end
+
+        def step(task)
+          previous = @last
+          @last = task
+          @count += 1 if previous && !previous.equal?(task)
+        end
+      end
+
+      # Threads can be preempted between the read and the write of `last`: the swap is locked.
+      class LockedSwitches < Switches
+        def initialize
+          super
+          @lock = Mutex.new
+        end
+
+        def step(task)
+          @lock.synchronize { super }
+        end
       end
 
       # The yield ceiling: one unit of the model's kind making tasks x steps bare yields. Only
@@ -78,7 +123,12 @@ module Parbench
 
       def run_seq(started)
         digest = Digests::OrderFree.new
-        @tasks.times { |t| @steps.times { |s| digest.add(CoroutineSwarm.line(t, s)) } }
+        @tasks.times do |t|
+          @steps.times do |s|
+            @switches.step(t)
+            digest.add(CoroutineSwarm.line(t + @salt, s))
+          end
+        end
         [digest, started]
       end
 
@@ -121,9 +171,11 @@ module Parbench
       # Task t's steps, each after giving way to the scheduler as the block does it.
       def task_digest(t)
         digest = Digests::OrderFree.new
+        id = t + @salt
         @steps.times do |s|
           yield
-          digest.add(CoroutineSwarm.line(t, s))
+          @switches.step(t)
+          digest.add(CoroutineSwarm.line(id, s))
         end
         digest
       end

@@ -13,6 +13,8 @@ module Parbench
         {}
       end
 
+      def prepare(_variant); end
+
       def run
         Outcome.new(items: 0, checksum: "noop")
       end

@@ -5,12 +5,17 @@ module Parbench
     # Forked workers and Ractors streaming their results back chunk by chunk, shared by every
     # workload's process and Ractor models. Both helpers return only once every worker has
     # ended (children reaped, Ractors' final values taken), so the models join inside `ns`.
+    # Both also collect each worker's busy interval (protocol 2's `extra.busy`) as absolute
+    # CLOCK_MONOTONIC readings: that clock is machine-wide, so a forked child's readings and
+    # the parent's clock start are on the same scale; Protocol makes them relative.
     module ParallelUnits
       # How the parent sees one forked worker.
       ForkedWorker = Struct.new(:index, :pid, :reader)
 
-      # What a Ractor's block returns when it has yielded its last chunk.
+      # The tag of a Ractor worker's last message: [index, FINISHED, [started_ns, ended_ns]].
       FINISHED = :finished
+      # The tag of a Ractor worker's message when its work raised: [index, FAILED, "Class: text"].
+      FAILED = :failed
 
       # A child's end of its pipe. Messages are length-framed and the parent reads exactly one
       # frame at a time, so Ruby's read buffer never holds data that IO.select cannot see.
@@ -19,6 +24,8 @@ module Parbench
         HEADER_BYTES = 9
         DATA = 0
         ERROR = 1
+        BUSY = 2 # the payload is two Q< words: the child's first and last monotonic readings
+        BUSY_WORDS = "Q<Q<"
 
         def initialize(writer)
           @writer = writer
@@ -31,9 +38,18 @@ module Parbench
         def send_error(text)
           @writer.write([ERROR, text.bytesize].pack(HEADER), text)
         end
+
+        def send_busy(started_ns, ended_ns)
+          payload = [started_ns, ended_ns].pack(BUSY_WORDS)
+          @writer.write([BUSY, payload.bytesize].pack(HEADER), payload)
+        end
       end
 
       module_function
+
+      def now_ns
+        Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+      end
 
       # Forks `count` workers; child i runs the block with (i, its Channel) and exits.
       def fork_workers(count, &work)
@@ -51,7 +67,9 @@ module Parbench
       def run_child(index, writer)
         channel = Channel.new(writer)
         begin
+          started = now_ns
           yield index, channel
+          channel.send_busy(started, now_ns)
         rescue Exception => e # rubocop:disable Lint/RescueException -- the parent must learn of any failure
           report_failure(channel, e)
         end
@@ -67,8 +85,9 @@ module Parbench
 
       # Calls the block with (worker, payload) for every message, in the order they arrive from
       # any worker; `payload` is one reused String, valid until the block returns. Returns when
-      # every worker has closed its pipe and been reaped.
-      def each_message(workers)
+      # every worker has closed its pipe and been reaped. Each worker's busy interval is
+      # appended to `busy` as [index, started_ns, ended_ns] when one is given.
+      def each_message(workers, busy: nil)
         open = workers.to_h { |worker| [worker.reader, worker] }
         payload = String.new(encoding: Encoding::BINARY)
         until open.empty?
@@ -77,8 +96,11 @@ module Parbench
             next reap(open.delete(reader)) if kind.nil?
 
             reader.read(length, payload)
-            raise_child_error(payload) if kind == Channel::ERROR
-            yield open[reader], payload
+            case kind
+            when Channel::ERROR then raise_child_error(payload)
+            when Channel::BUSY then busy&.push([open[reader].index, *payload.unpack(Channel::BUSY_WORDS)])
+            else yield open[reader], payload
+            end
           end
         end
       ensure
@@ -105,16 +127,41 @@ module Parbench
         raise "forked worker failed: #{message}"
       end
 
-      # Calls the block with (ractor, message) for every Ractor.yield, as they arrive; a
-      # Ractor's block returns FINISHED after its last chunk, and taking that ends it.
-      def each_ractor_message(ractors)
-        running = ractors.dup
-        until running.empty?
-          ractor, message = Ractor.select(*running)
-          next running.delete(ractor) if message.equal?(FINISHED)
+      # ---- Ractors ----
+      # A Ractor worker sends each result to the main Ractor (`Ractor#send`, `move: true`: no
+      # copy) and the main Ractor receives them from its one incoming queue. Not Ractor.yield +
+      # Ractor.select: on Ruby 3.1 that rendezvous now and then delivered a worker's message to
+      # nobody (the next one arrived in its place, so chunks landed one slot early), which gave
+      # a wrong ciphertext about once in 600 repetitions of 2 Ractors and 5 chunks each.
 
-          yield ractor, message
+      # Runs inside a Ractor worker: yields a Proc that sends (tag, payload) to `parent`, then
+      # reports the busy interval with FINISHED. Call it from the Ractor's own block.
+      def ractor_worker(parent, index)
+        started = now_ns
+        yield ->(tag, payload) { parent.send([index, tag, payload], move: true) }
+        parent.send([index, FINISHED, [started, now_ns]])
+      rescue Exception => e # rubocop:disable Lint/RescueException -- else the main Ractor would wait forever
+        parent.send([index, FAILED, "#{e.class}: #{e.message}"])
+      end
+
+      # In the main Ractor: calls the block with (index, tag, payload) for every message of
+      # the `ractors` (started with `ractor_worker`), as they arrive, then takes each Ractor's
+      # final value (Ruby 3.1 has no Ractor#join: taking the value is the join). Busy
+      # intervals go to `busy` when one is given.
+      def each_ractor_message(ractors, busy: nil)
+        running = ractors.size
+        while running.positive?
+          index, tag, payload = Ractor.receive
+          if tag.equal?(FINISHED)
+            busy&.push([index, *payload])
+            running -= 1
+          elsif tag.equal?(FAILED)
+            raise "Ractor worker #{index} failed: #{payload}"
+          else
+            yield index, tag, payload
+          end
         end
+        ractors.each(&:take)
       end
     end
   end

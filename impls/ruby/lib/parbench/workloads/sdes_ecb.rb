@@ -8,27 +8,36 @@ module Parbench
   module Workloads
     # sdes-ecb (seed 001): S-DES in ECB mode, one byte per block, over a file loaded into memory.
     class SdesEcb
-      PARAMS = { "input" => nil, "key" => 642, "cipher" => "table", "chunk" => 0 }.freeze
+      PARAMS = { "input" => nil, "key" => 642, "cipher" => "table", "chunk" => 0, "kernel" => "portable" }.freeze
+      # Both ciphers are plain Ruby and its standard library: there is no tuned kernel.
+      DETAILS = {
+        "bitwise" => "plain Ruby per byte: P10/P8 key schedule, IP, two Feistel rounds (E/P, S0/S1, P4), IP^-1 " \
+                     "as straight-line bit permutations generated from the spec's tables",
+        "table" => "the key's 256-byte table (each byte through the bitwise cipher) applied with String#tr"
+      }.freeze
+      KERNELS = { portable: "bitwise: #{DETAILS['bitwise']}; table: #{DETAILS['table']}" }.freeze
       MODELS = {
         "seq" => { family: "seq" },
         "fork" => { family: "processes", workers: true,
-                    note: "W forked workers started and reaped inside the timed region; worker w encrypts chunks w, w+W, ... " \
-                          "and streams each back over its pipe into the pre-allocated output String" },
+                    note: "W forked workers (Process.fork, real OS processes) started and reaped inside the timed region; " \
+                          "worker w encrypts chunks w, w+W, ... and streams each back over its pipe into the pre-allocated output String" },
         "ractor" => { family: "actors", workers: true,
-                      note: "W Ractors over the frozen (shareable) input, started and ended inside the timed region; " \
-                            "worker w encrypts chunks w, w+W, ... and moves each back; the main Ractor copies it into the output" }
+                      note: "W Ractors (each its own OS thread and lock, so they run in parallel) over the frozen (shareable) input, " \
+                            "started and ended inside the timed region; worker w encrypts chunks w, w+W, ... and sends each to the " \
+                            "main Ractor (Ractor#send, move: true), which copies it into the output" }
       }.freeze
       CIPHERS = %w[bitwise table].freeze
       CHUNK_CAP = 1 << 20
 
-      def initialize(model:, workers:, input:, key:, cipher:, chunk:)
+      def initialize(model:, workers:, input:, key:, cipher:, chunk:, kernel: "portable")
         raise BadArguments, "--cipher must be one of #{CIPHERS.join(', ')}, got '#{cipher}'" unless CIPHERS.include?(cipher)
-        raise BadArguments, "--key must be a 10-bit key (0..1023), got #{key}" unless (0..1023).cover?(key)
+        SdesEcb.check_key(key, "--key")
         raise BadArguments, "--chunk must not be negative" if chunk.negative?
 
+        @kernel = Protocol.check_kernel(KERNELS, kernel)
         @model = model
         @workers = workers
-        @key = key
+        @base_key = @key = key
         @cipher = cipher
         @plaintext = File.binread(input).freeze
         # Allocated and written once (so its pages are faulted in) before the first repetition;
@@ -40,24 +49,39 @@ module Parbench
         raise BadArguments, "--input cannot be read: #{e.message}"
       end
 
+      def self.check_key(key, what)
+        raise BadArguments, "#{what} must be a 10-bit key (0..1023), got #{key}" unless (0..1023).cover?(key)
+      end
+
+      def self.check_variant(variant)
+        check_key(variant, "a --variants key")
+      end
+
       def extra
-        @model == "seq" ? {} : { workers: @workers, chunk: @chunk, chunks: @chunks.size }
+        fields = { kernel: @kernel, kernel_detail: DETAILS[@cipher] }
+        @model == "seq" ? fields : fields.merge(workers: @workers, chunk: @chunk, chunks: @chunks.size)
+      end
+
+      # A variant is the repetition's key (protocol 2): its ciphertext is this repetition's own.
+      def prepare(variant)
+        @key = variant || @base_key
       end
 
       def run
-        workers_used = encrypt_with(@cipher)
+        busy = @model == "seq" ? nil : []
+        workers_used = encrypt_with(@cipher, busy)
         Outcome.new(items: @plaintext.bytesize, checksum: -> { Digest::SHA256.hexdigest(@ciphertext) },
-                    extra: workers_used ? { workers_used: workers_used } : {},
-                    ceiling: -> { Protocol.time_ceiling("copy") { encrypt_with("copy") } })
+                    extra: workers_used ? { workers_used: workers_used } : {}, busy: busy,
+                    ceiling: -> { Protocol.time_ceiling("copy") { encrypt_with("copy", nil) } })
       end
 
       # Runs the model with the writer `form` (a cipher, or "copy" for the ceiling); returns
-      # how many workers delivered a chunk (nil for seq).
-      def encrypt_with(form)
+      # how many workers delivered a chunk (nil for seq); workers' busy intervals go to `busy`.
+      def encrypt_with(form, busy)
         case @model
         when "seq" then run_sequential(form)
-        when "fork" then run_forked(form)
-        when "ractor" then run_ractors(form)
+        when "fork" then run_forked(form, busy)
+        when "ractor" then run_ractors(form, busy)
         end
       end
 
@@ -66,33 +90,37 @@ module Parbench
         nil
       end
 
-      def run_forked(form)
+      def run_forked(form, busy)
         stripes = Chunking.stripes(@chunks, @workers)
+        key = @key
         workers = ParallelUnits.fork_workers(@workers) do |w, channel|
-          writer = SdesEcb.writer(form, @key)
+          writer = SdesEcb.writer(form, key)
           stripes[w].each { |range| channel.send_message(writer.piece(@plaintext, range)) }
         end
         assembly = Assembly.new(@ciphertext, stripes)
-        ParallelUnits.each_message(workers) { |worker, piece| assembly.place(worker.index, worker.pid, piece) }
+        ParallelUnits.each_message(workers, busy: busy) { |worker, piece| assembly.place(worker.index, worker.pid, piece) }
         assembly.workers_used
       end
 
-      def run_ractors(form)
+      # Each message names its place in the worker's stripe, so the assembly does not rely on
+      # the order the main Ractor's queue hands them over in.
+      def run_ractors(form, busy)
         stripes = Chunking.stripes(@chunks, @workers)
-        ractors = stripes.map do |ranges|
-          Ractor.new(@plaintext, ranges, @key, form) do |plaintext, my_ranges, key, writer_form|
-            writer = SdesEcb.writer(writer_form, key)
-            my_ranges.each { |range| Ractor.yield(writer.piece(plaintext, range), move: true) }
-            ParallelUnits::FINISHED
+        ractors = stripes.each_with_index.map do |ranges, w|
+          Ractor.new(Ractor.current, w, @plaintext, ranges, @key, form) do |parent, index, plaintext, my_ranges, key, writer_form|
+            ParallelUnits.ractor_worker(parent, index) do |deliver|
+              writer = SdesEcb.writer(writer_form, key)
+              my_ranges.each_with_index { |range, k| deliver.call(k, writer.piece(plaintext, range)) }
+            end
           end
         end
-        index_of = ractors.each_with_index.to_h
         assembly = Assembly.new(@ciphertext, stripes)
-        ParallelUnits.each_ractor_message(ractors) { |ractor, piece| assembly.place(index_of[ractor], ractor, piece) }
+        ParallelUnits.each_ractor_message(ractors, busy: busy) { |w, k, piece| assembly.place(w, ractors[w], piece, k) }
         assembly.workers_used
       end
 
-      # Puts each worker's pieces where they belong: a worker sends its stripe's chunks in order.
+      # Puts each worker's pieces where they belong: the k-th chunk of the worker's stripe, or
+      # (a forked worker's pipe keeps their order) the next one.
       class Assembly
         def initialize(output, stripes)
           @output = output
@@ -102,9 +130,12 @@ module Parbench
         end
 
         # String#[]= with a range of the piece's own length copies it in place (no reallocation).
-        def place(worker_index, worker, piece)
-          range = @stripes[worker_index][@next_chunk[worker_index]]
+        def place(worker_index, worker, piece, position = nil)
+          position ||= @next_chunk[worker_index]
           @next_chunk[worker_index] += 1
+          range = @stripes[worker_index][position]
+          raise "worker #{worker_index} sent #{piece.bytesize} bytes for a chunk of #{range.size}" unless piece.bytesize == range.size
+
           @output[range] = piece
           @delivered_by[worker] = true
         end
@@ -219,8 +250,19 @@ module Parbench
       define_permutation(:expand_permute, 4, EXPAND_PERMUTE)
       define_permutation(:p4, 4, P4)
 
+      # tr's own syntax gives ^ - \ a meaning: each is escaped with a backslash. This runs in
+      # every Ractor, and two Ruby 3.1 calls are not safe there: a gsub (one Regexp literal
+      # matched from two Ractors at once races on its compiled pattern: re.c swaps it for one
+      # of the string's encoding and frees the old one, "double free or corruption" now and
+      # then) and String.new(capacity:, encoding:) (string.c looks its keyword names up in a
+      # static table filled lazily, unlocked: "unknown keyword: :capacity" now and then).
       def self.tr_escape(bytes)
-        bytes.b.gsub(/[\^\-\\]/n) { |c| "\\#{c}" }
+        escaped = "".b
+        bytes.each_byte do |byte|
+          escaped << 0x5C if byte == 0x5E || byte == 0x2D || byte == 0x5C
+          escaped << byte
+        end
+        escaped
       end
 
       def self.table(key)

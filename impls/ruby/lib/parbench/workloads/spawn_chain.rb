@@ -7,8 +7,13 @@ module Parbench
       PARAMS = { "n" => 1000 }.freeze
       MODELS = {
         "fiber" => { family: "fibers",
-                     note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out; a repetition's ended Fibers are collected (GC.start) after it, outside the timed region, since their stacks stay mapped until then" },
-        "thread" => { family: "threads", note: "one Thread per link waiting on its own Queue; every Thread joined inside the timed region" },
+                     note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; each link is started as it is made " \
+                           "(it counts itself and transfers back to its maker) so all n are running and waiting when the start value is " \
+                           "sent; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out; a repetition's " \
+                           "ended Fibers are collected (GC.start) after it, outside the timed region, since their stacks stay mapped until then" },
+        "thread" => { family: "threads",
+                      note: "one Thread (an OS thread) per link waiting on its own Queue; the start value is sent once every Thread " \
+                            "has started running; every Thread joined inside the timed region" },
         "async" => { family: "async",
                      note: "one ruby-async Task per link waiting on its own Async::Variable (a oneshot), on the Fiber-based reactor" }
       }.freeze
@@ -18,6 +23,7 @@ module Parbench
 
         @model = model
         @n = n
+        @start = 0
         require_async if model == "async"
       end
 
@@ -25,50 +31,91 @@ module Parbench
         {}
       end
 
+      # A variant is the start value sent into the chain instead of 0; the answer is start + n.
+      def self.check_variant(variant)
+        raise BadArguments, "a --variants start value must be below 2^31, got #{variant}" if variant >= 1 << 31
+      end
+
+      def prepare(variant)
+        @start = variant || 0
+      end
+
+      # live_units: how many links had started running and not ended when the start value was
+      # sent, counted by the links themselves (each adds 1 as it starts, takes 1 as it ends).
       def run
-        answer, = send("chain_#{@model}")
-        Outcome.new(items: @n, checksum: answer,
+        answer, _units, live_units = send("chain_#{@model}")
+        Outcome.new(items: @n, checksum: answer, extra: { live_units: live_units },
                     ceiling: -> { { ceiling: "hand-off", ceiling_ns: send("hand_off_#{@model}") } },
                     release: @model == "fiber" ? -> { GC.start } : nil)
       end
 
-      # Seed 003's program: the caller's fiber keeps the answer; the last link created gets 0.
-      # Returns [answer, every unit]; every unit has ended.
+      # Seed 003's program: the caller's fiber keeps the answer; the last link created gets the
+      # start value. A Fiber's block only runs once it is switched to, so each link is started
+      # as it is made: it counts itself and transfers back to its maker, where it waits for its
+      # value as a process waits in receive. Returns [answer, every unit, live units at the
+      # send]; every unit has ended.
       def chain_fiber
         answer = nil
+        live = 0
+        maker = Fiber.current
         caller = Fiber.new { |value| answer = value }
         links = []
         last = (1..@n).reduce(caller) do |send_to, _|
-          Fiber.new { |value| send_to.transfer(value + 1) }.tap { |link| links << link }
+          link = Fiber.new do
+            live += 1
+            value = maker.transfer
+            send_to.transfer(value + 1)
+            live -= 1
+          end
+          link.transfer
+          links << link
+          link
         end
-        last.transfer(0)
+        live_at_send = live
+        last.transfer(@start)
         # Each link is still suspended in its transfer: switching to it once lets its block return.
         links.each(&:transfer)
-        [answer, links << caller]
+        [answer, links << caller, live_at_send]
       end
 
+      # A new Thread runs only once the scheduler gives it the GVL, so the start value is sent
+      # when every link has counted itself in (all n exist and wait on their Queue).
       def chain_thread
+        lock = Mutex.new
+        all_started = ConditionVariable.new
+        live = 0
         caller_inbox = Queue.new
         send_to = caller_inbox
         threads = Array.new(@n) do
           inbox = Queue.new
           target = send_to
           send_to = inbox
-          Thread.new { target << (inbox.pop + 1) }
+          Thread.new do
+            lock.synchronize { all_started.signal if (live += 1) == @n }
+            target << (inbox.pop + 1)
+            lock.synchronize { live -= 1 }
+          end
         end
-        send_to << 0
+        live_at_send = lock.synchronize do
+          all_started.wait(lock) until live == @n
+          live
+        end
+        send_to << @start
         answer = caller_inbox.pop
         threads.each(&:join)
-        [answer, threads]
+        [answer, threads, live_at_send]
       end
 
       # A task whose fiber cannot get a stack fails inside its parent's `task.async`; left alone,
       # the links already waiting would keep the reactor running forever, so its loop is
       # interrupted (Reactor#stop would take minutes) and the runtime's error becomes the limit result.
       # Each link ends by itself after its send; the reactor returns once every task has finished.
+      # A new task runs at once until it waits, so each link has counted itself when made.
       def chain_async
         failure = nil
         links = []
+        live = 0
+        live_at_send = nil
         answer = Async do |task|
           caller_inbox = Async::Variable.new
           send_to = caller_inbox
@@ -76,9 +123,14 @@ module Parbench
             inbox = Async::Variable.new
             target = send_to
             send_to = inbox
-            links << task.async { target.resolve(inbox.value + 1) }
+            links << task.async do
+              live += 1
+              target.resolve(inbox.value + 1)
+              live -= 1
+            end
           end
-          send_to.resolve(0)
+          live_at_send = live
+          send_to.resolve(@start)
           caller_inbox.value
         rescue FiberError => e
           failure = e
@@ -86,7 +138,7 @@ module Parbench
         end.wait
         raise failure if failure
 
-        [answer, links]
+        [answer, links, live_at_send]
       end
 
       # ---- The hand-off ceiling: two units made before the clock pass a counter n times ----
@@ -158,31 +210,6 @@ module Parbench
       def require_async
         require "async"
         require "async/variable"
-      end
-
-      # A task whose fiber cannot get a stack fails inside its parent's `task.async`; left alone,
-      # the links already waiting would keep the reactor running forever, so its loop is
-      # interrupted (Reactor#stop would take minutes) and the runtime's error becomes the limit result.
-      def run_async
-        failure = nil
-        answer = Async do |task|
-          caller_inbox = Async::Variable.new
-          send_to = caller_inbox
-          @n.times do
-            inbox = Async::Variable.new
-            target = send_to
-            send_to = inbox
-            task.async { target.resolve(inbox.value + 1) }
-          end
-          send_to.resolve(0)
-          caller_inbox.value
-        rescue FiberError => e
-          failure = e
-          task.reactor.interrupt
-        end.wait
-        raise failure if failure
-
-        answer
       end
     end
   end
