@@ -150,11 +150,18 @@ def list_command() -> None:
     table = Table(title="Models", title_justify="left", header_style="bold")
     for column in ("runtime", "workload", "model", "family", "workers", "note"):
         table.add_column(column, overflow="fold")
+    kernels = Table(title="Kernel classes (--param kernel=portable|tuned; portable is every scale's default)",
+                    title_justify="left", header_style="bold")
+    for column in ("runtime", "workload", "kernel", "what runs"):
+        kernels.add_column(column, overflow="fold")
     for name, d in described.items():
         for workload, offer in d.workloads.items():
             for model in offer.models.values():
                 table.add_row(name, workload, model.name, model.family, "yes" if model.workers else "", model.note)
+            for kernel, detail in offer.kernels.items():
+                kernels.add_row(name, workload, kernel, detail)
     console.print(table)
+    console.print(kernels)
     for line in skipped:
         console.print(f"[yellow]{line}[/]", highlight=False)
 

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import summary
@@ -59,6 +59,7 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
     console.print(table)
     notes = [f"  {r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
     notes += [f"  {r.case.label}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
+    notes += [f"  {r.case.label}: {kernel_note(r)}" for r in measured if kernel_note(r)]
     notes += [f"  {r.case.label}: {r.case.note}" for r in measured if r.case.note]
     for note in notes:
         console.print(note, style="dim", highlight=False)

@@ -14,7 +14,7 @@ from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
@@ -216,7 +216,8 @@ def group_section(record: RunRecord, group: Group, analyses: list | None = None)
            f"scale {escape(record.scale)})</span></h3>"
            + (f'<p class="drift-mark">⚠ {escape(mark)}</p>' if mark else ""), results_table(record, group, machine)]
     out.append(_notes([f"{r.case.label}: " + "; ".join(notes) for r in measured
-                       if (notes := [n for n in (outlier_note(r), ceiling_note(r, machine), cluster_note(r)) if n])]))
+                       if (notes := [n for n in (outlier_note(r), ceiling_note(r, machine), kernel_note(r),
+                                                 cluster_note(r)) if n])]))
     described = [r for r in group.results if r.case.note]
     if described:
         out.append(f'<details class="how"><summary>How each case works ({len(described)} notes)</summary>'

@@ -3,7 +3,7 @@ an issue or a pull request."""
 from __future__ import annotations
 
 from parbench.records import RunRecord
-from parbench.report.rows import (COLUMNS, drift_line, drift_mark, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
+from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, outlier_note, override_lines, startup_rows)
 from parbench.report.summary import summary
 
@@ -44,7 +44,7 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
         out += [f"## {group.title}", ""] + ([f"⚠ {mark}.", ""] if mark else []) + _table(
             COLUMNS, [measured_row(r, machine) for r in measured]) + [""]
         notes = [f"{r.case.label}: {text}" for r in measured
-                 for text in (outlier_note(r), ceiling_note(r, machine)) if text]
+                 for text in (outlier_note(r), ceiling_note(r, machine), kernel_note(r)) if text]
         out += [f"- {n}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)
         if len(lines) > 1:

@@ -221,6 +221,14 @@ def ceiling_note(result: CaseResult, machine: dict | None = None) -> str:
     return ("measured beside it: " + ", ".join(parts)) if parts else ""
 
 
+def kernel_note(result: CaseResult) -> str:
+    """What the case's kernel class ran, as its implementation named it (extra.kernel_detail)."""
+    detail = next((str(r.extra["kernel_detail"]) for r in result.run.repetitions if r.extra.get("kernel_detail")), "")
+    kernel = result.case.params.get("kernel") or next(
+        (str(r.extra["kernel"]) for r in result.run.repetitions if r.extra.get("kernel")), "")
+    return f"{kernel} kernel: {detail}" if detail else ""
+
+
 def comparison_lines(group: Group) -> list[tuple[str, str, str]]:
     """(case, against the fastest, against its runtime's seq) for every measured case."""
     lines = []
