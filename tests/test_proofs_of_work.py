@@ -82,6 +82,8 @@ def test_workers_that_ran_one_after_the_other_are_flagged_and_overlapping_ones_a
 
 def test_work_done_before_the_timer_is_flagged(cheat_run):
     db, report = cheat_run
-    assert _case(db, "spawn-chain", "before-timer") == ("ok", "")
-    assert "is not accounted for" in _note(report, "cheat before-timer")
+    status, reason = _case(db, "spawn-chain", "before-timer")
+    # A timed region far too short for its gap fails outright; a less blatant one is flagged.
+    assert (status == "bad-output" and "cannot be that short" in reason) or (
+        status == "ok" and "is not accounted for" in _note(report, "cheat before-timer"))
     assert "is not accounted for" not in _note(report, "cheat honest")
