@@ -61,16 +61,17 @@ defmodule Parbench.Workloads.BatchJobTest do
       end)
       |> Digest.order_free()
 
-    for model <- ["seq", "async_stream", "process_per_doc", "pool"], lcs <- Alignment.strategies() do
-      dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-#{model}-#{lcs}")
+    for model <- ["seq", "async_stream", "process_per_doc", "pool"], kernel <- ["portable", "tuned"] do
+      dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-#{model}-#{kernel}")
       File.rm_rf!(dir)
       File.mkdir_p!(Path.join(dir, "docs"))
       db = "sqlite:" <> Path.join(dir, "job.sqlite")
       write_inputs(documents, Path.join(dir, "docs"), Database.connection_string(db))
 
-      context = BatchJob.prepare(model, %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "lcs" => lcs}, 3)
+      context = BatchJob.prepare(model, %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "kernel" => kernel}, 3)
       {docs, checksum, extra} = BatchJob.summarize(BatchJob.run(context), context)
-      assert {docs, checksum} == {12, expected}, "#{model} #{lcs}"
+      assert {docs, checksum} == {12, expected}, "#{model} #{kernel}"
+      assert context.extra.kernel == kernel and context.extra.lcs == %{"portable" => "cells", "tuned" => "bitparallel"}[kernel]
       assert extra.cpu_ns > 0 and extra.io_ns > 0
       assert_counted(model, extra)
     end
@@ -78,8 +79,8 @@ defmodule Parbench.Workloads.BatchJobTest do
 
   # Documents are the chunks; connection owners are dealt documents round-robin, so all are used.
   defp assert_counted("seq", extra), do: refute(Map.has_key?(extra, :workers_used))
-  defp assert_counted("process_per_doc", extra), do: assert(%{chunks: 12, workers_used: 3} = extra)
-  defp assert_counted(_model, %{chunks: 12, workers_used: used}), do: assert(used in 1..3)
+  defp assert_counted("process_per_doc", extra), do: assert(%{chunks: 12, workers_used: 3, busy: [_, _, _]} = extra)
+  defp assert_counted(_model, %{chunks: 12, workers_used: used, busy: busy}), do: assert(used in 1..3 and length(busy) == used)
 
   defp write_inputs(documents, docs_dir, connection_string) do
     Database.with_connection(connection_string, fn connection ->

@@ -2,11 +2,28 @@ defmodule Parbench.Workloads.CoroutineSwarmTest do
   use ExUnit.Case, async: true
   alias Parbench.Workloads.CoroutineSwarm
 
-  defp checksum(model, tasks, steps, sleep_ms \\ 0) do
+  defp run_case(model, tasks, steps, sleep_ms \\ 0, salt \\ nil) do
     options = %{"tasks" => "#{tasks}", "steps" => "#{steps}", "sleep-ms" => "#{sleep_ms}"}
     context = CoroutineSwarm.prepare(model, options, 2)
-    {^tasks, checksum, _extra} = CoroutineSwarm.summarize(CoroutineSwarm.run(context), context)
-    checksum
+    context = if salt, do: CoroutineSwarm.vary(context, salt), else: context
+    {^tasks, checksum, extra} = CoroutineSwarm.summarize(CoroutineSwarm.run(context), context)
+    {checksum, extra}
+  end
+
+  defp checksum(model, tasks, steps, sleep_ms \\ 0, salt \\ nil), do: run_case(model, tasks, steps, sleep_ms, salt) |> elem(0)
+
+  test "protocol 2 vectors: tasks 3, steps 10 with salts 0, 1000 and 4294967295" do
+    for model <- ["seq", "processes"] do
+      assert checksum(model, 3, 10, 0, 0) == "1161d008ce58dc37"
+      assert checksum(model, 3, 10, 0, 1000) == "bb33744708f665dd"
+      assert checksum(model, 3, 10, 0, 4_294_967_295) == "2540eadf7cfb00ad"
+    end
+  end
+
+  test "seq counts tasks - 1 switches; yielding processes interleave, so they count more" do
+    assert {_, %{switches: 99}} = run_case("seq", 100, 10)
+    assert {_, %{switches: switches}} = run_case("processes", 100, 10)
+    assert switches > 99 and switches <= 100 * 10 - 1
   end
 
   test "task 0 step 0 is the line 0:0:FizzBuzz" do

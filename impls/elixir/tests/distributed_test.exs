@@ -37,12 +37,39 @@ defmodule Parbench.DistributedTest do
     options = %{"count" => "2000", "bytes" => "31", "source" => "seeded", "seed" => "99"}
     {2000, expected, _} = run_case(Keygen, "seq", options, 1)
     assert {2000, ^expected, extra} = run_case(Keygen, "distributed", options, 3)
-    assert %{nodes: 3, chunk: 667, chunks: 3, workers_used: 3} = extra
+    assert %{nodes: 3, chunk: 667, chunks: 3, workers_used: 3, busy: [[0, _, _], [1, _, _], [2, _, _]]} = extra
+  end
+
+  test "keygen distributed: probes and variants, keys made on the peers" do
+    options = %{"count" => "3", "bytes" => "10", "source" => "seeded", "seed" => "0", "probes" => "0,1,2"}
+    context = Keygen.prepare("distributed", options, 2) |> Keygen.vary(1)
+
+    try do
+      assert {3, "d3605c1b2c10e632", %{probes: ["yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"]}} =
+               Keygen.summarize(Keygen.run(context), context)
+    after
+      Keygen.finish(context)
+    end
   end
 
   test "spawn-chain distributed: a chain of n across two nodes answers n, every hop crossing" do
     assert {1001, "1001", extra} = run_case(SpawnChain, "distributed", %{"n" => "1001"}, 1)
-    assert %{nodes: 2, cross_node_hops: 1002, ceiling: "hand-off"} = extra
+    assert %{nodes: 2, cross_node_hops: 1002, ceiling: "hand-off", live_units: 1001} = extra
+  end
+
+  test "spawn-chain distributed: the start value is a variant, and links are counted on the peers" do
+    context = SpawnChain.prepare("distributed", %{"n" => "1000"}, 1)
+
+    try do
+      for start <- [123_456, 0, 7] do
+        varied = SpawnChain.vary(context, start)
+        assert {1000, answer, %{live_units: 1000}} = SpawnChain.summarize(SpawnChain.run(varied), varied)
+        assert answer == Integer.to_string(start + 1000)
+        SpawnChain.ceiling(varied)
+      end
+    after
+      SpawnChain.finish(context)
+    end
   end
 
   test "consecutive links sit on different nodes, so every hop crosses nodes" do

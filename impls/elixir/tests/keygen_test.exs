@@ -32,9 +32,55 @@ defmodule Parbench.Workloads.KeygenTest do
     end
   end
 
-  test "strong keys give count:total characters" do
+  test "strong keys give the order-free digest too, a new one every run" do
     for model <- @local_models do
-      assert checksum(model, %{"count" => "7", "bytes" => "1000", "source" => "strong"}) == "7:11200"
+      options = %{"count" => "7", "bytes" => "1000", "source" => "strong"}
+      assert checksum(model, options) =~ ~r/^[0-9a-f]{16}$/
+      assert checksum(model, options) != checksum(model, options)
+    end
+  end
+
+  defp probed(model, options, probes, workers \\ 2, seed \\ nil) do
+    context = Keygen.prepare(model, Map.put(options, "probes", Enum.join(probes, ",")), workers)
+    context = if seed, do: Keygen.vary(context, seed), else: context
+    Keygen.summarize(Keygen.run(context), context)
+  end
+
+  test "protocol 2 vector: seeded count 3, bytes 10, seed 1 probes keys 0, 1, 2, for every model" do
+    for model <- @local_models do
+      assert {3, "d3605c1b2c10e632", %{probes: ["yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"]}} =
+               probed(model, seeded(3, 10, 1), [0, 1, 2])
+    end
+  end
+
+  test "a variant replaces the seed: base seed 0 with variant 1 is seed 1's keys" do
+    for model <- @local_models do
+      assert {3, "d3605c1b2c10e632", %{probes: ["lzktf67oukj7qc6j", "yfoafcpmfufjcz7m"]}} =
+               probed(model, seeded(3, 10, 0), [2, 0], 2, 1)
+    end
+  end
+
+  test "probes name key i of the generation order whatever the chunking, in the order asked" do
+    options = Map.put(seeded(1000, 7, 5), "chunk", "33")
+    expected = for index <- [999, 0, 33, 32, 500], do: Keygen.encode(Parbench.Digest.splitmix64_bytes(5, index, 7))
+    for model <- @local_models, do: assert({1000, _, %{probes: ^expected}} = probed(model, options, [999, 0, 33, 32, 500], 3))
+  end
+
+  test "strong probes are keys of the right size, and a probe beyond count is a bad argument" do
+    assert {5, _, %{probes: [key]}} = probed("flow", %{"count" => "5", "bytes" => "1000", "source" => "strong"}, [4])
+    assert byte_size(key) == 1600
+    assert {:bad_args, _} = catch_throw(probed("seq", seeded(5, 10, 1), [5]))
+  end
+
+  test "keygen has a portable kernel only, named in every line" do
+    assert Map.keys(Keygen.kernels()) == ["portable"]
+    assert %{kernel: "portable", kernel_detail: ":crypto.strong_rand_bytes/1" <> _} =
+             Keygen.prepare("seq", %{"count" => "1", "source" => "strong", "kernel" => "portable"}, 1).extra
+  end
+
+  for model <- ["flow", "async_stream"] do
+    test "#{model} reports one busy interval per worker" do
+      assert %{busy: [[0, _, _], [1, _, _]], workers_used: 2} = run_case(unquote(model), seeded(2000, 8, 1), 2) |> elem(2)
     end
   end
 

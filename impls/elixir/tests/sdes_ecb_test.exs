@@ -30,6 +30,43 @@ defmodule Parbench.Workloads.SdesEcbTest do
     end
   end
 
+  test "the portable and tuned kernels give the same subkeys, blocks, tables and ciphertexts for every key" do
+    plaintext = :binary.list_to_bin(Enum.to_list(0..255)) <> "odd"
+
+    for key <- 0..1023 do
+      assert SdesEcb.subkeys(key, "portable") == SdesEcb.subkeys(key, "tuned")
+      assert SdesEcb.table(key, "portable") == SdesEcb.table(key, "tuned")
+    end
+
+    for key <- [0, 1, 642, 777, 1023] do
+      {k1, k2} = SdesEcb.subkeys(key)
+      for block <- 0..255, do: assert(SdesEcb.encrypt_block(block, k1, k2) == SdesEcb.encrypt_block_unrolled(block, k1, k2))
+      ciphertexts = for cipher <- ["bitwise", "table"], kernel <- ["portable", "tuned"], do: SdesEcb.encrypt(plaintext, key, cipher, kernel)
+      assert ciphertexts |> Enum.uniq() |> length() == 1
+    end
+  end
+
+  test "the tuned table handles empty, one-byte and odd inputs" do
+    for text <- ["", "a", "abc", "The quick brown fox jumps over the lazy dog\n"] do
+      assert SdesEcb.encrypt(text, 642, "table", "tuned") == SdesEcb.encrypt(text, 642, "bitwise", "portable")
+    end
+  end
+
+  test "a variant is the repetition's key; the kernel and its detail are in every line" do
+    path = input_file(1000)
+    reference = SdesEcb.encrypt(File.read!(path), 5, "bitwise")
+
+    for model <- ["seq", "async_stream"], kernel <- ["portable", "tuned"], cipher <- ["bitwise", "table"] do
+      context = SdesEcb.prepare(model, %{"input" => path, "cipher" => cipher, "kernel" => kernel}, 2) |> SdesEcb.vary(5)
+      {1000, checksum, _} = SdesEcb.summarize(SdesEcb.run(context), context)
+      assert checksum == Base.encode16(:crypto.hash(:sha256, reference), case: :lower)
+      assert %{kernel: ^kernel, kernel_detail: detail} = context.extra
+      assert is_binary(detail)
+    end
+
+    assert {:bad_args, _} = catch_throw(SdesEcb.vary(%{key: 1}, 1024))
+  end
+
   defp input_file(size) do
     path = Path.join(System.tmp_dir!(), "parbench-elixir-sdes-#{size}-#{System.unique_integer([:positive])}")
     File.write!(path, :crypto.strong_rand_bytes(size))

@@ -2,14 +2,17 @@ defmodule Parbench.WorkTallyTest do
   use ExUnit.Case, async: true
   alias Parbench.{ChunkStream, WorkTally}
 
-  test "chunks and distinct workers are counted as they are recorded" do
+  test "chunks and distinct workers are counted as they are recorded, each worker busy from first start to last end" do
     tally = WorkTally.new()
-    for worker <- [:a, :b, :a, :c, :a], do: WorkTally.chunk_done(tally, worker)
-    assert %{chunks: 5, workers_used: 3} = WorkTally.summary(tally)
+    for {worker, from, to} <- [{:a, 10, 20}, {:b, 5, 8}, {:a, 30, 40}, {:c, 12, 13}, {:a, 21, 22}],
+        do: WorkTally.record(tally, worker, from, to)
+    WorkTally.record(tally, :d, 50, 60, 3)
+    assert %{chunks: 8, workers_used: 4, busy: busy} = WorkTally.summary(tally)
+    assert busy == [[0, 5, 8], [1, 10, 40], [2, 12, 13], [3, 50, 60]]
   end
 
   test "an empty tally counts nothing" do
-    assert WorkTally.summary(WorkTally.new()) == %{chunks: 0, workers_used: 0}
+    assert WorkTally.summary(WorkTally.new()) == %{chunks: 0, workers_used: 0, busy: []}
   end
 
   # Each chunk waits until the test has seen `workers` chunks in progress at the same time, so

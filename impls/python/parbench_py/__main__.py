@@ -50,14 +50,16 @@ def describe_runtime() -> dict:
         "flags": f"no interpreter flags; GIL on; sys.getswitchinterval()={sys.getswitchinterval()}; "
                  "multiprocessing start method fork",
         "sources": {"strong": keygen.STRONG_SOURCE},
-        "workloads": {
-            workload.name: {
-                "params": [param.name for param in workload.params],
-                "models": {name: model.describe() for name, model in workload.models.items()},
-            }
-            for workload in workloads.values()
-        },
+        "workloads": {workload.name: _describe(workload) for workload in workloads.values()},
     }
+
+
+def _describe(workload: Workload) -> dict:
+    entry = {"params": [param.name for param in workload.params],
+             "models": {name: model.describe() for name, model in workload.models.items()}}
+    if workload.kernels:
+        entry["kernels"] = dict(workload.kernels)
+    return entry
 
 
 if __name__ == "__main__":

@@ -155,7 +155,7 @@ def process_document(database: Database, docs_dir: str, doc_id: int) -> Document
     return DocumentTimes(cpu_ns=aligned_at - read, io_ns=(read - started) + (written - aligned_at))
 
 
-def _outcome(job: Job, times: list[DocumentTimes], extra: dict) -> Outcome:
+def _outcome(job: Job, times: list[DocumentTimes], extra: dict, busy: list | None = None) -> Outcome:
     def checksum() -> str:
         database = Database(job.params["db"])
         try:
@@ -165,7 +165,7 @@ def _outcome(job: Job, times: list[DocumentTimes], extra: dict) -> Outcome:
         return order_free_digest(f"{d}:{b}:{e}:{label}".encode() for d, b, e, label in rows)
     extra = {"cpu_ns": sum(t.cpu_ns for t in times), "io_ns": sum(t.io_ns for t in times),
              "db": "postgresql" if job.params["db"].startswith("postgres") else "sqlite", **extra}
-    return Outcome(len(times), checksum, extra)
+    return Outcome(len(times), checksum, extra, busy=busy)
 
 
 def _pending(url: str) -> list[int]:
@@ -198,7 +198,7 @@ def run_threads(job: Job) -> Outcome:
     for doc_id in doc_ids:
         work.put(doc_id)
     first_round = parallel.ThreadFirstRound(min(job.workers, len(doc_ids)))
-    done: list[tuple[int, DocumentTimes]] = []   # list.append is atomic under the GIL
+    done: list[tuple[int, int, int, DocumentTimes]] = []   # list.append is atomic under the GIL
     failures: list[BaseException] = []
 
     def worker() -> None:
@@ -231,9 +231,10 @@ def run_threads(job: Job) -> Outcome:
             thread.join()
     if failures:
         raise failures[0]
-    workers_used = len({worker for worker, _ in done})
-    return _outcome(job, [times for _, times in done],
-                    {"switch_interval_s": sys.getswitchinterval(), **_units_extra(len(doc_ids), workers_used)})
+    ran = parallel.gather_timed(done)
+    return _outcome(job, ran.results,
+                    {"switch_interval_s": sys.getswitchinterval(), **_units_extra(len(doc_ids), ran.workers_used)},
+                    ran.busy)
 
 
 # Each pool process's own connection, opened by the pool initializer after the fork
@@ -255,12 +256,13 @@ def run_processes(job: Job) -> Outcome:
     doc_ids = _pending(job.params["db"])
     try:
         with parallel.process_pool(job.workers, len(doc_ids), _open_process_database, (job.params["db"],)) as pool:
-            done, workers_used = parallel.gather([
+            ran = parallel.gather([
                 pool.submit(parallel.run_in_pool_process, _process_document_in_pool, job.params["docs_dir"], doc_id)
                 for doc_id in doc_ids])
     except OSError as error:
         raise LimitReached(str(error)) from error
-    return _outcome(job, done, {"start_method": "fork", **_units_extra(len(doc_ids), workers_used)})
+    return _outcome(job, ran.results, {"start_method": "fork", **_units_extra(len(doc_ids), ran.workers_used)},
+                    ran.busy)
 
 
 def _document_on_own_connection(url: str, docs_dir: str, doc_id: int) -> DocumentTimes:
@@ -373,9 +375,9 @@ def run_dask(job: Job) -> Outcome:
     doc_ids = _pending(url)
     futures = session.map(_document_on_dask_worker, [url] * len(doc_ids), [job.params["docs_dir"]] * len(doc_ids),
                           doc_ids)
-    times, workers_used = session.gather_counted(futures)
+    ran = session.gather_counted(futures)
     session.client.run(_close_dask_worker_databases)   # every worker's connections, inside ns
-    return _outcome(job, times, _units_extra(len(doc_ids), workers_used))
+    return _outcome(job, ran.results, _units_extra(len(doc_ids), ran.workers_used), ran.busy)
 
 
 def sqlite_path(url: str) -> str:
@@ -433,4 +435,8 @@ if dask_cluster.available():
              "document and does the document's transaction itself (the SQLite file or PostgreSQL server must be "
              "reachable from the workers); the caller closes every worker's connections (client.run) inside ns")
 
-WORKLOAD = Workload(name="batch-job", params=PARAMS, models=MODELS)
+# Python has one kernel, the portable one: the spec's LCS suffix table filled cell by cell in plain
+# Python (no numpy, no bit-parallel LCS). Nothing engineered exists, so there is no tuned one.
+KERNELS = {"portable": "pure-Python LCS suffix table, cell by cell"}
+
+WORKLOAD = Workload(name="batch-job", params=PARAMS, models=MODELS, kernels=KERNELS)

@@ -23,27 +23,46 @@ def line_hash(task: int, step: int) -> int:
     return fnv1a64(f"{task}:{step}:{fizzbuzz(step)}".encode())
 
 
-def seq_digest(tasks: int, steps: int) -> int:
+class Switches:
+    """extra.switches: at every step the running task swaps itself into `last`; a different task
+    there is one switch. The loop runs every task on one thread, so plain attributes do."""
+
+    def __init__(self) -> None:
+        self.last: int | None = None
+        self.count = 0
+
+    def step(self, me: int) -> None:
+        previous, self.last = self.last, me
+        if previous is not None and previous != me:
+            self.count += 1
+
+
+def seq_digest(tasks: int, steps: int, salt: int = 0, switches: Switches | None = None) -> int:
+    switches = switches or Switches()
     total = 0
     for task in range(tasks):
         for step in range(steps):
-            total += line_hash(task, step)
+            switches.step(task)
+            total += line_hash(task + salt, step)
     return total & MASK64
 
 
-async def _swarm_task(task: int, steps: int, pause_s: float) -> int:
+async def _swarm_task(task: int, steps: int, pause_s: float, salt: int, switches: Switches) -> int:
     total = 0
     for step in range(steps):
         await asyncio.sleep(pause_s)  # sleep(0) is asyncio's bare yield
-        total += line_hash(task, step)
+        switches.step(task)
+        total += line_hash(task + salt, step)
     return total
 
 
-async def swarm(tasks: int, steps: int, sleep_ms: int, started_ns: int) -> tuple[int, int]:
+async def swarm(tasks: int, steps: int, sleep_ms: int, started_ns: int, salt: int = 0,
+                switches: Switches | None = None) -> tuple[int, int]:
     """The digest and spawn_ns: nanoseconds from `started_ns` until every task exists."""
     pause_s = sleep_ms / 1000
-    running = [asyncio.create_task(_swarm_task(task, steps, pause_s)) for task in range(tasks)]
-    spawn_ns = time.perf_counter_ns() - started_ns
+    switches = switches or Switches()
+    running = [asyncio.create_task(_swarm_task(task, steps, pause_s, salt, switches)) for task in range(tasks)]
+    spawn_ns = time.monotonic_ns() - started_ns
     totals = await asyncio.gather(*running)
     return sum(totals) & MASK64, spawn_ns
 
@@ -54,15 +73,16 @@ def _params(job: Job) -> tuple[int, int, int]:
 
 def run_seq(job: Job) -> Outcome:
     tasks, steps, _ = _params(job)
-    total = seq_digest(tasks, steps)
-    return Outcome(tasks, lambda: digest_hex(total))
+    switches = Switches()
+    total = seq_digest(tasks, steps, job.params["salt"], switches)
+    return Outcome(tasks, lambda: digest_hex(total), {"switches": switches.count})
 
 
 async def _bare_yields(count: int) -> int:
-    started = time.perf_counter_ns()
+    started = time.monotonic_ns()
     for _ in range(count):
         await asyncio.sleep(0)
-    return time.perf_counter_ns() - started
+    return time.monotonic_ns() - started
 
 
 async def yield_ceiling_ns(count: int) -> int:
@@ -76,11 +96,13 @@ def _yield_ceiling(job: Job, loop_name: str) -> dict:
 
 
 def _run_async(job: Job, loop_name: str) -> Outcome:
-    started_ns = time.perf_counter_ns()
-    total, spawn_ns = run_on(loop_name, swarm(*_params(job), started_ns))
+    started_ns = time.monotonic_ns()
+    switches = Switches()
+    total, spawn_ns = run_on(loop_name, swarm(*_params(job), started_ns, job.params["salt"], switches))
     # Only bare yields have a ceiling: a timer sleep's cost is the timer, not the switch.
     ceiling = (lambda: _yield_ceiling(job, loop_name)) if job.params["sleep_ms"] == 0 else None
-    return Outcome(job.params["tasks"], lambda: digest_hex(total), {"spawn_ns": spawn_ns, "loop": loop_name},
+    return Outcome(job.params["tasks"], lambda: digest_hex(total), {"spawn_ns": spawn_ns, "loop": loop_name,
+                                                        "switches": switches.count},
                    ceiling=ceiling)
 
 
@@ -99,4 +121,5 @@ WORKLOAD = Workload(
     name="coroutine-swarm",
     params=(Param("tasks", int, 1000), Param("steps", int, 10), Param("sleep_ms", int, 0)),
     models=MODELS,
+    variant="salt",   # a --variants value is the salt s: task t forms its lines with the id t + s (base 0)
 )

@@ -84,21 +84,25 @@ class DaskSession(Session):
                 for address in sorted(self.workers_at_start - present)]
 
     def map(self, function: Callable, *iterables) -> list:
-        """One task per item, each answering (its worker's address, function(*item)); never cached."""
+        """One task per item, each answering (its worker's address, start, end, function(*item)); never cached."""
         count = len(iterables[0])
         if count == 0:
             return []
         return self.client.map(on_worker, [function] * count, *iterables, pure=False)
 
-    def gather_counted(self, futures: list) -> tuple[list, int]:
-        """The results in submission order, and how many distinct dask workers ran them."""
-        answered = self.client.gather(futures) if futures else []
-        return [result for _, result in answered], len({address for address, _ in answered})
+    def gather_counted(self, futures: list):
+        """parallel.Gathered: the results in submission order, how many distinct dask workers ran
+        them, and each task's busy interval on its worker."""
+        from .parallel import gather_timed
+        return gather_timed(self.client.gather(futures) if futures else [])
 
 
-def on_worker(function: Callable, *args) -> tuple[str, Any]:
+def on_worker(function: Callable, *args) -> tuple[str, int, int, Any]:
+    """(the worker's address, start, end, function(*args)): the task's busy interval read on the
+    worker with time.monotonic_ns, which on one machine (the local cluster) is the caller's clock."""
     from distributed import get_worker
-    return get_worker().address, function(*args)
+    from .parallel import timed
+    return timed(get_worker().address, function, *args)
 
 
 def _sentence(what: str, *details: str) -> str:

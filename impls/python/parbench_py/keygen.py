@@ -8,20 +8,32 @@ from typing import Callable
 
 from . import dask_cluster, parallel
 from .checksums import digest_hex, digest_sum, splitmix64_bytes
-from .protocol import Job, LimitReached, Model, Outcome, Param, Workload, time_ns
+from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, int_list, time_ns
 
 STRONG_SOURCE = "os.urandom (getrandom(2), the kernel CSPRNG)"
+# Python has one kernel, the portable one: os.urandom (the standard library's CSPRNG call) per key
+# and the standard library's base64.b32encode. Nothing engineered exists, so there is no tuned one.
+KERNELS = {"portable": "os.urandom per key (seeded: SplitMix64 per key, pure Python) + base64.b32encode(...).lower()"}
+DETAILS = {"strong": "os.urandom per key + base64.b32encode(...).lower()",
+           "seeded": "SplitMix64 per key (pure Python) + base64.b32encode(...).lower()"}
 
 
 def base32_lower(data: bytes) -> bytes:
     return base64.b32encode(data).lower()
 
 
-def make_keys(first: int, stop: int, key_bytes: int, source: str, seed: int) -> list[bytes]:
-    """Keys first..stop-1; a seeded key depends only on its index, so any split gives the same set."""
+def key_material(source: str, seed: int) -> Callable[[int, int], bytes]:
+    """Where key `index`'s bytes come from: the one thing the two sources differ in."""
     if source == "strong":
-        return [base32_lower(os.urandom(key_bytes)) for _ in range(first, stop)]
-    return [base32_lower(splitmix64_bytes(seed, index, key_bytes)) for index in range(first, stop)]
+        return lambda index, key_bytes: os.urandom(key_bytes)
+    return lambda index, key_bytes: splitmix64_bytes(seed, index, key_bytes)
+
+
+def make_keys(first: int, stop: int, key_bytes: int, source: str, seed: int) -> list[bytes]:
+    """Keys first..stop-1, the same loop, store and encoder for both sources; a seeded key depends
+    only on its index, so any split gives the same set."""
+    material = key_material(source, seed)
+    return [base32_lower(material(index, key_bytes)) for index in range(first, stop)]
 
 
 # The ceiling's two halves (docs/workloads/keygen.md), per chunk, nothing kept.
@@ -46,12 +58,13 @@ def ceiling_over(run_chunks: Callable[[Callable[[int, int], None]], None]) -> di
             "csprng_ns": csprng_ns, "base32_ns": base32_ns}
 
 
-def _outcome(keys: list[bytes], job: Job, extra: dict, ceiling: Callable[[], dict]) -> Outcome:
-    def checksum() -> str:
-        if job.params["source"] == "strong":
-            return f"{len(keys)}:{sum(len(key) for key in keys)}"
-        return digest_hex(digest_sum(keys))
-    return Outcome(len(keys), checksum, extra, ceiling)
+def _outcome(keys: list[bytes], job: Job, extra: dict, ceiling: Callable[[], dict],
+             busy: list | None = None) -> Outcome:
+    """The digest of the keys for both sources; the probes read key i of the generation order
+    (chunks are gathered in order, so keys[i] is key i), both after the clock."""
+    probes = job.params["probes"]
+    return Outcome(len(keys), lambda: digest_hex(digest_sum(keys)), extra, ceiling, busy,
+                   evidence=lambda: {"probes": [keys[index].decode() for index in probes]})
 
 
 def _args(job: Job) -> tuple[int, str, int]:
@@ -98,27 +111,27 @@ def run_threads(job: Job) -> Outcome:
     chunk, spans = _spans(job, job.workers)
     pool, first_round = parallel.thread_pool(job.workers, len(spans))
     with pool:
-        chunks, workers_used = parallel.gather(parallel.submit_to_threads(
+        ran = parallel.gather(parallel.submit_to_threads(
             pool, first_round, make_keys, [(start, stop, *_args(job)) for start, stop in spans]))
-        keys = _flatten(chunks)
-    extra = {"switch_interval_s": sys.getswitchinterval(), **parallel.chunk_extra(chunk, len(spans), workers_used)}
+        keys = _flatten(ran.results)
+    extra = {"switch_interval_s": sys.getswitchinterval(), **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
     return _outcome(keys, job, extra, lambda: _pool_ceiling(
-        lambda: parallel.started_thread_pool(job.workers), spans, job.params["bytes"]))
+        lambda: parallel.started_thread_pool(job.workers), spans, job.params["bytes"]), ran.busy)
 
 
 def run_processes(job: Job) -> Outcome:
     chunk, spans = _spans(job, job.workers)
     try:
         with parallel.process_pool(job.workers, len(spans)) as pool:
-            chunks, workers_used = parallel.gather([
+            ran = parallel.gather([
                 pool.submit(parallel.run_in_pool_process, make_keys, start, stop, *_args(job))
                 for start, stop in spans])
-            keys = _flatten(chunks)
+            keys = _flatten(ran.results)
     except OSError as error:
         raise LimitReached(str(error)) from error
-    extra = {"start_method": "fork", **parallel.chunk_extra(chunk, len(spans), workers_used)}
+    extra = {"start_method": "fork", **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
     return _outcome(keys, job, extra, lambda: _pool_ceiling(
-        lambda: parallel.started_process_pool(job.workers), spans, job.params["bytes"]))
+        lambda: parallel.started_process_pool(job.workers), spans, job.params["bytes"]), ran.busy)
 
 
 def run_dask(job: Job) -> Outcome:
@@ -126,16 +139,16 @@ def run_dask(job: Job) -> Outcome:
     session, key_bytes = job.session, job.params["bytes"]
     chunk, spans = _spans(job, session.threads)
     per_span = [[argument] * len(spans) for argument in _args(job)]
-    chunks, workers_used = session.gather_counted(session.map(
+    ran = session.gather_counted(session.map(
         make_keys, [start for start, _ in spans], [stop for _, stop in spans], *per_span))
-    keys = _flatten(chunks)
+    keys = _flatten(ran.results)
     sizes = [stop - start for start, stop in spans]
 
     def on_the_cluster(function: Callable) -> None:
         session.gather_counted(session.map(function, sizes, [key_bytes] * len(spans)))
 
-    return _outcome(keys, job, parallel.chunk_extra(chunk, len(spans), workers_used),
-                    lambda: ceiling_over(on_the_cluster))
+    return _outcome(keys, job, parallel.chunk_extra(chunk, len(spans), ran.workers_used),
+                    lambda: ceiling_over(on_the_cluster), ran.busy)
 
 
 CHUNK_NOTE = "--chunk KEYS, default min(1024, ceil(count / workers)); every worker takes one chunk before any takes a second"
@@ -155,6 +168,7 @@ PARAMS = (
     Param("source", str, "strong", choices=("strong", "seeded")),
     Param("seed", int, 0),
     Param("chunk", parallel.chunk_param, 0),
+    Param("probes", int_list, ()),
 )
 if dask_cluster.available():
     PARAMS += dask_cluster.PARAMS
@@ -164,4 +178,15 @@ if dask_cluster.available():
              "ceiling's two halves run as tasks over the same chunks; --chunk KEYS, default "
              "min(1024, ceil(count / cluster threads))")
 
-WORKLOAD = Workload(name="keygen", params=PARAMS, models=MODELS)
+
+
+def load(params: dict) -> tuple[None, int]:
+    """Nothing to load; the probes are checked here, before the first repetition."""
+    outside = [index for index in params["probes"] if index >= params["count"]]
+    if outside:
+        raise BadArguments(f"--probes {outside[0]} is not a key index (0 … {params['count'] - 1})")
+    return None, 0
+
+
+WORKLOAD = Workload(name="keygen", params=PARAMS, models=MODELS, load=load, variant="seed", kernels=KERNELS,
+                    kernel_detail=lambda params: DETAILS[params["source"]])

@@ -5,7 +5,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 SDES_CHUNK_CAP = 1 << 20     # bytes (docs/workloads/README.md: "One chunking rule")
@@ -46,17 +48,26 @@ class ThreadFirstRound:
         self.barrier = threading.Barrier(parties) if parties > 1 else None
         self.entered = threading.local()
 
-    def run(self, function: Callable, *args) -> tuple[int, Any]:
-        """(the thread's native id, function(*args)), after the first round is complete."""
+    def run(self, function: Callable, *args) -> tuple[int, int, int, Any]:
+        """(the thread's native id, start, end, function(*args)) after the first round is complete;
+        start and end are time.monotonic_ns around the chunk (its busy interval)."""
         if self.barrier is not None and not getattr(self.entered, "done", False):
             self.entered.done = True
             self.barrier.wait()
-        return threading.get_native_id(), function(*args)
+        return timed(threading.get_native_id(), function, *args)
 
     def abort(self) -> None:
         """Releases every thread waiting in the first round (with BrokenBarrierError) after a failure."""
         if self.barrier is not None:
             self.barrier.abort()
+
+
+def timed(worker: Any, function: Callable, *args) -> tuple[Any, int, int, Any]:
+    """(worker, start, end, function(*args)): the chunk's busy interval on the machine-wide
+    CLOCK_MONOTONIC (time.monotonic_ns), so threads and forked processes read the same clock."""
+    start = time.monotonic_ns()
+    result = function(*args)
+    return worker, start, time.monotonic_ns(), result
 
 
 _process_first_round: Any = None   # set in each forked pool process by _start_pool_process
@@ -70,13 +81,13 @@ def _start_pool_process(barrier, initializer: Callable | None, initargs: tuple) 
         initializer(*initargs)
 
 
-def run_in_pool_process(function: Callable, *args) -> tuple[int, Any]:
-    """(the process id, function(*args)), after the first round is complete."""
+def run_in_pool_process(function: Callable, *args) -> tuple[int, int, int, Any]:
+    """(the process id, start, end, function(*args)), after the first round is complete."""
     global _process_entered
     if _process_first_round is not None and not _process_entered:
         _process_entered = True
         _process_first_round.wait()
-    return os.getpid(), function(*args)
+    return timed(os.getpid(), function, *args)
 
 
 def thread_pool(workers: int, chunks: int) -> tuple[ThreadPoolExecutor, ThreadFirstRound]:
@@ -103,14 +114,27 @@ def submit_to_threads(pool: ThreadPoolExecutor, first_round: ThreadFirstRound, f
         raise
 
 
-def gather(futures: Iterable[Future]) -> tuple[list, int]:
-    """The results in submission order, and how many distinct workers produced them."""
-    results, workers = [], set()
-    for future in futures:
-        worker, result = future.result()
-        workers.add(worker)
+@dataclass(frozen=True)
+class Gathered:
+    """What a pool's chunks gave back: results in submission order, the distinct workers that
+    produced them, and each chunk's (worker, start, end) for extra.busy."""
+    results: list
+    workers_used: int
+    busy: list[tuple[Any, int, int]]
+
+
+def gather_timed(answers: Iterable[tuple[Any, int, int, Any]]) -> Gathered:
+    """Gathered from (worker, start, end, result) answers, in the order given."""
+    results, busy = [], []
+    for worker, start, end, result in answers:
+        busy.append((worker, start, end))
         results.append(result)
-    return results, len(workers)
+    return Gathered(results, len({worker for worker, _, _ in busy}), busy)
+
+
+def gather(futures: Iterable[Future]) -> Gathered:
+    """Waits for every future (each answering (worker, start, end, result)), in submission order."""
+    return gather_timed(future.result() for future in futures)
 
 
 def started_thread_pool(workers: int) -> ThreadPoolExecutor:

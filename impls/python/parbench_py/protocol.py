@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -44,11 +45,18 @@ class Outcome:
     # The workload's ceiling (docs/workloads/README.md), timed by itself: its extra fields
     # (`ceiling`, `ceiling_ns`, parts such as `csprng_ns`).
     ceiling: Callable[[], dict[str, Any]] | None = None
+    # What each worker reported: (worker, start, end) on time.monotonic_ns, one per chunk or
+    # document; the protocol turns them into extra.busy (one interval per worker, from the clock's start).
+    busy: list[tuple[Any, int, int]] | None = None
+    # Evidence read from the result after the clock, with the checksum (keygen's probes): extra fields.
+    evidence: Callable[[], dict[str, Any]] | None = None
 
-    def finish(self, with_checksum: bool = True) -> tuple[str | None, dict[str, Any]]:
-        """(checksum, extra with the ceiling's fields): the checksum first, as the contract orders."""
-        checksum = self.checksum() if with_checksum else None
+    def finish(self) -> tuple[str, dict[str, Any]]:
+        """(checksum, extra with the evidence and the ceiling's fields): the checksum first, as the contract orders."""
+        checksum = self.checksum()
         extra = dict(self.extra)
+        if self.evidence is not None:
+            extra.update(self.evidence())
         if self.ceiling is not None:
             extra.update(self.ceiling())
         return checksum, extra
@@ -101,6 +109,13 @@ class Workload:
     params: tuple[Param, ...]
     models: dict[str, Model]
     load: Callable[[dict[str, Any]], tuple[Any, int]] = lambda params: (None, 0)  # (input, load_ns)
+    # The param a --variants value replaces in its repetition (key, seed, start, salt); one that
+    # is not a command-line param (spawn-chain's start, coroutine-swarm's salt) has the base value 0.
+    variant: str | None = None
+    # Kernel class -> what it runs, for --list (protocol 2's "kernels"); empty: no --kernel.
+    kernels: dict[str, str] = field(default_factory=dict)
+    # The kernel_detail of one case's lines, from its params (what ran for this cipher or source).
+    kernel_detail: Callable[[dict[str, Any]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +126,7 @@ class Call:
     workers: int | None
     warmup: int
     repeat: int
+    variants: tuple[int, ...] | None = None   # one per repetition, warm-ups first
 
 
 def _option_pairs(tokens: list[str]) -> dict[str, str]:
@@ -155,7 +171,14 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
             raise BadArguments("--workers must be at least 1")
     elif model.workers:
         workers = os.cpu_count() or 1
+    variants = _variants(options.pop("variants", None), workload, warmup + repeat)
     params: dict[str, Any] = {}
+    if workload.kernels:
+        kernel = options.pop("kernel", "portable")
+        if kernel not in workload.kernels:
+            raise BadArguments(f"--kernel {kernel!r} does not exist for {workload.name} in python; "
+                               f"valid: {', '.join(workload.kernels)}")
+        params["kernel"] = kernel
     for param in workload.params:
         if param.name in options:
             value = _parse_value(param.name, param.parse, options.pop(param.name))
@@ -170,14 +193,70 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
         valid = ", ".join("--" + p.name.replace("_", "-") for p in workload.params) or "none"
         unknown = ", ".join("--" + name.replace("_", "-") for name in options)
         raise BadArguments(f"unknown parameter {unknown} for {workload.name}; valid: {valid}")
-    return Call(workload, model_name, params, workers, warmup, repeat)
+    if workload.variant is not None:
+        params.setdefault(workload.variant, 0)
+    return Call(workload, model_name, params, workers, warmup, repeat, variants)
+
+
+def _variants(text: str | None, workload: Workload, runs: int) -> tuple[int, ...] | None:
+    """--variants v0,v1,...: W + R non-negative integers, in the order the repetitions run."""
+    if text is None:
+        return None
+    if workload.variant is None:
+        raise BadArguments(f"{workload.name} takes no --variants")
+    try:
+        values = tuple(int(value) for value in text.split(","))
+    except ValueError:
+        raise BadArguments(f"--variants {text!r} is not a comma-separated list of integers") from None
+    if len(values) != runs or any(value < 0 for value in values):
+        raise BadArguments(f"--variants needs {runs} non-negative integers (warm-ups + repeats), got {text!r}")
+    return values
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    """A comma-separated list of non-negative integers (--probes); empty for none."""
+    values = tuple(int(value) for value in text.split(",") if value != "")
+    if any(value < 0 for value in values):
+        raise ValueError(text)
+    return values
+
+
+int_list.__name__ = "comma-separated list of non-negative integers"
+
+
+# Every clock of the run is time.monotonic_ns (CLOCK_MONOTONIC on Linux): it is machine-wide,
+# so intervals read in threads, forked pool processes and local Dask workers share its origin.
+clock_ns = time.monotonic_ns
 
 
 def time_ns(action: Callable[[], Any]) -> int:
     """Nanoseconds `action()` takes on the monotonic clock the repetitions use (for ceilings)."""
-    started = time.perf_counter_ns()
+    started = clock_ns()
     action()
-    return time.perf_counter_ns() - started
+    return clock_ns() - started
+
+
+def cpu_us() -> tuple[int, int]:
+    """(user, system) CPU microseconds of this process and of its children reaped so far.
+
+    getrusage gives microseconds; RUSAGE_CHILDREN grows when a child is waited for, so a pool's
+    processes count in the repetition whose shutdown reaps them (inside the clock)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (round((own.ru_utime + children.ru_utime) * 1e6), round((own.ru_stime + children.ru_stime) * 1e6))
+
+
+def busy_intervals(reported: list[tuple[Any, int, int]], clock_start: int) -> list[list[int]]:
+    """[[worker, start, end], ...]: one interval per worker, from the start of its first chunk to the
+    end of its last, in ns from the repetition's clock start; workers numbered by their first start."""
+    spans: dict[Any, list[int]] = {}
+    for worker, start, end in reported:
+        if worker in spans:
+            span = spans[worker]
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+        else:
+            spans[worker] = [start, end]
+    ordered = sorted(spans.values())
+    return [[index, start - clock_start, end - clock_start] for index, (start, end) in enumerate(ordered)]
 
 
 def json_line(record: dict[str, Any]) -> None:
@@ -186,34 +265,58 @@ def json_line(record: dict[str, Any]) -> None:
 
 
 def run_repetitions(call: Call) -> None:
-    """Loads the input once, runs the warm-ups unprinted, then prints one line per timed repetition."""
+    """Loads the input once, then runs every repetition (warm-ups first) and prints its line.
+
+    Between two lines the process spends, in this order: prepare_ns (the repetition's params with
+    its variant), ns (the work; CPU read right after the clock starts and right before it stops),
+    checksum_ns (the checksum and the evidence), the ceiling's own fields, cleanup_ns (the
+    session's health check, dropping the result)."""
     loaded, load_ns = call.workload.load(call.params)
     model = call.workload.models[call.model_name]
     opened = model.session(call.params, call.workers) if model.session else contextlib.nullcontext(Session())
     with opened as session:
-        job = Job(call.params, loaded, call.workers, session)
-        for rep in range(-call.warmup, call.repeat):
-            started = time.perf_counter_ns()
+        for run in range(call.warmup + call.repeat):
+            prepare_started = clock_ns()
+            params = dict(call.params)
+            if call.variants is not None:
+                params[call.workload.variant] = call.variants[run]
+            job = Job(params, loaded, call.workers, session)
+            started = clock_ns()
+            prepare_ns = started - prepare_started
+            cpu_before = cpu_us()
             outcome = model.run(job)
-            elapsed = time.perf_counter_ns() - started
+            cpu_after = cpu_us()
+            stopped = clock_ns()
+            checksum = outcome.checksum()
+            evidence = outcome.evidence() if outcome.evidence is not None else {}
+            checksum_ns = clock_ns() - stopped
+            ceiling = outcome.ceiling() if outcome.ceiling is not None else {}
+            cleanup_started = clock_ns()
+            items, extra, busy = outcome.items, outcome.extra, outcome.busy
             session.check()
-            # Warm-ups run the ceiling too (so it is warm as well); nothing reads their checksum.
-            checksum, extra = outcome.finish(with_checksum=rep >= 0)
-            if rep < 0:
-                continue
-            _print_repetition(rep, elapsed, outcome.items, checksum, {**session.extra, **extra}, call.workers, load_ns)
+            outcome = job = None   # the result (a million keys) is freed here, not inside the next clock
+            cleanup_ns = clock_ns() - cleanup_started
+            extra = {**session.extra, **extra, **evidence, **ceiling,
+                     "cpu_user_ns": (cpu_after[0] - cpu_before[0]) * 1000,
+                     "cpu_sys_ns": (cpu_after[1] - cpu_before[1]) * 1000,
+                     "checksum_ns": checksum_ns, "prepare_ns": prepare_ns, "cleanup_ns": cleanup_ns}
+            if busy is not None:
+                extra["busy"] = busy_intervals(busy, started)
+            if call.workload.kernels:
+                extra["kernel"] = params["kernel"]
+                detail = call.workload.kernel_detail
+                extra["kernel_detail"] = detail(params) if detail else call.workload.kernels[params["kernel"]]
+            label = {"warmup": run} if run < call.warmup else {"rep": run - call.warmup}
+            _print_line(label, stopped - started, items, checksum, extra, call.workers, load_ns)
 
 
-def _print_repetition(rep: int, elapsed: int, items: int, checksum: str, extra: dict[str, Any],
-                      workers: int | None, load_ns: int) -> None:
+def _print_line(label: dict[str, int], elapsed: int, items: int, checksum: str, extra: dict[str, Any],
+                workers: int | None, load_ns: int) -> None:
     if workers is not None:
         extra.setdefault("workers", workers)   # a model may say how many really exist (a remote cluster)
     if load_ns:
         extra["load_ns"] = load_ns
-    record = {"rep": rep, "ns": elapsed, "items": items, "checksum": checksum}
-    if extra:
-        record["extra"] = extra
-    json_line(record)
+    json_line({**label, "ns": elapsed, "items": items, "checksum": checksum, "extra": extra})
 
 
 def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict],

@@ -12,30 +12,65 @@ from .event_loops import UVLOOP_AVAILABLE, run_on
 from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
 
-async def _async_link(inbox: asyncio.Future, outbox: asyncio.Future) -> None:
-    outbox.set_result(await inbox + 1)
+class Census:
+    """extra.live_units: every link counts itself when it starts running and when it ends; the
+    chain reads started - ended at the moment it sends the start value. The async links run on
+    one thread (plain counters); the thread links count under the Condition."""
+
+    def __init__(self) -> None:
+        self.started = self.ended = 0
+        self.changed = threading.Condition()
+
+    def thread_started(self) -> None:
+        with self.changed:
+            self.started += 1
+            self.changed.notify()
+
+    def thread_ended(self) -> None:
+        with self.changed:
+            self.ended += 1
+
+    def live_once_started(self, links: int) -> int:
+        """Waits until `links` threads run (a started Thread may not have reached its first line), then counts."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.started >= links)
+            return self.started - self.ended
 
 
-async def async_chain(n: int) -> int:
+async def _async_link(inbox: asyncio.Future, outbox: asyncio.Future, census: Census) -> None:
+    census.started += 1
+    value = await inbox
+    outbox.set_result(value + 1)
+    census.ended += 1
+
+
+async def async_chain(n: int, start: int = 0) -> tuple[int, int]:
+    """(the answer, live units when `start` was sent)."""
     loop = asyncio.get_running_loop()
+    census = Census()
     answer = loop.create_future()
     outbox = answer
     links = []  # the loop only keeps weak references to tasks
     for _ in range(n):
         inbox = loop.create_future()
-        links.append(loop.create_task(_async_link(inbox, outbox)))
+        links.append(loop.create_task(_async_link(inbox, outbox, census)))
         outbox = inbox
     await asyncio.sleep(0)  # every link starts and parks on its own Future before the pass
-    outbox.set_result(0)    # the last link created
-    return await answer
+    live = census.started - census.ended
+    outbox.set_result(start)    # the last link created
+    return await answer, live
 
 
-def _thread_link(inbox: queue.SimpleQueue, outbox: queue.SimpleQueue) -> None:
+def _thread_link(inbox: queue.SimpleQueue, outbox: queue.SimpleQueue, census: Census) -> None:
+    census.thread_started()
     outbox.put(inbox.get() + 1)
+    census.thread_ended()
 
 
-def thread_chain(n: int) -> int:
-    """The chain of OS threads; every link is joined before it returns (inside the timed region)."""
+def thread_chain(n: int, start: int = 0) -> tuple[int, int]:
+    """The chain of OS threads, (the answer, live units when `start` was sent); every link is
+    joined before it returns (inside the timed region)."""
+    census = Census()
     answer: queue.SimpleQueue = queue.SimpleQueue()
     outbox = answer
     links: list[threading.Thread] = []
@@ -43,22 +78,24 @@ def thread_chain(n: int) -> int:
         for _ in range(n):
             inbox: queue.SimpleQueue = queue.SimpleQueue()
             # Daemon threads, so an interrupted run never waits for links parked on their inboxes.
-            link = threading.Thread(target=_thread_link, args=(inbox, outbox), daemon=True)
+            link = threading.Thread(target=_thread_link, args=(inbox, outbox, census), daemon=True)
             link.start()
             links.append(link)
             outbox = inbox
     except RuntimeError as error:  # CPython's "can't start new thread"
-        _pass_and_join(outbox, answer, links)   # the links that exist still end before the limit is reported
+        _pass_and_join(outbox, answer, links, census, start)   # the links that exist still end before the limit is reported
         raise LimitReached(f"{error} (after {len(links)} threads)") from error
-    return _pass_and_join(outbox, answer, links)
+    return _pass_and_join(outbox, answer, links, census, start)
 
 
-def _pass_and_join(last_inbox: queue.SimpleQueue, answer: queue.SimpleQueue, links: list[threading.Thread]) -> int:
-    last_inbox.put(0)
+def _pass_and_join(last_inbox: queue.SimpleQueue, answer: queue.SimpleQueue, links: list[threading.Thread],
+                   census: Census, start: int) -> tuple[int, int]:
+    live = census.live_once_started(len(links))   # "when all n exist, send the start value"
+    last_inbox.put(start)
     result = answer.get()
     for link in links:
         link.join()
-    return result
+    return result, live
 
 
 # The hand-off ceiling (docs/workloads/spawn-chain.md): two units of the model's kind, made
@@ -71,7 +108,7 @@ def _thread_player(inbox: queue.SimpleQueue, partner: queue.SimpleQueue, n: int,
         if value < 0:          # the partner finished: end
             return
         if value >= n:
-            finished.put(time.perf_counter_ns())
+            finished.put(time.monotonic_ns())
             partner.put(-1)
             return
         partner.put(value + 1)
@@ -85,7 +122,7 @@ def thread_hand_off_ns(n: int) -> int:
                for k in (0, 1)]
     for player in players:
         player.start()
-    started = time.perf_counter_ns()
+    started = time.monotonic_ns()
     inboxes[0].put(0)
     elapsed = finished.get() - started
     for player in players:
@@ -101,7 +138,7 @@ async def _async_player(mailboxes: list, me: int, n: int, finished: asyncio.Futu
         if value < 0:
             return
         if value >= n:
-            finished.set_result(time.perf_counter_ns())
+            finished.set_result(time.monotonic_ns())
             mailboxes[1 - me].set_result(-1)
             return
         mailboxes[1 - me].set_result(value + 1)
@@ -114,7 +151,7 @@ async def async_hand_off_ns(n: int) -> int:
     finished = loop.create_future()
     players = [loop.create_task(_async_player(mailboxes, k, n, finished)) for k in (0, 1)]
     await asyncio.sleep(0)   # both players start and park on their Futures
-    started = time.perf_counter_ns()
+    started = time.monotonic_ns()
     mailboxes[0].set_result(0)
     elapsed = (await finished) - started
     await asyncio.gather(*players)
@@ -125,13 +162,15 @@ def _hand_off_ceiling(ns: int) -> dict:
     return {"ceiling": "hand-off", "ceiling_ns": ns}
 
 
-def _outcome(n: int, answer: int, extra: dict, hand_off_ns: Callable[[], int]) -> Outcome:
-    return Outcome(n, lambda: str(answer), extra, ceiling=lambda: _hand_off_ceiling(hand_off_ns()))
+def _outcome(n: int, answered: tuple[int, int], extra: dict, hand_off_ns: Callable[[], int]) -> Outcome:
+    answer, live = answered
+    return Outcome(n, lambda: str(answer), {**extra, "live_units": live},
+                   ceiling=lambda: _hand_off_ceiling(hand_off_ns()))
 
 
 def _run_async(job: Job, loop_name: str) -> Outcome:
     n = job.params["n"]
-    return _outcome(n, run_on(loop_name, async_chain(n)), {"loop": loop_name},
+    return _outcome(n, run_on(loop_name, async_chain(n, job.params["start"])), {"loop": loop_name},
                     lambda: run_on(loop_name, async_hand_off_ns(n)))
 
 
@@ -147,7 +186,7 @@ def run_threads(job: Job) -> Outcome:
     extra = {"thread_stack_kib": thread_stack_kib(),
              "max_user_processes": resource.getrlimit(resource.RLIMIT_NPROC)[0]}
     n = job.params["n"]
-    return _outcome(n, thread_chain(n), extra, lambda: thread_hand_off_ns(n))
+    return _outcome(n, thread_chain(n, job.params["start"]), extra, lambda: thread_hand_off_ns(n))
 
 
 MODELS = {
@@ -162,4 +201,5 @@ if UVLOOP_AVAILABLE:
     MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"),
                              note="the asyncio model (one Task per link awaiting its own Future) on uvloop's loop")
 
-WORKLOAD = Workload(name="spawn-chain", params=(Param("n", int, 1000),), models=MODELS)
+# A --variants value is the start value sent into the chain (base 0); the answer is start + n.
+WORKLOAD = Workload(name="spawn-chain", params=(Param("n", int, 1000),), models=MODELS, variant="start")

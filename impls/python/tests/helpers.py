@@ -8,6 +8,10 @@ def run_model(workload: Workload, model: str, params: dict, workers: int | None 
     """(items, checksum, extra) of one repetition of `model` with the workload's defaults filled in;
     extra holds the ceiling's fields too, timed after the checksum as the protocol does."""
     full = {p.name: p.default for p in workload.params}
+    if workload.variant is not None:
+        full.setdefault(workload.variant, 0)   # start / salt: the base value when no --variants are given
+    if workload.kernels:
+        full["kernel"] = "portable"
     full.update(params)
     loaded, _ = workload.load(full)
     chosen = workload.models[model]

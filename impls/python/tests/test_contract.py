@@ -60,10 +60,10 @@ class WhatReallyRan(unittest.TestCase):
                 self.assertEqual((extra["chunk"], extra["chunks"], extra["workers_used"]), (1000, 2, 2))
 
     def test_keygen_chunk_override(self):
-        items, checksum, extra = run_model(keygen.WORKLOAD, "processes", {"count": 10, "bytes": 5, "chunk": 3},
-                                           workers=2)
+        params = {"count": 10, "bytes": 5, "chunk": 3, "source": "seeded", "seed": 4}
+        items, checksum, extra = run_model(keygen.WORKLOAD, "processes", params, workers=2)
         self.assertEqual((items, checksum, extra["chunk"], extra["chunks"], extra["workers_used"]),
-                         (10, "10:80", 3, 4, 2))
+                         (10, run_model(keygen.WORKLOAD, "seq", params)[1], 3, 4, 2))
 
     def test_every_worker_gets_a_chunk_even_when_the_work_is_tiny(self):
         # One byte per chunk: without the first-round barrier one thread could take all of them.
@@ -123,7 +123,7 @@ class Ceilings(unittest.TestCase):
 class UnitsEnded(unittest.TestCase):
     def test_thread_chain_joins_every_link_before_it_answers(self):
         before = threading.active_count()
-        self.assertEqual(spawn_chain.thread_chain(300), 300)
+        self.assertEqual(spawn_chain.thread_chain(300), (300, 300))   # (answer, live units)
         self.assertEqual(threading.active_count(), before)
 
     def test_thread_hand_off_ends_both_players(self):

@@ -24,9 +24,14 @@ class Keygen(unittest.TestCase):
         _, checksum, _ = run_model(keygen.WORKLOAD, "seq", {"count": 3, "bytes": 10, "source": "seeded", "seed": 1})
         self.assertEqual(checksum, "d3605c1b2c10e632")
 
-    def test_strong_checksum_is_count_and_total_characters(self):
-        items, checksum, _ = run_model(keygen.WORKLOAD, "seq", {"count": 5, "bytes": 1000, "source": "strong"})
-        self.assertEqual((items, checksum), (5, "5:8000"))
+    def test_strong_checksum_is_the_order_free_digest_of_its_keys(self):
+        # Protocol 2: both sources print the digest; strong keys differ, so two runs differ.
+        items, checksum, extra = run_model(keygen.WORKLOAD, "seq", {"count": 5, "bytes": 1000, "source": "strong",
+                                                                    "probes": (0, 4)})
+        self.assertEqual(items, 5)
+        self.assertRegex(checksum, r"^[0-9a-f]{16}$")
+        self.assertTrue(all(len(key) == 1600 for key in extra["probes"]))
+        self.assertNotEqual(checksum, run_model(keygen.WORKLOAD, "seq", {"count": 5, "bytes": 1000})[1])
 
     def test_strong_keys_differ(self):
         keys = keygen.make_keys(0, 50, 16, "strong", 0)
@@ -43,7 +48,9 @@ class Keygen(unittest.TestCase):
     def test_every_model_makes_count_strong_keys(self):
         for model in in_process_models(keygen.WORKLOAD):
             with self.subTest(model=model):
-                self.assertEqual(run_model(keygen.WORKLOAD, model, {"count": 11, "bytes": 7})[1], "11:176")
+                items, checksum, _ = run_model(keygen.WORKLOAD, model, {"count": 11, "bytes": 7})
+                self.assertEqual(items, 11)
+                self.assertRegex(checksum, r"^[0-9a-f]{16}$")
 
 
 if __name__ == "__main__":

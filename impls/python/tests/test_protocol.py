@@ -25,12 +25,16 @@ class Protocol(unittest.TestCase):
     def test_noop_prints_one_line_per_repetition(self):
         out = run("noop", "--warmup", "2", "--repeat", "3")
         lines = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual([l["warmup"] for l in lines[:2]], [0, 1])   # protocol 2: warm-ups print a line too
+        lines = lines[2:]
         self.assertEqual([(l["rep"], l["items"], l["checksum"]) for l in lines], [(i, 0, "noop") for i in range(3)])
+        self.assertTrue(all(isinstance(l["extra"]["cpu_user_ns"], int) for l in lines))
         self.assertTrue(all(l["ns"] >= 0 for l in lines))
 
     def test_workers_are_reported_under_extra(self):
-        out = run("keygen", "--model", "threads", "--count", "4", "--workers", "3", "--repeat", "1")
+        out = run("keygen", "--model", "threads", "--count", "6", "--workers", "3", "--repeat", "1")
         self.assertEqual(json.loads(out.stdout)["extra"]["workers"], 3)
+        self.assertEqual(len(json.loads(out.stdout)["extra"]["busy"]), 3)
 
     def test_unknown_model_exits_2_with_the_valid_ones(self):
         out = run("keygen", "--model", "foo")

@@ -53,7 +53,7 @@ defmodule Parbench.CLI do
     unless Map.has_key?(models, model),
       do: throw({:bad_args, "unknown model '#{model}' for #{workload_name}; valid: #{Enum.join(Map.keys(models), ", ")}"})
 
-    allowed = ["model", "warmup", "repeat", "max-processes"] ++ workload_params(workload) ++
+    allowed = ["model", "warmup", "repeat", "max-processes", "variants"] ++ workload_params(workload) ++
                 if(models[model][:workers], do: ["workers"], else: [])
 
     case Map.keys(options) -- allowed do
@@ -66,11 +66,14 @@ defmodule Parbench.CLI do
     workers = Protocol.integer_option(options, "workers", System.schedulers_online())
     if workers < 1, do: throw({:bad_args, "--workers must be at least 1"})
 
+    variants = Protocol.integer_list_option(options, "variants")
+    options = with_kernel(workload, options)
+
     context = workload.prepare(model, options, workers)
     common_extra = Map.merge(runtime_extra(models[model], workers), Map.get(context, :extra, %{}))
 
     try do
-      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
+      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra, variants)
     after
       # Peer nodes are stopped whatever ended the repetitions.
       workload.finish(context)
@@ -79,9 +82,22 @@ defmodule Parbench.CLI do
 
   # One repetition's steps, all through the Parbench.Workload behaviour.
   defp steps(workload, context) do
-    %{work: fn -> workload.run(context) end,
-      summarize: &workload.summarize(&1, context),
-      ceiling: fn -> workload.ceiling(context) end}
+    %{vary: fn
+            nil -> context
+            variant -> workload.vary(context, variant)
+          end,
+      work: &workload.run/1,
+      summarize: &workload.summarize/2,
+      ceiling: &workload.ceiling/1}
+  end
+
+  # --kernel portable|tuned where the workload has kernels (default portable); one a workload
+  # does not have is a bad argument. The workload reads the checked value from its options.
+  defp with_kernel(workload, options) do
+    case workload.kernels() do
+      kernels when kernels == %{} -> options
+      kernels -> Map.put(options, "kernel", Protocol.choice_option(options, "kernel", Enum.sort(Map.keys(kernels)), "portable"))
+    end
   end
 
   @doc "The Parbench.Workload module named `name`, or nil."
@@ -109,7 +125,8 @@ defmodule Parbench.CLI do
       sources: %{strong: ":crypto.strong_rand_bytes/1 (OpenSSL RAND_bytes)"},
       workloads:
         Map.new(@workloads, fn workload ->
-          {workload.name(), %{params: workload.params(), models: workload.models()}}
+          entry = %{params: workload.params(), models: workload.models()}
+          {workload.name(), if(workload.kernels() == %{}, do: entry, else: Map.put(entry, :kernels, workload.kernels()))}
         end)
     }
   end

@@ -18,19 +18,37 @@ defmodule Parbench.Cluster do
   def start(count, erl_flags) do
     epmd = ensure_epmd()
     started_distribution = ensure_distributed()
-    cluster = %{peers: [], nodes: [], epmd: epmd, started_distribution: started_distribution}
+    cluster = %{peers: [], nodes: [], clock_shifts: %{}, agents: %{}, epmd: epmd, started_distribution: started_distribution}
 
-    Enum.reduce(1..count//1, cluster, fn index, cluster ->
-      case start_peer(index, erl_flags) do
-        {:ok, peer, node} ->
-          Node.monitor(node, true)
-          %{cluster | peers: cluster.peers ++ [peer], nodes: cluster.nodes ++ [node]}
+    cluster =
+      Enum.reduce(1..count//1, cluster, fn index, cluster ->
+        case start_peer(index, erl_flags) do
+          {:ok, peer, node} ->
+            Node.monitor(node, true)
+            cluster = %{cluster | peers: cluster.peers ++ [peer], nodes: cluster.nodes ++ [node],
+                                  agents: Map.put(cluster.agents, node, Node.spawn(node, __MODULE__, :agent, []))}
+            %{cluster | clock_shifts: Map.put(cluster.clock_shifts, node, clock_shift(cluster, node))}
 
-        {:error, reason} ->
-          stop(cluster)
-          throw({:fault, "distributed: peer node #{index} of #{count} did not start on #{@host}: #{inspect(reason)}"})
-      end
-    end)
+          {:error, reason} ->
+            stop(cluster)
+            throw({:fault, "distributed: peer node #{index} of #{count} did not start on #{@host}: #{inspect(reason)}"})
+        end
+      end)
+
+    # The peers are connected to each other now, not by the first message between them inside
+    # a timed region (a connection starts processes on both). The processes that :erpc and the
+    # connections started for the set-up may still be exiting; spawn-chain counts each peer's
+    # processes, so the cluster is handed over once their counts have settled.
+    for from <- cluster.nodes, to <- cluster.nodes, from < to, do: true = ask(cluster, from, :net_kernel, :connect_node, [to])
+    Enum.each(cluster.nodes, &ask(cluster, &1, __MODULE__, :settle_process_count, []))
+    cluster
+  end
+
+  @doc false
+  def settle_process_count(previous \\ nil) do
+    Process.sleep(50)
+    count = :erlang.system_info(:process_count)
+    if count == previous, do: :ok, else: settle_process_count(count)
   end
 
   @doc "Stops every peer (those already gone too) and, if `start` made this node distributed, stops that."
@@ -50,6 +68,48 @@ defmodule Parbench.Cluster do
     shares
     |> Enum.map(fn {node, share} -> {node, :erpc.send_request(node, fn -> work.(share) end)} end)
     |> Enum.map(fn {node, request} -> {node, await(node, request)} end)
+  end
+
+  @doc """
+  What to add to a `:erlang.monotonic_time/1` read on `node` to place it on this node's
+  monotonic clock (busy intervals). Each VM's monotonic time has its own origin; monotonic +
+  time offset is the OS system time on both, so the difference of the offsets maps one onto the
+  other (to the µs, on this one machine).
+  """
+  def clock_shift(cluster, node),
+    do: ask(cluster, node, :erlang, :time_offset, [:nanosecond]) - :erlang.time_offset(:nanosecond)
+
+  @doc "`{user, system}` CPU ns of every peer's OS process, summed (Parbench.Protocol.os_process_cpu_ns/0 there)."
+  def cpu_ns(cluster) do
+    Enum.reduce(cluster.nodes, {0, 0}, fn node, {user, system} ->
+      {node_user, node_system} = ask(cluster, node, Parbench.Protocol, :os_process_cpu_ns, [])
+      {user + node_user, system + node_system}
+    end)
+  end
+
+  @doc """
+  `apply(module, function, arguments)` on `node` by its agent, a process that lives as long as
+  the peer. Unlike `:erpc`, which spawns a process on the node for every call, it leaves no
+  process behind that may still be exiting when spawn-chain counts the node's processes.
+  """
+  def ask(%{agents: agents}, node, module, function, arguments) do
+    reference = make_ref()
+    send(Map.fetch!(agents, node), {self(), reference, module, function, arguments})
+
+    # Cluster.start has the calling process monitor every peer.
+    receive do
+      {^reference, result} -> result
+      {:nodedown, ^node} -> throw(node_down(node))
+    end
+  end
+
+  @doc false
+  def agent do
+    receive do
+      {from, reference, module, function, arguments} -> send(from, {reference, apply(module, function, arguments)})
+    end
+
+    agent()
   end
 
   @doc "Deals `items` round-robin over `nodes`: `[{node, items}]`, leaving out nodes that get none."

@@ -47,8 +47,12 @@ defmodule Parbench.Database do
     end
   end
 
-  @doc "Runs `fun` with a fresh connection and closes it afterwards."
-  def with_connection(connection_string, fun) do
+  @doc """
+  Runs `fun` with a fresh connection and closes it afterwards. With `count_cpu` (connections of
+  the timed work), the CPU time its odbcserver OS process used is added to the case's
+  (Parbench.Protocol.add_child_cpu/1) just before it is closed.
+  """
+  def with_connection(connection_string, fun, count_cpu \\ true) do
     connection = connect(connection_string)
 
     try do
@@ -57,8 +61,23 @@ defmodule Parbench.Database do
       # Ends a read-only transaction left open (the work commits its own), so that the
       # driver closes cleanly instead of logging an incomplete transaction.
       :odbc.commit(connection, :rollback)
+      if count_cpu, do: Parbench.Protocol.add_child_cpu(server_cpu_ns(connection))
       :odbc.disconnect(connection)
     end
+  end
+
+  # The odbcserver of a connection is an OS process started by the VM's erl_child_setup, not a
+  # child of the VM itself, so getrusage(RUSAGE_CHILDREN) never sees it: its utime + stime are
+  # read from /proc (10 ms ticks) while it still runs. The port is the first field of the
+  # :odbc connection's state record. {0, 0} where any of that is not available.
+  defp server_cpu_ns(connection) do
+    port = connection |> :sys.get_state() |> elem(1)
+    {:os_pid, os_pid} = Port.info(port, :os_pid)
+    Parbench.Protocol.proc_stat_cpu_ns(os_pid)
+  rescue
+    _ -> {0, 0}
+  catch
+    _, _ -> {0, 0}
   end
 
   @doc "A parameterised statement that must succeed; returns the selected rows or the update count."

@@ -50,27 +50,141 @@ defmodule Parbench.Protocol do
     Map.get(options, name) || throw({:bad_args, "missing --#{name}"})
   end
 
-  @doc """
-  Runs `warmup` untimed and `repeat` timed repetitions of a case, printing one JSON line per
-  timed one. `steps.work.()` is the timed work; after the clock stops, `steps.summarize.(result)`
-  gives `{items, checksum, extra}` (the checksum is outside `ns`), then `steps.ceiling.()` times
-  the workload's ceiling in the same repetition and returns its extra fields. Warm-ups do all three.
-  """
-  def repeat(steps, warmup, repeat, common_extra) do
-    for _ <- 1..warmup//1, do: repetition(steps)
-
-    for rep <- 0..(repeat - 1)//1 do
-      {ns, items, checksum, extra} = repetition(steps)
-      line = %{rep: rep, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
-      IO.puts(encode_json(line, [:rep, :ns, :items, :checksum, :extra]))
+  @doc "Reads a comma-separated list of non-negative integers (`--variants`, `--probes`), or nil when absent."
+  def integer_list_option(options, name) do
+    case Map.fetch(options, name) do
+      :error -> nil
+      {:ok, text} ->
+        for item <- String.split(text, ",") do
+          case Integer.parse(String.trim(item)) do
+            {value, ""} when value >= 0 -> value
+            _ -> throw({:bad_args, "--#{name} must be comma-separated non-negative integers, got #{inspect(text)}"})
+          end
+        end
     end
   end
 
-  defp repetition(%{work: work, summarize: summarize, ceiling: ceiling}) do
-    {ns, result} = time_ns(work)
-    {items, checksum, extra} = summarize.(result)
-    {ns, items, checksum, Map.merge(extra, ceiling.())}
+  @doc """
+  Runs `warmup` + `repeat` repetitions of a case (protocol 2), printing one JSON line for each:
+  `{"warmup":j,…}` for the warm-ups, then `{"rep":i,…}`. Repetition j runs `steps.vary.(variants[j])`
+  first (nil without `--variants`: the base params), then the timed `steps.work.(varied)`;
+  after the clock stops, `steps.summarize.(result, varied)` gives `{items, checksum, extra}`
+  (timed as `checksum_ns`), then `steps.ceiling.(varied)` times the workload's ceiling in the same
+  repetition while the result is still held. Afterwards the result is dropped and this process
+  collects its garbage, so that no repetition pays for the previous one's heap.
+  """
+  def repeat(steps, warmup, repeat, common_extra, variants \\ nil) do
+    if variants != nil and length(variants) != warmup + repeat,
+      do: throw({:bad_args, "--variants has #{length(variants)} values; --warmup #{warmup} + --repeat #{repeat} need #{warmup + repeat}"})
+
+    labels = Enum.map(0..(warmup - 1)//1, &{:warmup, &1}) ++ Enum.map(0..(repeat - 1)//1, &{:rep, &1})
+
+    for {{label, index}, j} <- Enum.with_index(labels) do
+      {ns, items, checksum, extra} = repetition(steps, variants && Enum.at(variants, j))
+      line = %{label => index, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
+      IO.puts(encode_json(line, [label, :ns, :items, :checksum, :extra]))
+    end
   end
+
+  # Every phase between two lines is measured: prepare_ns (deriving the variant, reading the CPU
+  # counters), ns, checksum_ns, the ceiling's own ns, and cleanup_ns = the rest of the gap (the
+  # ceiling's set-up and tear-down, the CPU counters after the clock, dropping the result and
+  # the forced garbage collection). Only encoding and printing the line are left outside.
+  defp repetition(steps, variant) do
+    entered = now()
+    context = steps.vary.(variant)
+    {user_before, sys_before} = cpu_ns(context)
+    started = now()
+    result = steps.work.(context)
+    stopped = now()
+    {user_after, sys_after} = cpu_ns(context)
+    {checksum_ns, {items, checksum, extra}} = time_ns(fn -> steps.summarize.(result, context) end)
+    ceiling = steps.ceiling.(context)
+    # The result stays alive until the ceiling is done (keygen's spec); only then is it dropped.
+    :ok = drop(result)
+    :erlang.garbage_collect()
+    left = now()
+
+    ns = stopped - started
+    ceiling_ns = Map.get(ceiling, :ceiling_ns, 0)
+    prepare_ns = started - entered
+
+    proof = %{
+      cpu_user_ns: max(0, user_after - user_before),
+      cpu_sys_ns: max(0, sys_after - sys_before),
+      checksum_ns: checksum_ns,
+      prepare_ns: prepare_ns,
+      cleanup_ns: max(0, left - entered - prepare_ns - ns - checksum_ns - ceiling_ns)
+    }
+
+    {ns, items, checksum, extra |> relative_busy(started) |> Map.merge(ceiling) |> Map.merge(proof)}
+  end
+
+  defp now, do: :erlang.monotonic_time(:nanosecond)
+
+  @doc false
+  def drop(_result), do: :ok
+
+  # {user, system} CPU ns of this VM, of the peer nodes a distributed case works on (its
+  # `cluster`) and of the other OS processes the work started and ended (add_child_cpu/1): the
+  # case's "children".
+  defp cpu_ns(context) do
+    {user, system} = os_process_cpu_ns()
+
+    {peers_user, peers_system} =
+      if is_map(context) and is_map_key(context, :cluster), do: Parbench.Cluster.cpu_ns(context.cluster), else: {0, 0}
+
+    {user + peers_user + :counters.get(child_cpu(), 1), system + peers_system + :counters.get(child_cpu(), 2)}
+  end
+
+  @doc """
+  `{user, system}` CPU ns of this VM's OS process. User time is `:erlang.statistics(:runtime)`
+  (getrusage(RUSAGE_SELF) user time, in ms; it leaves system time out); system time is `stime`
+  of /proc/self/stat (the same kernel counter, in 10 ms ticks): the VM offers nothing finer.
+  """
+  def os_process_cpu_ns do
+    user_ms = elem(:erlang.statistics(:runtime), 0)
+    {_utime, stime} = proc_stat_cpu_ns("self")
+    {user_ms * 1_000_000, stime}
+  end
+
+  # Linux's USER_HZ: /proc reports CPU times in ticks of 10 ms on every architecture.
+  @tick_ns 10_000_000
+
+  @doc "`{utime, stime}` in ns of an OS process from /proc/<pid>/stat (10 ms ticks)."
+  def proc_stat_cpu_ns(pid) do
+    [_, after_name] = "/proc/#{pid}/stat" |> File.read!() |> String.split(") ", parts: 2)
+    [utime, stime] = after_name |> String.split(" ") |> Enum.slice(11, 2) |> Enum.map(&String.to_integer/1)
+    {utime * @tick_ns, stime * @tick_ns}
+  end
+
+  @doc """
+  Adds the CPU time `{user, system}` (ns) of an OS process the work started and is about to
+  end (batch-job's odbcserver processes, which are not the VM's children) to the case's.
+  """
+  def add_child_cpu({user, system}) do
+    :counters.add(child_cpu(), 1, user)
+    :counters.add(child_cpu(), 2, system)
+  end
+
+  defp child_cpu do
+    case :persistent_term.get({__MODULE__, :child_cpu}, nil) do
+      nil ->
+        counter = :counters.new(2, [:write_concurrency])
+        :persistent_term.put({__MODULE__, :child_cpu}, counter)
+        counter
+
+      counter ->
+        counter
+    end
+  end
+
+  # Workers record their busy intervals on the monotonic clock (Parbench.WorkTally); the line
+  # gives them in ns from the start of the repetition's clock.
+  defp relative_busy(%{busy: busy} = extra, started),
+    do: %{extra | busy: for([worker, from, to] <- busy, do: [worker, from - started, to - started])}
+
+  defp relative_busy(extra, _started), do: extra
 
   @doc "Measures `fun` in nanoseconds, returning `{ns, value}`."
   def time_ns(fun) do

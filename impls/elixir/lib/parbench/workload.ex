@@ -28,6 +28,16 @@ defmodule Parbench.Workload do
   @doc "After the last repetition, also when one failed: releases what `prepare/3` started (peer nodes)."
   @callback finish(context()) :: :ok
 
+  @doc """
+  The context of one repetition that uses `variant` (`--variants`, protocol 2) in place of the
+  workload's base value: the sdes-ecb key, the keygen seed, the spawn-chain start value, the
+  coroutine-swarm salt. Runs before the clock starts (`prepare_ns`).
+  """
+  @callback vary(context(), variant :: non_neg_integer()) :: context()
+
+  @doc "The kernel classes it offers (`--kernel`): `%{\"portable\" => detail, \"tuned\" => detail}`, or `%{}`."
+  @callback kernels() :: %{optional(String.t()) => String.t()}
+
   @doc "Declares the behaviour; a workload that starts nothing in `prepare/3` gets a `finish/1` that does nothing."
   defmacro __using__(_options) do
     quote do
@@ -36,7 +46,13 @@ defmodule Parbench.Workload do
       @impl true
       def finish(_context), do: :ok
 
-      defoverridable finish: 1
+      @impl true
+      def vary(context, _variant), do: context
+
+      @impl true
+      def kernels, do: %{}
+
+      defoverridable finish: 1, vary: 2, kernels: 0
     end
   end
 end

@@ -9,7 +9,17 @@ defmodule Parbench.Workloads.BatchJob do
   @impl true
   def name, do: "batch-job"
   @impl true
-  def params, do: ["docs_dir", "db", "lcs"]
+  def params, do: ["docs_dir", "db", "kernel"]
+
+  # The alignment kernels: the spec's suffix table cell by cell (portable), or the same table
+  # as big-integer bit vectors (Hyyrö's bit-parallel LCS, an alternative algorithm: tuned).
+  @lcs %{"portable" => "cells", "tuned" => "bitparallel"}
+
+  @impl true
+  def kernels do
+    %{"portable" => "cells: the spec's LCS suffix table cell by cell (lists and tuples of integers), then its walk",
+      "tuned" => "bitparallel: the same suffix table kept as one big-integer bit vector per row (Hyyrö's bit-parallel LCS over the reversed strings), then the spec's walk"}
+  end
 
   @impl true
   def models do
@@ -40,9 +50,11 @@ defmodule Parbench.Workloads.BatchJob do
     docs_dir = Protocol.string_option(options, "docs-dir")
     unless File.dir?(docs_dir), do: throw({:bad_args, "--docs-dir #{docs_dir} is not a directory"})
     connection_string = Database.connection_string(Protocol.string_option(options, "db"))
-    lcs = Protocol.choice_option(options, "lcs", Alignment.strategies(), "cells")
+    kernel = Map.get(options, "kernel", "portable")
+    lcs = Map.fetch!(@lcs, kernel)
     job = %{docs_dir: docs_dir, lcs: lcs}
-    extra = if model == "seq", do: %{lcs: lcs}, else: %{lcs: lcs, chunk: 1}
+    extra = %{lcs: lcs, kernel: kernel, kernel_detail: kernels()[kernel]}
+    extra = if model == "seq", do: extra, else: Map.put(extra, :chunk, 1)
     %{model: model, job: job, connection_string: connection_string, workers: workers, extra: extra}
   end
 
@@ -104,11 +116,9 @@ defmodule Parbench.Workloads.BatchJob do
     |> Enum.concat()
   end
 
-  defp process_document_on(server, job, doc_id, tally) do
-    times = process_document(&Database.run_on(server, &1), job, doc_id)
-    WorkTally.chunk_done(tally, server)
-    times
-  end
+  # The worker here is the connection owner: busy from its first document's start to its last's end.
+  defp process_document_on(server, job, doc_id, tally),
+    do: WorkTally.run_chunk(tally, server, fn -> process_document(&Database.run_on(server, &1), job, doc_id) end)
 
   defp direct(connection), do: fn database_work -> database_work.(connection) end
 
@@ -116,8 +126,7 @@ defmodule Parbench.Workloads.BatchJob do
     index = :atomics.add_get(next_index, 1, 1) - 1
 
     if index < tuple_size(queue) do
-      times = process_document(on_database, job, elem(queue, index))
-      WorkTally.chunk_done(tally, self())
+      times = WorkTally.run_chunk(tally, self(), fn -> process_document(on_database, job, elem(queue, index)) end)
       drain_queue(on_database, job, queue, next_index, tally, [times | done])
     else
       done
@@ -180,6 +189,7 @@ defmodule Parbench.Workloads.BatchJob do
 
   @doc "The order-free digest of \"doc_id:span_begin:span_end:label\" over every annotations row."
   def annotations_digest(connection_string) do
+    # After the clock: its odbcserver's CPU is not the work's.
     Database.with_connection(connection_string, fn connection ->
       connection
       |> Database.query!("SELECT doc_id, span_begin, span_end, label FROM annotations")
@@ -187,7 +197,7 @@ defmodule Parbench.Workloads.BatchJob do
         Digest.add(sum, "#{doc_id}:#{span_begin}:#{span_end}:#{label}")
       end)
       |> Digest.hex()
-    end)
+    end, false)
   end
 
   @doc "Decodes a document file `{\"id\": …, \"old\": \"…\", \"new\": \"…\"}` (a flat JSON object)."

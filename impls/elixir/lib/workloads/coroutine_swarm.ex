@@ -14,7 +14,7 @@ defmodule Parbench.Workloads.CoroutineSwarm do
       "seq" => %{family: "seq", note: "the same lines in a plain loop, no processes (the article's program 1)"},
       "processes" => %{
         family: "green",
-        note: "one spawn/1 process per task; before each step :erlang.yield/0 (sleep-ms 0) or Process.sleep/1; each task sends its partial digest to the caller; the creating process runs at high priority while it spawns, so every task exists before most run; --max-processes N adds +P N"
+        note: "one spawn/1 process per task; before each step :erlang.yield/0 (sleep-ms 0) or Process.sleep/1; each task sends its partial digest to the caller; the creating process runs at high priority while it spawns, and every task waits for a :go message, sent to the first task once all exist and passed on by each task to the next as it starts (an event loop's order), so all exist before any runs; --max-processes N adds +P N"
       }
     }
   end
@@ -25,39 +25,61 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     steps = Protocol.integer_option(options, "steps", 10)
     sleep_ms = Protocol.integer_option(options, "sleep-ms", 0)
     extra = if model == "processes", do: %{pause: pause_name(sleep_ms), spawner_priority: "high"}, else: %{}
-    %{model: model, tasks: tasks, steps: steps, sleep_ms: sleep_ms, extra: extra}
+    %{model: model, tasks: tasks, steps: steps, sleep_ms: sleep_ms, salt: 0, extra: extra}
   end
 
+  @doc "The repetition's salt (`--variants`): task t forms its lines with the id t + salt."
   @impl true
-  def run(%{model: "seq", tasks: tasks, steps: steps}) do
-    sum =
-      Enum.reduce(0..(tasks - 1)//1, 0, fn task, sum ->
-        Enum.reduce(0..(steps - 1)//1, sum, &Digest.add(&2, line(task, &1)))
+  def vary(context, salt), do: %{context | salt: salt}
+
+  # switches (protocol 2), counted at every step: the step's task swaps itself in as the last
+  # one to run and counts a switch when another task ran before it. The first step of all has
+  # no predecessor, so tasks that never interleave count tasks - 1.
+  @impl true
+  def run(%{model: "seq", tasks: tasks, steps: steps, salt: salt}) do
+    {sum, _last, switches} =
+      Enum.reduce(0..(tasks - 1)//1, {0, nil, 0}, fn task, acc ->
+        Enum.reduce(0..(steps - 1)//1, acc, fn step, {sum, last, switches} ->
+          switches = if last != nil and last != task, do: switches + 1, else: switches
+          {Digest.add(sum, line(task + salt, step)), task, switches}
+        end)
       end)
 
-    {sum, nil}
+    {sum, nil, switches}
   end
 
-  def run(%{model: "processes", tasks: tasks, steps: steps, sleep_ms: sleep_ms}) do
+  def run(%{model: "processes", tasks: tasks, steps: steps, sleep_ms: sleep_ms, salt: salt}) do
     caller = self()
+    # [last task to run (0: none yet; task t is t + 1), switches], shared by every task.
+    switches = :atomics.new(2, signed: true)
     started = :erlang.monotonic_time(:nanosecond)
     # The creator runs at high priority, as an asyncio loop creates every task before any runs:
     # otherwise it queues behind every yielding task and spawn_ns measures the swarm, not creation.
     previous_priority = Process.flag(:priority, :high)
 
-    ProcessLimit.guard(fn ->
-      for task <- 0..(tasks - 1)//1, do: spawn(fn -> swarm_task(caller, task, steps, sleep_ms) end)
-    end)
+    # Every task waits for :go before its first step, so that all exist before any runs (the
+    # spec's "at once"), and passes :go on to the next task as it starts, as an event loop
+    # starts task t + 1 when task t reaches its first yield. Without the gate an idle scheduler
+    # steals each new task and runs its few steps to the end before the next one exists; with
+    # a gate the creator opens task by task, the same happens whenever the creator's OS thread
+    # is descheduled. So the tasks are created last to first, each knowing the next.
+    first =
+      ProcessLimit.guard(fn ->
+        Enum.reduce((tasks - 1)..0//-1, nil, fn task, next ->
+          spawn(fn -> swarm_task(caller, task, salt, steps, sleep_ms, switches, next) end)
+        end)
+      end)
 
     spawn_ns = :erlang.monotonic_time(:nanosecond) - started
+    if first, do: send(first, :go)
     Process.flag(:priority, previous_priority)
     partial_sums = for _ <- 1..tasks//1, do: receive(do: ({:task_digest, sum} -> sum))
-    {Digest.combine(partial_sums), spawn_ns}
+    {Digest.combine(partial_sums), spawn_ns, :atomics.get(switches, 2)}
   end
 
   @impl true
-  def summarize({sum, nil}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{}}
-  def summarize({sum, spawn_ns}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{spawn_ns: spawn_ns}}
+  def summarize({sum, nil, switches}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{switches: switches}}
+  def summarize({sum, spawn_ns, switches}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{spawn_ns: spawn_ns, switches: switches}}
 
   @doc """
   The ceiling "yield" (sleep-ms 0, model `processes`): one process, spawned before its clock
@@ -92,11 +114,17 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     yield_times(left - 1)
   end
 
-  defp swarm_task(caller, task, steps, sleep_ms) do
+  defp swarm_task(caller, task, salt, steps, sleep_ms, switches, next) do
+    me = task + 1
+    receive(do: (:go -> :ok))
+    if next, do: send(next, :go)
+
     sum =
       Enum.reduce(0..(steps - 1)//1, 0, fn step, sum ->
         pause(sleep_ms)
-        Digest.add(sum, line(task, step))
+        previous = :atomics.exchange(switches, 1, me)
+        if previous != 0 and previous != me, do: :atomics.add(switches, 2, 1)
+        Digest.add(sum, line(task + salt, step))
       end)
 
     send(caller, {:task_digest, sum})

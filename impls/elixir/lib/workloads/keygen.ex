@@ -10,7 +10,15 @@ defmodule Parbench.Workloads.Keygen do
   def name, do: "keygen"
 
   @impl true
-  def params, do: ["count", "bytes", "source", "seed", "chunk"]
+  def params, do: ["count", "bytes", "source", "seed", "chunk", "kernel", "probes"]
+
+  # Today's code is plain Elixir/OTP (the standard CSPRNG call per key, the standard library's
+  # encoder): it is the portable kernel, and there is no tuned one.
+  @portable_detail ":crypto.strong_rand_bytes/1 per key (OpenSSL RAND_bytes) + Base.encode32(case: :lower)"
+  @seeded_detail "SplitMix64 bytes per key (seeded source, in place of :crypto.strong_rand_bytes/1) + Base.encode32(case: :lower)"
+
+  @impl true
+  def kernels, do: %{"portable" => @portable_detail}
 
   @impl true
   def models do
@@ -51,12 +59,16 @@ defmodule Parbench.Workloads.Keygen do
     key_bytes = Protocol.integer_option(options, "bytes", 1000)
     source = Protocol.choice_option(options, "source", ["strong", "seeded"], "strong")
     seed = Protocol.integer_option(options, "seed", 0)
+    probes = Protocol.integer_list_option(options, "probes")
+    if probes && Enum.any?(probes, &(&1 >= count)), do: throw({:bad_args, "--probes must be key indices 0..#{count - 1}"})
     # seq's chunks only pace its ceiling (one worker, so the rule gives the cap).
     chunk = Chunking.chunk(options, count, if(model == "seq", do: 1, else: workers), @chunk_cap)
-    extra = Map.merge(if(model == "seq", do: %{}, else: %{chunk: chunk}), flow_extra(model, workers, chunk))
+    kernel = %{kernel: Map.get(options, "kernel", "portable"),
+               kernel_detail: if(source == "seeded", do: @seeded_detail, else: @portable_detail)}
+    extra = if(model == "seq", do: %{}, else: %{chunk: chunk}) |> Map.merge(flow_extra(model, workers, chunk)) |> Map.merge(kernel)
 
     context = %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
-                workers: workers, chunk: chunk, extra: extra}
+                workers: workers, chunk: chunk, probes: probes, extra: extra}
 
     if model == "distributed", do: start_cluster(context), else: context
   end
@@ -65,6 +77,7 @@ defmodule Parbench.Workloads.Keygen do
   defp start_cluster(%{workers: nodes, extra: extra} = context) do
     {start_ns, cluster} = Protocol.time_ns(fn -> Cluster.start(nodes, System.get_env("PARBENCH_ERL_FLAGS", "")) end)
     extra = Map.merge(extra, %{nodes: nodes, cluster_start_ns: start_ns, epmd: cluster.epmd})
+    # Parbench.Protocol also counts the peers' CPU time as the case's (the cluster's agents).
     %{context | extra: extra} |> Map.put(:cluster, cluster)
   end
 
@@ -72,6 +85,15 @@ defmodule Parbench.Workloads.Keygen do
   def finish(%{cluster: cluster}), do: Cluster.stop(cluster)
   def finish(_context), do: :ok
 
+  @doc "The repetition's seed (`--variants`); the strong source has none to vary."
+  @impl true
+  def vary(%{source: "seeded"} = context, seed), do: %{context | seed: seed}
+  def vary(context, _seed), do: context
+
+  # Every model runs the same generator structure for both sources: key i's bytes come from
+  # key_source (the CSPRNG or SplitMix64, the only difference), one call per key, then
+  # Base.encode32; the keys are gathered into one list. Probed keys (--probes) are picked by
+  # index where they are made; seq's list is in index order, so it picks them after the clock.
   @impl true
   def run(%{model: "seq", count: count} = context) do
     keys =
@@ -79,49 +101,67 @@ defmodule Parbench.Workloads.Keygen do
       |> Enum.map(key_source(context))
       |> Enum.map(&encode/1)
 
-    {keys, nil}
+    {keys, nil, nil}
   end
 
   def run(%{model: "flow", count: count, chunk: chunk, workers: workers} = context) do
     tally = WorkTally.new()
+    probes = probe_store(context)
     caller = self()
 
     keys =
       0..(count - 1)//1
       |> Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0,
         on_init: fn _stage -> report_coordinator(caller) end)
-      |> Flow.map_batch(&count_batch(&1, tally))
+      |> Flow.map_batch(&begin_batch/1)
       |> Flow.map(key_source(context))
       |> Flow.map(&encode/1)
+      |> Flow.map(&end_key(&1, tally, probes))
       |> Enum.to_list()
 
     await_flow_end(workers)
-    {keys, tally}
+    {keys, tally, probes}
   end
 
   def run(%{model: "async_stream", count: count, chunk: chunk, workers: workers} = context) do
     tally = WorkTally.new()
+    probes = probe_store(context)
     key_source = key_source(context)
 
     keys =
       Chunking.spans(count, chunk)
-      |> ChunkStream.map(workers, &generate_span(&1, key_source), tally, false)
+      |> ChunkStream.map(workers, &generate_span(&1, key_source, probes), tally, false)
       |> Enum.concat()
 
-    {keys, tally}
+    {keys, tally, probes}
   end
 
   def run(%{model: "distributed", count: count, chunk: chunk, cluster: cluster} = context) do
     tally = WorkTally.new()
     key_source = key_source(context)
+    wanted = probe_indices(context)
 
-    keys =
+    {keys, found} =
       Chunking.spans(count, chunk)
       |> Cluster.deal(cluster.nodes)
-      |> Cluster.map_shares(fn spans -> {length(spans), Enum.flat_map(spans, &generate_span(&1, key_source))} end)
-      |> Enum.flat_map(fn {node, {chunks_done, keys}} -> count_node_chunks(tally, node, chunks_done, keys) end)
+      |> Cluster.map_shares(fn spans -> generate_share(spans, key_source, wanted) end)
+      |> Enum.flat_map_reduce([], fn {node, {chunks_done, keys, found, started, ended}}, found_so_far ->
+        # The node's busy interval comes on its own monotonic clock, shifted onto this one.
+        shift = Map.fetch!(cluster.clock_shifts, node)
+        WorkTally.record(tally, node, started + shift, ended + shift, chunks_done)
+        {keys, found ++ found_so_far}
+      end)
 
-    {keys, tally}
+    {keys, tally, Map.new(found)}
+  end
+
+  # Runs on a peer node: its whole share, with the probed keys it made and when it was busy.
+  @doc false
+  def generate_share(spans, key_source, wanted) do
+    started = WorkTally.now()
+    keyed = Enum.map(spans, fn span -> {span, generate_span(span, key_source, nil)} end)
+    found = for {span, keys} <- keyed, probe <- pick_probes(keys, span, wanted), do: probe
+    {length(spans), Enum.flat_map(keyed, &elem(&1, 1)), found, started, WorkTally.now()}
   end
 
   defp flow_extra("flow", workers, chunk) do
@@ -131,10 +171,41 @@ defmodule Parbench.Workloads.Keygen do
 
   defp flow_extra(_model, _workers, _chunk), do: %{}
 
-  # Runs in a stage, once per batch of max_demand keys (a chunk), before the maps.
-  defp count_batch(batch, tally) do
-    WorkTally.chunk_done(tally, self())
+  # Runs in a stage, once per batch of max_demand keys (a chunk), before the maps (Flow allows
+  # map_batch only there): the stage remembers the batch's indices and when it began it.
+  defp begin_batch(batch) do
+    Process.put(:keygen_batch, {batch, WorkTally.now()})
     batch
+  end
+
+  # The last map of the stage, once per key in the batch's order: pairs the key with its index
+  # (for --probes) and, at the batch's last key, records the chunk and its busy interval.
+  defp end_key(key, tally, probes) do
+    {[index | rest], started} = Process.get(:keygen_batch)
+    if probes != nil and is_map_key(probes.wanted, index), do: :ets.insert(probes.found, {index, key})
+
+    if rest == [] do
+      WorkTally.record(tally, self(), started, WorkTally.now())
+      Process.delete(:keygen_batch)
+    else
+      Process.put(:keygen_batch, {rest, started})
+    end
+
+    key
+  end
+
+  # Where the local models put probed keys as they make them: nil without --probes.
+  defp probe_store(%{probes: nil}), do: nil
+
+  defp probe_store(%{probes: probes}),
+    do: %{list: probes, wanted: Map.new(probes, &{&1, true}), found: :ets.new(:keygen_probes, [:set, :public])}
+
+  defp probe_indices(%{probes: nil}), do: []
+  defp probe_indices(%{probes: probes}), do: probes
+
+  # The probed keys of one chunk `{first, length}` whose keys are `keys`, in index order.
+  defp pick_probes(keys, {first, length}, wanted) do
+    for probe <- wanted, probe >= first and probe < first + length, do: {probe, Enum.at(keys, probe - first)}
   end
 
   # A stage's ancestors are [its supervisor, the flow's coordinator, …]: the coordinator ends
@@ -152,25 +223,32 @@ defmodule Parbench.Workloads.Keygen do
     receive(do: ({:DOWN, ^monitor, :process, _, _} -> :ok))
   end
 
-  # A node answers with how many chunks it did; each counts for that node.
-  defp count_node_chunks(tally, node, chunks_done, keys) do
-    for _ <- 1..chunks_done//1, do: WorkTally.chunk_done(tally, node)
+  defp generate_span({first, length} = span, key_source, probes) do
+    keys = for index <- first..(first + length - 1)//1, do: encode(key_source.(index))
+
+    if probes != nil, do: :ets.insert(probes.found, pick_probes(keys, span, probes.list))
+
     keys
   end
 
-  defp generate_span({first, length}, key_source),
-    do: for(index <- first..(first + length - 1)//1, do: encode(key_source.(index)))
-
+  # The checksum is the order-free digest of the encoded keys for both sources (protocol 2).
   @impl true
-  def summarize({keys, tally}, %{source: source, count: count}) do
-    {count, checksum(keys, source), counted(tally)}
+  def summarize({keys, tally, probes}, %{count: count} = context) do
+    extra = if tally, do: WorkTally.summary(tally), else: %{}
+    extra = if context.probes, do: Map.put(extra, :probes, probed(keys, probes, context.probes)), else: extra
+    {count, Digest.order_free(keys), extra}
   end
 
-  defp checksum(keys, "strong"), do: "#{length(keys)}:#{Enum.reduce(keys, 0, &(byte_size(&1) + &2))}"
-  defp checksum(keys, "seeded"), do: Digest.order_free(keys)
+  # seq's list is in generation order; the other models looked the probed keys up as they ran.
+  defp probed(keys, nil, wanted), do: Enum.map(wanted, &Enum.at(keys, &1))
 
-  defp counted(nil), do: %{}
-  defp counted(tally), do: WorkTally.summary(tally)
+  defp probed(_keys, %{found: found}, wanted) do
+    keys = Map.new(:ets.tab2list(found))
+    :ets.delete(found)
+    Enum.map(wanted, &Map.fetch!(keys, &1))
+  end
+
+  defp probed(_keys, found, wanted) when is_map(found), do: Enum.map(wanted, &Map.fetch!(found, &1))
 
   @doc """
   The ceiling "csprng+base32", with the case's workers and chunks: the CSPRNG filling

@@ -36,13 +36,19 @@ defmodule Parbench.Workloads.SpawnChain do
   def prepare(model, options, _workers) do
     n = Protocol.integer_option(options, "n", :required)
     if n < 1, do: throw({:bad_args, "--n must be at least 1"})
-    if model == "distributed", do: start_cluster(%{model: model, n: n}), else: %{model: model, n: n}
+    context = %{model: model, n: n, start: 0}
+    if model == "distributed", do: start_cluster(context), else: context
   end
+
+  @doc "The repetition's start value (`--variants`): sent into the chain instead of 0; the answer is start + n."
+  @impl true
+  def vary(context, start), do: %{context | start: start}
 
   # The peers boot outside the timed region, as the VM's own boot is (the contract's one exception).
   defp start_cluster(%{n: n} = context) do
     {start_ns, cluster} = Protocol.time_ns(fn -> Cluster.start(@chain_nodes, System.get_env("PARBENCH_ERL_FLAGS", "")) end)
     extra = %{nodes: @chain_nodes, cross_node_hops: n + 1, cluster_start_ns: start_ns, epmd: cluster.epmd}
+    # Parbench.Protocol also counts the peers' CPU time as the case's (the cluster's agents).
     Map.merge(context, %{cluster: cluster, extra: extra})
   end
 
@@ -50,29 +56,36 @@ defmodule Parbench.Workloads.SpawnChain do
   def finish(%{cluster: cluster}), do: Cluster.stop(cluster)
   def finish(_context), do: :ok
 
-  # Each link ends by itself right after its send, so nothing is left to join.
+  # Each link ends by itself right after its send, so nothing is left to join. Every chain
+  # returns {answer, live_units}: live_units is the change of the VM's process count (of the
+  # peers' for distributed) between just before the first link and the moment the start value
+  # is sent, when every link has started and none has ended.
   @impl true
-  def run(%{model: "spawn", n: n}), do: ProcessLimit.guard(fn -> chain(n) end)
-  def run(%{model: "genserver", n: n}), do: ProcessLimit.guard(fn -> genserver_chain(n) end)
-  def run(%{model: "distributed", n: n, cluster: cluster}), do: distributed_chain(n, cluster.nodes)
+  def run(%{model: "spawn", n: n, start: start}), do: ProcessLimit.guard(fn -> chain(n, start) end)
+  def run(%{model: "genserver", n: n, start: start}), do: ProcessLimit.guard(fn -> genserver_chain(n, start) end)
+  def run(%{model: "distributed", n: n, start: start, cluster: cluster}), do: distributed_chain(n, cluster, start)
 
-  @doc "Builds the chain of `n` processes, sends 0 to the last one created and waits for the answer."
-  def chain(n) do
+  @doc "Builds the chain of `n` processes, sends `start` to the last one created and waits for the answer."
+  def chain(n, start \\ 0) do
+    before = :erlang.system_info(:process_count)
     last = Enum.reduce(1..n, self(), fn _, send_to -> spawn(__MODULE__, :link, [send_to]) end)
-    send(last, 0)
+    live_units = :erlang.system_info(:process_count) - before
+    send(last, start)
 
     receive do
-      answer when is_integer(answer) -> answer
+      answer when is_integer(answer) -> {answer, live_units}
     end
   end
 
-  @doc "The same chain of GenServers: started one by one, then 0 cast to the last one started."
-  def genserver_chain(n) do
+  @doc "The same chain of GenServers: started one by one, then `start` cast to the last one started."
+  def genserver_chain(n, start \\ 0) do
+    before = :erlang.system_info(:process_count)
     last = Enum.reduce(1..n, {:caller, self()}, fn _, send_to -> LinkServer.start_link_unit(send_to) end)
-    LinkServer.pass(last, 0)
+    live_units = :erlang.system_info(:process_count) - before
+    LinkServer.pass(last, start)
 
     receive do
-      answer when is_integer(answer) -> answer
+      answer when is_integer(answer) -> {answer, live_units}
     end
   end
 
@@ -80,16 +93,23 @@ defmodule Parbench.Workloads.SpawnChain do
   The chain with unit k on `nodes[k mod 2]` (two nodes other than the caller's), so that every
   message, the caller's first and the answer included, crosses nodes: n + 1 cross-node hops.
   """
-  def distributed_chain(n, [_, _] = nodes) do
+  def distributed_chain(n, %{nodes: [_, _] = nodes} = cluster, start \\ 0) do
+    # One round trip to each peer's agent before the first link and one at the send count the
+    # links; beside the chain's n spawn round trips they are within its noise.
+    before = peer_process_count(cluster)
     last = Enum.reduce(0..(n - 1)//1, self(), fn k, send_to -> spawn_on(link_node(k, nodes), :link, [send_to]) end)
-    send(last, 0)
+    live_units = peer_process_count(cluster) - before
+    send(last, start)
 
     # Cluster.start has this process monitor every peer: a node that goes down ends the wait.
     receive do
-      answer when is_integer(answer) -> answer
+      answer when is_integer(answer) -> {answer, live_units}
       {:nodedown, node} -> throw(Cluster.node_down(node))
     end
   end
+
+  defp peer_process_count(cluster),
+    do: Enum.reduce(cluster.nodes, 0, &(&2 + Cluster.ask(cluster, &1, :erlang, :system_info, [:process_count])))
 
   @doc "The node of link k: the two nodes in turn."
   def link_node(k, [first, second]), do: if(rem(k, 2) == 0, do: first, else: second)
@@ -114,7 +134,7 @@ defmodule Parbench.Workloads.SpawnChain do
   end
 
   @impl true
-  def summarize(answer, %{n: n}), do: {n, Integer.to_string(answer), %{}}
+  def summarize({answer, live_units}, %{n: n}), do: {n, Integer.to_string(answer), %{live_units: live_units}}
 
   @doc """
   The ceiling "hand-off": two units of the model's kind, started before its clock, pass the
@@ -126,7 +146,7 @@ defmodule Parbench.Workloads.SpawnChain do
     {first, second} = start_hand_off_pair(self(), n)
     {hand_off_ns, ^n} = Protocol.time_ns(fn -> hand_off(first, n) end)
     # The unit that did not finish still waits; it is ended after the clock.
-    Enum.each([first, second], &Process.exit(&1, :kill))
+    kill_and_await([first, second])
     %{ceiling: "hand-off", ceiling_ns: hand_off_ns}
   end
 
@@ -146,7 +166,7 @@ defmodule Parbench.Workloads.SpawnChain do
         end
       end)
 
-    Enum.each([first, second], &Process.exit(&1, :kill))
+    kill_and_await([first, second])
     %{ceiling: "hand-off", ceiling_ns: hand_off_ns}
   end
 
@@ -155,6 +175,15 @@ defmodule Parbench.Workloads.SpawnChain do
     {hand_off_ns, ^n} = Protocol.time_ns(fn -> genserver_hand_off(first, n) end)
     Enum.each([first, second], &GenServer.stop/1)
     %{ceiling: "hand-off", ceiling_ns: hand_off_ns}
+  end
+
+  # Waits for the killed units' ends, so that none is still exiting when the next repetition
+  # counts the processes (live_units).
+  defp kill_and_await(pids) do
+    monitors = for pid <- pids, do: Process.monitor(pid)
+    Enum.each(pids, &Process.exit(&1, :kill))
+    for monitor <- monitors, do: receive(do: ({:DOWN, ^monitor, :process, _, _} -> :ok))
+    :ok
   end
 
   @doc "Two GenServer hand-off units that know each other."
