@@ -1,7 +1,7 @@
 # The two commands of the README. Each installs what is missing first (scripts/setup).
 PARBENCH := .venv/bin/parbench
 
-.PHONY: setup build test bench clean
+.PHONY: setup build test fuzz bench clean
 
 setup:
 	scripts/setup
@@ -11,6 +11,11 @@ build: setup
 
 test: build
 	.venv/bin/python -m pytest -q
+
+# The fuzz suite's long mode: 10,000 examples per property (PARBENCH_FUZZ_EXAMPLES=N for more);
+# the counts it prints go into docs/reliability.md.
+fuzz: setup
+	HYPOTHESIS_PROFILE=fuzz .venv/bin/python -m pytest -q tests/fuzz --hypothesis-show-statistics
 
 # A runtime that fails to build is skipped by the suite with its reason; `make test` fails on it.
 bench: setup

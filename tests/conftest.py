@@ -1,7 +1,9 @@
 """Shared fixtures: the real parbench CLI run as a subprocess against real implementations."""
 from __future__ import annotations
 
+import importlib
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -27,18 +29,63 @@ def parbench(*args: str, root: Path | None = None, env: dict | None = None, time
 
 
 
+def default_sigint() -> None:
+    """preexec_fn for a parbench a test interrupts: a runner started by a script with `&` hands
+    its children SIGINT ignored; the child gets Ctrl-C's default back, as a terminal gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def under_ci() -> bool:
+    """CI=true (as CI services set it): scripts/setup has installed every part a test needs."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def require(found: object, missing: str) -> None:
+    """A test's installable part (PostgreSQL, Chromium, Dask, a runtime…): where `found` is false,
+    skip with `missing` as the reason on a developer's machine, and fail under CI=true, where a
+    skip would make `make test` green on a machine whose setup failed."""
+    if found:
+        return
+    if under_ci():
+        pytest.fail(f"{missing} (CI=true: scripts/setup should have installed it)", pytrace=False)
+    pytest.skip(missing)
+
+
+def require_module(name: str, install: str):
+    """The module, imported; else require()'s skip or failure, saying how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        require(False, f"{name} is not importable ({error}); install with: {install}")
+
+
 POSTGRES_URL = os.environ.get("PARBENCH_TEST_POSTGRES", "postgresql://parbench:parbench@127.0.0.1:5432/parbench")
 
 
-def fresh_postgres_schema(schema: str) -> str:
-    """A URL of the test server scoped to a schema made empty for this test, or a skip."""
-    psycopg = pytest.importorskip("psycopg")
+def require_runtime(runtime) -> None:
+    """A runtime of impls/ whose tools are installed (require()d: scripts/setup installs them).
+    One its runtime.toml declares `unavailable` here is a plain skip: a decision, not a failed set-up."""
+    if runtime.unavailable_reason:
+        pytest.skip(f"{runtime.name}: {runtime.unavailable_reason} (runtime.toml's `unavailable`)")
+    require(runtime.available, f"{runtime.name}: {runtime.why_unavailable()}")
+
+
+def require_postgres():
+    """psycopg, with the test server answering (require()d: scripts/setup starts it)."""
+    psycopg = require_module("psycopg", "pip install -e '.[test]'")
     try:
-        with psycopg.connect(POSTGRES_URL, connect_timeout=5) as db:
-            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-            db.execute(f"CREATE SCHEMA {schema}")
+        psycopg.connect(POSTGRES_URL, connect_timeout=5).close()
     except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
+        require(False, f"no PostgreSQL server at {POSTGRES_URL} ({error}); scripts/postgres-up starts one")
+    return psycopg
+
+
+def fresh_postgres_schema(schema: str) -> str:
+    """A URL of the test server scoped to a schema made empty for this test."""
+    psycopg = require_postgres()
+    with psycopg.connect(POSTGRES_URL, connect_timeout=5) as db:
+        db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        db.execute(f"CREATE SCHEMA {schema}")
     return POSTGRES_URL + f"?options=-csearch_path%3D{schema}"
 
 

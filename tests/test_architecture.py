@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, parbench
+from conftest import REPO, parbench, require, require_runtime
 from parbench import runtimes as runtimes_module
 
 PACKAGE = REPO / "src" / "parbench"
@@ -16,7 +16,7 @@ PACKAGE = REPO / "src" / "parbench"
 # The pipeline's layers, bottom up: a module may import its own layer and those below, never above.
 LAYERS = [
     {"__init__", "project", "units", "records", "errors", "inputs", "oracle", "oracle_cache", "workloads",
-     "liveness", "metadata"},
+     "liveness", "metadata", "escaping"},
     {"runtimes", "protocol", "proofs", "process", "sentinel", "machine_ceiling", "stats", "compare"},
     {"plan"},                                   # stage 1: plan
     {"run", "schedule"},                        # stage 2: run
@@ -191,12 +191,11 @@ REAL = runtimes_module.load_all()
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_every_runtime_answers_bad_arguments_with_exit_2(name):
     runtime = REAL[name]
-    if not runtime.available:
-        pytest.skip(runtime.why_unavailable())
+    require_runtime(runtime)
     try:
         listed = runtime.description(timeout=120)
     except (RuntimeError, OSError, ValueError) as error:
-        pytest.skip(f"{name} is not built: {error}")
+        require(False, f"{name} is not built (`parbench build` builds it): {error}")
     model = next(iter(listed.models_of("spawn-chain")))
     unknown = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", "no-such-model", "--n", "5",
                               "--warmup", "0", "--repeat", "1"], capture_output=True, text=True, timeout=120)

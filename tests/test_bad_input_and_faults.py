@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 import sys
 
-from conftest import parbench, wait_until_stored
+from conftest import default_sigint, parbench, wait_until_stored
 
 
 def _cases(db: str) -> dict[str, tuple[str, str]]:
@@ -83,7 +83,8 @@ def test_ctrl_c_keeps_finished_cases_and_resume_completes_the_run(faulty_project
            "FAULTY_SLOW_FACTOR": "1000"}
     args = [sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--model", "ok",
             "--model", "slow", "--scale", "smoke", "--processes", "3", "--db", db]
-    child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint)
     wait_until_stored(db, "SELECT COUNT(*) FROM cases WHERE model = 'ok'")
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)

@@ -11,19 +11,20 @@ import time
 
 import pytest
 
-from conftest import parbench
+from conftest import parbench, require, require_runtime
 from parbench import runtimes as runtimes_module
 
 PYTHON = runtimes_module.load_all()["python"]
 
 
-def _dask_listed() -> bool:
-    if not PYTHON.available:
-        return False
-    return "dask" in PYTHON.describe()["workloads"].get("sdes-ecb", {}).get("models", {})
-
-
-pytestmark = pytest.mark.skipif(not _dask_listed(), reason="python's dask model is not listed (distributed not installed)")
+@pytest.fixture(autouse=True, scope="module")
+def dask_model_listed() -> None:
+    """Python's `dask` model, which it lists where `distributed` imports (require()d: it is a
+    dependency that scripts/setup installs into the venv)."""
+    require_runtime(PYTHON)
+    listed = PYTHON.describe()["workloads"].get("sdes-ecb", {}).get("models", {})
+    require("dask" in listed, "python's dask model is not listed (distributed is not installed: "
+            "pip install -e '.[test]')")
 
 
 def _cases(db: str) -> dict[tuple[str, str], tuple[str, str]]:

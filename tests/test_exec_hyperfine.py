@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import parbench
+from conftest import default_sigint, parbench
 
 
 def _samples(db: str) -> dict[str, int]:
@@ -113,7 +113,7 @@ def test_exports_to_files_and_to_standard_output(db, tmp_path):
 
 def test_exec_interrupted_is_exit_130(db):
     child = subprocess.Popen([sys.executable, "-m", "parbench", "exec", "-r", "50", "--db", db, "sleep 1"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = __import__("time").time() + 60
     while __import__("time").time() < deadline:
         try:

@@ -11,7 +11,8 @@ import uuid
 
 import pytest
 
-from conftest import POSTGRES_URL, fresh_postgres_schema, parbench, wait_until_stored
+from conftest import (POSTGRES_URL, default_sigint, fresh_postgres_schema, parbench, require, require_postgres,
+                      wait_until_stored)
 
 
 def _case(db: str, model: str) -> tuple[str, str]:
@@ -95,20 +96,16 @@ def _postgres_cluster() -> list[str] | None:
 
 
 def _stoppable_postgres_schema(schema: str):
-    """(psycopg, the Debian cluster to stop and start, a URL scoped to a fresh schema), or a skip."""
-    psycopg = pytest.importorskip("psycopg")
+    """(psycopg, the Debian cluster to stop and start, a URL scoped to a fresh schema), require()d:
+    scripts/setup installs Debian's cluster and runs as root where it installs."""
+    psycopg = require_postgres()
     cluster = _postgres_cluster()
-    if cluster is None:
-        pytest.skip("needs root and a local Debian PostgreSQL cluster to stop and start")
+    require(cluster, "needs root and a local Debian PostgreSQL cluster (pg_lsclusters) to stop and start")
     return psycopg, cluster, fresh_postgres_schema(schema)
 
 
 def test_lying_numbers_and_nul_bytes_are_stored_safely_in_postgresql(hostile_project):
-    psycopg = pytest.importorskip("psycopg")
-    try:
-        psycopg.connect(POSTGRES_URL, connect_timeout=5).close()
-    except psycopg.Error as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
+    require_postgres()
     schema_db = f"{POSTGRES_URL}"
     done = _run(hostile_project, schema_db, "huge-ns", "nul-stderr", "honest")
     assert done.returncode == 0, done.stderr
@@ -155,7 +152,7 @@ def _start(project, db, *extra, env=None):
     return subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain",
                              "--scale", "smoke", "--db", db, *extra],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_sigint)
 
 
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM", "SIGHUP"])

@@ -12,6 +12,8 @@ from conftest import fresh_postgres_schema, parbench
 
 
 def _run_as(hostname: str, project, db: str, delay_ms: str) -> None:
+    # Not an installable part but the machine's permissions: a UTS namespace needs root, which a
+    # developer's account may lack, so this skip is legitimate (scripts/setup cannot grant it).
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare to give a run its own hostname")
     script = (f"hostname {hostname} && exec {sys.executable} -m parbench run --workload spawn-chain "

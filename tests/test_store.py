@@ -3,11 +3,10 @@ import sqlite3
 
 import pytest
 
+from conftest import fresh_postgres_schema
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.store import open_store
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
-
-POSTGRES_URL = "postgresql://parbench:parbench@127.0.0.1:5432/parbench"
 
 
 def _record() -> RunRecord:
@@ -68,22 +67,8 @@ def test_runs_are_appended_never_overwritten_and_read_back_whole(tmp_path):
     assert store.resolve("latest") == 2 and store.resolve("latest~1") == 1
 
 
-def _postgres_reachable() -> bool:
-    try:
-        import psycopg
-        psycopg.connect(POSTGRES_URL, connect_timeout=3).close()
-        return True
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _postgres_reachable(), reason="no PostgreSQL server (scripts/postgres-up starts one)")
 def test_the_same_schema_works_on_postgresql():
-    import psycopg
-    with psycopg.connect(POSTGRES_URL, autocommit=True) as admin:
-        admin.execute("DROP SCHEMA IF EXISTS parbench_store_test CASCADE")
-        admin.execute("CREATE SCHEMA parbench_store_test")
-    url = POSTGRES_URL + "?options=-csearch_path%3Dparbench_store_test"
+    url = fresh_postgres_schema("parbench_store_test")
     store = open_store(url)
     record = _record()
     store.begin_run(record)

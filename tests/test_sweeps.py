@@ -2,9 +2,7 @@
 import json
 import sqlite3
 
-import pytest
-
-from conftest import parbench
+from conftest import parbench, require_runtime
 from parbench import runtimes as runtimes_module
 
 
@@ -31,8 +29,7 @@ def test_task_sweep_reports_slopes_the_largest_n_and_the_failure(faulty_project,
 
 
 def test_worker_sweep_fits_amdahl_on_real_processes(db):
-    if not runtimes_module.load_all()["python"].available:
-        pytest.skip("python runtime not available")
+    require_runtime(runtimes_module.load_all()["python"])
     done = parbench("sweep", "workers", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
                     "--param", "cipher=table", "--scale", "smoke", "--workers", "1,2", "--processes", "1",
                     "--repeat", "2", "--db", db)
@@ -43,8 +40,7 @@ def test_worker_sweep_fits_amdahl_on_real_processes(db):
 
 
 def test_size_sweep_reports_a_crossover_verdict_for_each_parallel_model(db):
-    if not runtimes_module.load_all()["python"].available:
-        pytest.skip("python runtime not available")
+    require_runtime(runtimes_module.load_all()["python"])
     done = parbench("sweep", "size", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
                     "--param", "cipher=table", "--scale", "smoke", "--from", "64", "--to", "1048576",
                     "--factor", "32", "--refine", "0", "--processes", "2", "--repeat", "2", "--db", db)

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench import liveness, pipeline
+from parbench.escaping import CONSOLE_OPTIONS, console as console_text, is_valid_unicode, one_line, styled
 from parbench import runtimes as runtimes_module
 from parbench import suite, workloads as workloads_module
 from parbench.plan import ORDERS, Request, make_plan
@@ -21,25 +22,46 @@ from parbench.store.database import StoreError, redact
 from parbench.workloads import SpecError, parse_param_overrides
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
-console = Console(width=None if sys.stdout.isatty() else 200)
-errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+# Markup off: names, stderr tails and commands from outside print as written (escaping.py).
+console = Console(width=None if sys.stdout.isatty() else 200, **CONSOLE_OPTIONS)
+errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200, **CONSOLE_OPTIONS)
 
 
 def fail(message: str, code: int = 2) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)      # one line, never folded
+    # One line whatever the message quotes: a newline in an argument is shown as \n.
+    errors.print(styled(("error:", "bold red"), " " + one_line(message)),
+                 highlight=False, soft_wrap=True)      # one line, never folded
     sys.exit(code)
+
+
+# The documented bounds of the comma lists (README): a worker count a machine can schedule, a
+# task count a process can hold.
+CSV_INT_BOUNDS = {"--workers": 4096, "--counts": 10 ** 9}
 
 
 def _csv_ints(text: str | None, option: str = "--workers") -> tuple[int, ...]:
     if not text:
         return ()
+    most = CSV_INT_BOUNDS.get(option, 4096)
     try:
-        values = tuple(int(v) for v in text.split(","))
+        values = tuple(int(v) for v in text.split(",") if v.strip().isascii())
     except ValueError:
-        fail(f"{option} wants a comma list of positive integers, got '{text}'")
-    if any(v < 1 for v in values):
-        fail(f"{option} wants positive integers, got '{text}'")
+        values = ()
+    if len(values) != len(text.split(",")):
+        fail(f"{option} wants a comma list of positive integers, got {ascii(text)[:80]}")
+    if any(not 1 <= v <= most for v in values):
+        fail(f"{option} wants integers from 1 to {most:,}, got {ascii(text)[:80]}")
     return values
+
+
+class FiniteRange(click.FloatRange):
+    """click's FloatRange without NaN (which every comparison lets through) or ±Infinity."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"wants a finite number, got '{value}'", param, ctx)
+        return number
 
 
 class Seconds(click.ParamType):
@@ -59,6 +81,9 @@ class Seconds(click.ParamType):
         return seconds
 
 
+MEMORY_LIMIT_KB = (1024, 1024 ** 4)        # 1 MiB … 1 PiB, in KiB
+
+
 def memory_limit_kb(text: str | None) -> int | None:
     """--memory-limit: '8G', '512M', '60%' of the machine, or 'none'; None means the default."""
     if text is None:
@@ -70,10 +95,14 @@ def memory_limit_kb(text: str | None) -> int | None:
         fail(f"--memory-limit wants a size like 8G or 512M, a share like 60%, or none; got '{text}'")
     number, unit = float(match.group(1)), (match.group(2) or "M").upper()[:1]
     if unit == "%":
-        if not 0 < number <= 100:
+        if not 1 <= number <= 100:
             fail(f"--memory-limit wants a share from 1% to 100%, got '{text}'")
         return int((suite.default_memory_limit_kb() or 0) / suite.MEMORY_SHARE * number / 100)
-    return int(number * {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}[unit])
+    kb = int(number * {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}[unit])
+    if not MEMORY_LIMIT_KB[0] <= kb <= MEMORY_LIMIT_KB[1]:
+        # 0.4K would be int 0, which means no limit at all; a limit is a limit or `none`.
+        fail(f"--memory-limit wants a size from 1M to 1024T (or none), got '{text}'")
+    return kb
 
 
 class OneLineErrors(click.Group):
@@ -86,9 +115,17 @@ class OneLineErrors(click.Group):
         except click.ClickException as error:
             command = f" ({error.ctx.command_path} -h for help)" if getattr(error, "ctx", None) else ""
             fail(f"{error.format_message()}{command}", code=error.exit_code)
-        except (click.exceptions.Abort, KeyboardInterrupt):
+        except (click.exceptions.Abort, KeyboardInterrupt) as interruption:
             errors.print("interrupted", highlight=False)
-            sys.exit(130)
+            sys.exit(liveness.exit_code_of(interruption))
+
+    def parse_args(self, ctx, args):
+        # Bytes that are not UTF-8 arrive as lone surrogates, which no store, export or
+        # terminal can take: refused here, once, for every command and option.
+        bad = next((a for a in args if not is_valid_unicode(a)), None)
+        if bad is not None:
+            raise click.UsageError(f"the argument {ascii(bad)[:60]} is not valid UTF-8 text", ctx)
+        return super().parse_args(ctx, args)
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -104,23 +141,23 @@ def doctor() -> None:
         table.add_column(column, overflow="fold")
     for name, runtime in runtimes_module.load_all().items():
         if not runtime.available:
-            table.add_row(name, "[red]missing[/]", "–", runtime.why_unavailable())
+            table.add_row(name, styled(("missing", "red")), "–", console_text(runtime.why_unavailable()))
             continue
         try:
             runtime.describe(timeout=60)
-            status = "[green]ready[/]"
+            status = styled(("ready", "green"))
         except (RuntimeError, OSError, ValueError):
-            status = f"[yellow]not built[/] (parbench build --runtime {name})"
-        table.add_row(name, status, runtime.version(), runtime.install)
+            status = styled(("not built", "yellow"), f" (parbench build --runtime {name})")
+        table.add_row(name, status, console_text(runtime.version()), runtime.install)
     console.print(table)
     for tool, why in (("sqlite3", "results store (built into Python; the CLI is optional)"),
                       ("psql", "PostgreSQL cases and store (scripts/postgres-up starts the server)"),
                       ("chromium", "the HTML report's browser test"),
                       ("hyperfine", "optional: cross-checking `parbench exec`")):
         found = runtimes_module._on_path(tool)
-        console.print(f"{'[green]found  [/]' if found else '[yellow]missing[/]'} {tool}: {why}", highlight=False)
+        console.print(styled(("found  ", "green") if found else ("missing", "yellow"), f" {tool}: {why}"), highlight=False)
     for engine, available, detail in _distributed_engines():
-        console.print(f"{'[green]found  [/]' if available else '[yellow]missing[/]'} {engine}: {detail}",
+        console.print(styled(("found  ", "green") if available else ("missing", "yellow"), f" {engine}: {detail}"),
                       highlight=False)
 
 
@@ -144,7 +181,7 @@ def list_command() -> None:
     for workload in workloads_module.load_all().values():
         scales = "; ".join(f"{s}: " + ", ".join(f"{k}={v}" for k, v in p.items())
                            for s, p in workload.scales.items())
-        console.print(f"[bold]{workload.name}[/] — {workload.title}\n  {scales}", highlight=False)
+        console.print(styled((workload.name, "bold"), f" — {workload.title}\n  {scales}"), highlight=False)
     runtimes = runtimes_module.load_all()
     described, _, skipped = suite.describe_runtimes(runtimes, list(runtimes))
     table = Table(title="Models", title_justify="left", header_style="bold")
@@ -163,7 +200,7 @@ def list_command() -> None:
     console.print(table)
     console.print(kernels)
     for line in skipped:
-        console.print(f"[yellow]{line}[/]", highlight=False)
+        console.print(styled((line, "yellow")), highlight=False)
 
 
 @main.command()
@@ -179,14 +216,14 @@ def build(runtime_names: tuple[str, ...]) -> None:
     for name in names:
         runtime = runtimes[name]
         if not runtime.available:
-            console.print(f"[yellow]skip[/] {name}: {runtime.why_unavailable()}", highlight=False)
+            console.print(styled(("skip", "yellow"), f" {name}: {runtime.why_unavailable()}"), highlight=False)
             continue
         console.print(f"build {name} …", highlight=False)
         done = runtime.build()
         if done.returncode != 0:
             failed.append(name)
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-            console.print(f"[red]build {name} failed[/] (exit {done.returncode}):\n{tail}", highlight=False)
+            console.print(styled((f"build {name} failed", "red"), f" (exit {done.returncode}):\n{tail}"), highlight=False)
     if failed:
         fail(f"build failed for: {', '.join(failed)}", code=1)
 
@@ -225,13 +262,13 @@ def _run_options(command):
             click.option("--timeout", type=Seconds(), help="Seconds before a process is killed."),
             click.option("--budget", type=Seconds(0, 7 * 24 * 3600),
                          help="Seconds after which a case stops at 2 processes (quick: 4)."),
-            click.option("--target-ci", type=click.FloatRange(0.001, 1), metavar="SHARE",
+            click.option("--target-ci", type=FiniteRange(0.001, 1), metavar="SHARE",
                          help="Stop a case once its median's 95% CI is within ±SHARE (quick: 0.03)."),
             click.option("--memory-limit", "memory_limit", metavar="SIZE",
                          help="Memory of one case's process tree: 8G, 512M, 60% or none (default: 75% of the machine)."),
             click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
                          help="How the processes of the cases of one table take turns."),
-            click.option("--seed", "order_seed", type=click.IntRange(0), default=0,
+            click.option("--seed", "order_seed", type=click.IntRange(0, (1 << 63) - 1), default=0,
                          help="The shuffle's seed (--order shuffled), stored with the run."),
             click.option("--db", default=str(DEFAULT_DB), show_default=True,
                          help="A SQLite file, sqlite:///path or a postgresql:// URL."),
@@ -299,8 +336,8 @@ def _print_and_export(record, analyses: list, out_dir: Path | None, tables: bool
             for path in suite.write_reports(record, out_dir, analyses):
                 console.print(f"wrote {path}", highlight=False)
         except OSError as error:
-            errors.print(f"[bold red]error:[/] cannot write reports to {out_dir}: {error.strerror or error}; "
-                         f"the run is stored as run {record.id}", highlight=False)
+            errors.print(styled(("error:", "bold red"), f" cannot write reports to {out_dir}: {error.strerror or error}; "
+                                f"the run is stored as run {record.id}"), highlight=False)
 
 
 def _open(db: str):
@@ -313,10 +350,14 @@ def _open(db: str):
         running = store.running_runs()
     except Exception:      # noqa: BLE001 — an older or foreign database: nothing to mark
         return store
-    for run_id, owner in running:
-        if not liveness.is_alive(owner):
-            store.finish_run(run_id, "interrupted", suite.now())
-            errors.print(f"run {run_id} was interrupted (its parbench, pid {liveness.owner_pid(owner)}, is gone); "
+    for run_id, owner, heartbeat_age in running:
+        if not liveness.is_alive(owner, heartbeat_age):
+            try:
+                store.finish_run(run_id, "interrupted", suite.now())
+            except Exception:  # noqa: BLE001 — a read-only store: read as it is, marked by the next writer
+                store.db.rollback()
+                continue
+            errors.print(f"run {run_id} was interrupted ({liveness.why_dead(owner, heartbeat_age)}); "
                          f"resume with: parbench run --resume {run_id}"
                          + ("" if db == str(DEFAULT_DB) else f" --db {redact(db)}"), highlight=False)
     return store
@@ -328,11 +369,11 @@ def _open(db: str):
 def load(journal, db) -> None:
     """Store the cases a run kept in its journal while its store could not take them."""
     from parbench.store.sink import read_journal
-    store = _open(db)
     try:
         entries = read_journal(journal)
-    except (ValueError, KeyError) as error:
+    except (OSError, ValueError) as error:
         fail(f"{journal} is not a parbench journal: {error}")
+    store = _open(db)
     targets: dict[int, int] = {}       # the journal's run id → the run that holds its cases here
     for header, case, finish in entries:
         if header["id"] not in targets:
@@ -348,16 +389,14 @@ def load(journal, db) -> None:
 
 
 def _run_for(store, header: dict) -> int:
-    """The same run if this store has it (same id and start), else a new one with its metadata."""
-    from parbench.records import RunRecord
-    try:
-        existing = store.load_run(header["id"])
-        if existing.started_at == header["started_at"]:
-            return existing.id
-    except StoreError:
-        pass
-    record = RunRecord(**{k: v for k, v in header.items() if k in RunRecord.__dataclass_fields__ and k != "id"},
-                       id=None)
+    """The run this journal's header names if this store has it (the same start on the same
+    machine: a journal loaded twice stores its run once), else a new one with its metadata."""
+    from parbench.store import shapes
+    record = shapes.run_record(header, "the journal's run")
+    existing = store.find_run(record)
+    if existing is not None:
+        return existing
+    record.id = None
     return store.begin_run(record)
 
 
@@ -402,7 +441,7 @@ def history(db) -> None:
 @click.option("--machine", "machines", multiple=True, metavar="HOST",
               help="The newest complete run of that machine (a fleet's store); give two.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
-@click.option("--fail-on-regression", "threshold", type=click.FloatRange(0, 1e6), metavar="PCT",
+@click.option("--fail-on-regression", "threshold", type=FiniteRange(0, 1e6), metavar="PCT",
               help="Exit 1 if a case of B is significantly slower than in A by more than PCT %.")
 def compare(runs, baseline, machines, db, threshold) -> None:
     """Per case: B's median against A's, with a 95% CI; 'no significant difference' where so.
@@ -493,7 +532,7 @@ def _comparands(runs: tuple[str, ...], baseline: str | None, machines: tuple[str
 @click.option("--memory-limit", "memory_limit", metavar="SIZE", help="Memory of a run's process tree (default 75%).")
 @click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
               help="How the commands' runs take turns.")
-@click.option("--seed", "order_seed", type=click.IntRange(0), default=0, help="The shuffle's seed (--order shuffled).")
+@click.option("--seed", "order_seed", type=click.IntRange(0, (1 << 63) - 1), default=0, help="The shuffle's seed (--order shuffled).")
 @click.option("--save-baseline", "baseline", metavar="NAME", help="Name this run as a baseline.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path))
@@ -540,10 +579,10 @@ def _memory_limit_for_exec(text: str | None) -> int | None:
 @click.argument("kind", type=click.Choice(["workers", "size", "tasks"]))
 @_run_options
 @click.option("--workers", help="workers: the counts to run (default: 1, 2, 4 … up to the logical CPUs).")
-@click.option("--from", "start", type=click.FloatRange(1, 1e15), default=64, show_default=True,
+@click.option("--from", "start", type=FiniteRange(1, 1e15), default=64, show_default=True,
               help="size: the smallest value.")
-@click.option("--to", "stop", type=click.FloatRange(1, 1e15), help="size: the largest value (default: the scale's).")
-@click.option("--factor", type=click.FloatRange(1.1, 1e6), default=4, show_default=True, help="size: geometric step.")
+@click.option("--to", "stop", type=FiniteRange(1, 1e15), help="size: the largest value (default: the scale's).")
+@click.option("--factor", type=FiniteRange(1.1, 1e6), default=4, show_default=True, help="size: geometric step.")
 @click.option("--refine", type=click.IntRange(0, 20), default=2, show_default=True,
               help="size: bisection steps near each crossing.")
 @click.option("--counts", help="tasks: the counts to run, e.g. 10000,40000,100000,400000,1000000.")
@@ -565,7 +604,7 @@ def sweep(kind, workloads, runtimes, models, scale, params, processes, warmup, r
         wanted = workloads_module.choose(runtimes, all_runtimes, "runtime")
         described, _, skipped = suite.describe_runtimes(all_runtimes, wanted)
         for line in skipped:
-            console.print(f"[yellow]skip[/] {line}", highlight=False)
+            console.print(styled(("skip", "yellow"), f" {line}"), highlight=False)
         if not described:
             fail("no installed runtime to sweep")
         make_plan(request, all_workloads, all_runtimes, described)       # validates names early

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 import shlex
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -73,6 +74,8 @@ def _scan(name: str, low: str, high: str, step: str | None) -> list[str]:
         by = Decimal(step) if step is not None else Decimal(1)
     except ArithmeticError:
         raise ExecError(f"--parameter-scan {name}: {low} … {high} (step {step or 1}) are not numbers") from None
+    if not all(v.is_finite() for v in (first, last, by)):
+        raise ExecError(f"--parameter-scan {name}: {low} … {high} (step {step or 1}) must be finite numbers")
     if by <= 0 or last < first:
         raise ExecError(f"--parameter-scan {name}: needs MIN ≤ MAX and a positive step, got {low} … {high} "
                         f"step {step or 1}")
@@ -86,15 +89,56 @@ def _scan(name: str, low: str, high: str, step: str | None) -> list[str]:
 
 
 def _substitute(template: str, parameters: dict[str, str], quote) -> str:
-    for name, value in parameters.items():
-        template = template.replace(f"{{{name}}}", quote(value))
-    return template
+    """Every {name} replaced in one pass (a value holding `{other}` stays as it is). With
+    `shlex.quote`, each value is quoted for where it stands: bare, inside '…' or inside "…", so
+    `echo "{x}"` with x = `$(touch PWN)` prints the value and runs nothing."""
+    if not parameters:
+        return template
+    pattern = re.compile("|".join(re.escape(f"{{{name}}}") for name in parameters))
+    if quote is not shlex.quote:
+        return pattern.sub(lambda m: quote(parameters[m.group()[1:-1]]), template)
+    return pattern.sub(lambda m: _SHELL_QUOTERS[_quoting_at(template, m.start())](parameters[m.group()[1:-1]]),
+                       template)
+
+
+# How a value is made literal where it stands in a POSIX shell command.
+_SHELL_QUOTERS = {
+    "bare": shlex.quote,
+    "single": lambda value: value.replace("'", "'\\''"),                 # close, escaped quote, reopen
+    "double": lambda value: re.sub(r'([\\$`"])', r"\\\1", value),        # the four specials of "…"
+}
+
+
+def _quoting_at(template: str, position: int) -> str:
+    """Whether `position` of a shell command is bare, inside single or inside double quotes."""
+    state, index = "bare", 0
+    while index < position:
+        char = template[index]
+        if char == "\\" and state != "single":
+            index += 2
+            continue
+        if state == "bare" and char in "'\"":
+            state = "single" if char == "'" else "double"
+        elif (state, char) in (("single", "'"), ("double", '"')):
+            state = "bare"
+        index += 1
+    return state
+
+
+def _refuse_nul(options: ExecOptions) -> None:
+    """No argv can hold a NUL byte (the kernel ends a string there): one line instead of Python's
+    ValueError from deep in the scheduler."""
+    texts = [*options.commands, *options.names, *options.prepare, options.setup, options.cleanup, options.conclude,
+             options.shell, *(v for _, values in options.parameter_lists for v in values), *(options.parameter_scan or ())]
+    if any("\x00" in text for text in texts if text):
+        raise ExecError("a command, a name or a value holds a NUL byte, which no command line can carry")
 
 
 def commands_for(options: ExecOptions) -> list[Command]:
     """One Command per given command and parameter combination. In shell mode every value is
     shell-quoted where it is substituted, so no value a user passes is run as shell syntax;
     -N (--shell=none) splits the command into an argv first and runs no shell at all."""
+    _refuse_nul(options)
     sets = parameter_sets(options)
     for name in (n for s in sets[:1] for n in s):
         if not any(f"{{{name}}}" in c for c in options.commands):

@@ -16,6 +16,8 @@
  * - A memory limit per case: a cgroup limit where possible (the kernel's OOM killer then picks
  *   inside the case, never elsewhere on the machine), else the sampled sum is enforced here.
  *
+ * The report fd first gets a line "cgroup PATH" per cgroup made for the tree, then the JSON line.
+ *
  * usage: parbench-launch --report-fd N [--timeout-ms MS] [--memory-limit-kb KB]
  *                        [--sample-ms MS] [--parent-pid PID] -- CMD ARGS...
  */
@@ -51,6 +53,7 @@ struct options {
 struct cgroup {
     int version;                 /* 0: none, 1 or 2 */
     char path[PATH_MAX - 128];   /* room for a file name after it */
+    char kill_path[PATH_MAX - 128];  /* a v2 cgroup with cgroup.kill holding the tree, or "" */
 };
 
 struct tree_memory {
@@ -145,8 +148,30 @@ static int cgroup_v2(struct cgroup *cg) {
     return 0;
 }
 
+/* The group the tree is killed by, in one write that a forking process cannot outrun
+ * (cgroup.kill): the memory cgroup itself on v2; on a v1 machine with a v2 hierarchy mounted
+ * beside it (systemd's hybrid layout, /sys/fs/cgroup/unified), a cgroup there with no
+ * controllers. Without it the tree is killed by a loop over its members. */
+static void kill_group_setup(struct cgroup *cg) {
+    char probe[PATH_MAX];
+    cg->kill_path[0] = 0;
+    if (cg->version == 2) {
+        snprintf(probe, sizeof probe, "%s/cgroup.kill", cg->path);
+        if (access(probe, W_OK) == 0) snprintf(cg->kill_path, sizeof cg->kill_path, "%s", cg->path);
+        return;
+    }
+    if (mkdir("/sys/fs/cgroup/unified/parbench", 0755) != 0 && errno != EEXIST) return;
+    snprintf(cg->kill_path, sizeof cg->kill_path, "/sys/fs/cgroup/unified/parbench/%d", (int)getpid());
+    snprintf(probe, sizeof probe, "%s/cgroup.kill", cg->kill_path);
+    if (mkdir(cg->kill_path, 0755) != 0 || access(probe, W_OK) != 0) {
+        rmdir(cg->kill_path);
+        cg->kill_path[0] = 0;
+    }
+}
+
 static void cgroup_setup(struct cgroup *cg, long long limit_kb) {
     cg->version = 0;
+    cg->kill_path[0] = 0;
     if (getenv("PARBENCH_NO_CGROUP")) return;      /* tests of the sampled fallback */
     if (cgroup_v2(cg) != 0 && cgroup_v1(cg) != 0) {
         cg->version = 0;
@@ -162,6 +187,7 @@ static void cgroup_setup(struct cgroup *cg, long long limit_kb) {
             write_text(cg->path, "memory.swap.max", "0");
         }
     }
+    kill_group_setup(cg);
 }
 
 static long long cgroup_peak_kb(const struct cgroup *cg) {
@@ -207,15 +233,19 @@ static int descendants(pid_t root, pid_t *out, int max) {
     return count - 1;
 }
 
-static int cgroup_members(const struct cgroup *cg, pid_t *out, int max) {
+static int members_of(const char *dir, pid_t *out, int max) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/cgroup.procs", cg->path);
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
     FILE *f = fopen(path, "re");
     if (!f) return 0;
     int count = 0, pid;
     while (count < max && fscanf(f, "%d", &pid) == 1) out[count++] = pid;
     fclose(f);
     return count;
+}
+
+static int cgroup_members(const struct cgroup *cg, pid_t *out, int max) {
+    return members_of(cg->path, out, max);
 }
 
 static long long resident_kb(pid_t pid) {
@@ -257,18 +287,21 @@ static void reap(pid_t main_child, int *main_alive, int *status, struct rusage *
 }
 
 /* Kills every process of the tree and reaps them; returns how many besides the main child
- * were still alive (setsid() escapees, forgotten children). */
+ * were still alive (setsid() escapees, forgotten children). The tree is every member of the
+ * case's cgroups and every descendant of this launcher (a subreaper: orphans come back to it),
+ * so a process that moved itself out of the memory cgroup is still found by its ancestry. */
 static int kill_tree(const struct cgroup *cg, pid_t main_child, int *main_alive, int *status,
                      struct rusage *usage) {
     static pid_t pids[MAX_TRACKED];
     int killed = 0;
     if (*main_alive) kill(main_child, SIGKILL);
     for (int round = 0; round < 1000; round++) {
-        int count = cg->version ? cgroup_members(cg, pids, MAX_TRACKED)
-                                : descendants(getpid(), pids, MAX_TRACKED);
-        if (cg->version == 2) write_text(cg->path, "cgroup.kill", "1");
+        if (cg->kill_path[0]) write_text(cg->kill_path, "cgroup.kill", "1");
+        int count = descendants(getpid(), pids, MAX_TRACKED);
+        if (cg->version) count += cgroup_members(cg, pids + count, MAX_TRACKED - count);
+        if (cg->kill_path[0]) count += members_of(cg->kill_path, pids + count, MAX_TRACKED - count);
         for (int i = 0; i < count; i++)
-            if (pids[i] != main_child && kill(pids[i], SIGKILL) == 0) killed++;
+            if (pids[i] != main_child && pids[i] != getpid() && kill(pids[i], SIGKILL) == 0) killed++;
         reap(main_child, main_alive, status, usage);
         if (count == 0 && !*main_alive) break;
         usleep(2000);
@@ -323,6 +356,11 @@ int main(int argc, char **argv) {
 
     static struct cgroup cg;
     cgroup_setup(&cg, o.memory_limit_kb);
+    /* Told to the harness at once, so that it can kill the groups itself should this launcher
+     * be killed or stopped by the tree it watches. */
+    if (cg.version) fprintf(report, "cgroup %s\n", cg.path);
+    if (cg.kill_path[0] && strcmp(cg.kill_path, cg.path) != 0) fprintf(report, "cgroup %s\n", cg.kill_path);
+    fflush(report);
     static struct tree_memory tree;
 
     /* The child waits at a gate until it is in the case's cgroup: moving a process between
@@ -346,6 +384,9 @@ int main(int argc, char **argv) {
         close(gate[0]);
         sigprocmask(SIG_SETMASK, &previous, NULL);
         prctl(PR_SET_PDEATHSIG, 0);
+        /* A process group of its own: a command's `kill 0` (the `trap 'kill 0' EXIT` idiom)
+         * reaches the command's processes, never this launcher. */
+        setpgid(0, 0);
         fclose(report);
         execvp(o.command[0], o.command);
         fprintf(stderr, "parbench-launch: cannot run %s: %s\n", o.command[0], strerror(errno));
@@ -353,10 +394,12 @@ int main(int argc, char **argv) {
     }
 
     close(gate[0]);
-    if (cg.version) {
-        char pid_text[32];
-        snprintf(pid_text, sizeof pid_text, "%d", (int)child);
-        write_text(cg.path, "cgroup.procs", pid_text);
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%d", (int)child);
+    if (cg.version) write_text(cg.path, "cgroup.procs", pid_text);
+    if (cg.kill_path[0] && write_text(cg.kill_path, "cgroup.procs", pid_text) != 0) {
+        rmdir(cg.kill_path);
+        cg.kill_path[0] = 0;
     }
     long long started = now_ns();
     close(gate[1]);                              /* the child reads end-of-file: it runs */
@@ -392,6 +435,7 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_CHILDREN, &all);
     long long peak_cgroup = cg.version ? cgroup_peak_kb(&cg) : -1;
     if (cg.version) rmdir(cg.path);
+    if (cg.kill_path[0]) rmdir(cg.kill_path);
     long long tree_peak = tree.peak_kb > all.ru_maxrss ? tree.peak_kb : all.ru_maxrss;
     fprintf(report,
             "{\"wall_ns\":%lld,\"user_ns\":%lld,\"sys_ns\":%lld,\"max_rss_kb\":%ld,"

@@ -24,6 +24,7 @@ from parbench.records import Case, RunRecord
 from parbench.schedule import Execution, Progress, execute
 from parbench.store import Store
 from parbench.store.database import redact
+from parbench.store.heartbeat import Heartbeat
 from parbench.store.sink import DiskFull, StoreSink, retrying
 
 class Kind(Protocol):
@@ -67,15 +68,35 @@ class Suite:
     analyses: list = field(default_factory=list)
     exit_code: int = EXIT_OK
     sentinel: Sentinel | None = None                     # the machine's drift, read between tables
+    closed: str = ""                                     # the status the run was closed with, once it is
+    heartbeat: Heartbeat | None = None                   # says the run is alive while it is measured
 
 
 def run(suite: Suite, progress: Progress) -> Suite:
     """The whole pipeline; PipelineError for what stops it before anything is measured."""
     for stage in (configure, prepare, begin):
         suite = stage(suite)
-    suite = measure(suite, progress)
-    for stage in (finish, analyze, report, decide):
-        suite = stage(suite)
+    try:
+        suite = measure(suite, progress)
+        for stage in (finish, analyze, report, decide):
+            suite = stage(suite)
+    except KeyboardInterrupt as interruption:     # a signal outside a case: after it, or in a report
+        return interrupted(suite, interruption)
+    return suite
+
+
+def interrupted(suite: Suite, interruption: BaseException) -> Suite:
+    """A run stopped by a signal between its cases or while its reports are written: what is
+    measured stays stored, the line says where and how to go on, the exit code names the signal."""
+    complete = suite.closed == "complete"
+    if not suite.closed:
+        suite.execution.interrupted = True
+        close(suite, "interrupted")
+    next_step = (f"its reports: parbench show {suite.record.id}{suite.output.db_flag}" if complete
+                 else f"{resume_hint(suite)[0].upper()}{resume_hint(suite)[1:]}")
+    suite.output.errors.print(f"Interrupted: run {suite.record.id} is stored in {redact(suite.output.db)}"
+                              f"{' (complete)' if complete else ''}. {next_step}", highlight=False)
+    suite.exit_code = liveness.exit_code_of(interruption)
     return suite
 
 
@@ -97,7 +118,7 @@ def prepare(suite: Suite) -> Suite:
 
 
 def begin(suite: Suite) -> Suite:
-    """The run is stored (or, on a resume, its unfinished cases are cleared)."""
+    """The run is stored (or, on a resume, its unfinished cases are cleared); its heartbeat starts."""
     if suite.resumed:
         suite.store.delete_unfinished_cases(suite.record.id)
     else:
@@ -107,6 +128,7 @@ def begin(suite: Suite) -> Suite:
             raise PipelineError(f"cannot write a new run to {redact(suite.output.db)}: {error} "
                                 "(is the disk full?); nothing was run", code=1) from None
     suite.sink = StoreSink(suite.store, suite.record, RESULTS_DIR / "journal")
+    suite.heartbeat = Heartbeat(suite.output.db, suite.record.id, liveness.owner_id()).start()
     return suite
 
 
@@ -168,6 +190,9 @@ def resume_hint(suite: Suite) -> str:
 
 def close(suite: Suite, status: str) -> None:
     """The run's end in the store; else in its journal (when it has one)."""
+    suite.closed = status
+    if suite.heartbeat is not None:
+        suite.heartbeat.stop()
     finished_at = stages.now()
     try:
         retrying(suite.store, lambda: suite.store.finish_run(suite.record.id, status, finished_at), delays=(1, 2, 4))
@@ -204,11 +229,16 @@ def report(suite: Suite) -> Suite:
     from parbench.export.base import Report
     out = suite.output
     suite.kind.print_result(suite)
-    if out.out_dir:
-        for path in stages.write_reports(suite.record, out.out_dir, suite.analyses):
-            out.console.print(f"wrote {path}", highlight=False)
-    out.console.print(f"stored as run {suite.record.id} in {redact(out.db)}", highlight=False)
-    write_all([Report(suite.record, suite.analyses)], out.exports, out.errors)
+    try:
+        if out.out_dir:
+            for path in stages.write_reports(suite.record, out.out_dir, suite.analyses):
+                out.console.print(f"wrote {path}", highlight=False)
+        out.console.print(f"stored as run {suite.record.id} in {redact(out.db)}", highlight=False)
+        write_all([Report(suite.record, suite.analyses)], out.exports, out.errors)
+    except OSError as error:           # a full disk, say: the run itself is safe in the store
+        raise PipelineError(f"cannot write the reports ({error.strerror or error}); the run is stored as run "
+                            f"{suite.record.id} in {redact(out.db)}: parbench show {suite.record.id}{out.db_flag} "
+                            "--out DIR writes them again", code=1) from None
     if out.baseline:
         suite.store.save_baseline(out.baseline, suite.record.id, stages.now())
         out.console.print(f"saved as baseline '{out.baseline}'", highlight=False)

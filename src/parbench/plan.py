@@ -92,8 +92,23 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
                                f"(it offers {', '.join(offered[workload_name].kernels) or 'portable only'})")
             cases += _cases_for(request, workloads[workload_name], runtimes[runtime_name],
                                 offered[workload_name])
+    _check_footprints(cases, workloads)
     order = in_report_order(chosen_workloads, workloads)
     return Plan(sorted(cases, key=lambda c: order.index(c.workload)), skipped)
+
+
+def _check_footprints(cases: list[Case], workloads: dict[str, Workload]) -> None:
+    """Every parameter set's input and oracle fit this machine's free disk and memory, else
+    SpecError with the figure: refused before anything is built or stored."""
+    from parbench.workloads import footprint
+    seen = set()
+    for case in cases:
+        key = (case.workload, tuple(sorted(map(str, case.params.items()))))
+        if case.workload in workloads and key not in seen:
+            seen.add(key)
+            why = footprint.problem(workloads[case.workload], case.params)
+            if why:
+                raise SpecError(why)
 
 
 def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Offer) -> list[Case]:

@@ -27,6 +27,9 @@ from parbench.inputs import cache_root
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.c")
 MAX_STDOUT_BYTES = 16 << 20      # the protocol prints one short line per repetition
 MAX_LINE_BYTES = 1 << 20
+# --warmup ≤ 1000 and --repeat ≤ 10000 lines, and room for a VM's own chatter; 5 million tiny
+# lines would cost the harness half a gigabyte of str objects.
+MAX_STDOUT_LINES = 100_000
 STDERR_TAIL_BYTES = 64 << 10
 SAMPLE_MS = 10
 GRACE_S = 10                     # beyond the launcher's own timeout, before the harness steps in
@@ -112,6 +115,8 @@ class _StdoutReader(threading.Thread):
                                "short JSON line per repetition)")
             elif len(pending) > MAX_LINE_BYTES or any(len(l) > MAX_LINE_BYTES for l in complete):
                 self._overflow(f"a stdout line exceeded {MAX_LINE_BYTES >> 20} MiB")
+            elif len(self.lines) > MAX_STDOUT_LINES:
+                self._overflow(f"stdout exceeded {MAX_STDOUT_LINES:,} lines (the protocol prints one line per repetition)")
         if pending and self.keep_lines and not self.problem:
             self.lines.append(pending.decode(errors="replace"))
             self.times.append(time.perf_counter_ns() - self.started)
@@ -164,15 +169,49 @@ def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None 
     try:
         try:
             child.wait(timeout_s + GRACE_S)
-        except subprocess.TimeoutExpired:      # the launcher itself is stuck: end it all
+        except subprocess.TimeoutExpired:      # the launcher itself is stuck (stopped?): end it all
             _signal(child.pid, signal.SIGKILL, group=True)
             child.wait()
-    except BaseException:
-        _stop_now(child)
-        raise
+        except BaseException:
+            _stop_now(child)
+            raise
+        readers[2].join(GRACE_S)               # the report, with the cgroups it names
+    finally:
+        kill_cgroups(_announced_cgroups(report))
     for reader in readers:
         reader.join(GRACE_S)
     return _finished(child, stdout, b"".join(stderr_tail), b"".join(report), started)
+
+
+def _announced_cgroups(report: list[bytes]) -> list[str]:
+    """The cgroups the launcher said it made ("cgroup PATH" lines before its JSON line)."""
+    lines = b"".join(report).decode(errors="replace").splitlines()
+    return [line[len("cgroup "):] for line in lines
+            if line.startswith("cgroup /sys/fs/cgroup/") and ".." not in line]
+
+
+def kill_cgroups(paths: list[str]) -> None:
+    """Kills every process left in these cgroups and removes them. The launcher does this
+    itself; this is for a launcher that was killed or stopped by the tree it was watching."""
+    for path in paths:
+        group = Path(path)
+        for _ in range(1000):
+            try:
+                members = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+            except (OSError, ValueError):
+                break                            # gone: the launcher removed it
+            if not members:
+                break
+            try:
+                (group / "cgroup.kill").write_text("1")
+            except OSError:                      # cgroup v1: one by one, until none is left
+                for pid in members:
+                    _signal(pid, signal.SIGKILL)
+            time.sleep(0.002)
+        try:
+            group.rmdir()
+        except OSError:
+            pass
 
 
 def _read_rest(fd: int, sink: list[bytes]) -> None:
@@ -202,8 +241,9 @@ def _stop_now(child: subprocess.Popen) -> None:
 
 def _finished(child: subprocess.Popen, stdout: _StdoutReader, stderr: bytes, report: bytes,
               started: int) -> Finished:
+    last = report.decode(errors="replace").strip().splitlines()[-1:] or ["{}"]
     try:
-        measured = json.loads(report.decode() or "{}")
+        measured = json.loads(last[0]) if last[0].startswith("{") else {}
     except ValueError:
         measured = {}
     if not measured:     # the launcher itself died: the harness's own view, marked as such

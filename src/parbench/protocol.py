@@ -2,9 +2,13 @@
 and the checks every process's lines must pass before any of its numbers is believed."""
 from __future__ import annotations
 
+import collections
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from parbench.escaping import is_valid_unicode
 
 EXIT_OK, EXIT_BAD_ARGUMENTS, EXIT_LIMIT = 0, 2, 3
 # A repetition whose ns is under this share of the time between its line and the one before
@@ -43,9 +47,78 @@ WARMUP_REQUIRED = {"warmup": int, "ns": int, "items": int, "checksum": str}
 PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanup_ns")
 
 
-def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Reply:
+# Bounds on what one line may hold: the protocol's lines are flat objects of short fields (extra
+# holds one level of detail), numbers fit int64 (SQLite's INTEGER, PostgreSQL's bigint).
+MAX_LINE_CHARS = 1 << 20
+MAX_DEPTH = 8
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class Unreadable(ValueError):
+    """A line, or a `--list`, that is JSON the harness will not take (and why)."""
+
+
+def _no_constant(name: str):
+    raise Unreadable(f"{name} is not a number JSON has (RFC 8259)")
+
+
+def read_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
+    """JSON from a process, bounded: no NaN/Infinity, integers within int64, no lone surrogate,
+    nesting at most `max_depth` deep; anything else raises Unreadable with the reason."""
+    if text.count("[") + text.count("{") > max_depth and _opening_depth(text) > max_depth:
+        raise Unreadable(f"nested deeper than {max_depth} levels")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise Unreadable(f"nested deeper than {max_depth} levels") from None
+    except Unreadable:
+        raise
+    except ValueError as error:
+        raise Unreadable(f"not JSON ({error})") from None
+    problem = _out_of_bounds(value)
+    if problem:
+        raise Unreadable(problem)
+    return value
+
+
+def _opening_depth(text: str) -> int:
+    """An upper bound of the nesting, counted without parsing (brackets inside strings count too:
+    a false alarm needs a string of brackets longer than the bound, and costs only a refusal)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _out_of_bounds(value: Any) -> str | None:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, bool) or item is None:
+            continue
+        if isinstance(item, int) and not INT64[0] <= item <= INT64[1]:
+            return f"the integer {str(item)[:30]}… is outside int64"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{item} is not a finite number"
+        if isinstance(item, str) and not is_valid_unicode(item):
+            return "a string holds a lone surrogate (not valid Unicode)"
+        if isinstance(item, dict):
+            if not all(map(is_valid_unicode, item)):
+                return "a key holds a lone surrogate (not valid Unicode)"
+            pending += item.values()
+        elif isinstance(item, list):
+            pending += item
+    return None
+
+
+def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat: int | None = None) -> Reply:
     """Every line is read even after a bad one, so that a limit line printed after some stray
-    runtime output (a VM's own warning on stdout, say) still says what stopped the work."""
+    runtime output (a VM's own warning on stdout, say) still says what stopped the work. With
+    `repeat`, the first timed repetition line beyond it ends the reading: the case is bad output."""
     if isinstance(lines, str):
         lines = lines.splitlines()
     times = times or [0] * len(lines)
@@ -53,13 +126,16 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Repl
     for number, (line, arrived) in enumerate(zip(lines, times), 1):
         if not line.strip():
             continue
+        if len(line) > MAX_LINE_CHARS:
+            reply.malformed = reply.malformed or f"stdout line {number} is longer than {MAX_LINE_CHARS:,} characters"
+            continue
         try:
-            record = json.loads(line)
-        except ValueError:
-            reply.malformed = reply.malformed or f"stdout line {number} is not JSON: {line[:120]!r}"
+            record = read_json(line)
+        except Unreadable as why:
+            reply.malformed = reply.malformed or f"stdout line {number} is {_as_reason(why)}: {_shown(line)}"
             continue
         if not isinstance(record, dict):
-            reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {line[:120]!r}"
+            reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {_shown(line)}"
             continue
         if record.get("error") == "limit":
             detail = str(record.get("detail") or "").strip()
@@ -73,15 +149,28 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None) -> Repl
         if problem is None and not isinstance(record.get("extra", {}), dict):
             problem = "extra is not an object"
         if problem:
-            reply.malformed = reply.malformed or f"stdout line {number} {problem}: {line[:120]!r}"
+            reply.malformed = reply.malformed or f"stdout line {number} {problem}: {_shown(line)}"
             continue
         if required is WARMUP_REQUIRED:
             reply.warmups.append(record)
             reply.warmup_arrival_ns.append(arrived)
+        elif repeat is not None and len(reply.repetitions) >= repeat:
+            reply.malformed = f"stdout line {number} is a timed repetition beyond the {repeat} asked for"
+            break
         else:
             reply.repetitions.append(record)
             reply.arrival_ns.append(arrived)
     return reply
+
+
+def _as_reason(why: Unreadable) -> str:
+    text = str(why)
+    return text if text.startswith("not JSON") else f"not readable JSON: {text}"
+
+
+def _shown(line: str) -> str:
+    """A line as an error message quotes it: short, and printable whatever it holds."""
+    return ascii(line[:120])
 
 
 def accounted_ns(line: dict[str, Any]) -> int:
@@ -114,7 +203,7 @@ def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: 
                 f"printed {len(reply.warmups)} warm-up line(s), none asked for")
     indices = [r["rep"] for r in reps]
     if len(reps) != repeat or sorted(indices) != list(range(repeat)):
-        duplicated = sorted({i for i in indices if indices.count(i) > 1})
+        duplicated = sorted(i for i, n in collections.Counter(indices).items() if n > 1)
         return (f"printed {len(reps)} timed repetitions, asked for {repeat}"
                 + (f" (rep {', '.join(map(str, duplicated))} more than once)" if duplicated else "")
                 if len(reps) != repeat or duplicated else

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parbench import inputs
 from parbench.inputs import InputError
 from parbench.process import Finished, run_measured
 from parbench.proofs import busy_problem
@@ -121,6 +122,9 @@ class Runner:
         try:
             try:
                 params, recheck = workload.process_arguments(case.params, scratch)
+                if inputs.changed(params):          # changed since it was made: made anew
+                    inputs.discard_changed(params)
+                    params, recheck = workload.process_arguments(case.params, scratch)
                 variants = workload.variants(case.params, warmup + repeat)
                 extras = workload.process_extras(case.params, self._random)
                 checksums = [workload.expected_checksum(case.params, v) for v in variants or [None] * (warmup + repeat)]
@@ -138,6 +142,13 @@ class Runner:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
+            problems = inputs.changed(params)
+            if problems:                            # this process wrote into its input
+                inputs.discard_changed(params)
+                measurement = judge(finished, index, expectations, self.settings.timeout)[0]
+                measurement.outcome, measurement.detail = "bad-output", (
+                    f"it changed its input {', '.join(problems)}; the input is made anew for the next process")
+                return measurement, []
             return judge(finished, index, expectations, self.settings.timeout)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -155,7 +166,7 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         finished.voluntary_switches, finished.involuntary_switches, finished.exit_code,
         "ok", stderr_tail=finished.stderr[-STDERR_TAIL:], tree_peak_rss_kb=finished.tree_peak_rss_kb,
         memory=finished.memory)
-    reply = parse_stdout(finished.stdout_lines, finished.stdout_times)
+    reply = parse_stdout(finished.stdout_lines, finished.stdout_times, repeat=expect.repeat)
     reps = []
     for r, gap in zip(reply.repetitions, gaps_ns(reply)):
         expected = expect.checksum_of(expect.warmup + r["rep"]) if 0 <= r["rep"] < expect.repeat else "?"

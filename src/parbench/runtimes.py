@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parbench.process import run_measured
 from parbench.project import IMPLS_DIR
+from parbench.protocol import Unreadable, read_json
+
+# workloads → workload → models → model → field: five levels, and room for a runtime's extras.
+LIST_MAX_DEPTH = 8
 
 
 FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed")
@@ -64,20 +69,32 @@ def parse_description(data: Any, name: str) -> Description:
         raise ValueError(f"{name}: `run --list` must be an object with a `workloads` object")
     workloads = {}
     for workload, entry in data["workloads"].items():
+        entry = _object(entry or {}, f"{name}: workload {workload}")
         models = {}
-        for model, info in (entry or {}).get("models", {}).items():
-            family = (info or {}).get("family", "?")
+        for model, info in _object(entry.get("models") or {}, f"{name}: {workload}'s models").items():
+            info = _object(info or {}, f"{name}: {workload} model {model}")
+            family = info.get("family", "?")
             if family not in FAMILIES:
                 raise ValueError(f"{name}: {workload} model {model} has family '{family}'; valid: {', '.join(FAMILIES)}")
             models[model] = Model(model, family, bool(info.get("workers")), str(info.get("note", "")),
                                   str(info.get("flags", "")))
-        kernels = (entry or {}).get("kernels") or {}
+        kernels = entry.get("kernels") or {}
         if not isinstance(kernels, dict):
             raise ValueError(f"{name}: {workload}'s kernels must be an object of class → description")
-        workloads[workload] = Offer(tuple(entry.get("params", [])), models,
-                                    {str(k): str(v) for k, v in kernels.items()})
+        params = entry.get("params") or []
+        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+            raise ValueError(f"{name}: {workload}'s params must be a list of names")
+        workloads[workload] = Offer(tuple(params), models, {str(k): str(v) for k, v in kernels.items()})
+    sources = data.get("sources") or {}
     return Description(str(data.get("runtime", name)), str(data.get("version", "")), str(data.get("flags", "")),
-                       dict(data.get("sources") or {}), workloads)
+                       {str(k): str(v) for k, v in _object(sources, f"{name}: sources").items()}, workloads)
+
+
+def _object(value: Any, what: str) -> dict:
+    """`value` if it is a JSON object; ValueError saying what it is instead (a model that is a string)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be an object, not {type(value).__name__} {ascii(value)[:60]}")
+    return value
 
 
 @dataclass
@@ -110,17 +127,17 @@ class Runtime:
         return f"{', '.join(missing)} not found; install with: {self.install}" if missing else ""
 
     def version(self) -> str:
-        try:
-            out = subprocess.run(self.version_command, shell=True, capture_output=True, text=True,
-                                 timeout=60, cwd=self.folder)
-        except subprocess.TimeoutExpired:
+        out = run_measured(["sh", "-c", self.version_command], 60, cwd=str(self.folder), protocol=False)
+        if out.timed_out:
             return "unknown (version command timed out)"
-        text = (out.stdout or out.stderr).strip().splitlines()
+        text = (out.stdout_head or out.stderr).strip().splitlines()
         return text[0] if text else "unknown"
 
-    def build(self) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.folder / "build")], cwd=self.folder, capture_output=True,
-                              text=True)
+    def build(self, timeout: float = 3600) -> subprocess.CompletedProcess:
+        """impls/<rt>/build under the launcher: in a cgroup of its own, gone with parbench."""
+        done = run_measured([str(self.folder / "build")], timeout, cwd=str(self.folder), protocol=False)
+        code = done.exit_code if done.exit_code is not None else 124 if done.timed_out else 128 + (done.signal or 0)
+        return subprocess.CompletedProcess(["build"], code, done.stdout_head, done.stderr)
 
     def description(self, timeout: float = 120) -> Description:
         """`run --list` parsed into records: what the harness plans with."""
@@ -128,15 +145,18 @@ class Runtime:
 
     def describe(self, timeout: float = 120) -> dict[str, Any]:
         """The implementation's own `run --list` as it printed it: workloads, models, families, flags."""
-        out = subprocess.run([str(self.run_script), "--list"], capture_output=True, text=True,
-                             timeout=timeout)
-        if out.returncode != 0:
-            raise RuntimeError(f"{self.name}: `run --list` exited {out.returncode}: "
+        # Under the launcher: its processes (a daemon it leaves behind included) end with it,
+        # with a timeout, or with parbench itself, and its output is read with a bound.
+        out = run_measured([str(self.run_script), "--list"], timeout)
+        if out.stdout_problem or out.timed_out:
+            raise RuntimeError(f"{self.name}: `run --list` " + (out.stdout_problem or f"took over {timeout:g} s"))
+        if out.exit_code != 0:
+            raise RuntimeError(f"{self.name}: `run --list` exited {out.exit_code}: "
                                f"{out.stderr.strip()[-500:]}")
         try:
-            return json.loads(out.stdout)
-        except json.JSONDecodeError as error:
-            raise RuntimeError(f"{self.name}: `run --list` printed no JSON ({error})") from None
+            return read_json("\n".join(out.stdout_lines), max_depth=LIST_MAX_DEPTH)
+        except Unreadable as error:
+            raise RuntimeError(f"{self.name}: `run --list` printed no readable JSON ({error})") from None
 
 
 def _on_path(tool: str) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from parbench import metadata
 from parbench.analyze import analyze
+from parbench.escaping import styled
 from parbench.plan import SCALE_DEFAULTS, Plan, Request
 from parbench.project import RESULTS_DIR
 from parbench.records import Case, RunRecord
@@ -180,7 +181,7 @@ class SuiteKind:
         except SpecError as error:
             raise PipelineError(str(error)) from None
         for line in skipped + plan.skipped:
-            suite.output.console.print(f"[yellow]skip[/] {line}", highlight=False)
+            suite.output.console.print(styled(("skip", "yellow"), f" {line}"), highlight=False)
         if not plan.cases:
             raise PipelineError("nothing to run: no installed runtime offers the requested workload/model")
         cases = [c for c in startup_cases(plan, described) + plan.cases if c.key not in done]
@@ -212,7 +213,7 @@ def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
     owner = store.run_owner(record.id)
     if record.status == "complete":
         raise PipelineError(f"run {record.id} is complete: nothing to resume")
-    if record.status == "running" and liveness.is_alive(owner):
+    if record.status == "running" and liveness.is_alive(owner, store.heartbeat_age(record.id)):
         raise PipelineError(f"run {record.id} is being measured right now by pid {liveness.owner_pid(owner)}; "
                             "wait for it, or stop it (Ctrl-C) and resume then")
     if not store.claim_run(record.id, liveness.owner_id(), owner):

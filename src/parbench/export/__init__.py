@@ -6,6 +6,7 @@ and `show` take `--export-<name> FILE` for each (`-` for standard output).
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -42,7 +43,15 @@ def write(exporter: Exporter, reports: list[Report], target: str) -> Path | None
         return None
     path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    # A temporary file renamed over the target: a full disk or a signal mid-write leaves the
+    # previous file (or none), never half a report.
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return path
 
 

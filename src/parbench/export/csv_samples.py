@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from parbench.escaping import csv_cell
 from parbench.export.base import Exporter, Report
 
 COLUMNS = ["run", "key", "workload", "runtime", "model", "workers", "process", "rep", "seconds", "items",
@@ -16,12 +17,13 @@ def render(reports: list[Report]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
+    row = lambda cells: writer.writerow([csv_cell(c) for c in cells])     # every cell through the one escape
     for report in reports:
         for result in report.record.results:
             case, processes = result.case, {p.index: p for p in result.run.processes}
             for r in result.run.repetitions:
                 p = processes.get(r.process)
-                writer.writerow([report.record.id, case.key, case.workload, case.runtime, case.model,
+                row([report.record.id, case.key, case.workload, case.runtime, case.model,
                                  case.workers or "", r.process, r.rep, r.ns * 1e-9, r.items, r.checksum,
                                  int(r.verified), p.outcome if p else "", p.wall_ns * 1e-9 if p else "",
                                  p.user_ns * 1e-9 if p else "", p.sys_ns * 1e-9 if p else "",

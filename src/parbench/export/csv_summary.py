@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
+from parbench.escaping import csv_cell
 from parbench.export.base import Exporter, Report
 from parbench.export.json_format import document
 
@@ -18,9 +19,10 @@ def render(reports: list[Report]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
+    row = lambda cells: writer.writerow([csv_cell(c) for c in cells])     # every cell through the one escape
     for r in document(reports)["results"]:
         case = r["case"]
-        writer.writerow([r["command"], r["mean"], r["stddev"], r["median"], r["user"], r["system"], r["min"],
+        row([r["command"], r["mean"], r["stddev"], r["median"], r["user"], r["system"], r["min"],
                          r["max"], r["run"], case["key"], case["workload"], case["runtime"], case["model"],
                          case["family"], case["workers"] or "",
                          ";".join(f"{k}={v}" for k, v in case["params"].items()), r["status"],

@@ -2,8 +2,8 @@
 milliseconds, the 95% CI as the range, so a CI job can chart and gate parbench's figures."""
 from __future__ import annotations
 
-import json
 
+from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
 
 
@@ -19,7 +19,7 @@ def render(reports: list[Report]) -> str:
                             "range": f"{low / 1e6:.6g} – {high / 1e6:.6g} (95% CI)",
                             "extra": f"run {report.record.id}; {s.n} samples; peak RSS (tree) "
                                      f"{(s.peak_rss_kb or 0) * 1024} B"})
-    return json.dumps(entries, indent=1) + "\n"
+    return json_text(entries, indent=1) + "\n"
 
 
 EXPORTER = Exporter("github-benchmark", "json",

@@ -12,8 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
-from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, Repetition, RunRecord
+from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, RunRecord
+from parbench.store import shapes
 
 SCHEMA_VERSION = 1
 S = 1e-9        # ns → s
@@ -100,7 +102,7 @@ def document(reports: list[Report]) -> dict[str, Any]:
 
 
 def render(reports: list[Report]) -> str:
-    return json.dumps(document(reports), indent=1, default=str) + "\n"
+    return json_text(document(reports), indent=1) + "\n"
 
 
 EXPORTER = Exporter("json", "json", "hyperfine-compatible JSON plus parbench's fields (schema_version 1)", render)
@@ -111,26 +113,41 @@ class NotAnExport(ValueError):
     pass
 
 
+def _records(data: dict) -> dict:
+    """The export's runs by id, each field checked (shapes.BadShape names the first wrong one)."""
+    records = {}
+    for run in shapes.items(data["runs"], "runs"):
+        record = shapes.run_record(run, "a run")
+        records[record.id] = record
+    for entry in shapes.items(data.get("results"), "results") + shapes.items(data.get("failures"), "failures"):
+        if not isinstance(entry, dict) or entry.get("run") not in records:
+            raise shapes.BadShape("a result of no run in the file")
+        fields = entry.get("case")
+        fields = {k: v for k, v in fields.items() if k != "key"} if isinstance(fields, dict) else fields
+        verification = entry.get("verification") if isinstance(entry.get("verification"), dict) else {}
+        run = shapes.case_run(shapes.case(fields, "a case"), entry, "a result", verification.get("expected_checksum", ""))
+        for p in shapes.items(entry.get("processes"), "processes"):
+            if not isinstance(p, dict):
+                raise shapes.BadShape("a process is not an object")
+            samples = shapes.items(p.get("samples"), "samples")
+            run.processes.append(shapes.process({k: v for k, v in p.items() if k != "samples"}, "a process"))
+            run.repetitions += [shapes.repetition(r, "a sample") for r in samples]
+        records[entry["run"]].results.append(CaseResult(run))
+    return records
+
+
 def read(path: Path) -> list[RunRecord]:
     """The runs of a JSON export, with every process and sample, as the store would load them."""
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         raise NotAnExport(f"{path}: not a readable JSON file ({error})") from None
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "runs" not in data:
         raise NotAnExport(f"{path}: not a parbench JSON export (schema_version {SCHEMA_VERSION})")
-    records = {}
-    for run in data["runs"]:
-        fields = {k: v for k, v in run.items() if k in RunRecord.__dataclass_fields__}
-        records[run["id"]] = RunRecord(**fields)
-    for entry in data["results"] + data["failures"]:
-        fields = {k: v for k, v in entry["case"].items() if k != "key"}      # the key is derived
-        case = Case(**{**fields, "overrides": tuple(fields["overrides"])})
-        run = CaseRun(case, entry.get("verification", {}).get("expected_checksum", ""),
-                      status=entry["status"], reason=entry.get("reason", ""), flags=entry.get("flags", {}))
-        for p in entry["processes"]:
-            samples = p.pop("samples")
-            run.processes.append(ProcessMeasurement(**p))
-            run.repetitions += [Repetition(**r) for r in samples]
-        records[entry["run"]].results.append(CaseResult(run))
+    try:
+        records = _records(data)
+    except shapes.BadShape as error:
+        raise NotAnExport(f"{path}: not a parbench JSON export ({error})") from None
+    if not records:
+        raise NotAnExport(f"{path}: a parbench JSON export with no run in it")
     return list(records.values())

@@ -3,8 +3,8 @@ parbench runs: one benchmark per case (named by its key), one pyperf run per fre
 its values the verified repetitions in seconds."""
 from __future__ import annotations
 
-import json
 
+from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
 from parbench.stats import grouped_samples
 
@@ -25,7 +25,7 @@ def render(reports: list[Report]) -> str:
     metadata = {"parbench_run": record.id if record else None,
                 "hostname": record.machine.get("hostname") if record else None,
                 "cpu_model_name": record.machine.get("cpu") if record else None}
-    return json.dumps({"version": "1.0", "metadata": {k: v for k, v in metadata.items() if v is not None},
+    return json_text({"version": "1.0", "metadata": {k: v for k, v in metadata.items() if v is not None},
                        "benchmarks": benchmarks}) + "\n"
 
 

@@ -5,13 +5,14 @@ import io
 
 from rich.console import Console
 
+from parbench.escaping import CONSOLE_OPTIONS
 from parbench.export.base import Exporter, Report
 
 
 def render(reports: list[Report]) -> str:
     from parbench.report import console as console_report
     buffer = io.StringIO()
-    out = Console(file=buffer, width=200, color_system=None, highlight=False)
+    out = Console(file=buffer, width=200, color_system=None, highlight=False, **CONSOLE_OPTIONS)
     for r in reports:
         console_report.print_run(r.record, out, r.analyses)
     return buffer.getvalue()

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.compare import compare
+from parbench.escaping import styled
 from parbench.records import Comparison, RunRecord
 from parbench.stats import grouped_samples
 from parbench.units import format_duration
@@ -56,7 +57,7 @@ def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console
     console.print(f"A: {machine_line(a)}", highlight=False)
     console.print(f"B: {machine_line(b)}", highlight=False)
     if a.machine.get("hostname") != b.machine.get("hostname") or a.machine.get("cpu") != b.machine.get("cpu"):
-        console.print("[yellow]different machines:[/] the ratios compare machines as well as runs", highlight=False)
+        console.print(styled(("different machines:", "yellow"), " the ratios compare machines as well as runs"), highlight=False)
     table = Table(title=f"Run {b.id} against run {a.id} (ratio of medians, 95% CI)", title_justify="left",
                   header_style="bold")
     for column in ("case", f"run {a.id}", f"run {b.id}", "ratio", "95% CI", "verdict"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from parbench.escaping import CONSOLE_OPTIONS, styled
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
@@ -65,7 +66,7 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
         console.print(note, style="dim", highlight=False)
     lines = comparison_lines(group)
     if len(lines) > 1:
-        console.print("[bold]Comparison[/] (ratio of medians, 95% CI)")
+        console.print(styled(("Comparison", "bold"), " (ratio of medians, 95% CI)"))
         width = max(len(l[0]) for l in lines)
         for label, fastest, seq in lines:
             console.print(f"  {label:<{width}}  {fastest:<44}  vs seq: {seq}", highlight=False)
@@ -75,11 +76,11 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
 def print_run(record: RunRecord, console: Console | None = None, analyses: list | None = None,
               tables: bool = True) -> None:
     """The whole report; `tables=False` leaves out the per-table detail (a live run printed it)."""
-    console = console or Console()
+    console = console or Console(**CONSOLE_OPTIONS)
     m = record.machine
-    console.print(f"[bold]Run {record.id}[/] ({record.kind}, scale {record.scale}, {record.status}) "
-                  f"started {record.started_at} · {m.get('cpu')} · {m.get('logical_cpus')} CPUs · "
-                  f"{m.get('os')} · parbench {m.get('parbench')} @ {m.get('git_commit')}")
+    console.print(styled((f"Run {record.id}", "bold"), f" ({record.kind}, scale {record.scale}, {record.status}) "
+                         f"started {record.started_at} · {m.get('cpu')} · {m.get('logical_cpus')} CPUs · "
+                         f"{m.get('os')} · parbench {m.get('parbench')} @ {m.get('git_commit')}"))
     if drift_line(analyses):
         console.print(drift_line(analyses), highlight=False)
     print_summary(record, console)
@@ -107,4 +108,4 @@ def print_run(record: RunRecord, console: Console | None = None, analyses: list 
             table.add_row(*row, style="red" if row[1] != "limit" else "yellow")
         console.print(table)
     for line in override_lines(record):
-        console.print(f"[yellow]scale override[/] {line}", highlight=False)
+        console.print(styled(("scale override", "yellow"), f" {line}"), highlight=False)

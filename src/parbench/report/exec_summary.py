@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from parbench.compare import compare
+from parbench.escaping import styled
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import failure_rows
 from parbench.stats import grouped_samples
@@ -70,9 +71,9 @@ def print_exec(record: RunRecord, console: Console, reference_label: str | None 
         console.print()
     lines = comparison_lines(record.results, reference_label)
     if lines:
-        console.print("[bold]Comparison[/] (ratio of medians, 95% CI)")
+        console.print(styled(("Comparison", "bold"), " (ratio of medians, 95% CI)"))
         for line in lines:
             console.print(line, highlight=False)
         console.print()
     for row in failure_rows(record):
-        console.print(f"[red]{row[1]}[/] {row[0]}: {row[2]} {row[3]}", highlight=False)
+        console.print(styled((row[1], "red"), f" {row[0]}: {row[2]} {row[3]}"), highlight=False)

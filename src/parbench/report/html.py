@@ -4,12 +4,12 @@ articles beside this machine, every workload's tables and plots, and the metadat
 from __future__ import annotations
 
 import math
-from html import escape
 
 import numpy as np
 
 from parbench.analysis.amdahl_shares import predicted_speedup
 from parbench.analysis.scaling import amdahl, usl
+from parbench.escaping import html_text as escape      # the one HTML escape (escaping.py)
 from parbench.records import CaseResult, RunRecord
 from parbench.report import seeds as seeds_module
 from parbench.report import svg

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from parbench.analyze import analyze
+from parbench.escaping import styled
 from parbench.records import Case, CaseRun
 from parbench.report.console import print_group
 from parbench.report.rows import Group
@@ -39,7 +40,7 @@ def live_progress(console: Console, cores: int | None, tables: bool = True) -> P
     def done(run: CaseRun) -> None:
         colour = "" if run.status == "ok" else "yellow" if run.status == "limit" else "red"
         line = case_line(run, cores)
-        console.print(f"[{colour}]{line}[/]" if colour else line, highlight=False, soft_wrap=True)
+        console.print(styled((line, colour or "")), highlight=False, soft_wrap=True)
 
     def group_done(runs: list[CaseRun]) -> None:
         if not tables or not runs or runs[0].case.workload == "noop":

@@ -2,6 +2,7 @@
 an issue or a pull request."""
 from __future__ import annotations
 
+from parbench.escaping import markdown_cell
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, outlier_note, override_lines, startup_rows)
@@ -9,17 +10,16 @@ from parbench.report.summary import summary
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    clean = lambda cell: str(cell).replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
 
 
 def render(record: RunRecord, analyses: list | None = None) -> str:
     m = record.machine
-    out = [f"# parbench run {record.id} — scale {record.scale}", "",
+    out = [f"# parbench run {record.id} — scale {markdown_cell(record.scale)}", "", markdown_cell(
            f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
            f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('kernel')} · "
-           f"parbench {m.get('parbench')} @ {m.get('git_commit')}", ""]
+           f"parbench {m.get('parbench')} @ {m.get('git_commit')}"), ""]
     if drift_line(analyses):
         out += [drift_line(analyses)[0].upper() + drift_line(analyses)[1:] + ".", ""]
     runtimes, summary_rows = summary(record)
@@ -41,17 +41,17 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
         if not measured:
             continue
         mark, machine = drift_mark(group, analyses), machine_ceiling_of(group, analyses)
-        out += [f"## {group.title}", ""] + ([f"⚠ {mark}.", ""] if mark else []) + _table(
+        out += [f"## {markdown_cell(group.title)}", ""] + ([f"⚠ {markdown_cell(mark)}.", ""] if mark else []) + _table(
             COLUMNS, [measured_row(r, machine) for r in measured]) + [""]
         notes = [f"{r.case.label}: {text}" for r in measured
                  for text in (outlier_note(r), ceiling_note(r, machine), kernel_note(r)) if text]
-        out += [f"- {n}" for n in notes] + ([""] if notes else [])
+        out += [f"- {markdown_cell(n)}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)
         if len(lines) > 1:
             out += _table(["case", "vs fastest (95% CI)", "vs its runtime's seq"], [list(l) for l in lines]) + [""]
     from parbench.report.analyses import tables
     for title, header, rows, notes in tables(analyses or []):
-        out += [f"## {title}", ""] + _table(header, rows) + [""] + [f"- {n}" for n in notes] + [""]
+        out += [f"## {markdown_cell(title)}", ""] + _table(header, rows) + [""] + [f"- {markdown_cell(n)}" for n in notes] + [""]
     startup = startup_rows(record)
     if startup:
         out += ["## Start-up: a whole process that does no work", ""] + _table(STARTUP_COLUMNS, startup) + [""]
@@ -61,5 +61,5 @@ def render(record: RunRecord, analyses: list | None = None) -> str:
             ["case", "outcome", "reason", "stderr (last line)"], failures) + [""]
     overrides = override_lines(record)
     if overrides:
-        out += ["## Scale overrides", ""] + [f"- {line}" for line in overrides] + [""]
+        out += ["## Scale overrides", ""] + [f"- {markdown_cell(line)}" for line in overrides] + [""]
     return "\n".join(out)

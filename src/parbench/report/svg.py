@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
 from typing import Callable, Sequence
 
 import numpy as np
+
+from parbench.escaping import html_text as escape      # the one HTML escape (escaping.py)
 
 # Okabe–Ito: distinguishable with every common colour-vision deficiency.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]

@@ -1,15 +1,16 @@
 """Reads and writes runs in SQLite (the default file) or PostgreSQL (a URL), one schema for both.
 
 Every process is committed as soon as it is measured, so a Ctrl-C, a kill -9 or a lost server
-costs at most the process in flight. A running run records its owner (host, pid and the pid's
-start time), which both locks it against a second `--resume` and lets the next start find a run
-whose harness died.
+costs at most the process in flight. A running run records its owner (host, boot, PID namespace,
+pid and the pid's start time) and the owner's heartbeat, which both lock it against a second
+`--resume` and let the next start find a run whose harness died (liveness.py).
 """
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,10 @@ SQLITE_SCHEME = "sqlite://"
 
 
 def redact(target: str) -> str:
-    """A URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", target)
+    """A URL without its password, for messages: the one after `user:` (up to the last `@`, as a
+    password may hold `/` or `@`) and a `password=` parameter."""
+    target = re.sub(r"(://[^:/@]*):.*@", r"\1:***@", target)
+    return re.sub(r"(?i)([?&]password=)[^&]*", r"\1***", target)
 
 
 def sqlite_path(target: str) -> Path | None:
@@ -121,24 +124,56 @@ class Store:
             raise
 
     def _migrate(self) -> None:
+        """Brings parbench's own store to this schema; writes nothing when it already is (so a
+        read-only store is read), and refuses any database that is not empty and not parbench's."""
         def migrate():
-            self._execute("CREATE TABLE IF NOT EXISTS meta(schema_version INTEGER NOT NULL)")
-            found = self._execute("SELECT schema_version FROM meta").fetchone()
-            version = found[0] if found else 0
+            version = self._owned_version()
             if version > SCHEMA_VERSION:
                 raise StoreError(f"this results database has schema {version}, newer than this "
                                  f"parbench understands ({SCHEMA_VERSION}); upgrade parbench")
+            if version == SCHEMA_VERSION:
+                return
+            if version == 0:
+                self._execute("CREATE TABLE meta(schema_version INTEGER NOT NULL)")
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
                     self._execute(statement.replace("INTEGER PRIMARY KEY", f"{self.serial} PRIMARY KEY"))
-            if not found:
+            if version == 0:
                 self._execute("INSERT INTO meta(schema_version) VALUES (?)", (SCHEMA_VERSION,))
-            elif version != SCHEMA_VERSION:
+            else:
                 self._execute("UPDATE meta SET schema_version = ?", (SCHEMA_VERSION,))
         try:
             self._commit(migrate)
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot use the results database {self.target}: {error}") from None
+        except StoreError:
+            raise
+        except Exception as error:      # noqa: BLE001 — sqlite3's and psycopg's errors alike
+            raise StoreError(f"cannot use the results database {redact(self.target)}: "
+                             f"{str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+
+    def _tables(self) -> list[str]:
+        query = ("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+                 if self.is_postgres else "SELECT name FROM sqlite_master WHERE type = 'table'")
+        return sorted(str(name) for (name,) in self._execute(query).fetchall())
+
+    def _owned_version(self) -> int:
+        """The schema version of parbench's own store, 0 for an empty database; a StoreError
+        naming what was found in any other."""
+        tables = self._tables()
+        if not tables:
+            return 0
+        foreign = f"{redact(self.target)} is not a parbench results database"
+        found = ", ".join(tables[:6]) + (" …" if len(tables) > 6 else "")
+        if "meta" not in tables or "runs" not in tables:
+            raise StoreError(f"{foreign}: it holds the tables {found}; parbench leaves it alone "
+                             "(give --db a new file or an empty database)")
+        try:
+            rows = self._execute("SELECT schema_version FROM meta").fetchall()
+        except Exception:    # noqa: BLE001 — a `meta` table of another program's
+            raise StoreError(f"{foreign}: its meta table has no schema_version (tables: {found})") from None
+        if len(rows) != 1 or type(rows[0][0]) is not int or rows[0][0] < 1:
+            shown = repr([row[0] for row in rows])[:60]
+            raise StoreError(f"{foreign}: its meta.schema_version is {shown}, not one parbench wrote")
+        return rows[0][0]
 
     def close(self) -> None:
         self.db.close()
@@ -149,25 +184,45 @@ class Store:
             "kind": record.kind, "started_at": record.started_at, "finished_at": None,
             "status": record.status, "scale": record.scale,
             "options_json": json.dumps(record.options), "machine_json": json.dumps(record.machine),
-            "runtimes_json": json.dumps(record.runtimes), "owner": owner}))
+            "runtimes_json": json.dumps(record.runtimes), "owner": owner, "heartbeat_at": time.time()}))
         return record.id
 
     def claim_run(self, run_id: int, owner: str, previous_owner: str) -> bool:
         """Takes a run over for a resume, only if nobody else took it since it was read:
         an atomic compare-and-set on its owner, the same on SQLite and PostgreSQL."""
         def claim():
-            return self._execute("UPDATE runs SET owner = ?, status = 'running' WHERE id = ? AND owner = ?",
-                                 (owner, run_id, previous_owner)).rowcount
+            return self._execute("UPDATE runs SET owner = ?, status = 'running', heartbeat_at = ? "
+                                 "WHERE id = ? AND owner = ?", (owner, time.time(), run_id, previous_owner)).rowcount
         return self._commit(claim) == 1
+
+    def beat(self, run_id: int, owner: str) -> None:
+        """The owner is still measuring this run (liveness.HEARTBEAT_S apart)."""
+        self._commit(lambda: self._execute("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND owner = ?",
+                                           (time.time(), run_id, owner)))
 
     def finish_run(self, run_id: int, status: str, finished_at: str) -> None:
         self._commit(lambda: self._execute("UPDATE runs SET status = ?, finished_at = ?, owner = '' WHERE id = ?",
                                            (status, finished_at, run_id)))
 
-    def running_runs(self) -> list[tuple[int, str]]:
-        """(id, owner) of every run still marked running."""
-        return [(row[0], row[1]) for row in
-                self._execute("SELECT id, owner FROM runs WHERE status = 'running' ORDER BY id").fetchall()]
+    def running_runs(self) -> list[tuple[int, str, float]]:
+        """(id, owner, seconds since its owner's last heartbeat) of every run still marked running."""
+        return [(row[0], row[1], time.time() - float(row[2] or 0)) for row in self._execute(
+            "SELECT id, owner, heartbeat_at FROM runs WHERE status = 'running' ORDER BY id").fetchall()]
+
+    def heartbeat_age(self, run_id: int) -> float:
+        row = self._execute("SELECT heartbeat_at FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return time.time() - float(row[0] or 0) if row else float("inf")
+
+    def find_run(self, record: RunRecord) -> int | None:
+        """The run that began at that moment on that machine with those options (a journal's run
+        loaded before, or the run the journal was kept for)."""
+        for run_id, machine, options in self._execute(
+                "SELECT id, machine_json, options_json FROM runs WHERE started_at = ? AND kind = ? ORDER BY id",
+                (record.started_at, record.kind)).fetchall():
+            if (json.loads(machine or "{}").get("hostname") == record.machine.get("hostname")
+                    and json.loads(options or "{}") == json.loads(json.dumps(record.options))):
+                return run_id
+        return None
 
     def run_owner(self, run_id: int) -> str:
         row = self._execute("SELECT owner FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -287,13 +342,13 @@ class Store:
         text = str(reference or "latest")
         if text.startswith("latest"):
             back = text.split("~", 1)[1] if "~" in text else "0"
-            if not back.isdigit() or text not in ("latest", f"latest~{back}"):
+            if not (back.isascii() and back.isdigit()) or text not in ("latest", f"latest~{back}"):  # not ²
                 raise StoreError(f"no run '{text}': write latest, latest~N (N runs before it) or a run id")
             if int(back) >= len(ids):
                 raise StoreError(f"only {len(ids)} runs are stored")
             return ids[-1 - int(back)]
-        if not text.isdigit() or int(text) not in ids:
-            raise StoreError(f"no run '{text}'; stored runs: {', '.join(map(str, ids[-10:]))} (or latest, latest~1)")
+        if not (text.isascii() and text.isdigit()) or int(text) not in ids:
+            raise StoreError(f"no run {ascii(text)[:40]}; stored runs: {', '.join(map(str, ids[-10:]))} (or latest, latest~1)")
         return int(text)
 
     def runs_summary(self) -> list[tuple]:

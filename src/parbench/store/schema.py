@@ -46,6 +46,11 @@ MIGRATIONS: list[list[str]] = [
         """CREATE TABLE baselines(
              name TEXT PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), saved_at TEXT NOT NULL)""",
     ],
+    [
+        # The owner's heartbeat (seconds since the epoch): a run whose harness cannot be checked
+        # from here (another host, another PID namespace) is alive while it beats.
+        "ALTER TABLE runs ADD COLUMN heartbeat_at DOUBLE PRECISION NOT NULL DEFAULT 0",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

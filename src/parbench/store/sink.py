@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
+from parbench.records import CaseRun, ProcessMeasurement, Repetition, RunRecord
+from parbench.store import shapes
 from parbench.store.database import Store, StoreError
 
 # About 30 s in all: a server restart fits in it. PARBENCH_STORE_RETRY (seconds, comma
@@ -87,23 +88,34 @@ class Journal:
 
 
 def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
-    """(the run's header, a case or None, a run's end or None) for every line of a journal."""
+    """(the run's header, a case or None, a run's end or None) for every line of a journal;
+    a ValueError naming the line for anything that is not one (shapes.BadShape is one)."""
     out = []
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         if line.strip():
-            entry = json.loads(line)
-            out.append((entry["run"], case_run_from_dict(entry["case"]) if "case" in entry else None,
-                        entry.get("finish")))
+            where = f"line {number}"
+            try:
+                entry = json.loads(line)
+            except (ValueError, RecursionError):
+                raise shapes.BadShape(f"{where}: not JSON") from None
+            if not isinstance(entry, dict) or "run" not in entry:
+                raise shapes.BadShape(f"{where}: no run header")
+            shapes.run_record(entry["run"], f"{where}: run")
+            finish = entry.get("finish")
+            if finish is not None and not (isinstance(finish, dict) and isinstance(finish.get("status"), str)
+                                           and isinstance(finish.get("finished_at"), str)):
+                raise shapes.BadShape(f"{where}: finish is not a status and a time")
+            out.append((entry["run"], case_run_from_dict(entry["case"], where) if "case" in entry else None, finish))
     return out
 
 
-def case_run_from_dict(data: dict) -> CaseRun:
-    case = data["case"]
-    run = CaseRun(Case(case["workload"], case["runtime"], case["model"], case["family"], case["params"],
-                       case["workers"], tuple(case["overrides"]), case["note"]),
-                  data["expected_checksum"], status=data["status"], reason=data["reason"], flags=data["flags"])
-    run.processes = [ProcessMeasurement(**p) for p in data["processes"]]
-    run.repetitions = [Repetition(**r) for r in data["repetitions"]]
+def case_run_from_dict(data: dict, where: str = "case") -> CaseRun:
+    if not isinstance(data, dict):
+        raise shapes.BadShape(f"{where}: the case is not an object")
+    run = shapes.case_run(shapes.case(data.get("case"), f"{where}: case"), data, where, data.get("expected_checksum"))
+    run.processes = [shapes.process(p, f"{where}: process") for p in shapes.items(data.get("processes"), where)]
+    run.repetitions = [shapes.repetition(r, f"{where}: repetition")
+                       for r in shapes.items(data.get("repetitions"), where)]
     return run
 
 

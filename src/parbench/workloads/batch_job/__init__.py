@@ -45,6 +45,17 @@ SEED = Seed("002", "batch-job", "batch-job: 800 documents, CPU + database (Ruby)
             ), "the GIL, processes and actors differ; I/O bounds the speedup (Amdahl)")
 
 
+def footprint(params: dict[str, Any]) -> tuple[int, int]:
+    """Disk for the documents and their SQLite template (none once cached), and memory for the
+    documents and, when the answer is not cached, the oracle's LCS table of one document:
+    4 bytes per (old, new) pair of characters (workloads/footprint.py checks both)."""
+    docs, length = int(params.get("docs", 1)), int(params.get("text_length", 1))
+    folder = batch_docs.cache_root() / f"batch2-s2-d{docs}-l{length}-a{params.get('annotations')}"
+    cached = (folder / "expected.txt").exists()
+    table = 0 if cached else 4 * (length + length // 4 + 2) ** 2     # an edit may lengthen the new text
+    return (0 if cached else 4 * docs * length), 6 * docs * length + table
+
+
 @functools.lru_cache(maxsize=16)
 def _batch(docs: int, text_length: int, annotations: int) -> batch_docs.BatchInput:
     return batch_docs.ensure(docs, text_length, annotations)

@@ -54,6 +54,16 @@ def input_path(params: dict[str, Any]) -> Path:
     return inputs.ensure(int(params["size"]))
 
 
+def footprint(params: dict[str, Any]) -> tuple[int, int]:
+    """Disk for the input (none once cached) and memory for the oracle, which reads the whole
+    text and translates it into a second buffer (workloads/footprint.py checks both)."""
+    if params.get("size", SEED_ARTICLE) == SEED_ARTICLE:
+        return 0, 0
+    size = int(params["size"])
+    cached_input = inputs.cache_root() / f"sdes-title-basics-s1-{size}.tsv"
+    return (0 if cached_input.exists() else size), 2 * size
+
+
 def variants(params, count: int) -> list[int]:
     """The case's key first, then distinct keys drawn from a generator seeded by it."""
     key = int(params.get("key", 642))

@@ -1,0 +1,107 @@
+"""The one escaping function per output format, for every string that comes from outside
+(stderr tails, names, params, commands, runtime versions) and reaches a console, Markdown, CSV
+or HTML."""
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+
+from rich.text import Text
+
+# The console is plain text: parbench's consoles are made with markup off (see `console`), so a
+# runtime's `cannot load [/opt/vm/image.bin]` prints as written; parbench's own colours are
+# given as styles, never as markup spliced around outside text.
+CONSOLE_OPTIONS = {"markup": False}
+
+
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """A console line from plain strings and (text, style) pairs; nothing in them is markup."""
+    return Text.assemble(*[(sanitised(p[0]), p[1]) if isinstance(p, tuple) else sanitised(p) for p in parts])
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")   # with the line separators
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def is_valid_unicode(text: str) -> bool:
+    """False for a string holding a lone surrogate (bytes that were not UTF-8, or a JSON
+    `\\ud800`), which no UTF-8 file, store or terminal can take."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def sanitised(text: object) -> str:
+    """Text any terminal and any UTF-8 file can take: no lone surrogate, no control sequence
+    (a runtime's stderr must not move the cursor or recolour the terminal)."""
+    text = _SURROGATE.sub("\ufffd", str(text))
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def one_line(text: object) -> str:
+    """Text for a one-line message: sanitised, and its line breaks shown as \\n and \\r."""
+    return sanitised(str(text).replace("\r", "\\r").replace("\n", "\\n"))
+
+
+def console(text: object) -> str:
+    """Outside text for a console made with CONSOLE_OPTIONS (markup off): sanitised only."""
+    return sanitised(text)
+
+
+def markdown_cell(text: object) -> str:
+    """One Markdown table cell: `|` escaped, newlines as spaces, HTML as entities, so a name can
+    neither break its table nor open a heading, a link or a tag."""
+    text = html.escape(sanitised(text), quote=False)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return re.sub(r"[\r\n]+", " ", text)
+
+
+# A cell starting with one of these is a formula in Excel, LibreOffice and Google Sheets
+# (OWASP's "CSV injection"); a leading apostrophe makes it text and is hidden by them.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """One CSV cell: numbers as they are (finite or empty), text that a spreadsheet would
+    evaluate prefixed with an apostrophe."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else ""
+    if isinstance(value, int):
+        return value
+    # A lone \r is a line break to CSV readers but not one the exporters' "\n" writer quotes.
+    text = sanitised(value).replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def html_text(text: object, quote: bool = True) -> str:
+    """Text or an attribute value in the HTML report (quotes are always escaped; `quote` is
+    there so that it stands in for html.escape)."""
+    return html.escape(sanitised(text), quote=True)
+
+
+def json_text(document: object, **dumps_options) -> str:
+    """A JSON document as RFC 8259 has it: a non-finite number (NaN, Infinity) becomes null and
+    a lone surrogate U+FFFD, so every JSON reader takes the export."""
+    return json.dumps(_json_safe(document), allow_nan=False, **dumps_options)
+
+
+def _json_safe(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_json_safe(str(k)): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (int, bool)) or value is None:
+        return value
+    if hasattr(value, "item"):                      # a numpy scalar
+        return _json_safe(value.item())
+    return _json_safe(str(value))

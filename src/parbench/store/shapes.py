@@ -1,0 +1,101 @@
+"""Checks that runs read from outside (a journal, a JSON export) have the types the store and the
+statistics rely on, so a malformed file is one line naming the field, never a traceback."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
+
+INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class BadShape(ValueError):
+    """What is wrong with a record read from a file, in one line."""
+
+
+def _type_ok(value: Any, kind: str) -> bool:
+    """kind is a dataclass annotation as text (the records use `from __future__ import annotations`)."""
+    options = [k.strip() for k in kind.split("|")]
+    for option in options:
+        base = option.split("[", 1)[0]
+        if base == "None" and value is None:
+            return True
+        if base == "int" and isinstance(value, int) and not isinstance(value, bool):
+            return INT64[0] <= value <= INT64[1]
+        if base == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return math.isfinite(value)
+        if base == "bool" and isinstance(value, (bool, int)):
+            return True
+        if base == "str" and isinstance(value, str):
+            return True
+        if base == "dict" and isinstance(value, dict):
+            return True
+        if base in ("tuple", "list") and isinstance(value, (list, tuple)):
+            return True
+        if base == "Any":
+            return True
+    return False
+
+
+def checked(record_type: type, data: Any, where: str, **converted: Any):
+    """record_type(**data) after every field present is checked against its annotation; fields
+    missing from data take their defaults, a missing required one is a BadShape."""
+    if not isinstance(data, dict):
+        raise BadShape(f"{where}: an object was expected, found {type(data).__name__}")
+    values = {}
+    for f in dataclasses.fields(record_type):
+        if not f.init:
+            continue
+        if f.name in converted:
+            values[f.name] = converted[f.name]
+        elif f.name in data:
+            if not _type_ok(data[f.name], str(f.type)):
+                raise BadShape(f"{where}: {f.name} = {str(data[f.name])[:40]!r} is not {f.type}")
+            values[f.name] = data[f.name]
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise BadShape(f"{where}: no {f.name}")
+    return record_type(**values)
+
+
+def run_record(data: Any, where: str) -> RunRecord:
+    record = checked(RunRecord, data, where, results=[])
+    if record.id is not None and not isinstance(record.id, int):
+        raise BadShape(f"{where}: id is not a run number")
+    return record
+
+
+def case(data: Any, where: str) -> Case:
+    overrides = data.get("overrides", []) if isinstance(data, dict) else []
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        raise BadShape(f"{where}: overrides is not a list of strings")
+    return checked(Case, data, where, overrides=tuple(overrides))
+
+
+def process(data: Any, where: str) -> ProcessMeasurement:
+    return checked(ProcessMeasurement, data, where)
+
+
+def repetition(data: Any, where: str) -> Repetition:
+    return checked(Repetition, data, where)
+
+
+def case_run(case_record: Case, data: dict, where: str, expected_checksum: Any) -> CaseRun:
+    for name, kind in (("status", str), ("reason", str), ("flags", dict)):
+        if name in data and not isinstance(data[name], kind):
+            raise BadShape(f"{where}: {name} is not a {kind.__name__}")
+    if not isinstance(expected_checksum, str):
+        raise BadShape(f"{where}: the expected checksum is not text")
+    if not isinstance(data.get("status"), str):
+        raise BadShape(f"{where}: no status")
+    return CaseRun(case_record, expected_checksum, status=data["status"], reason=data.get("reason", ""),
+                   flags=data.get("flags", {}))
+
+
+def items(data: Any, where: str) -> list:
+    if not isinstance(data, list):
+        raise BadShape(f"{where}: a list was expected, found {type(data).__name__}")
+    return data
+
+

@@ -1,0 +1,80 @@
+"""Every way a run can be stopped (docs/reliability.md): Ctrl-C once or twice, SIGTERM while the
+reports are written, a full disk under --out. Each ends with its signal's exit code and a line
+naming the stored run and how to go on; no report is left half-written."""
+import fcntl
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from conftest import default_sigint, parbench, wait_until_stored
+
+F_SETPIPE_SZ = 1031
+
+
+def _start(project, db, *args, env=None, stdout=subprocess.PIPE):
+    env = {**os.environ, "PARBENCH_ROOT": str(project), **(env or {})}
+    return subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain",
+                             "--scale", "smoke", "--db", db, *args], env=env, stdout=stdout,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+
+
+def test_two_ctrl_c_300_ms_apart_exit_130_with_the_resume_line(faulty_project, db):
+    child = _start(faulty_project, db, "--model", "ok", "--model", "slow", "--processes", "3",
+                   env={"FAULTY_DELAY_MS": "300", "FAULTY_SLOW_FACTOR": "1000"})
+    wait_until_stored(db, "SELECT COUNT(*) FROM cases WHERE model = 'ok'")
+    child.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert "Resume with: parbench run --resume 1" in err
+    assert "Traceback" not in err
+    assert sqlite3.connect(db).execute("SELECT status FROM runs").fetchone()[0] == "interrupted"
+
+
+def test_sigterm_while_the_report_is_written_exits_143_naming_the_stored_run(faulty_project, db):
+    # The report goes to a pipe nobody reads (4 KiB deep): parbench blocks while writing it.
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(read_end, F_SETPIPE_SZ, 4096)
+    child = _start(faulty_project, db, "--model", "ok", "--export-json", "-", stdout=write_end)
+    os.close(write_end)
+    wait_until_stored(db, "SELECT COUNT(*) FROM runs WHERE status = 'complete'")
+    time.sleep(1.0)
+    child.send_signal(signal.SIGTERM)
+    with os.fdopen(read_end) as report:
+        report.read()
+    err = child.stderr.read()
+    child.wait(60)
+    assert child.returncode == 143, err
+    assert "Interrupted: run 1 is stored" in err and "parbench show 1" in err
+    assert "Traceback" not in err
+
+
+def test_out_on_a_full_disk_leaves_no_half_report_and_names_the_run(faulty_project, db, tmp_path):
+    mount = tmp_path / "small"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    assert mounted.returncode == 0, f"cannot mount a small tmpfs (the test needs root): {mounted.stderr}"
+    try:
+        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        done = parbench("run", "--workload", "spawn-chain", "--model", "ok", "--scale", "smoke", "--db", db,
+                        "--out", str(mount / "reports"), root=faulty_project)
+        assert done.returncode == 1, done.stderr
+        assert "the run is stored as run 1" in done.stderr and "parbench show 1" in done.stderr
+        assert "Traceback" not in done.stderr
+        left = sorted(p.name for p in (mount / "reports").iterdir())
+        assert left == [], left                        # no report.json cut short, no temporary file
+        assert sqlite3.connect(db).execute("SELECT status FROM runs").fetchone()[0] == "complete"
+    finally:
+        if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
