@@ -55,7 +55,7 @@ def test_every_fault_is_recorded_and_the_suite_goes_on(faulty_project, db):
     assert cases["crash"][0] == "crash"
     assert "exit 139" in cases["crash"][1] and "segmentation fault" in cases["crash"][1]
     assert cases["hang"] == ("timeout", "on the verification input, before timing: n=37: killed after the 3 s timeout")
-    assert cases["wrong"][0] == "wrong-checksum" and "checksum '38', expected '37'" in cases["wrong"][1]
+    assert cases["wrong"][0] == "wrong-checksum" and "checksum '1000041', expected '1000040' (its variant 1000003)" in cases["wrong"][1]
     assert cases["garbage"][0] == "bad-output" and "not JSON" in cases["garbage"][1]
     assert cases["limit"][0] == "limit" and "Too many processes" in cases["limit"][1]
     assert "Cases that did not produce a verified timing" in done.stdout
