@@ -49,6 +49,7 @@ def report(tmp_path_factory) -> dict:
     parbench("sweep", "workers", "--workload", "spawn-chain", "--model", "threads", "--workers", "1,2",
              "--scale", "smoke", "--processes", "1", "--repeat", "2", "--db", db, root=paced, check=True)
     known_run = _store_known_samples(db)
+    across_run = _store_two_runtimes(db)
     store = open_store(db)
     run_ids = [str(i) for i in store.run_ids()]
     page_path = tmp / "report.html"
@@ -78,6 +79,7 @@ def report(tmp_path_factory) -> dict:
         failure_marks = page.eval_on_selector_all("svg.plot .failure", "els => els.map(e => e.textContent)")
         seeds = page.eval_on_selector_all(".seed h3", "els => els.map(e => e.textContent)")
         summaries = page.eval_on_selector_all("table.summary:not(.across)", SUMMARY_CELLS)   # does parallelism pay
+        across = page.eval_on_selector_all("table.summary.across", ACROSS_CELLS)          # which runtime wins
         order = page.evaluate("[...document.querySelectorAll('section')].map(s => "
                               "s.classList.contains('workload') ? 'workload' : s.id)")
         one_worker = page.eval_on_selector_all(".badge", """els => els.map(e => [e.closest('td').className,
@@ -94,6 +96,7 @@ def report(tmp_path_factory) -> dict:
     return {"records": records, "console": console_messages, "plots": plots, "medians": medians,
             "failure_marks": failure_marks, "seeds": seeds, "requests": requests, "summaries": summaries,
             "order": order, "clusters": clusters, "one_worker": one_worker, "notes": notes, "known_run": known_run,
+            "across": across, "across_run": across_run,
             "html": page_path.read_text()}
 
 
@@ -126,15 +129,46 @@ def _store_known_samples(db: str) -> int:
     return record.id
 
 
-def _known_case(case: Case, samples: list[int]) -> CaseRun:
-    """One process whose verified repetitions took `samples` ns (a parallel case's workers overlapped)."""
+def _known_case(case: Case, samples: list[int], processes: int = 1) -> CaseRun:
+    """`processes` processes whose verified repetitions each took `samples` ns (a parallel case's
+    workers overlapped)."""
     run = CaseRun(case, "1000")
-    run.processes.append(ProcessMeasurement(0, sum(samples) + 5_000_000, sum(samples), 0, 8192, 1, 1, 0, "ok"))
-    for rep, ns in enumerate(samples):
-        extra = {"workers": case.workers, "workers_used": case.workers,
-                 "busy": [[w, 0, ns] for w in range(case.workers)]} if case.workers else {}
-        run.repetitions.append(Repetition(0, rep, ns, 1000, "1000", True, extra))
+    for index in range(processes):
+        run.processes.append(ProcessMeasurement(index, sum(samples) + 5_000_000, sum(samples), 0, 8192, 1, 1, 0,
+                                                "ok"))
+        for rep, ns in enumerate(samples):
+            extra = {"workers": case.workers, "workers_used": case.workers,
+                     "busy": [[w, 0, ns] for w in range(case.workers)]} if case.workers else {}
+            run.repetitions.append(Repetition(index, rep, ns, 1000, "1000", True, extra))
     return run
+
+
+# Two runtimes at the same parameters (paced 1 ms, faulty 3 ms, three processes each) and a row
+# that only paced ran (its own size).
+PACED_NS = [1_000_000 + 2_000 * i for i in range(5)]
+FAULTY_NS = [3_000_000 + 2_000 * i for i in range(5)]
+
+
+def _store_two_runtimes(db: str) -> int:
+    store = open_store(db)
+    record = RunRecord(None, "2026-01-02T00:00:00+00:00", "smoke", {"scale": "smoke"}, {"cpu": "known"},
+                       {"paced": {"version": "paced 1.0"}, "faulty": {"version": "faulty 1.0"}})
+    store.begin_run(record)
+    store.add_case(record.id, _known_case(Case("spawn-chain", "paced", "seq", "seq", {"n": 1000}), PACED_NS, 3))
+    store.add_case(record.id, _known_case(Case("spawn-chain", "faulty", "ok", "seq", {"n": 1000}), FAULTY_NS, 3))
+    store.add_case(record.id, _known_case(Case("spawn-chain", "paced", "seq", "seq", {"n": 2000},
+                                               overrides=("n=2000: its own size",)), PACED_NS, 3))
+    store.finish_run(record.id, "complete", "2026-01-02T00:00:01+00:00")
+    store.close()
+    return record.id
+
+
+# Every "across runtimes" table: per row, whether it compares runtimes, and each cell's ratio.
+ACROSS_CELLS = """tables => tables.map(t => ({run: t.dataset.run, rows: [...t.querySelectorAll('tr[data-anchor]')].map(
+    tr => ({title: tr.querySelector('th.row').textContent, compares: tr.dataset.compares,
+            cells: [...tr.querySelectorAll('td.heat')].map(td => ({runtime: td.dataset.runtime || null,
+                ratio: td.dataset.ratio || null, star: !!td.querySelector('.star'), text: td.textContent,
+                background: getComputedStyle(td).backgroundColor}))}))}))"""
 
 
 # Every summary table as the browser shows it: per row, its link and what each cell says.
@@ -355,3 +389,25 @@ def test_a_case_of_fewer_than_five_samples_says_its_ci_is_wide(report):
     [threads] = [n for n in _notes_of_known_run(report) if n.startswith("paced threads ×2: ")]
     assert "only 3 samples: the CI is wide by necessity" in threads
     assert "outlier" not in threads
+
+
+def test_the_across_runtimes_view_colours_each_cell_by_its_ratio_to_the_rows_fastest(report):
+    shown = [t for t in report["across"] if t["run"] == str(report["across_run"])]
+    assert len(shown) == 1
+    rows = {row["title"].split("one runtime")[0].strip(): row for row in shown[0]["rows"]}
+    both = next(row for title, row in rows.items() if "1000" in title)
+    assert both["compares"] == "true"
+    cells = {c["runtime"]: c for c in both["cells"] if c["runtime"]}
+    assert cells["paced"]["star"] and not cells["faulty"]["star"]
+    assert float(cells["paced"]["ratio"]) == 1.0
+    assert abs(float(cells["faulty"]["ratio"]) - FAULTY_NS[2] / PACED_NS[2]) < 0.01
+    assert f"{FAULTY_NS[2] / PACED_NS[2]:.2f}×" in cells["faulty"]["text"] and "portable" not in cells["faulty"]["text"]
+    assert _rgb(cells["paced"]["background"]) != _rgb(cells["faulty"]["background"])
+    own = next(row for title, row in rows.items() if "2000" in title)
+    assert own["compares"] == "false" and "one runtime's own size" in own["title"]
+    assert not any(c["star"] for c in own["cells"])
+
+
+def test_both_summary_views_are_on_the_page(report):
+    assert report["across"] and report["summaries"]
+    assert {t["run"] for t in report["across"]} == {t["run"] for t in report["summaries"]}
