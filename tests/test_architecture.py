@@ -17,7 +17,7 @@ PACKAGE = REPO / "src" / "parbench"
 LAYERS = [
     {"__init__", "project", "units", "records", "errors", "inputs", "oracle", "oracle_cache", "workloads",
      "liveness", "metadata", "escaping"},
-    {"runtimes", "protocol", "proofs", "process", "sentinel", "machine_ceiling", "stats", "compare"},
+    {"runtimes", "protocol", "proofs", "process", "sentinel", "machine_ceiling", "native", "stats", "compare"},
     {"plan"},                                   # stage 1: plan
     {"run", "schedule"},                        # stage 2: run
     {"analyze", "analysis"},                    # stage 3: analyze

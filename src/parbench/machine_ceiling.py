@@ -3,33 +3,16 @@
 machine rather than with its own runtime's copy (which a fork or a JIT can make slower or faster)."""
 from __future__ import annotations
 
-import functools
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-from parbench.inputs import cache_root
+from parbench.native import compiled
 
 SOURCE = Path(__file__).with_name("machine_ceiling.c")
 
 
-@functools.lru_cache(maxsize=1)
 def binary() -> str | None:
-    """The compiled reference program, built once into the cache (None without a C compiler)."""
-    target = cache_root().parent / "bin" / "parbench-machine-ceiling"
-    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return str(target)
-    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}")
-    built = subprocess.run([compiler, "-O2", "-pthread", "-o", str(tmp), str(SOURCE)], capture_output=True)
-    if built.returncode != 0:
-        return None
-    os.replace(tmp, target)
-    return str(target)
+    return compiled(SOURCE, "parbench-machine-ceiling", ("-pthread",))
 
 
 def measure(mode: str, amount: int) -> int | None:

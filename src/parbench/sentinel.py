@@ -4,14 +4,11 @@ time and the load of everything else, so a report can say how much the machine d
 it and mark the tables measured while it was off (issue: one sitting, its noise shown)."""
 from __future__ import annotations
 
-import functools
-import os
-import shutil
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from parbench.inputs import cache_root
+from parbench.native import compiled
 
 SOURCE = Path(__file__).with_name("sentinel.c")
 OFF_SHARE = 0.05             # a table is marked when a reading beside it is off by more than 5 %
@@ -30,21 +27,8 @@ class Reading:
         return asdict(self)
 
 
-@functools.lru_cache(maxsize=1)
 def binary() -> str | None:
-    """The compiled sentinel, built once into the cache (None without a C compiler)."""
-    target = cache_root().parent / "bin" / "parbench-sentinel"
-    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return str(target)
-    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}")
-    if subprocess.run([compiler, "-O2", "-o", str(tmp), str(SOURCE)], capture_output=True).returncode != 0:
-        return None
-    os.replace(tmp, target)
-    return str(target)
+    return compiled(SOURCE, "parbench-sentinel", ())
 
 
 def _cpu_times() -> list[int] | None:
