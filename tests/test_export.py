@@ -52,6 +52,8 @@ def test_compare_reads_two_exported_files_without_a_store(faulty_project, db, tm
     done = parbench("compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--db", "/nonexistent/x.sqlite",
                     "--fail-on-regression", "50", root=faulty_project)
     assert done.returncode == 1 and "x slower" in done.stdout and "regressed by more than 50 %" in done.stderr
+    # Each side shows its own sitting's drift sentinel; nothing is normalised.
+    assert done.stdout.count("over this sitting (drift sentinel") == 2
 
 
 def test_named_baselines(faulty_project, db):
@@ -60,6 +62,7 @@ def test_named_baselines(faulty_project, db):
     parbench(*OK_RUN, "--db", db, root=faulty_project, env={"FAULTY_DELAY_MS": "80"}, check=True)
     done = parbench("compare", "--baseline", "main", "--db", db, "--fail-on-regression", "50", root=faulty_project)
     assert done.returncode == 1 and "x slower" in done.stdout
+    assert done.stdout.count("over this sitting (drift sentinel") == 2
     unknown = parbench("compare", "--baseline", "nope", "--db", db, root=faulty_project)
     assert unknown.returncode == 2 and "no baseline 'nope'; saved: main" in unknown.stderr
 

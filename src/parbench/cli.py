@@ -454,9 +454,9 @@ def compare(runs, baseline, machines, db, threshold) -> None:
     parbench compare --machine ci-2core --machine ci-16core     two machines of one store
     """
     from parbench.report import compare_runs
-    a, b = _comparands(runs, baseline, machines, db)
+    (a, drift_a), (b, drift_b) = _comparands(runs, baseline, machines, db)
     rows = compare_runs.pair_cases(a, b)
-    compare_runs.print_comparison(a, b, rows, console)
+    compare_runs.print_comparison(a, b, rows, console, (drift_a, drift_b))
     if threshold is not None:
         worst = compare_runs.regressions(rows, threshold)
         if worst:
@@ -466,7 +466,9 @@ def compare(runs, baseline, machines, db, threshold) -> None:
 
 
 def _comparands(runs: tuple[str, ...], baseline: str | None, machines: tuple[str, ...], db: str):
-    """(A, B) from two export files, or from the store: ids, a baseline, or two machines."""
+    """(A, B) from two export files, or from the store: ids, a baseline, or two machines; each
+    with its sitting's drift line (nothing is normalised: each side shows its own sentinel)."""
+    from parbench.report.rows import drift_line
     from parbench.analyze import analyze
     from parbench.export import json_format
     if runs and all(r.endswith(".json") for r in runs):
@@ -479,7 +481,7 @@ def _comparands(runs: tuple[str, ...], baseline: str | None, machines: tuple[str
             except json_format.NotAnExport as error:
                 fail(str(error))
             record.results = analyze([r.run for r in record.results], record.machine.get("logical_cpus"))
-            records.append(record)
+            records.append((record, drift_line(json_format.read_analyses(Path(path), record.id))))
         return records[0], records[1]
     store = _open(db)
     try:
@@ -495,7 +497,8 @@ def _comparands(runs: tuple[str, ...], baseline: str | None, machines: tuple[str
             refs = list(runs)
         else:
             fail("compare wants two runs (A B), --baseline NAME [B], two .json exports, or --machine A --machine B")
-        return suite.load_analyzed(store, refs[0]), suite.load_analyzed(store, refs[1])
+        sides = [suite.load_analyzed(store, ref) for ref in refs]
+        return tuple((record, drift_line(suite.all_analyses(store, record))) for record in sides)
     except StoreError as error:
         fail(str(error))
 

@@ -136,6 +136,18 @@ def _records(data: dict) -> dict:
     return records
 
 
+def read_analyses(path: Path, run_id: int | None) -> list[tuple[str, str, dict]]:
+    """The analyses a JSON export holds for one of its runs (the drift of its sitting…)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError):
+        return []
+    found = data.get("analyses") if isinstance(data, dict) else None
+    return [(a["kind"], a["subject"], a["result"]) for a in found or []
+            if isinstance(a, dict) and a.get("run") == run_id and isinstance(a.get("result"), dict)
+            and isinstance(a.get("kind"), str) and isinstance(a.get("subject"), str)]
+
+
 def read(path: Path) -> list[RunRecord]:
     """The runs of a JSON export, with every process and sample, as the store would load them."""
     try:

@@ -53,9 +53,12 @@ def machine_line(record: RunRecord) -> str:
             f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")
 
 
-def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console) -> None:
-    console.print(f"A: {machine_line(a)}", highlight=False)
-    console.print(f"B: {machine_line(b)}", highlight=False)
+def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console,
+                     drifts: tuple[str, str] = ("", "")) -> None:
+    """Each side with its machine and its own sitting's drift (nothing normalised), then the pairs."""
+    for name, record, drift in (("A", a, drifts[0]), ("B", b, drifts[1])):
+        console.print(f"{name}: {machine_line(record)}", highlight=False)
+        console.print(f"   {drift or 'no drift sentinel in this run (measured before protocol 2)'}", highlight=False)
     if a.machine.get("hostname") != b.machine.get("hostname") or a.machine.get("cpu") != b.machine.get("cpu"):
         console.print(styled(("different machines:", "yellow"), " the ratios compare machines as well as runs"), highlight=False)
     table = Table(title=f"Run {b.id} against run {a.id} (ratio of medians, 95% CI)", title_justify="left",
