@@ -52,7 +52,10 @@ TEST(CoroutineSwarm, SharedFibersLogBusyIntervals) {
   parbench::BusyLog busy(2);
   const std::uint64_t start = parbench::monotonic_ns();
   swarm_fibers_shared({200, 10, 0, 0}, 2, &busy);
-  EXPECT_EQ(busy.json(start).rfind("[[0,", 0), 0u) << busy.json(start);
+  // Which of the two threads runs the fibers is the work-sharing scheduler's choice (at 200
+  // tasks one may take them all); what must hold is that the threads that ran log intervals.
+  const std::string logged = busy.json(start);
+  EXPECT_TRUE(logged.rfind("[[0,", 0) == 0 || logged.rfind("[[1,", 0) == 0) << logged;
 }
 
 TEST(CoroutineSwarm, EveryModelAgreesForArbitraryParams) {
