@@ -51,5 +51,7 @@ TEST(SpawnChain, SharedFibersLogWhereTheLinksRan) {
   const std::uint64_t start = parbench::monotonic_ns();
   ChainRun run{0, 0, &busy};
   EXPECT_EQ(chain_fibers_shared(2000, 2, &run), 2000);
-  EXPECT_EQ(busy.json(start).rfind("[[0,", 0), 0u) << busy.json(start);
+  // Which thread runs the links is the work-sharing scheduler's choice; the ones that ran log.
+  const std::string logged = busy.json(start);
+  EXPECT_TRUE(logged.rfind("[[0,", 0) == 0 || logged.rfind("[[1,", 0) == 0) << logged;
 }
