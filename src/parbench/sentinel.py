@@ -11,7 +11,6 @@ from pathlib import Path
 from parbench.native import compiled
 
 SOURCE = Path(__file__).with_name("sentinel.c")
-OFF_SHARE = 0.05             # a table is marked when a reading beside it is off by more than 5 %
 
 
 @dataclass

@@ -19,6 +19,12 @@ class Group:
     results: list[CaseResult]
 
     @property
+    def key(self) -> str:
+        """The table's name in what the sitting stored beside it (sentinel readings, the machine's
+        ceiling): its cases' `Case.table`, as text."""
+        return str((self.workload, tuple(sorted(self.params.items(), key=str))))
+
+    @property
     def title(self) -> str:
         return f"{self.workload}  " + " ".join(f"{k}={v}" for k, v in self.params.items())
 
@@ -54,7 +60,7 @@ def drift_line(analyses) -> str:
 def drift_mark(group: "Group", analyses) -> str:
     """Why a table's figures are from a changed machine, or ""."""
     off = (drift_of(analyses) or {}).get("off_tables", {})
-    share = off.get(str((group.workload, tuple(sorted(group.params.items(), key=str)))))
+    share = off.get(group.key)
     return f"measured while the machine was off by {100 * share:.1f}% (drift sentinel)" if share else ""
 
 
@@ -81,8 +87,8 @@ def median_extra(result: CaseResult, key: str) -> float | None:
 
 def machine_ceiling_of(group: "Group", analyses) -> dict | None:
     """The machine's own ceiling measured for this table in its sitting ({"name", "ns"}), or None."""
-    key = str((group.workload, tuple(sorted(group.params.items(), key=str))))
-    return next((r for kind, subject, r in analyses or [] if kind == "machine-ceiling" and subject == key), None)
+    return next((r for kind, subject, r in analyses or [] if kind == "machine-ceiling" and subject == group.key),
+                None)
 
 
 def ceiling_text(result: CaseResult, machine: dict | None = None) -> str:
