@@ -3,39 +3,21 @@
 #include <string>
 
 #include "protocol.hpp"
-#include "workloads/batch_job.hpp"
-#include "workloads/coroutine_swarm.hpp"
-#include "workloads/keygen.hpp"
-#include "workloads/sdes_ecb.hpp"
-#include "workloads/spawn_chain.hpp"
+#include "registry.hpp"
 
 using namespace parbench;
 
 namespace {
 
-WorkloadInfo describe_noop() { return {"noop", {}, {{"seq", "seq", false, "an empty timed region: boot and harness overhead"}}}; }
-
-void run_noop(const Invocation& call) {
-  require_known_model(call, describe_noop());
-  call.accept_only({});
-  run_repetitions(call, [] {
-    Repetition repetition;
-    time_region(repetition, [] {});
-    time_checksum(repetition, [] { return std::string("noop"); });
-    return repetition;
-  });
-}
-
 std::string list_json() {
-  const WorkloadInfo workloads[] = {describe_noop(), keygen::describe(), sdes_ecb::describe(), batch_job::describe(),
-                                    spawn_chain::describe(), coroutine_swarm::describe()};
   std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
                      ",\"flags\":" + json_string(std::string(PARBENCH_CXX_FLAGS) + ", -std=c++20") +
                      ",\"sources\":{\"strong\":\"portable: getrandom(2), one call per batch of keys (~1 MiB, at most a chunk); tuned: OpenSSL 3 "
                      "EVP_RAND CTR-DRBG (AES-256), one instance per worker with no parent, seeded from getrandom when the worker starts\"}"
                      ",\"workloads\":{";
   bool first_workload = true;
-  for (const auto& workload : workloads) {
+  for (const ListedWorkload& listed : registered_workloads()) {
+    const WorkloadInfo& workload = listed.info;
     json += (first_workload ? "" : ",") + json_string(workload.name) + ":{\"params\":[";
     first_workload = false;
     for (std::size_t k = 0; k < workload.params.size(); ++k) json += (k ? "," : "") + json_string(workload.params[k]);
@@ -60,16 +42,6 @@ std::string list_json() {
   return json + "}}";
 }
 
-void dispatch(const Invocation& call) {
-  if (call.workload == "noop") run_noop(call);
-  else if (call.workload == "keygen") keygen::run(call);
-  else if (call.workload == "sdes-ecb") sdes_ecb::run(call);
-  else if (call.workload == "batch-job") batch_job::run(call);
-  else if (call.workload == "spawn-chain") spawn_chain::run(call);
-  else if (call.workload == "coroutine-swarm") coroutine_swarm::run(call);
-  else throw UsageError("unknown workload '" + call.workload + "'; valid: noop, keygen, sdes-ecb, batch-job, spawn-chain, coroutine-swarm");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,7 +50,8 @@ int main(int argc, char** argv) {
       std::cout << list_json() << std::endl;
       return 0;
     }
-    dispatch(Invocation::parse(argc, argv));
+    const Invocation call = Invocation::parse(argc, argv);
+    workload_named(call.workload).run(call);
     return 0;
   } catch (const UsageError& error) {
     std::cerr << error.what() << std::endl;

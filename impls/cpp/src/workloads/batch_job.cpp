@@ -13,6 +13,7 @@
 
 #include "chunking.hpp"
 #include "digest.hpp"
+#include "registry.hpp"
 
 namespace parbench::batch_job {
 
@@ -584,5 +585,7 @@ void run(const Invocation& call) {
     return repetition;
   });
 }
+
+const WorkloadRegistration registered{describe, run};
 
 }  // namespace parbench::batch_job

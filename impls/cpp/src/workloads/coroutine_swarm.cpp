@@ -9,6 +9,7 @@
 
 #include "coro_scheduler.hpp"
 #include "digest.hpp"
+#include "registry.hpp"
 #include "shared_fibers.hpp"
 
 namespace parbench::coroutine_swarm {
@@ -236,5 +237,7 @@ void run(const Invocation& call) {
     return repetition;
   });
 }
+
+const WorkloadRegistration registered{describe, run};
 
 }  // namespace parbench::coroutine_swarm

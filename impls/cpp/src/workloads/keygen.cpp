@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "digest.hpp"
+#include "registry.hpp"
 
 namespace parbench::keygen {
 
@@ -462,5 +463,7 @@ void run(const Invocation& call) {
     return repetition;
   });
 }
+
+const WorkloadRegistration registered{describe, run};
 
 }  // namespace parbench::keygen

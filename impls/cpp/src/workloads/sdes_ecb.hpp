@@ -26,7 +26,7 @@ enum class Cipher { bitwise, table };
 
 // What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
 // The kernel class decides the table form: portable = one lookup per byte in a plain loop;
-// tuned = the SIMD lookup below. Bitwise is the same scalar per-byte rounds in both classes (C++
+// tuned = the SIMD lookup below. Bitwise is the same per-byte rounds in both classes (C++
 // has no engineered bitwise form: the tuned class's speed-up is the table).
 struct CipherState {
   Cipher cipher;

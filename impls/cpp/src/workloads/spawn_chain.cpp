@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "coro_scheduler.hpp"
+#include "registry.hpp"
 #include "shared_fibers.hpp"
 
 namespace parbench::spawn_chain {
@@ -338,5 +339,7 @@ void run(const Invocation& call) {
     return repetition;
   });
 }
+
+const WorkloadRegistration registered{describe, run};
 
 }  // namespace parbench::spawn_chain
