@@ -265,6 +265,18 @@ func BenchmarkBitwise(b *testing.B) {
 	}
 }
 
+// Each packed S-box gives the spec's entry for every 4-bit input: row from bits 1 and 4, column
+// from bits 2 and 3, worked out here apart from sboxRow and sboxColumn.
+func TestPackedSboxesLookUpTheSpecEntries(t *testing.T) {
+	for in := uint(0); in < 16; in++ {
+		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1
+		if sboxLookup(sdesS0Packed, in) != sdesS0[row][column] || sboxLookup(sdesS1Packed, in) != sdesS1[row][column] {
+			t.Fatalf("input %04b: S0 %d S1 %d, want %d %d", in, sboxLookup(sdesS0Packed, in),
+				sboxLookup(sdesS1Packed, in), sdesS0[row][column], sdesS1[row][column])
+		}
+	}
+}
+
 func TestSBoxRowIsBits1And4AndColumnBits2And3(t *testing.T) {
 	for in := uint(0); in < 16; in++ {
 		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1

@@ -7,7 +7,7 @@ import "encoding/binary"
 // this form every permutation of the spec is a renaming of planes (no instructions at all),
 // the key is a mask per plane, and each S-box is a few AND/XOR selections per output bit, so
 // one pass of about 150 word operations encrypts 64 bytes. It is an alternative algorithm
-// (bit-slicing), hence the tuned class; the portable kernel is sdesEncryptByte per byte.
+// (bit-slicing), hence the tuned class; the portable kernel is encryptBitwise, byte by byte.
 
 // slicedBlock is 64 bytes as planes indexed by the spec's bit position minus 1 (index 0 is
 // position 1, the most significant bit of each byte).
