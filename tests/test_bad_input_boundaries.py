@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from parbench import cli
 from parbench.escaping import csv_cell, json_text, markdown_cell
-from parbench.exec_command import ExecOptions, commands_for, parameter_sets, ExecError
+from parbench.kinds.exec.commands import ExecOptions, commands_for, parameter_sets, ExecError
 from parbench.protocol import Unreadable, parse_stdout, read_json
 from parbench.runtimes import parse_description
 from parbench.store.database import redact
@@ -64,9 +64,7 @@ def test_an_error_message_holding_a_closing_tag_prints_as_written(capsys):
     ("run", "--workload", "spawn-chain", "--memory-limit", "0.4K"),
     ("run", "--workload", "spawn-chain", "--memory-limit", "0.5%"),
     ("run", "--workload", "spawn-chain", "--seed", "99999999999999999999"),
-    ("exec", "-P", "x", "nan", "1", "--", "echo {x}"),
-    ("exec", "-P", "x", "1", "inf", "--", "echo {x}"),
-], ids=" ".join)
+], ids=" ".join)          # exec's -P nan / inf: exit 1 as hyperfine (tests/test_exec_hyperfine.py)
 def test_a_number_out_of_its_bounds_is_one_line_exit_2_and_nothing_stored(tmp_path, args):
     db = str(tmp_path / "s.sqlite")
     assert_one_line_refusal(invoke(*args, "--db", db), db)

@@ -34,7 +34,8 @@ def attach_comparisons(results: list[CaseResult]) -> None:
             samples = grouped_samples(result.run)
             seq = next((m for m in members if m.case.runtime == result.case.runtime
                         and m.case.family == "seq" and m is not result), None)
-            if seq is not None:
+            # exec's times have the shell's start-up subtracted, as hyperfine's, and may be 0: no ratio against 0
+            if seq is not None and seq.stats.min_ns > 0:
                 result.vs_seq = compare(samples, grouped_samples(seq.run), seq.case.key)
-            if fastest is not result:
+            if fastest is not result and fastest.stats.min_ns > 0:
                 result.vs_fastest = compare(samples, grouped_samples(fastest.run), fastest.case.key)

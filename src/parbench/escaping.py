@@ -60,6 +60,17 @@ def markdown_cell(text: object) -> str:
     return re.sub(r"[\r\n]+", " ", text)
 
 
+def markdown_code_span(text: object) -> str:
+    """Text as a Markdown code span inside a table cell (hyperfine's `command` cell): shown
+    literally, so `<script>` is text, not HTML; fenced by more backticks than any run inside it
+    (CommonMark's rule) so a backtick cannot close it early; `|` escaped, which GFM honours even
+    inside a code span of a table; line breaks as spaces."""
+    text = re.sub(r"[\r\n]+", " ", sanitised(text)).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 # A cell starting with one of these is a formula in Excel, LibreOffice and Google Sheets
 # (OWASP's "CSV injection"); a leading apostrophe makes it text and is hidden by them.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

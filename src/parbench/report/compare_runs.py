@@ -30,6 +30,9 @@ def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
         ra, rb = in_a.get(key), in_b.get(key)
         if ra is None or rb is None:
             rows.append(PairedCase(key, None, None, None, f"only in run {a.id if rb is None else b.id}"))
+        elif ra.stats is not None and ra.stats.min_ns <= 0:      # exec's shell-corrected time can be 0
+            rows.append(PairedCase(key, ra.stats.median_ns, rb.stats and rb.stats.median_ns, None,
+                                   f"no ratio: run {a.id} reads 0 once the shell's start-up is subtracted"))
         elif ra.stats is None or rb.stats is None:
             status = ra.run.status if ra.stats is None else rb.run.status
             rows.append(PairedCase(key, ra.stats and ra.stats.median_ns, rb.stats and rb.stats.median_ns,

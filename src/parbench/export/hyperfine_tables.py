@@ -1,0 +1,101 @@
+"""hyperfine's summary table in its three markup formats (Markdown, AsciiDoc, org-mode), cell for
+cell as hyperfine 1.20 writes it: Command, Mean ± σ, Min, Max in one unit (--time-unit, else the
+first command's), and the speed relative to the fastest mean. Scripts that read hyperfine's
+`--export-markdown` read this; parbench's whole report is `--export-report`."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from parbench.escaping import markdown_code_span
+from parbench.export.base import Exporter, Report
+from parbench.records import CaseResult
+
+UNITS = {"second": ("s", 1.0, 3), "millisecond": ("ms", 1e3, 1), "microsecond": ("µs", 1e6, 1)}
+COLUMNS = ("Command", "Mean", "Min", "Max", "Relative")
+RIGHT = (False, True, True, True, True)
+
+
+def _pipes_escaped(text: str) -> str:
+    """A `|` would end the cell in AsciiDoc and org-mode tables (hyperfine escapes it the same way)."""
+    return text.replace("|", "\\|")
+
+
+@dataclass(frozen=True)
+class Markup:
+    """How one markup language writes hyperfine's table."""
+    header: Callable[[], str]
+    row: Callable[[list[str]], str]
+    divider: Callable[[], str]
+    footer: Callable[[], str]
+    command: Callable[[str], str]
+
+
+MARKDOWN = Markup(header=lambda: "", row=lambda cells: f"| {' | '.join(cells)} |\n",
+                  divider=lambda: "|" + "".join("---:|" if right else ":---|" for right in RIGHT) + "\n",
+                  footer=lambda: "", command=markdown_code_span)
+ASCIIDOC = Markup(header=lambda: '[cols="' + ",".join(">" if right else "<" for right in RIGHT) + '"]\n|===',
+                  row=lambda cells: "\n| " + " \n| ".join(cells) + " \n", divider=lambda: "",
+                  footer=lambda: "|===\n", command=lambda text: "`" + _pipes_escaped(text) + "`")
+ORGMODE = Markup(header=lambda: "", row=lambda cells: f"| {cells[0]}  |  {' |  '.join(cells[1:])} |\n",
+                 divider=lambda: "|" + "--+" * (len(RIGHT) - 1) + "--|\n", footer=lambda: "",
+                 command=lambda text: "=" + _pipes_escaped(text) + "=")
+
+
+def _unit(results: list[CaseResult], chosen: str | None) -> str:
+    """--time-unit, else the first command's mean decides (hyperfine's rule)."""
+    if chosen in UNITS:
+        return chosen
+    mean_s = results[0].stats.mean_ns * 1e-9 if results else 1.0
+    return "microsecond" if mean_s < 0.001 else "millisecond" if mean_s < 1.0 else "second"
+
+
+def _value(ns: float, unit: str) -> str:
+    _, scale, digits = UNITS[unit]
+    return f"{ns * 1e-9 * scale:.{digits}f}"
+
+
+def _relative(result: CaseResult, fastest: CaseResult) -> str:
+    """hyperfine's relative speed: this mean over the fastest's, ± the propagated σ (none for
+    the fastest itself, or from a single run)."""
+    s, f = result.stats, fastest.stats
+    if s.mean_ns == 0:
+        return f"{1.0 if result is fastest else math.inf:.2f}"
+    ratio = s.mean_ns / f.mean_ns if f.mean_ns else math.inf
+    if result is fastest or s.n < 2 or f.n < 2:
+        return f"{ratio:.2f}"
+    if not f.mean_ns:
+        return "inf ± NaN"           # hyperfine's σ of a ratio against 0, as it prints it
+    spread = ratio * math.hypot(s.stdev_ns / s.mean_ns, f.stdev_ns / f.mean_ns)
+    return f"{ratio:.2f} ± {spread:.2f}"
+
+
+def _name(result: CaseResult) -> str:
+    case = result.case
+    return case.model if case.workload == "exec" else case.label
+
+
+def table(markup: Markup, reports: list[Report]) -> str:
+    options = reports[-1].record.options if reports else {}
+    results = [r for report in reports for r in report.record.results if r.stats is not None]
+    unit = _unit(results, options.get("time_unit"))
+    if options.get("sort") == "mean-time":
+        results = sorted(results, key=lambda r: r.stats.mean_ns)
+    fastest = min(results, key=lambda r: r.stats.mean_ns) if results else None
+    symbol = UNITS[unit][0]
+    text = markup.header() + markup.row([COLUMNS[0], *(f"{c} [{symbol}]" for c in COLUMNS[1:4]), COLUMNS[4]])
+    text += markup.divider()
+    for result in results:
+        s = result.stats
+        spread = f" ± {_value(s.stdev_ns, unit)}" if s.n > 1 else ""
+        text += markup.row([markup.command(_name(result)), _value(s.mean_ns, unit) + spread,
+                            _value(s.min_ns, unit), _value(s.max_ns, unit), _relative(result, fastest)])
+    return text + markup.footer()
+
+
+MARKDOWN_EXPORTER = Exporter("hyperfine-markdown", "md", "hyperfine's Markdown table",
+                             lambda reports: table(MARKDOWN, reports))
+ASCIIDOC_EXPORTER = Exporter("asciidoc", "adoc", "hyperfine's AsciiDoc table", lambda reports: table(ASCIIDOC, reports))
+ORGMODE_EXPORTER = Exporter("orgmode", "org", "hyperfine's org-mode table", lambda reports: table(ORGMODE, reports))
+EXPORTERS = (MARKDOWN_EXPORTER, ASCIIDOC_EXPORTER, ORGMODE_EXPORTER)

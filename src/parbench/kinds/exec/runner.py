@@ -1,0 +1,190 @@
+"""The scheduler's runner for exec's commands: one fresh process tree per run under the launcher,
+hyperfine's helpers around it (--setup, --prepare, --conclude, --cleanup), its shell start-up
+subtracted, its exit judged by --ignore-failure and its output by --expect / --expect-same."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+
+from parbench.kinds.exec.commands import Command, ExecOptions, ignored_codes, per_command, shell_words, substitute
+from parbench.process import run_measured
+from parbench.records import Case, ProcessMeasurement, Repetition
+from parbench.run import STDERR_TAIL, Settings
+
+EXEC = "exec"
+SHELL_CALIBRATION_RUNS = 50          # hyperfine's count of `sh -c ""` runs
+
+
+@dataclass(frozen=True)
+class ShellStartup:
+    """What starting the shell costs (the mean of its empty-command runs): subtracted from every
+    run's wall, user and system time, as hyperfine does, floored at zero."""
+    wall_ns: int = 0
+    user_ns: int = 0
+    sys_ns: int = 0
+    runs: int = 0
+
+
+def measure_shell_startup(shell: str, settings: Settings) -> ShellStartup:
+    """hyperfine's calibration: the shell run with an empty command; none with -N."""
+    if shell == "none":
+        return ShellStartup()
+    argv = [*shell_words(shell), "-c", ""]
+    runs = [run_measured(argv, settings.timeout, settings.memory_limit_kb, protocol=False)
+            for _ in range(SHELL_CALIBRATION_RUNS)]
+    if any(run.exit_code != 0 for run in runs):
+        raise RuntimeError(f"Could not measure shell execution time. Make sure you can run '{shlex.join(argv)}'.")
+    mean = lambda values: int(sum(values) / len(values))
+    return ShellStartup(mean([r.wall_ns for r in runs]), mean([r.user_ns for r in runs]),
+                        mean([r.sys_ns for r in runs]), len(runs))
+
+
+def case_of(command: Command) -> Case:
+    return Case(EXEC, EXEC, command.name, "command", dict(command.parameters),
+                note=command.display if command.display != command.name else "")
+
+
+def digest_of_text(text: str) -> str:
+    return hashlib.sha256((text + "\n").encode()).hexdigest()[:16]
+
+
+class ExecRunner:
+    """Warm-ups and --setup before a command's first timed run, --prepare / --conclude around
+    each run, --cleanup once its runs are done."""
+    workloads: dict = {}          # commands are no workload: no inputs, no oracle
+
+    def __init__(self, commands: list[Command], options: ExecOptions, settings: Settings, warmup: int,
+                 shell_startup: ShellStartup = ShellStartup()):
+        self.cases = unique_cases(commands)
+        self.commands = {case.key: command for case, command in zip(self.cases, commands)}
+        self.options, self.settings, self.warmup, self.shell_startup = options, settings, warmup, shell_startup
+        self.ignored = ignored_codes(options.ignore_failure)
+        self.first_output: dict[str, str] = {}      # case key → the digest of its first run's output
+        self.cleaned: set[str] = set()
+
+    def expected(self, case: Case) -> str:
+        return digest_of_text(self.options.expect) if self.options.expect is not None else ""
+
+    def repetitions_per_process(self, case: Case) -> tuple[int, int]:
+        return 0, 1
+
+    def verify(self, case: Case) -> ProcessMeasurement | None:
+        """--setup, then the warm-up runs (untimed; their exit is judged as a timed run's)."""
+        command = self.commands[case.key]
+        if self.options.setup and (failed := self._helper(self.options.setup, command, "setup")):
+            return failed
+        for index in range(self.warmup):
+            measurement, _ = self.one_process(case, -1 - index, 0, 1, warm_up=True)
+            if measurement.outcome != "ok":
+                measurement.detail = f"in a warm-up run: {measurement.detail}"
+                return measurement
+        return None
+
+    def one_process(self, case: Case, index: int, warmup: int, repeat: int,
+                    warm_up: bool = False) -> tuple[ProcessMeasurement, list[Repetition]]:
+        command = self.commands[case.key]
+        prepare = per_command(self.options.prepare, command.number)
+        if prepare and (failed := self._helper(prepare, command, "prepare")):
+            return failed, []
+        iteration = f"warmup-{-1 - index}" if warm_up else str(index)
+        with _OutputPolicy(per_command(self.options.output, command.number)) as echo:
+            finished = run_measured(list(command.argv), self.settings.timeout, self.settings.memory_limit_kb,
+                                    env={**os.environ, "HYPERFINE_ITERATION": iteration}, protocol=False,
+                                    echo_stdout=echo)
+        conclude = per_command(self.options.conclude, command.number)
+        if conclude and (failed := self._helper(conclude, command, "conclude")):
+            return failed, []
+        digest = finished.stdout_digest[:16]
+        outcome, detail = self._verdict(case, finished, digest)
+        startup = self.shell_startup
+        measurement = ProcessMeasurement(
+            index, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
+            finished.voluntary_switches, finished.involuntary_switches, finished.exit_code, outcome, detail,
+            finished.stderr[-STDERR_TAIL:], finished.tree_peak_rss_kb, finished.memory)
+        corrected = {"exit_code": finished.exit_code, "shell_startup_ns": startup.wall_ns,
+                     "user_ns": max(0, finished.user_ns - startup.user_ns),
+                     "sys_ns": max(0, finished.sys_ns - startup.sys_ns)}
+        reps = [] if warm_up else [Repetition(index, 0, max(0, finished.wall_ns - startup.wall_ns), 1, digest,
+                                              outcome == "ok", corrected)]
+        return measurement, reps
+
+    def _verdict(self, case: Case, finished, digest: str) -> tuple[str, str]:
+        if finished.out_of_memory:
+            return "limit", "out of memory (the case's memory limit)"
+        if finished.timed_out:
+            return "timeout", f"killed after {self.settings.timeout:g} s"
+        if finished.exit_code != 0 and not self._ignored(finished.exit_code):
+            how = f"killed by signal {finished.signal}" if finished.signal else f"exit {finished.exit_code}"
+            return "crash", f"{how} (--ignore-failure accepts it)"
+        if self.options.expect is not None and finished.stdout_head.strip() != self.options.expect.strip():
+            return "wrong-checksum", "its output is not --expect's"
+        first = self.first_output.setdefault(case.key, digest)
+        if self.options.expect_same and digest != first:
+            return "wrong-checksum", "its output differs from the first run's (--expect-same)"
+        return "ok", ""
+
+    def _ignored(self, exit_code: int | None) -> bool:
+        """hyperfine's rule: a signal is never ignored by a list of codes, only by 'all-non-zero'."""
+        if self.ignored is None:
+            return False
+        return self.ignored == () or (exit_code is not None and exit_code in self.ignored)
+
+    def _helper(self, template: str, command: Command, what: str) -> ProcessMeasurement | None:
+        """A --prepare / --setup / --cleanup / --conclude command, with the run's parameters,
+        run as the commands are (through the shell, or split with -N); its failure is the case's
+        failure (hyperfine stops there too)."""
+        parameters = dict(command.parameters)
+        if self.options.shell == "none":
+            argv = [substitute(word, parameters) for word in shlex.split(template)]
+        else:
+            argv = [*shell_words(self.options.shell), "-c", substitute(template, parameters, shlex.quote)]
+        finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
+        if finished.exit_code == 0:
+            return None
+        return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
+                                  0, 0, finished.exit_code, "crash",
+                                  f"The {what} command terminated with a non-zero exit code "
+                                  f"({finished.exit_code}): {template}", finished.stderr[-STDERR_TAIL:])
+
+    def group_finished(self, cases: list[Case]) -> None:
+        """--cleanup once per command, after all its runs."""
+        if not self.options.cleanup:
+            return
+        for case in cases:
+            if case.key not in self.cleaned:
+                self.cleaned.add(case.key)
+                self._helper(self.options.cleanup, self.commands[case.key], "cleanup")
+
+
+def unique_cases(commands: list[Command]) -> list[Case]:
+    """A case per benchmark; two that would share a key (the same command twice, or a reference
+    that is also a command) are told apart by their benchmark number, as the store needs."""
+    cases = [case_of(c) for c in commands]
+    keys = [case.key for case in cases]
+    return [case if keys.count(case.key) == 1 else
+            Case(EXEC, EXEC, f"{case.model} #{i + 1}", case.family, case.params, note=case.note)
+            for i, case in enumerate(cases)]
+
+
+class _OutputPolicy:
+    """--output for one run: `pipe` and `null` read the output (parbench always reads it, to say
+    whether it was the same in every run), `inherit` also shows it, FILE also writes it there
+    (truncated each run, as hyperfine does)."""
+
+    def __init__(self, where: str | None):
+        self.where, self.file = where or "pipe", None
+
+    def __enter__(self):
+        if self.where == "inherit":
+            return lambda chunk: (sys.stdout.buffer.write(chunk), sys.stdout.buffer.flush())
+        if self.where in ("pipe", "null"):
+            return None
+        self.file = open(self.where, "wb")
+        return self.file.write
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            self.file.close()

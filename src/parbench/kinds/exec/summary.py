@@ -1,0 +1,135 @@
+"""exec's console report in hyperfine's shape: a block per command (median with its interval,
+mean and σ, range, CPU and memory, whether its output was the same in every run), then how
+every command compares with the fastest (or --reference). An interval is named for what it is:
+from fewer than MIN_RUNS_FOR_CI runs, the range of the runs, never a "95% CI"."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from parbench.compare import compare
+from parbench.escaping import styled
+from parbench.records import CaseResult, RunRecord
+from parbench.report.rows import failure_rows
+from parbench.stats import grouped_samples
+from parbench.units import format_bytes, format_duration
+
+# Below this many runs a bootstrap interval of the median is little more than the range of the
+# runs and covers the true median far less often than 95 % (2 runs: 50 %, 5 runs: 94 % at best).
+MIN_RUNS_FOR_CI = 10
+
+# hyperfine's limit: below it a time is within the error of the shell's start-up it had subtracted.
+FAST_NS = 5_000_000
+
+UNITS = {"second": 1e9, "millisecond": 1e6, "microsecond": 1e3}
+SYMBOLS = {"second": "s", "millisecond": "ms", "microsecond": "µs"}
+
+
+def duration(ns: float, unit: str | None) -> str:
+    if unit is None:
+        return format_duration(ns)
+    return f"{ns / UNITS[unit]:.4g} {SYMBOLS[unit]}"
+
+
+def output_sentence(result: CaseResult) -> str:
+    digests = {r.checksum for r in result.run.repetitions}
+    if len(digests) <= 1:
+        return "output identical in every run ✓"
+    return f"output varies ({len(digests)} different outputs in {len(result.run.repetitions)} runs)"
+
+
+def time_lines(result: CaseResult, unit: str | None) -> list[str]:
+    s = result.stats
+    mean = f"mean {duration(s.mean_ns, unit)} ± {duration(s.stdev_ns, unit)} (σ)"
+    if s.n < MIN_RUNS_FOR_CI:
+        return [f"  Time (median, range):   {duration(s.median_ns, unit)}  [{duration(s.min_ns, unit)} … "
+                f"{duration(s.max_ns, unit)}]    {mean}    {s.n} run{'s' if s.n != 1 else ''} (too few for a "
+                f"95% CI: at least {MIN_RUNS_FOR_CI})"]
+    low, high = s.median_ci_ns
+    return [f"  Time (median, 95% CI):  {duration(s.median_ns, unit)}  [{duration(low, unit)} … "
+            f"{duration(high, unit)}]    {mean}    {s.n} runs",
+            f"  Range (min … max):      {duration(s.min_ns, unit)} … {duration(s.max_ns, unit)}"]
+
+
+def _title(result: CaseResult) -> str:
+    """hyperfine's `Benchmark N: name`, with the command line (and any unused parameter) beside a name."""
+    case = result.case
+    return case.note if case.note.startswith(case.model) else case.model + (f" ({case.note})" if case.note else "")
+
+
+def command_block(number: int, result: CaseResult, unit: str | None, shell_used: bool) -> list[str]:
+    s, run = result.stats, result.run
+    if s is None:
+        return [f"Benchmark {number}: {_title(result)}", f"  {run.status}: {run.reason}"]
+    reps = [r for r in run.repetitions if r.verified]
+    runs = len(reps) or 1
+    user = sum(r.extra.get("user_ns", 0) for r in reps) / runs
+    system = sum(r.extra.get("sys_ns", 0) for r in reps) / runs
+    lines = [f"Benchmark {number}: {_title(result)}", *time_lines(result, unit),
+             f"  CPU per run: user {duration(user, unit)}, system {duration(system, unit)} · peak memory "
+             f"(whole tree) {format_bytes(1024 * (s.peak_rss_kb or 0))} · {output_sentence(result)}"]
+    if shell_used and s.min_ns < FAST_NS:
+        lines.append(f"  Warning: a run took less than {format_duration(FAST_NS)} once the shell's start-up was "
+                     "subtracted: its time is within that correction's own error (-N runs it without a shell)")
+    return lines
+
+
+def _against(other: CaseResult, reference: CaseResult) -> str:
+    name = f"'{other.case.model}'"
+    if reference.stats.min_ns <= 0:
+        return f"    no ratio with {name}: the reference's time is 0 once the shell's start-up is subtracted"
+    if other.stats.median_ns <= 0:
+        return f"    no ratio with {name}: its time is 0 once the shell's start-up is subtracted"
+    if min(other.stats.n, reference.stats.n) < MIN_RUNS_FOR_CI:
+        ratio = other.stats.median_ns / reference.stats.median_ns
+        how = f"{ratio:.2f}x faster than" if ratio >= 1 else f"{1 / ratio:.2f}x slower than"
+        return f"    {how} {name} (ratio of medians; fewer than {MIN_RUNS_FOR_CI} runs: no CI)"
+    c = compare(grouped_samples(other.run), grouped_samples(reference.run), reference.case.key)
+    low, high = c.ratio_ci
+    if not c.significant:
+        return f"    no significant difference from {name} [{low:.2f}–{high:.2f}x]"
+    if c.ratio > 1:
+        return f"    {c.ratio:.2f}x faster than {name} [{low:.2f}–{high:.2f}x]"
+    return f"    {1 / c.ratio:.2f}x slower than {name} [{1 / high:.2f}–{1 / low:.2f}x]"
+
+
+def comparison_lines(results: list[CaseResult], reference_key: str | None, by_command: bool) -> list[str]:
+    """The reference (--reference, else the fastest) against every other command, fastest first
+    (or as given with --sort command)."""
+    measured = [r for r in results if r.stats is not None]
+    if len(measured) < 2:
+        return []
+    reference = next((r for r in measured if r.case.key == reference_key), None) \
+        or min(measured, key=lambda r: r.stats.median_ns)
+    others = [r for r in measured if r is not reference]
+    if not by_command:
+        others.sort(key=lambda r: r.stats.median_ns)
+    return [f"  '{reference.case.model}' ran"] + [_against(other, reference) for other in others]
+
+
+def shell_line(options: dict) -> str | None:
+    startup = options.get("shell_startup")
+    if not startup or not startup.get("runs"):
+        return None
+    return (f"Shell start-up ({options.get('shell')} -c '', mean of {startup['runs']} runs): "
+            f"{format_duration(startup['wall_ns'])}, subtracted from every run (-N measures without a shell)")
+
+
+def print_exec(record: RunRecord, console: Console, reference_key: str | None = None, unit: str | None = None,
+               by_command: bool = False) -> None:
+    console.print()
+    if line := shell_line(record.options):
+        console.print(line, highlight=False)
+        console.print()
+    shell_used = record.options.get("shell") != "none"
+    for number, result in enumerate(record.results, 1):
+        for line in command_block(number, result, unit, shell_used):
+            console.print(line, highlight=False)
+        console.print()
+    lines = comparison_lines(record.results, reference_key, by_command)
+    if lines:
+        console.print(styled(("Comparison", "bold"), " (ratio of medians, 95% CI)"))
+        for line in lines:
+            console.print(line, highlight=False)
+        console.print()
+    for row in failure_rows(record):
+        console.print(styled((row[1], "red"), f" {row[0]}: {row[2]} {row[3]}"), highlight=False)
