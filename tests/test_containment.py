@@ -99,3 +99,16 @@ def test_a_list_that_leaves_a_process_holding_its_stdout_does_not_hold_parbench(
     assert done.returncode == 0, done.stderr
     assert "kill-launcher" in done.stdout and time.time() - started < 30
     assert _gone(mark) == []
+
+
+def test_a_killed_launcher_leaves_no_cgroup_behind_not_even_those_of_its_next_runs():
+    from parbench import process
+    run_measured(["true"], 10, protocol=False)           # a launcher with the next runs made ready
+    launcher = process._local.launcher.process.pid
+    deadline = time.time() + 5                            # made right after the answer
+    while not process._made_by(launcher) and time.time() < deadline:
+        time.sleep(0.01)
+    assert process._made_by(launcher), "the next runs' cgroups are made ahead"
+    finished = run_measured(["sh", "-c", "kill -9 $PPID; sleep 5"], 20)
+    assert finished.exit_code is None
+    assert process._made_by(launcher) == []

@@ -1,56 +1,81 @@
-/* parbench-launch: runs one benchmark process tree, keeps it on a leash, and reports the
- * kernel's measurements of the whole tree as one JSON line on a file descriptor.
+/* parbench-launch: a resident launcher. It stays up for as long as the harness runs benchmark
+ * processes, runs each process tree it is asked to, keeps it on a leash, and answers with the
+ * kernel's measurements of the whole tree and what the tree printed.
  *
  * Why it exists:
  * - Linux keeps a process's peak RSS (ru_maxrss) across fork and exec, so a benchmark forked
  *   straight from the Python harness would report the harness's ~40 MiB as its own peak. The
  *   benchmark is forked from this small program instead.
  * - ru_maxrss is the largest single process, not the tree: a pool of 40 worker processes would
- *   look as cheap as one. The tree's memory is sampled here (the sum of every process's RSS at
- *   the same moment), and read from a memory cgroup's peak where the machine gives one.
- * - A benchmark must never outlive its case or the harness: this launcher is a child subreaper
- *   (orphans, setsid() escapees included, are re-parented to it), puts the tree in its own
- *   cgroup where it can, dies with the harness (PR_SET_PDEATHSIG), and kills every process of
- *   the tree when the benchmark's main process ends, times out, runs out of memory or when it
- *   is told to stop.
- * - A memory limit per case: a cgroup limit where possible (the kernel's OOM killer then picks
- *   inside the case, never elsewhere on the machine), else the sampled sum is enforced here.
+ *   look as cheap as one. The tree's memory is sampled here (the sum of every process's RSS and
+ *   PSS at the same moment), and read from a memory cgroup's peak where the machine gives one.
+ * - A benchmark must never outlive its run or the harness: this launcher is a child subreaper
+ *   (orphans, setsid() escapees included, are re-parented to it), puts each run's tree in a
+ *   cgroup of its own where it can, dies with the harness (PR_SET_PDEATHSIG), and kills every
+ *   process of the tree when the benchmark's main process ends, times out, runs out of memory,
+ *   floods its output, or when the launcher is told to stop.
+ * - A memory limit per run: a cgroup limit where possible (the kernel's OOM killer then picks
+ *   inside the run, never elsewhere on the machine), else the sampled sum is enforced here.
+ * - The harness must not compete with what it measures: it sends one request per run and then
+ *   sleeps in one read until the answer. Reading the output (its SHA-256, the protocol's lines,
+ *   the time each line arrived, the caps on its size) and stderr's tail happen here, in C.
  *
- * The report fd first gets a line "cgroup PATH" per cgroup made for the tree, then the JSON line.
+ * Protocol (stdin: requests, stdout: answers; process.py is the other end):
+ *   request: 10 ASCII digits giving the length, then that many bytes of NUL-terminated fields:
+ *            timeout_ms memory_limit_kb sample_ms keep_lines echo max_stdout_bytes
+ *            max_line_bytes max_lines head_bytes stderr_tail_bytes cwd argc argv... envc env...
+ *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
+ *            at once so that the harness can empty it should this launcher die), "echo" (output
+ *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
+ *            line arrived, ns after the start, space-separated), "head", "stderr", and last
+ *            "result", one JSON object.
+ * The processes of the next runs are forked and placed in their cgroups ahead, between runs
+ * (see "the next runs' processes" below).
+ * End of file on stdin ends the launcher; SIGTERM, SIGINT, SIGHUP or SIGQUIT end the run in
+ * progress (its answer says which) and then the launcher.
  *
- * usage: parbench-launch --report-fd N [--timeout-ms MS] [--memory-limit-kb KB]
- *                        [--sample-ms MS] [--parent-pid PID] -- CMD ARGS...
+ * usage: parbench-launch [--parent-pid PID]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_TRACKED 65536
+#define MAX_FIELDS 65536
 
-struct options {
-    int report_fd;
+extern char **environ;
+
+struct request {
     long long timeout_ms;        /* 0: none */
     long long memory_limit_kb;   /* 0: none */
     long long sample_ms;
-    pid_t parent_pid;
-    char **command;
+    int keep_lines, echo;
+    long long max_stdout_bytes, max_line_bytes, max_lines, head_bytes, stderr_tail_bytes;
+    char *cwd;
+    char **argv, **env;
 };
 
 struct cgroup {
+    long long run;               /* which run of this launcher: part of the cgroups' names */
     int version;                 /* 0: none, 1 or 2 */
     char path[PATH_MAX - 128];   /* room for a file name after it */
     char kill_path[PATH_MAX - 128];  /* a v2 cgroup with cgroup.kill holding the tree, or "" */
@@ -59,9 +84,13 @@ struct cgroup {
 struct tree_memory {
     pid_t pids[MAX_TRACKED];
     int count;
-    long long peak_kb;
-    long long samples;
+    long long peak_kb, peak_pss_kb;
+    long long samples, pss_samples, pss_cost_ns;
     int rescans;                 /* ticks until the next /proc scan (no cgroup) */
+};
+
+struct usage {                   /* the run's children, summed as they are reaped */
+    long long user_ns, sys_ns, max_rss_kb, nvcsw, nivcsw;
 };
 
 static long long now_ns(void) {
@@ -72,6 +101,78 @@ static long long now_ns(void) {
 
 static long long tv_ns(struct timeval t) {
     return (long long)t.tv_sec * 1000000000LL + (long long)t.tv_usec * 1000LL;
+}
+
+/* --- SHA-256 (FIPS 180-4) of everything the run prints: exec compares runs by it ---------- */
+struct sha256 {
+    uint32_t h[8];
+    uint64_t length;
+    unsigned char block[64];
+    size_t used;
+};
+
+static const uint32_t SHA_K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha256_init(struct sha256 *s) {
+    static const uint32_t start[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, start, sizeof start);
+    s->length = 0;
+    s->used = 0;
+}
+
+static void sha256_block(struct sha256 *s, const unsigned char *p) {
+    uint32_t w[64], a[8];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROTR(w[i - 15], 7) ^ ROTR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROTR(w[i - 2], 17) ^ ROTR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    memcpy(a, s->h, sizeof a);
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = a[7] + (ROTR(a[4], 6) ^ ROTR(a[4], 11) ^ ROTR(a[4], 25)) + ((a[4] & a[5]) ^ (~a[4] & a[6]))
+                      + SHA_K[i] + w[i];
+        uint32_t t2 = (ROTR(a[0], 2) ^ ROTR(a[0], 13) ^ ROTR(a[0], 22)) + ((a[0] & a[1]) ^ (a[0] & a[2]) ^ (a[1] & a[2]));
+        memmove(a + 1, a, 7 * sizeof a[0]);
+        a[4] += t1;
+        a[0] = t1 + t2;
+    }
+    for (int i = 0; i < 8; i++) s->h[i] += a[i];
+}
+
+static void sha256_update(struct sha256 *s, const unsigned char *data, size_t n) {
+    s->length += n;
+    while (n) {
+        size_t take = 64 - s->used < n ? 64 - s->used : n;
+        memcpy(s->block + s->used, data, take);
+        s->used += take, data += take, n -= take;
+        if (s->used == 64) {
+            sha256_block(s, s->block);
+            s->used = 0;
+        }
+    }
+}
+
+static void sha256_hex(struct sha256 *s, char out[65]) {
+    uint64_t bits = s->length * 8;
+    unsigned char pad = 0x80, zero = 0, length[8];
+    sha256_update(s, &pad, 1);
+    while (s->used != 56) sha256_update(s, &zero, 1);
+    for (int i = 0; i < 8; i++) length[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha256_update(s, length, 8);
+    for (int i = 0; i < 8; i++) snprintf(out + 8 * i, 9, "%08x", s->h[i]);
 }
 
 /* --- small file helpers ------------------------------------------------------------------ */
@@ -126,8 +227,8 @@ static int cgroup_v1(struct cgroup *cg) {
         if (!path) continue;
         *path++ = 0;
         if (strcmp(controllers + 1, "memory") != 0) continue;
-        snprintf(cg->path, sizeof cg->path, "/sys/fs/cgroup/memory%s/parbench-%d",
-                 strcmp(path, "/") == 0 ? "" : path, (int)getpid());
+        snprintf(cg->path, sizeof cg->path, "/sys/fs/cgroup/memory%s/parbench-%d-%lld",
+                 strcmp(path, "/") == 0 ? "" : path, (int)getpid(), cg->run);
         if (mkdir(cg->path, 0755) != 0) return -1;
         cg->version = 1;
         return 0;
@@ -142,7 +243,7 @@ static int cgroup_v2(struct cgroup *cg) {
     if (mkdir("/sys/fs/cgroup/parbench", 0755) != 0 && errno != EEXIST) return -1;
     write_text("/sys/fs/cgroup", "cgroup.subtree_control", "+memory");
     if (write_text("/sys/fs/cgroup/parbench", "cgroup.subtree_control", "+memory") != 0) return -1;
-    snprintf(cg->path, sizeof cg->path, "/sys/fs/cgroup/parbench/%d", (int)getpid());
+    snprintf(cg->path, sizeof cg->path, "/sys/fs/cgroup/parbench/%d-%lld", (int)getpid(), cg->run);
     if (mkdir(cg->path, 0755) != 0) return -1;
     cg->version = 2;
     return 0;
@@ -161,7 +262,7 @@ static void kill_group_setup(struct cgroup *cg) {
         return;
     }
     if (mkdir("/sys/fs/cgroup/unified/parbench", 0755) != 0 && errno != EEXIST) return;
-    snprintf(cg->kill_path, sizeof cg->kill_path, "/sys/fs/cgroup/unified/parbench/%d", (int)getpid());
+    snprintf(cg->kill_path, sizeof cg->kill_path, "/sys/fs/cgroup/unified/parbench/%d-%lld", (int)getpid(), cg->run);
     snprintf(probe, sizeof probe, "%s/cgroup.kill", cg->kill_path);
     if (mkdir(cg->kill_path, 0755) != 0 || access(probe, W_OK) != 0) {
         rmdir(cg->kill_path);
@@ -169,23 +270,13 @@ static void kill_group_setup(struct cgroup *cg) {
     }
 }
 
-static void cgroup_setup(struct cgroup *cg, long long limit_kb) {
+static void cgroup_setup(struct cgroup *cg) {
     cg->version = 0;
     cg->kill_path[0] = 0;
     if (getenv("PARBENCH_NO_CGROUP")) return;      /* tests of the sampled fallback */
     if (cgroup_v2(cg) != 0 && cgroup_v1(cg) != 0) {
         cg->version = 0;
         return;
-    }
-    if (limit_kb > 0) {
-        char limit[32];
-        snprintf(limit, sizeof limit, "%lld", limit_kb * 1024);
-        if (write_text(cg->path, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes", limit) != 0) {
-            rmdir(cg->path);
-            cg->version = 0;
-        } else if (cg->version == 2) {
-            write_text(cg->path, "memory.swap.max", "0");
-        }
     }
     kill_group_setup(cg);
 }
@@ -200,6 +291,29 @@ static long long cgroup_oom_kills(const struct cgroup *cg) {
                             : read_keyed(cg->path, "memory.oom_control", "oom_kill");
 }
 
+/* --- the rest of the machine -------------------------------------------------------------- */
+/* CPU time of every CPU since boot (/proc/stat's first line): busy (user, nice, system, irq,
+ * softirq; guests are inside user) and stolen by the hypervisor, in ns. Read just before and
+ * just after a run, so that a run measured while the machine was busy elsewhere, or while its
+ * virtual CPUs were taken away, says so. The kernel counts in ticks (10 ms). */
+struct machine_cpu {
+    long long busy_ns, steal_ns;
+};
+
+static struct machine_cpu machine_cpu(void) {
+    struct machine_cpu now = {-1, -1};
+    char text[512];
+    long long user, nice, system, idle, iowait, irq, softirq, steal;
+    if (read_text("/proc/stat", text, sizeof text) > 0 &&
+        sscanf(text, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &user, &nice, &system, &idle, &iowait,
+               &irq, &softirq, &steal) == 8) {
+        long long tick_ns = 1000000000LL / sysconf(_SC_CLK_TCK);
+        now.busy_ns = (user + nice + system + irq + softirq) * tick_ns;
+        now.steal_ns = steal * tick_ns;
+    }
+    return now;
+}
+
 /* --- the tree: which processes, how much memory ------------------------------------------ */
 static pid_t parent_of(pid_t pid) {
     char path[64], text[1024];
@@ -212,7 +326,18 @@ static pid_t parent_of(pid_t pid) {
     return sscanf(end + 2, "%c %d", &state, &ppid) == 2 ? ppid : -1;
 }
 
-/* Every live descendant of `root`, found by one scan of /proc (used without a cgroup). */
+/* The processes waiting for a later run (see "the next runs' processes" below): children of
+ * this launcher, but of no run's tree, so never counted in one nor killed with it. */
+static pid_t parked_pids[16];
+static int parked_pid_count;
+
+static int is_parked(pid_t pid) {
+    for (int i = 0; i < parked_pid_count; i++)
+        if (parked_pids[i] == pid) return 1;
+    return 0;
+}
+
+/* Every live descendant of `root` but the parked, found by one scan of /proc. */
 static int descendants(pid_t root, pid_t *out, int max) {
     static pid_t pid[MAX_TRACKED], ppid[MAX_TRACKED];
     int n = 0, count = 0;
@@ -228,7 +353,7 @@ static int descendants(pid_t root, pid_t *out, int max) {
     out[count++] = root;
     for (int i = 0; i < count && count < max; i++)       /* breadth first from root */
         for (int j = 0; j < n && count < max; j++)
-            if (ppid[j] == out[i]) out[count++] = pid[j];
+            if (ppid[j] == out[i] && !is_parked(pid[j])) out[count++] = pid[j];
     for (int i = 1; i < count; i++) out[i - 1] = out[i];  /* root (the launcher) is not counted */
     return count - 1;
 }
@@ -257,9 +382,23 @@ static long long resident_kb(pid_t pid) {
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* One sample: the sum of the tree's RSS now. Without a cgroup the list of processes is
- * refreshed by a /proc scan every 10th sample, which is the expensive part. */
-static long long sample_tree(struct tree_memory *tree, const struct cgroup *cg) {
+/* A process's proportional set size: each page shared by k processes counts 1/k, so the sum
+ * over a tree counts every copy-on-write page of a forked pool once. */
+static long long proportional_kb(pid_t pid) {
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+    if (read_text(path, text, sizeof text) <= 0) return 0;
+    char *pss = strstr(text, "\nPss:");
+    return pss ? atoll(pss + 5) : 0;
+}
+
+/* One sample: the sum of the tree's RSS now, and of its PSS when that is cheap enough.
+ * Without a cgroup the list of processes is refreshed by a /proc scan every 10th sample, which
+ * is the expensive part. smaps_rollup walks every page table of a process (a large JVM takes
+ * milliseconds), so PSS is read only while it has cost under PSS_SHARE of the run's time: the
+ * launcher must not compete with what it measures. */
+#define PSS_SHARE 0.02
+static long long sample_tree(struct tree_memory *tree, const struct cgroup *cg, long long elapsed_ns) {
     if (cg->version) {
         tree->count = cgroup_members(cg, tree->pids, MAX_TRACKED);
     } else if (tree->rescans-- <= 0) {
@@ -270,20 +409,46 @@ static long long sample_tree(struct tree_memory *tree, const struct cgroup *cg) 
     for (int i = 0; i < tree->count; i++) sum += resident_kb(tree->pids[i]);
     if (sum > tree->peak_kb) tree->peak_kb = sum;
     tree->samples++;
+    if (tree->pss_cost_ns <= PSS_SHARE * elapsed_ns) {
+        long long began = now_ns(), pss = 0;
+        for (int i = 0; i < tree->count; i++) pss += proportional_kb(tree->pids[i]);
+        tree->pss_cost_ns += now_ns() - began;
+        if (pss > tree->peak_pss_kb) tree->peak_pss_kb = pss;
+        tree->pss_samples++;
+    }
     return sum;
 }
 
-/* Reaps every child that has ended; the main child's status and rusage are kept. */
-static void reap(pid_t main_child, int *main_alive, int *status, struct rusage *usage) {
+/* Reaps every child that has ended, adding its rusage (which holds its own reaped children's)
+ * to the run's: a resident launcher outlives many runs, so RUSAGE_CHILDREN would mix them. */
+static void reap(pid_t main_child, int *main_alive, int *status, struct usage *usage) {
     struct rusage ended_usage;
     int ended_status;
     pid_t done;
-    while ((done = wait4(-1, &ended_status, WNOHANG, &ended_usage)) > 0)
+    while ((done = wait4(-1, &ended_status, WNOHANG, &ended_usage)) > 0) {
+        usage->user_ns += tv_ns(ended_usage.ru_utime);
+        usage->sys_ns += tv_ns(ended_usage.ru_stime);
+        if (ended_usage.ru_maxrss > usage->max_rss_kb) usage->max_rss_kb = ended_usage.ru_maxrss;
+        usage->nvcsw += ended_usage.ru_nvcsw;
+        usage->nivcsw += ended_usage.ru_nivcsw;
         if (done == main_child) {
             *main_alive = 0;
             *status = ended_status;
-            *usage = ended_usage;
         }
+    }
+}
+
+/* Whether any process but the parked is left that this launcher will reap: a subreaper whose
+ * only children are parked has no run's descendants either (an orphan of the run comes back to
+ * it as a child), which spares the /proc scan after a run that left nothing behind. Where the
+ * kernel does not list a process's children, the scan is made. */
+static int has_children(void) {
+    char path[64], text[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    if (read_text(path, text, sizeof text) < 0) return 1;
+    for (char *word = strtok(text, " \n"); word; word = strtok(NULL, " \n"))
+        if (!is_parked((pid_t)atoi(word))) return 1;
+    return 0;
 }
 
 /* Kills every process of the tree and reaps them; returns how many besides the main child
@@ -291,17 +456,18 @@ static void reap(pid_t main_child, int *main_alive, int *status, struct rusage *
  * case's cgroups and every descendant of this launcher (a subreaper: orphans come back to it),
  * so a process that moved itself out of the memory cgroup is still found by its ancestry. */
 static int kill_tree(const struct cgroup *cg, pid_t main_child, int *main_alive, int *status,
-                     struct rusage *usage) {
+                     struct usage *usage) {
     static pid_t pids[MAX_TRACKED];
     int killed = 0;
     if (*main_alive) kill(main_child, SIGKILL);
     for (int round = 0; round < 1000; round++) {
         if (cg->kill_path[0]) write_text(cg->kill_path, "cgroup.kill", "1");
-        int count = descendants(getpid(), pids, MAX_TRACKED);
+        int count = has_children() ? descendants(getpid(), pids, MAX_TRACKED) : 0;
         if (cg->version) count += cgroup_members(cg, pids + count, MAX_TRACKED - count);
         if (cg->kill_path[0]) count += members_of(cg->kill_path, pids + count, MAX_TRACKED - count);
         for (int i = 0; i < count; i++)
-            if (pids[i] != main_child && pids[i] != getpid() && kill(pids[i], SIGKILL) == 0) killed++;
+            if (pids[i] != main_child && pids[i] != getpid() && !is_parked(pids[i]) && kill(pids[i], SIGKILL) == 0)
+                killed++;
         reap(main_child, main_alive, status, usage);
         if (count == 0 && !*main_alive) break;
         usleep(2000);
@@ -309,148 +475,464 @@ static int kill_tree(const struct cgroup *cg, pid_t main_child, int *main_alive,
     return killed;
 }
 
-/* --- arguments ---------------------------------------------------------------------------- */
-static int parse(int argc, char **argv, struct options *o) {
-    memset(o, 0, sizeof *o);
-    o->report_fd = -1;
-    o->sample_ms = 10;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            o->command = argv + i + 1;
-            return argv[i + 1] && o->report_fd >= 0 ? 0 : -1;
-        }
-        if (i + 1 >= argc) return -1;
-        long long value = atoll(argv[i + 1]);
-        if (strcmp(argv[i], "--report-fd") == 0) o->report_fd = (int)value;
-        else if (strcmp(argv[i], "--timeout-ms") == 0) o->timeout_ms = value;
-        else if (strcmp(argv[i], "--memory-limit-kb") == 0) o->memory_limit_kb = value;
-        else if (strcmp(argv[i], "--sample-ms") == 0) o->sample_ms = value > 0 ? value : 10;
-        else if (strcmp(argv[i], "--parent-pid") == 0) o->parent_pid = (pid_t)value;
-        else return -1;
-        i++;
+/* --- what the run prints ------------------------------------------------------------------ */
+struct buffer {
+    char *data;
+    size_t length, capacity;
+};
+
+static int append(struct buffer *b, const char *data, size_t n) {
+    if (b->length + n > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 4096;
+        while (capacity < b->length + n) capacity *= 2;
+        char *grown = realloc(b->data, capacity);
+        if (!grown) return -1;
+        b->data = grown, b->capacity = capacity;
     }
-    return -1;
+    memcpy(b->data + b->length, data, n);
+    b->length += n;
+    return 0;
 }
 
-int main(int argc, char **argv) {
-    struct options o;
-    if (parse(argc, argv, &o) != 0) {
-        fprintf(stderr, "usage: parbench-launch --report-fd N [--timeout-ms MS] [--memory-limit-kb KB] "
-                        "[--sample-ms MS] [--parent-pid PID] -- CMD ARGS...\n");
-        return 2;
+static void release(struct buffer *b) {
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* stdout: digested whole; its head kept; in protocol mode its lines kept within the caps,
+ * each with the time its newline arrived. A cap that is hit stops the run (`problem`). */
+struct output {
+    struct sha256 digest;
+    struct buffer head, lines, times;
+    long long total, line_count, line_start;   /* line_start: offset of the unfinished line */
+    const char *problem;                       /* "bytes", "line", "lines" or NULL */
+};
+
+static void take_stdout(struct output *out, const struct request *r, const char *chunk, size_t n,
+                        long long at_ns) {
+    sha256_update(&out->digest, (const unsigned char *)chunk, n);
+    if ((long long)out->head.length < r->head_bytes) {
+        size_t room = (size_t)(r->head_bytes - (long long)out->head.length);
+        append(&out->head, chunk, n < room ? n : room);
     }
-    FILE *report = fdopen(o.report_fd, "w");
-    if (!report) {
-        perror("parbench-launch: report fd");
-        return 2;
+    if (!r->keep_lines || out->problem) return;
+    out->total += n;
+    size_t from = out->lines.length;
+    if (append(&out->lines, chunk, n) != 0) {
+        out->problem = "bytes";
+        return;
     }
-    /* Die with the harness: SIGTERM (caught below, so the tree dies too) when it goes. */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (o.parent_pid > 0 && getppid() != o.parent_pid) return 130;   /* it went before us */
+    for (size_t i = from; i < out->lines.length; i++) {
+        if (out->lines.data[i] != '\n') continue;
+        char stamp[32];
+        int length = snprintf(stamp, sizeof stamp, "%lld ", at_ns);
+        append(&out->times, stamp, (size_t)length);
+        if ((long long)i - out->line_start > r->max_line_bytes) out->problem = "line";
+        out->line_start = (long long)i + 1;
+        out->line_count++;
+    }
+    if (out->total > r->max_stdout_bytes) out->problem = "bytes";
+    else if ((long long)out->lines.length - out->line_start > r->max_line_bytes) out->problem = "line";
+    else if (out->line_count > r->max_lines) out->problem = "lines";
+}
 
-    sigset_t handled, previous;
-    sigemptyset(&handled);
-    for (int s = 0, sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}; s < 5; s++) sigaddset(&handled, sigs[s]);
-    sigprocmask(SIG_BLOCK, &handled, &previous);
+/* stderr: only its last stderr_tail_bytes, kept in a buffer twice that size that slides. */
+static void take_stderr(struct buffer *tail, const struct request *r, const char *chunk, size_t n) {
+    append(tail, chunk, n);
+    if ((long long)tail->length > 2 * r->stderr_tail_bytes) {
+        size_t drop = tail->length - (size_t)r->stderr_tail_bytes;
+        memmove(tail->data, tail->data + drop, tail->length - drop);
+        tail->length -= drop;
+    }
+}
 
-    static struct cgroup cg;
-    cgroup_setup(&cg, o.memory_limit_kb);
-    /* Told to the harness at once, so that it can kill the groups itself should this launcher
-     * be killed or stopped by the tree it watches. */
-    if (cg.version) fprintf(report, "cgroup %s\n", cg.path);
-    if (cg.kill_path[0] && strcmp(cg.kill_path, cg.path) != 0) fprintf(report, "cgroup %s\n", cg.kill_path);
-    fflush(report);
-    static struct tree_memory tree;
+/* --- answers --------------------------------------------------------------------------------- */
+static int write_all(int fd, const char *data, size_t n) {
+    while (n) {
+        ssize_t done = write(fd, data, n);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return -1;
+        data += done, n -= (size_t)done;
+    }
+    return 0;
+}
 
-    /* The child waits at a gate until it is in the case's cgroup: moving a process between
-     * cgroups costs up to ~10 ms on cgroup v1 (an RCU grace period), which must not be
-     * timed. The clock starts when the gate opens, so it covers exec and the command, as
-     * hyperfine's does, and not the cgroup's bookkeeping. */
-    int gate[2];
-    if (pipe(gate) != 0) {
+/* Frames are gathered and written together (their data must live until then), so that the
+ * harness wakes once per answer rather than once per frame. */
+#define MAX_FRAMES 8
+static struct iovec gathered[2 * MAX_FRAMES];
+static char frame_headers[MAX_FRAMES][64];
+static int frames;
+
+static void send_frames(void) {
+    ssize_t done;
+    do done = writev(1, gathered, 2 * frames); while (done < 0 && errno == EINTR);
+    for (int i = 0; done >= 0 && i < 2 * frames; i++) {  /* a write cut short: the rest, piece by piece */
+        size_t length = gathered[i].iov_len, skip = (size_t)done < length ? (size_t)done : length;
+        done -= (ssize_t)skip;
+        if (skip < length && write_all(1, (char *)gathered[i].iov_base + skip, length - skip) != 0) break;
+    }
+    frames = 0;
+}
+
+static void frame(const char *tag, const char *data, size_t n) {
+    if (frames == MAX_FRAMES) send_frames();
+    int length = snprintf(frame_headers[frames], sizeof frame_headers[frames], "%s %zu\n", tag, n);
+    gathered[2 * frames] = (struct iovec){frame_headers[frames], (size_t)length};
+    gathered[2 * frames + 1] = (struct iovec){(void *)data, n};
+    frames++;
+}
+
+/* Output shown as it comes (exec --show-output): sent at once, before its buffer is reused. */
+static void echo(const char *chunk, size_t n) {
+    frame("echo", chunk, n);
+    send_frames();
+}
+
+/* --- requests ------------------------------------------------------------------------------ */
+static int read_exactly(int fd, char *into, size_t n) {
+    while (n) {
+        ssize_t got = read(fd, into, n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        into += got, n -= (size_t)got;
+    }
+    return 0;
+}
+
+/* The next request's bytes from fd, its 10-digit length header included (*size all of it);
+ * NULL at end of file or on a malformed length. The caller frees it. */
+static char *read_raw(int fd, size_t *size) {
+    char header[11] = {0};
+    if (read_exactly(fd, header, 10) != 0) return NULL;
+    long long length = atoll(header);
+    if (length <= 0 || length > (1LL << 30)) return NULL;
+    char *raw = malloc((size_t)length + 11);
+    if (!raw) return NULL;
+    memcpy(raw, header, 10);
+    if (read_exactly(fd, raw + 10, (size_t)length) != 0) {
+        free(raw);
+        return NULL;
+    }
+    raw[10 + length] = 0;
+    *size = (size_t)length + 10;
+    return raw;
+}
+
+/* The request in raw (read_raw's bytes) into `r`, whose strings point into raw; -1 if malformed. */
+static int parse_request(char *raw, size_t size, struct request *r) {
+    char *data = raw + 10, *end = raw + size;
+    static char *field[MAX_FIELDS + 2];
+    int count = 0;
+    for (char *p = data; p < end && count < MAX_FIELDS; p += strlen(p) + 1) field[count++] = p;
+    if (count < 12) return -1;
+    long long *numbers[] = {&r->timeout_ms, &r->memory_limit_kb, &r->sample_ms, NULL, NULL,
+                            &r->max_stdout_bytes, &r->max_line_bytes, &r->max_lines, &r->head_bytes,
+                            &r->stderr_tail_bytes};
+    for (int i = 0; i < 10; i++)
+        if (numbers[i]) *numbers[i] = atoll(field[i]);
+    r->keep_lines = atoi(field[3]);
+    r->echo = atoi(field[4]);
+    if (r->sample_ms <= 0) r->sample_ms = 10;
+    r->cwd = field[10];
+    int argc = atoi(field[11]);
+    if (argc < 1 || 12 + argc >= count) return -1;
+    int envc = atoi(field[12 + argc]);
+    if (envc < 0 || 13 + argc + envc > count) return -1;
+    static char *argv[MAX_FIELDS + 1], *env[MAX_FIELDS + 1];
+    memcpy(argv, field + 12, (size_t)argc * sizeof *argv);
+    argv[argc] = NULL;
+    memcpy(env, field + 13 + argc, (size_t)envc * sizeof *env);
+    env[envc] = NULL;
+    r->argv = argv, r->env = env;
+    return 0;
+}
+
+/* --- the next runs' processes, made ready while the harness is busy -------------------------- */
+/* Between runs the launcher forks the next runs' processes and puts each in its run's cgroups,
+ * while the harness judges and stores the run before: moving a process between cgroups waits
+ * for an RCU grace period (up to ~17 ms) unless another move happened just before, so the
+ * processes are made PARKED at a time, which pays that wait once for PARKED runs, and none of
+ * it is timed or spent between the harness's request and its run. Each waits for its request on
+ * a pipe; the run's clock starts when the launcher hands the request over, so it covers exec and
+ * the command, as hyperfine's does, and not the cgroup's bookkeeping. */
+#define PARKED 8
+struct parked {
+    pid_t pid;                   /* 0: none */
+    int request_fd, out, err;    /* the launcher's ends */
+    struct cgroup cg;
+};
+
+/* In the child, between fork and exec: its request, its output to the launcher's pipes, stdin
+ * empty, the signals as a fresh process has them, a process group of its own (a command's
+ * `kill 0`, the `trap 'kill 0' EXIT` idiom, reaches the command's processes, never this
+ * launcher). An unreadable request (the launcher ended) ends it quietly. */
+static void become_command(int request_fd, int out, int err, const sigset_t *mask) {
+    size_t size;
+    char *raw = read_raw(request_fd, &size);
+    struct request r;
+    if (!raw || parse_request(raw, size, &r) != 0) _exit(127);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    setpgid(0, 0);
+    if (r.cwd[0] && chdir(r.cwd) != 0) {
+        fprintf(stderr, "parbench-launch: cannot enter %s: %s\n", r.cwd, strerror(errno));
+        _exit(127);
+    }
+    environ = r.env;                             /* execvp looks the command up in its PATH */
+    execvp(r.argv[0], r.argv);
+    fprintf(stderr, "parbench-launch: cannot run %s: %s\n", r.argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* `next` is made ready; `others` (already ready) keep their pipes: the new process closes its
+ * copies, else a process waiting for its request would never see the launcher's end. */
+static void park(struct parked *next, const struct parked *others, int count, long long run_number,
+                 const sigset_t *mask) {
+    int request[2], out[2], err[2];
+    next->cg.run = run_number;
+    cgroup_setup(&next->cg);
+    if (pipe2(request, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
         perror("parbench-launch: pipe");
-        return 2;
+        exit(2);
     }
     pid_t child = fork();
     if (child < 0) {
         perror("parbench-launch: fork");
-        return 2;
+        exit(2);
     }
     if (child == 0) {
-        char opened;
-        close(gate[1]);
-        while (read(gate[0], &opened, 1) < 0 && errno == EINTR) {}
-        close(gate[0]);
-        sigprocmask(SIG_SETMASK, &previous, NULL);
-        prctl(PR_SET_PDEATHSIG, 0);
-        /* A process group of its own: a command's `kill 0` (the `trap 'kill 0' EXIT` idiom)
-         * reaches the command's processes, never this launcher. */
-        setpgid(0, 0);
-        fclose(report);
-        execvp(o.command[0], o.command);
-        fprintf(stderr, "parbench-launch: cannot run %s: %s\n", o.command[0], strerror(errno));
-        _exit(127);
+        close(request[1]), close(out[0]), close(err[0]), close(0), close(1);
+        for (int i = 0; i < count; i++) close(others[i].request_fd), close(others[i].out), close(others[i].err);
+        become_command(request[0], out[1], err[1], mask);
     }
-
-    close(gate[0]);
+    close(request[0]), close(out[1]), close(err[1]);
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%d", (int)child);
-    if (cg.version) write_text(cg.path, "cgroup.procs", pid_text);
-    if (cg.kill_path[0] && write_text(cg.kill_path, "cgroup.procs", pid_text) != 0) {
-        rmdir(cg.kill_path);
-        cg.kill_path[0] = 0;
+    if (next->cg.version) write_text(next->cg.path, "cgroup.procs", pid_text);
+    if (next->cg.kill_path[0] && write_text(next->cg.kill_path, "cgroup.procs", pid_text) != 0) {
+        rmdir(next->cg.kill_path);
+        next->cg.kill_path[0] = 0;
     }
-    long long started = now_ns();
-    close(gate[1]);                              /* the child reads end-of-file: it runs */
+    next->pid = child, next->request_fd = request[1], next->out = out[0], next->err = err[0];
+}
 
+/* The launcher ends: the parked process reads end of file and exits; its cgroups go. */
+static void unpark(struct parked *next) {
+    if (!next->pid) return;
+    close(next->request_fd), close(next->out), close(next->err);
+    waitpid(next->pid, NULL, 0);
+    if (next->cg.version) rmdir(next->cg.path);
+    if (next->cg.kill_path[0]) rmdir(next->cg.kill_path);
+    next->pid = 0;
+}
+
+/* The run's memory limit on its cgroup; 0 where the cgroup cannot take it (the launcher then
+ * enforces the sampled sum). */
+static int limit_cgroup(const struct cgroup *cg, long long limit_kb) {
+    if (!cg->version || limit_kb <= 0) return 0;
+    char limit[32];
+    snprintf(limit, sizeof limit, "%lld", limit_kb * 1024);
+    if (write_text(cg->path, cg->version == 2 ? "memory.max" : "memory.limit_in_bytes", limit) != 0) return 0;
+    if (cg->version == 2) write_text(cg->path, "memory.swap.max", "0");
+    return 1;
+}
+
+/* --- one run --------------------------------------------------------------------------------- */
+static ssize_t drain(int fd, char *chunk, size_t size) {
+    ssize_t n;
+    do n = read(fd, chunk, size); while (n < 0 && errno == EINTR);
+    return n;
+}
+
+/* Runs one request on the parked process to its end and answers it; returns the signal that
+ * stopped it, or 0. */
+static int run(const struct request *r, const char *raw, size_t raw_size, struct parked *parked, int signals) {
+    static struct tree_memory tree;
+    memset(&tree, 0, sizeof tree);
+    const struct cgroup cg = parked->cg;
+    pid_t child = parked->pid;
+    parked->pid = 0;
+    int limited = limit_cgroup(&cg, r->memory_limit_kb);
+    if (cg.version) frame("cgroup", cg.path, strlen(cg.path));
+    if (cg.kill_path[0] && strcmp(cg.kill_path, cg.path) != 0) frame("cgroup", cg.kill_path, strlen(cg.kill_path));
+    send_frames();
+    static struct output output;
+    static struct buffer stderr_tail;
+    memset(&output, 0, sizeof output);
+    sha256_init(&output.digest);
+    static char chunk[1 << 16];
+
+    struct machine_cpu before = machine_cpu();
+    long long started = now_ns();
+    write_all(parked->request_fd, raw, raw_size);    /* the child reads it and runs */
+    close(parked->request_fd);
     int status = 0, main_alive = 1, timed_out = 0, out_of_memory = 0, stopped_by = 0;
-    struct rusage main_usage;
-    memset(&main_usage, 0, sizeof main_usage);
-    long long deadline = o.timeout_ms > 0 ? started + o.timeout_ms * 1000000LL : 0;
-    long long ended = 0;
+    struct usage usage = {0};
+    long long deadline = r->timeout_ms > 0 ? started + r->timeout_ms * 1000000LL : 0;
+    long long ended = 0, next_sample = started + r->sample_ms * 1000000LL;
+    struct pollfd watch[3] = {{parked->out, POLLIN, 0}, {parked->err, POLLIN, 0}, {signals, POLLIN, 0}};
     while (main_alive) {
-        struct timespec tick = {o.sample_ms / 1000, (o.sample_ms % 1000) * 1000000L};
-        siginfo_t info;
-        int sig = sigtimedwait(&handled, &info, &tick);
-        if (sig == SIGCHLD || sig < 0) {
-            /* Orphans re-parented to us are reaped too; RUSAGE_CHILDREN counts their CPU. */
-            reap(child, &main_alive, &status, &main_usage);
-            if (!main_alive) ended = now_ns();
-        } else if (sig > 0) {
-            stopped_by = sig;
-            break;
+        long long wait_ms = (next_sample - now_ns()) / 1000000LL;
+        int ready = poll(watch, 3, wait_ms > 0 ? (int)wait_ms : 0);
+        long long at = now_ns();
+        if (ready < 0 && errno != EINTR) break;
+        /* output first: what a process printed before it ended arrived before its end */
+        if (watch[0].revents) {
+            ssize_t n = drain(watch[0].fd, chunk, sizeof chunk);
+            if (n > 0) {
+                take_stdout(&output, r, chunk, (size_t)n, at - started);
+                if (r->echo) echo(chunk, (size_t)n);
+            } else watch[0].fd = -1;             /* end of file: stop polling it */
         }
-        if (!main_alive) break;
-        long long sum = sample_tree(&tree, &cg);
-        if (cg.version && o.memory_limit_kb > 0 && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
-        if (!cg.version && o.memory_limit_kb > 0 && sum > o.memory_limit_kb) out_of_memory = 1;
-        if (deadline && now_ns() > deadline) timed_out = 1;
+        if (watch[1].revents) {
+            ssize_t n = drain(watch[1].fd, chunk, sizeof chunk);
+            if (n > 0) take_stderr(&stderr_tail, r, chunk, (size_t)n);
+            else watch[1].fd = -1;
+        }
+        if (watch[2].revents) {
+            struct signalfd_siginfo info;
+            if (read(signals, &info, sizeof info) == sizeof info && info.ssi_signo != SIGCHLD) {
+                stopped_by = (int)info.ssi_signo;
+                break;
+            }
+            /* Orphans re-parented to us are reaped too, and their CPU counted. */
+            reap(child, &main_alive, &status, &usage);
+            if (!main_alive) ended = now_ns();
+        }
+        if (!main_alive || output.problem) break;
+        if (at < next_sample) continue;
+        next_sample = at + r->sample_ms * 1000000LL;
+        long long sum = sample_tree(&tree, &cg, at - started);
+        if (limited && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
+        if (!limited && r->memory_limit_kb > 0 && sum > r->memory_limit_kb) out_of_memory = 1;
+        if (deadline && at > deadline) timed_out = 1;
         if (out_of_memory || timed_out) break;
     }
     if (!ended) ended = now_ns();
-    if (cg.version && o.memory_limit_kb > 0 && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
-    int leftover = kill_tree(&cg, child, &main_alive, &status, &main_usage);
-    struct rusage all;
-    getrusage(RUSAGE_CHILDREN, &all);
+    struct machine_cpu after = machine_cpu();
+    if (limited && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
+    int leftover = kill_tree(&cg, child, &main_alive, &status, &usage);
+    /* What was still in the pipes: every writer is dead now, so each ends soon. A process
+     * outside the tree that holds one (none should) is given a second, not forever. */
+    for (long long give_up = now_ns() + 1000000000LL; (watch[0].fd >= 0 || watch[1].fd >= 0) && now_ns() < give_up;) {
+        if (poll(watch, 2, 100) <= 0) continue;
+        long long at = now_ns();
+        for (int i = 0; i < 2; i++) {
+            if (watch[i].fd < 0 || !watch[i].revents) continue;
+            ssize_t n = drain(watch[i].fd, chunk, sizeof chunk);
+            if (n <= 0) watch[i].fd = -1;
+            else if (i == 1) take_stderr(&stderr_tail, r, chunk, (size_t)n);
+            else {
+                take_stdout(&output, r, chunk, (size_t)n, at - started);
+                if (r->echo) echo(chunk, (size_t)n);
+            }
+        }
+    }
+    close(parked->out), close(parked->err);
+    if (r->keep_lines && !output.problem && (long long)output.lines.length > output.line_start) {
+        char stamp[32];                          /* the unfinished last line counts as a line */
+        int length = snprintf(stamp, sizeof stamp, "%lld ", ended - started);
+        append(&output.times, stamp, (size_t)length);
+    }
     long long peak_cgroup = cg.version ? cgroup_peak_kb(&cg) : -1;
+    long long tree_peak = tree.peak_kb > usage.max_rss_kb ? tree.peak_kb : usage.max_rss_kb;
+    char digest[65], result[1024];
+    sha256_hex(&output.digest, digest);
+    int length = snprintf(result, sizeof result,
+            "{\"wall_ns\":%lld,\"user_ns\":%lld,\"sys_ns\":%lld,\"max_rss_kb\":%lld,"
+            "\"tree_peak_rss_kb\":%lld,\"tree_peak_pss_kb\":%lld,\"pss_samples\":%lld,"
+            "\"cgroup_peak_kb\":%lld,\"memory_method\":\"%s\","
+            "\"sample_ms\":%lld,\"samples\":%lld,\"nvcsw\":%lld,\"nivcsw\":%lld,\"status\":%d,"
+            "\"timed_out\":%d,\"out_of_memory\":%d,\"memory_limit_kb\":%lld,\"limit_method\":\"%s\","
+            "\"leftover\":%d,\"stopped_by_signal\":%d,\"stdout_digest\":\"%s\",\"stdout_problem\":\"%s\","
+            "\"machine_busy_ns\":%lld,\"machine_steal_ns\":%lld}",
+            ended - started, usage.user_ns, usage.sys_ns, usage.max_rss_kb, tree_peak,
+            tree.pss_samples ? tree.peak_pss_kb : -1, tree.pss_samples, peak_cgroup,
+            cg.version == 2 ? "cgroup-v2" : cg.version == 1 ? "cgroup-v1" : "sampled",
+            r->sample_ms, tree.samples, usage.nvcsw, usage.nivcsw, status, timed_out, out_of_memory,
+            r->memory_limit_kb, r->memory_limit_kb <= 0 ? "none" : limited ? "cgroup" : "sampled",
+            leftover, stopped_by, digest, output.problem ? output.problem : "",
+            before.busy_ns < 0 || after.busy_ns < 0 ? -1 : after.busy_ns - before.busy_ns,
+            before.steal_ns < 0 || after.steal_ns < 0 ? -1 : after.steal_ns - before.steal_ns);
+    if (r->keep_lines) {
+        frame("stdout", output.lines.data, output.lines.length);
+        frame("times", output.times.data, output.times.length);
+    }
+    frame("head", output.head.data, output.head.length);
+    size_t tail = stderr_tail.length > (size_t)r->stderr_tail_bytes ? (size_t)r->stderr_tail_bytes : stderr_tail.length;
+    frame("stderr", stderr_tail.data + stderr_tail.length - tail, tail);
+    frame("result", result, (size_t)length);
+    send_frames();
+    /* After the answer, while the harness reads it: the run's cgroups go. A big output must
+     * not stay in this launcher either: the next run's process starts as a copy of it, and
+     * the kernel counts that copy in the child's peak RSS. */
     if (cg.version) rmdir(cg.path);
     if (cg.kill_path[0]) rmdir(cg.kill_path);
-    long long tree_peak = tree.peak_kb > all.ru_maxrss ? tree.peak_kb : all.ru_maxrss;
-    fprintf(report,
-            "{\"wall_ns\":%lld,\"user_ns\":%lld,\"sys_ns\":%lld,\"max_rss_kb\":%ld,"
-            "\"tree_peak_rss_kb\":%lld,\"cgroup_peak_kb\":%lld,\"memory_method\":\"%s\","
-            "\"sample_ms\":%lld,\"samples\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"status\":%d,"
-            "\"timed_out\":%d,\"out_of_memory\":%d,\"memory_limit_kb\":%lld,\"limit_method\":\"%s\","
-            "\"leftover\":%d,\"stopped_by_signal\":%d}\n",
-            ended - started, tv_ns(all.ru_utime), tv_ns(all.ru_stime), all.ru_maxrss, tree_peak,
-            peak_cgroup, cg.version == 2 ? "cgroup-v2" : cg.version == 1 ? "cgroup-v1" : "sampled",
-            o.sample_ms, tree.samples, all.ru_nvcsw, all.ru_nivcsw, status, timed_out, out_of_memory,
-            o.memory_limit_kb, o.memory_limit_kb <= 0 ? "none" : cg.version ? "cgroup" : "sampled",
-            leftover, stopped_by);
-    fclose(report);
-    (void)main_usage;
-    if (stopped_by) return 128 + stopped_by;
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    release(&output.head), release(&output.lines), release(&output.times), release(&stderr_tail);
+    return stopped_by;
+}
+
+int main(int argc, char **argv) {
+    pid_t parent = 0;
+    if (argc == 3 && strcmp(argv[1], "--parent-pid") == 0) parent = (pid_t)atoll(argv[2]);
+    else if (argc != 1) {
+        fprintf(stderr, "usage: parbench-launch [--parent-pid PID] (requests on stdin, see launcher.c)\n");
+        return 2;
+    }
+    /* Die with the harness: SIGTERM (read below, so the tree dies too) when it goes. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (parent > 0 && getppid() != parent) return 130;   /* it went before us */
+    signal(SIGPIPE, SIG_IGN);                             /* a harness gone: write fails, we end */
+    /* A run's output buffers are given back to the kernel when freed (glibc would otherwise
+     * raise its threshold and keep them): the next runs' processes are copies of this one, and
+     * the kernel counts what a copy starts with in its peak RSS. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 16);
+    sigset_t handled, previous;
+    sigemptyset(&handled);
+    for (int s = 0, sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}; s < 5; s++) sigaddset(&handled, sigs[s]);
+    sigprocmask(SIG_BLOCK, &handled, &previous);
+    int signals = signalfd(-1, &handled, SFD_CLOEXEC);
+    if (signals < 0) {
+        perror("parbench-launch: signalfd");
+        return 2;
+    }
+    static struct parked ready[PARKED];
+    int parked = 0;
+    for (long long run_number = 0;; run_number++) {
+        for (; parked == 0; parked = PARKED)
+            for (int i = PARKED - 1; i >= 0; i--)
+                park(&ready[i], ready + i + 1, PARKED - 1 - i, run_number + PARKED - 1 - i, &previous);
+        struct pollfd idle[2] = {{0, POLLIN, 0}, {signals, POLLIN, 0}};
+        int ended_by = 0;
+        while (!ended_by) {                      /* between runs: a request, or the end */
+            if (poll(idle, 2, -1) < 0 && errno != EINTR) ended_by = 2;
+            if (idle[0].revents) break;
+            struct signalfd_siginfo info;
+            if (idle[1].revents && read(signals, &info, sizeof info) == sizeof info && info.ssi_signo != SIGCHLD)
+                ended_by = 128 + (int)info.ssi_signo;
+        }
+        size_t size;
+        char *raw = ended_by ? NULL : read_raw(0, &size);
+        struct request r;
+        if (!raw || parse_request(raw, size, &r) != 0) {
+            free(raw);
+            while (parked) unpark(&ready[--parked]);
+            return ended_by;
+        }
+        parked--;
+        parked_pid_count = parked;
+        for (int i = 0; i < parked; i++) parked_pids[i] = ready[i].pid;
+        int stopped_by = run(&r, raw, size, &ready[parked], signals);
+        free(raw);
+        if (stopped_by) {
+            while (parked) unpark(&ready[--parked]);
+            return 128 + stopped_by;
+        }
+    }
 }

@@ -1,19 +1,23 @@
 """Runs one fresh process tree under the launcher (launcher.c) and measures it as the kernel sees it.
 
-The launcher forks the command, keeps it in a memory cgroup where the machine allows (else it
-samples the tree from /proc), enforces the timeout and the memory limit, kills every process of
-the tree when the command ends (setsid() escapees included), dies with the harness, and reports
-wall, CPU, the largest process's peak RSS and the whole tree's peak as one JSON line.
-Output is read as a stream with caps, so a benchmark that floods stdout or prints one enormous
-line is a `bad-output` result instead of a harness that runs out of memory.
+The launcher stays resident (one per harness thread) and forks each run it is sent: it keeps the
+tree in memory cgroups of its own where the machine allows (else it samples the tree from /proc),
+enforces the timeout and the memory limit, kills every process of the tree when the command ends
+(setsid() escapees included), dies with the harness, and answers with wall, CPU, the largest
+process's peak RSS, the whole tree's peak (RSS and PSS) and what the run printed. It reads the
+output itself, as a stream with caps, so a benchmark that floods stdout or prints one enormous
+line is a `bad-output` result instead of a harness that runs out of memory; and the harness
+sleeps in one read while a command runs, so it takes nothing from what it measures.
 """
 from __future__ import annotations
 
-import collections
+import atexit
 import functools
+import glob
 import hashlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -42,7 +46,7 @@ class LauncherMissing(RuntimeError):
 @dataclass
 class Finished:
     stdout_lines: list[str]        # protocol mode only; empty when the output was only digested
-    stdout_times: list[int]        # when each line arrived, ns after the start (plausibility checks)
+    stdout_times: list[int]        # when each line arrived, ns after the start, stamped by the launcher
     stdout_digest: str             # SHA-256 of all stdout bytes (exec compares runs by it)
     stdout_problem: str | None     # a cap that was hit: the process was stopped for it
     stdout_head: str               # the first MAX_LINE_BYTES of stdout (exec's --expect, messages)
@@ -59,6 +63,9 @@ class Finished:
     tree_peak_rss_kb: int = 0      # the whole tree at one moment (sampled), never below max_rss_kb
     memory: dict = field(default_factory=dict)   # how memory was measured and limited, leftovers
     out_of_memory: bool = False
+    # The rest of the machine while it ran (/proc/stat, in 10 ms ticks): `steal_ns`, CPU time the
+    # hypervisor took away, and `others_cores`, the cores kept busy by everything but this tree.
+    machine_load: dict = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=1)
@@ -81,60 +88,103 @@ def launcher() -> str:
     return str(binary)
 
 
-class _StdoutReader(threading.Thread):
-    """Reads stdout to its end; keeps lines (protocol mode) within the caps, digests everything."""
-
-    def __init__(self, stream, keep_lines: bool, on_overflow, echo=None):
-        super().__init__(daemon=True)
-        self.stream, self.keep_lines, self.on_overflow, self.echo = stream, keep_lines, on_overflow, echo
-        self.lines: list[str] = []
-        self.times: list[int] = []
-        self.started = time.perf_counter_ns()
-        self.digest = hashlib.sha256()
-        self.problem: str | None = None
-        self.head = b""
-        self._total = 0
-
-    def run(self) -> None:
-        pending = b""
-        for chunk in iter(lambda: self.stream.read1(65536), b""):
-            self.digest.update(chunk)
-            if len(self.head) < MAX_LINE_BYTES:
-                self.head += chunk[:MAX_LINE_BYTES - len(self.head)]
-            if self.echo is not None:
-                self.echo(chunk)
-            if not self.keep_lines or self.problem:
-                continue
-            self._total += len(chunk)
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            self.lines += [line.decode(errors="replace") for line in complete]
-            self.times += [time.perf_counter_ns() - self.started] * len(complete)
-            if self._total > MAX_STDOUT_BYTES:
-                self._overflow(f"stdout exceeded {MAX_STDOUT_BYTES >> 20} MiB (the protocol prints one "
-                               "short JSON line per repetition)")
-            elif len(pending) > MAX_LINE_BYTES or any(len(l) > MAX_LINE_BYTES for l in complete):
-                self._overflow(f"a stdout line exceeded {MAX_LINE_BYTES >> 20} MiB")
-            elif len(self.lines) > MAX_STDOUT_LINES:
-                self._overflow(f"stdout exceeded {MAX_STDOUT_LINES:,} lines (the protocol prints one line per repetition)")
-        if pending and self.keep_lines and not self.problem:
-            self.lines.append(pending.decode(errors="replace"))
-            self.times.append(time.perf_counter_ns() - self.started)
-        self.stream.close()
-
-    def _overflow(self, problem: str) -> None:
-        self.problem, self.lines, self.times = problem, [], []
-        self.on_overflow()
+@dataclass
+class _Resident:
+    """A launcher that serves this thread's runs: PR_SET_PDEATHSIG ties a process to the thread
+    that started it, and one request is in flight at a time, so each thread gets its own."""
+    process: subprocess.Popen
+    owner: int                   # the pid that started it: a fork of the harness must not share it
 
 
-def _tail_reader(stream, tail: collections.deque) -> None:
-    size = 0
-    for chunk in iter(lambda: stream.read1(65536), b""):
-        tail.append(chunk)
-        size += len(chunk)
-        while size - len(tail[0]) > STDERR_TAIL_BYTES:
-            size -= len(tail.popleft())
-    stream.close()
+_local = threading.local()
+_all_started: list[subprocess.Popen] = []
+
+
+class _Tally:
+    """How many runs this harness process made and their walls, summed: a stage tells its own
+    overhead from what it measured by the difference (schedule.Execution.overhead)."""
+    runs = 0
+    wall_ns = 0
+
+
+def measured_so_far() -> tuple[int, int]:
+    """(runs, their total wall in ns) since this harness process started."""
+    return _Tally.runs, _Tally.wall_ns
+
+
+def _resident() -> _Resident:
+    current = getattr(_local, "launcher", None)
+    if current is not None and current.owner == os.getpid() and current.process.poll() is None:
+        return current
+    process = subprocess.Popen([launcher(), "--parent-pid", str(os.getpid())], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, bufsize=0, start_new_session=True)
+    if not _all_started:
+        atexit.register(_close_all)
+    _all_started.append(process)
+    _local.launcher = _Resident(process, os.getpid())
+    return _local.launcher
+
+
+def _close_all() -> None:
+    """At exit: end of file on its stdin ends each launcher between runs."""
+    for process in _all_started:
+        try:
+            process.stdin.close()
+            process.wait(2)
+        except (OSError, subprocess.TimeoutExpired):
+            _signal(process.pid, signal.SIGKILL, group=True)
+
+
+def _discard(resident: _Resident) -> None:
+    if getattr(_local, "launcher", None) is resident:
+        _local.launcher = None
+    if resident.process in _all_started:
+        _all_started.remove(resident.process)
+
+
+def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
+             cwd: str | None, protocol: bool, echo: bool) -> bytes:
+    """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
+    their total length. The environment and directory are sent whole with every run, so a
+    launcher started earlier runs each command as a fresh Popen would."""
+    environment = os.environb if env is None else {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
+    numbers = [int(timeout_s * 1000), int(memory_limit_kb or 0), SAMPLE_MS, int(protocol), int(echo),
+               MAX_STDOUT_BYTES, MAX_LINE_BYTES, MAX_STDOUT_LINES, MAX_LINE_BYTES, STDERR_TAIL_BYTES]
+    fields = [str(n).encode() for n in numbers] + [os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
+              *map(os.fsencode, argv), str(len(environment)).encode(),
+              *(key + b"=" + value for key, value in environment.items())]
+    if any(b"\0" in field for field in fields):
+        raise ValueError("embedded null byte")
+    payload = b"\0".join(fields) + b"\0"
+    return b"%010d" % len(payload) + payload
+
+
+class _Answer:
+    """Reads the launcher's frames ("TAG LENGTH\n" + bytes) from its stdout, sleeping in select
+    until each arrives or the deadline passes."""
+
+    def __init__(self, fd: int, deadline: float):
+        self.fd, self.deadline, self.buffer = fd, deadline, bytearray()
+
+    def _more(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise EOFError
+        self.buffer += chunk
+
+    def frame(self) -> tuple[str, bytes]:
+        while (end := self.buffer.find(b"\n")) < 0:
+            self._more()
+        tag, _, length = bytes(self.buffer[:end]).decode().partition(" ")
+        size = end + 1 + int(length)
+        while len(self.buffer) < size:
+            self._more()
+        payload = bytes(self.buffer[end + 1:size])
+        del self.buffer[:size]
+        return tag, payload
 
 
 def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None = None,
@@ -143,51 +193,64 @@ def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None 
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
-    KeyboardInterrupt (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which
-    kills the whole tree, before it propagates.
+    While it runs the harness sleeps in one read of the launcher's answer. KeyboardInterrupt
+    (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
+    tree, before it propagates.
     """
-    report_read, report_write = os.pipe()
-    command = [launcher(), "--report-fd", str(report_write), "--timeout-ms", str(int(timeout_s * 1000)),
-               "--sample-ms", str(SAMPLE_MS), "--parent-pid", str(os.getpid())]
-    if memory_limit_kb:
-        command += ["--memory-limit-kb", str(int(memory_limit_kb))]
-    try:
-        child = subprocess.Popen(command + ["--", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True,
-                                 pass_fds=(report_write,))
-    finally:
-        os.close(report_write)
-    stop = lambda: _signal(child.pid, signal.SIGTERM)
-    stdout = _StdoutReader(child.stdout, protocol, stop, echo_stdout)
-    stderr_tail: collections.deque = collections.deque()
-    report: list[bytes] = []
-    readers = [stdout, threading.Thread(target=_tail_reader, args=(child.stderr, stderr_tail), daemon=True),
-               threading.Thread(target=_read_rest, args=(report_read, report), daemon=True)]
-    for reader in readers:
-        reader.start()
+    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None)
+    resident = _resident()
     started = time.perf_counter_ns()
+    frames: dict[str, bytes] = {}
+    cgroups: list[str] = []
     try:
-        try:
-            child.wait(timeout_s + GRACE_S)
-        except subprocess.TimeoutExpired:      # the launcher itself is stuck (stopped?): end it all
-            _signal(child.pid, signal.SIGKILL, group=True)
-            child.wait()
-        except BaseException:
-            _stop_now(child)
-            raise
-        readers[2].join(GRACE_S)               # the report, with the cgroups it names
-    finally:
-        kill_cgroups(_announced_cgroups(report))
-    for reader in readers:
-        reader.join(GRACE_S)
-    return _finished(child, stdout, b"".join(stderr_tail), b"".join(report), started)
+        resident.process.stdin.write(request)
+        answer = _Answer(resident.process.stdout.fileno(), time.monotonic() + timeout_s + GRACE_S)
+        while "result" not in frames:
+            tag, payload = answer.frame()
+            if tag == "cgroup":
+                cgroups.append(payload.decode(errors="replace"))
+            elif tag == "echo":
+                echo_stdout(payload)
+            else:
+                frames[tag] = payload
+    except (OSError, EOFError, TimeoutError, ValueError):
+        # The launcher died (a benchmark may kill it) or is stuck (stopped?): end it all.
+        _end(resident, cgroups, signal.SIGKILL)
+    except BaseException:
+        _end(resident, cgroups, signal.SIGTERM)
+        raise
+    finished = _finished(frames, started)
+    _Tally.runs += 1
+    _Tally.wall_ns += finished.wall_ns
+    return finished
 
 
-def _announced_cgroups(report: list[bytes]) -> list[str]:
-    """The cgroups the launcher said it made ("cgroup PATH" lines before its JSON line)."""
-    lines = b"".join(report).decode(errors="replace").splitlines()
-    return [line[len("cgroup "):] for line in lines
-            if line.startswith("cgroup /sys/fs/cgroup/") and ".." not in line]
+def _end(resident: _Resident, cgroups: list[str], sig: int) -> None:
+    """A launcher that will serve no more runs: SIGTERM asks it to kill its run's tree first,
+    then it and whatever is left in the run's cgroups are killed for sure."""
+    _discard(resident)
+    process = resident.process
+    process.stdout.close()               # an answer nobody reads must not block its writer
+    _signal(process.pid, sig)
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        _signal(process.pid, signal.SIGKILL, group=True)
+        process.wait()
+    process.stdin.close()
+    kill_cgroups([path for path in cgroups if path.startswith("/sys/fs/cgroup/") and ".." not in path]
+                 + _made_by(process.pid))
+
+
+def _made_by(launcher_pid: int) -> list[str]:
+    """The cgroups left by a launcher that was killed (launcher.c names them after its pid): its
+    next runs' too, which it empties and removes itself when it ends in any other way."""
+    own = [line.split(":", 2) for line in Path("/proc/self/cgroup").read_text().splitlines() if line.count(":") >= 2]
+    memory = next((path for _, controllers, path in own if controllers == "memory"), None)
+    patterns = [f"/sys/fs/cgroup/parbench/{launcher_pid}-*", f"/sys/fs/cgroup/unified/parbench/{launcher_pid}-*"]
+    if memory is not None:
+        patterns.append(f"/sys/fs/cgroup/memory{'' if memory == '/' else memory}/parbench-{launcher_pid}-*")
+    return [path for pattern in patterns for path in glob.glob(pattern)]
 
 
 def kill_cgroups(paths: list[str]) -> None:
@@ -214,14 +277,6 @@ def kill_cgroups(paths: list[str]) -> None:
             pass
 
 
-def _read_rest(fd: int, sink: list[bytes]) -> None:
-    try:
-        for chunk in iter(lambda: os.read(fd, 1 << 16), b""):
-            sink.append(chunk)
-    finally:
-        os.close(fd)
-
-
 def _signal(pid: int, sig: int, group: bool = False) -> None:
     try:
         os.killpg(pid, sig) if group else os.kill(pid, sig)
@@ -229,37 +284,36 @@ def _signal(pid: int, sig: int, group: bool = False) -> None:
         pass
 
 
-def _stop_now(child: subprocess.Popen) -> None:
-    """On an interruption: ask the launcher to kill its tree, then make sure of it."""
-    _signal(child.pid, signal.SIGTERM)
-    try:
-        child.wait(5)
-    except subprocess.TimeoutExpired:
-        _signal(child.pid, signal.SIGKILL, group=True)
-        child.wait()
+STDOUT_PROBLEMS = {
+    "bytes": f"stdout exceeded {MAX_STDOUT_BYTES >> 20} MiB (the protocol prints one short JSON line per repetition)",
+    "line": f"a stdout line exceeded {MAX_LINE_BYTES >> 20} MiB",
+    "lines": f"stdout exceeded {MAX_STDOUT_LINES:,} lines (the protocol prints one line per repetition)",
+}
 
 
-def _finished(child: subprocess.Popen, stdout: _StdoutReader, stderr: bytes, report: bytes,
-              started: int) -> Finished:
-    last = report.decode(errors="replace").strip().splitlines()[-1:] or ["{}"]
+def _finished(frames: dict[str, bytes], started: int) -> Finished:
     try:
-        measured = json.loads(last[0]) if last[0].startswith("{") else {}
+        measured = json.loads(frames.get("result", b"{}"))
     except ValueError:
         measured = {}
     if not measured:     # the launcher itself died: the harness's own view, marked as such
         measured = {"wall_ns": time.perf_counter_ns() - started, "status": 9, "memory_method": "none",
                     "launcher_failed": True}
+    problem = STDOUT_PROBLEMS.get(measured.get("stdout_problem") or "")
     status = measured.get("status", 0)
     timed_out = bool(measured.get("timed_out")) or measured.get("launcher_failed", False)
-    stopped = bool(measured.get("stopped_by_signal")) or stdout.problem is not None
-    memory = {k: measured.get(k) for k in ("memory_method", "sample_ms", "samples", "cgroup_peak_kb",
-                                           "memory_limit_kb", "limit_method", "leftover")
+    stopped = bool(measured.get("stopped_by_signal")) or problem is not None
+    memory = {k: measured.get(k) for k in ("memory_method", "sample_ms", "samples", "tree_peak_pss_kb",
+                                           "pss_samples", "cgroup_peak_kb", "memory_limit_kb", "limit_method",
+                                           "leftover")
               if measured.get(k) not in (None, -1)}
     max_rss = int(measured.get("max_rss_kb", 0))
+    lines, times = _lines(frames) if problem is None else ([], [])
     return Finished(
-        stdout_lines=stdout.lines, stdout_times=stdout.times, stdout_digest=stdout.digest.hexdigest(), stdout_problem=stdout.problem,
-        stdout_head=stdout.head.decode(errors="replace"),
-        stderr=stderr.decode(errors="replace"),
+        stdout_lines=lines, stdout_times=times,
+        stdout_digest=measured.get("stdout_digest") or hashlib.sha256(b"").hexdigest(), stdout_problem=problem,
+        stdout_head=frames.get("head", b"").decode(errors="replace"),
+        stderr=frames.get("stderr", b"").decode(errors="replace"),
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) and not (timed_out or stopped) else None,
         timed_out=timed_out, wall_ns=int(measured.get("wall_ns", 0)),
         user_ns=int(measured.get("user_ns", 0)), sys_ns=int(measured.get("sys_ns", 0)),
@@ -267,4 +321,25 @@ def _finished(child: subprocess.Popen, stdout: _StdoutReader, stderr: bytes, rep
         involuntary_switches=int(measured.get("nivcsw", 0)),
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         tree_peak_rss_kb=max(int(measured.get("tree_peak_rss_kb", 0)), max_rss), memory=memory,
-        out_of_memory=bool(measured.get("out_of_memory")))
+        out_of_memory=bool(measured.get("out_of_memory")), machine_load=_machine_load(measured))
+
+
+def _machine_load(measured: dict) -> dict:
+    busy, steal, wall = (measured.get(k, -1) for k in ("machine_busy_ns", "machine_steal_ns", "wall_ns"))
+    if busy < 0 or steal < 0 or wall <= 0:
+        return {}
+    others = max(0, busy - measured.get("user_ns", 0) - measured.get("sys_ns", 0))
+    return {"steal_ns": steal, "others_cores": round(others / wall, 3)}
+
+
+def _lines(frames: dict[str, bytes]) -> tuple[list[str], list[int]]:
+    """The kept stdout's lines (an unfinished last one included) and when each arrived, as the
+    launcher stamped them."""
+    text = frames.get("stdout", b"")
+    if not text:
+        return [], []
+    lines = text.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    times = [int(t) for t in frames.get("times", b"").split()]
+    return [line.decode(errors="replace") for line in lines], times[:len(lines)]

@@ -22,7 +22,8 @@ from parbench import inputs
 from parbench.inputs import InputError
 from parbench.process import Finished, run_measured
 from parbench.proofs import busy_problem
-from parbench.protocol import EXIT_BAD_ARGUMENTS, EXIT_LIMIT, command_line, gaps_ns, implausible, parse_stdout
+from parbench.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, gaps_ns, implausible,
+                               parse_stdout)
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.runtimes import Runtime
 from parbench.units import format_bytes
@@ -85,6 +86,9 @@ class Runner:
         first = workload.variants(case.params, 1)
         answer = workload.expected_checksum(case.params, first[0] if first else None)
         return answer if answer is not None else "(random: digest form, probes and uniqueness checked)"
+
+    def group_finished(self, cases: list[Case]) -> None:
+        """Nothing to undo after a table: each process cleans up after itself."""
 
     def repetitions_per_process(self, case: Case) -> tuple[int, int]:
         """(warmup, repeat): a workload that rewrites its database runs one repetition a process."""
@@ -175,6 +179,8 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
             extra["gap_ns"] = gap         # the harness's own observation, for the time accounting
         reps.append(Repetition(index, r["rep"], r["ns"], r["items"], r["checksum"],
                                expected is None or r["checksum"] == expected, extra))
+    if reps:              # the process's own: its start-up, and the machine around it
+        reps[0].extra.update(_before_the_work(reply), **finished.machine_load)
 
     def verdict(outcome: str, detail: str):
         measurement.outcome, measurement.detail = outcome, detail
@@ -225,6 +231,19 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     if leftover:
         measurement.detail = f"{leftover} process(es) outlived it and were killed"
     return measurement, reps
+
+
+def _before_the_work(reply) -> dict:
+    """A process's start-up as the launcher's line stamps show it (analysis/startup.py): the time
+    before its first line's work began, less the input loading that line reports; and the work
+    of its warm-ups, which are not stored."""
+    lines, arrivals = reply.warmups + reply.repetitions, reply.warmup_arrival_ns + reply.arrival_ns
+    if not lines or len(arrivals) != len(lines):
+        return {}
+    number = lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+    load = number((lines[0].get("extra") or {}).get("load_ns"))
+    return {"startup_ns": int(arrivals[0] - accounted_ns(lines[0]) - load),
+            "warmup_ns": int(sum(number(w.get("ns")) for w in reply.warmups))}
 
 
 def _label(line: dict) -> str:
