@@ -1,0 +1,108 @@
+"""The stored measurements that bear on a question: per runtime × model × fixed parameters (a
+`Series`), each verified case as a point (swept value, workers, median with its 95 % CI, peak
+memory) and the run it came from. Read from the store's raw samples, statistics re-derived."""
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+from typing import Any
+
+from parbench import stats
+from parbench.advise.question import Question
+from parbench.records import CaseRun, RunRecord
+
+
+@dataclass(frozen=True)
+class Point:
+    value: float                   # the swept parameter
+    workers: int | None            # None: a model that takes no workers (seq)
+    median_ns: float
+    low_ns: float                  # the median's 95 % CI
+    high_ns: float
+    peak_bytes: float | None       # the process tree's peak
+    run_id: int
+    run_kind: str                  # "suite", or the sweep's kind: "sweep size", "sweep workers"…
+    # The verified samples grouped by process: what a crossover against seq bootstraps.
+    groups: tuple = field(default=(), repr=False, compare=False)
+
+
+@dataclass
+class Series:
+    runtime: str
+    model: str
+    family: str
+    context: tuple[tuple[str, Any], ...]        # the fixed params, sorted: one ranking each
+    points: list[Point] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.runtime} {self.model}"
+
+    def at_workers(self, workers: int | None) -> list[Point]:
+        return sorted((p for p in self.points if p.workers == workers), key=lambda p: p.value)
+
+    def worker_counts(self) -> list[int | None]:
+        return sorted({p.workers for p in self.points}, key=lambda w: w or 0)
+
+
+@dataclass
+class Evidence:
+    series: list[Series]
+    machine: dict[str, Any]        # the machine the points were measured on
+    run_ids: list[int]
+    note: str = ""
+
+
+def machine_runs(records: list[RunRecord]) -> tuple[list[RunRecord], str]:
+    """The runs of this machine (a fleet's store holds others'); else those of the newest run's."""
+    here = [r for r in records if r.machine.get("hostname") == socket.gethostname()]
+    if here or not records:
+        return here, ""
+    host = records[-1].machine.get("hostname")
+    return ([r for r in records if r.machine.get("hostname") == host],
+            f"no run of this machine in the store: the evidence is machine '{host}''s")
+
+
+def _matches(run: CaseRun, question: Question) -> bool:
+    case = run.case
+    return (case.workload == question.workload and run.status == "ok" and question.param in case.params
+            and isinstance(case.params[question.param], (int, float))
+            and (not question.runtimes or case.runtime in question.runtimes)
+            and (not question.families or case.family in question.families or case.family == "seq")
+            and all(case.params.get(k) == v for k, v in question.context.items()))
+
+
+def _point(run: CaseRun, record: RunRecord, question: Question) -> Point | None:
+    measured = stats.case_stats(run, record.machine.get("logical_cpus"))
+    # A zero value or time has no logarithm: such a case (no work timed) predicts nothing.
+    if measured is None or run.case.params[question.param] <= 0 or measured.median_ci_ns[0] <= 0:
+        return None
+    kind = record.kind + (f" {record.options['sweep']}" if record.options.get("sweep") else "")
+    low, high = measured.median_ci_ns
+    return Point(float(run.case.params[question.param]), run.case.workers, measured.median_ns, low, high,
+                 measured.peak_rss_kb * 1024.0 if measured.peak_rss_kb else None, record.id, kind,
+                 tuple(stats.grouped_samples(run)))
+
+
+def gather(records: list[RunRecord], question: Question) -> Evidence:
+    """Every verified case of the question's workload and fixed params; where the same point was
+    measured in several runs, the newest run's."""
+    chosen, note = machine_runs(records)
+    by_key: dict[tuple, Series] = {}
+    for record in sorted(chosen, key=lambda r: r.id or 0):
+        for result in record.results:
+            run = result.run
+            if not _matches(run, question):
+                continue
+            case = run.case
+            context = tuple(sorted((k, v) for k, v in case.params.items() if k != question.param))
+            series = by_key.setdefault((case.runtime, case.model, context),
+                                       Series(case.runtime, case.model, case.family, context))
+            point = _point(run, record, question)
+            if point is not None:
+                series.points = [p for p in series.points
+                                 if (p.value, p.workers) != (point.value, point.workers)] + [point]
+    series = [s for s in by_key.values() if s.points]
+    runs = sorted({p.run_id for s in series for p in s.points})
+    machine = next((r.machine for r in reversed(chosen) if r.id in runs), chosen[-1].machine if chosen else {})
+    return Evidence(series, machine, runs, note)

@@ -1,0 +1,41 @@
+"""advise/evidence.py: which stored cases bear on a question, one point each, the newest kept."""
+from advise_records import run_of
+from parbench.advise.evidence import gather
+from parbench.advise.question import Question
+
+W, P = "some-workload", "n"
+
+
+def test_each_verified_case_is_a_point_with_its_median_and_ci_grouped_by_model_and_params():
+    record = run_of(W, P, [("seq", 1000, None, 2_000_000), ("threads", 1000, 2, 1_000_000)],
+                    extra_params={"kernel": "portable"})
+    evidence = gather([record], Question(W, P, 5000))
+    assert {(s.model, s.context) for s in evidence.series} == {("seq", (("kernel", "portable"),)),
+                                                               ("threads", (("kernel", "portable"),))}
+    [point] = next(s for s in evidence.series if s.model == "threads").points
+    assert (point.value, point.workers, point.median_ns, point.run_id) == (1000.0, 2, 1_000_002.0, 1)
+    assert point.low_ns <= point.median_ns <= point.high_ns and point.peak_bytes == 1024 * 1024
+
+
+def test_the_same_point_measured_twice_counts_once_the_newest():
+    old = run_of(W, P, [("seq", 1000, None, 9_000_000)], run_id=1)
+    new = run_of(W, P, [("seq", 1000, None, 2_000_000)], run_id=2)
+    [series] = gather([new, old], Question(W, P, 1000)).series
+    assert [(p.run_id, p.median_ns) for p in series.points] == [(2, 2_000_002.0)]
+
+
+def test_fixed_params_runtimes_and_failed_cases_filter_the_evidence():
+    record = run_of(W, P, [("seq", 1000, None, 2_000_000)], extra_params={"kernel": "tuned"})
+    assert gather([record], Question(W, P, 1000, {"kernel": "portable"})).series == []
+    assert gather([record], Question(W, P, 1000, runtimes=("other",))).series == []
+    record.results[0].run.status = "wrong-checksum"
+    assert gather([record], Question(W, P, 1000)).series == []
+
+
+def test_another_machines_runs_are_used_only_where_this_one_has_none_and_it_says_so():
+    there = run_of(W, P, [("seq", 1000, None, 2_000_000)], hostname="elsewhere")
+    evidence = gather([there], Question(W, P, 1000))
+    assert evidence.series and "machine 'elsewhere'" in evidence.note
+    here = run_of(W, P, [("seq", 4000, None, 5_000_000)], run_id=2)
+    evidence = gather([there, here], Question(W, P, 1000))
+    assert [p.value for p in evidence.series[0].points] == [4000.0] and evidence.note == ""
