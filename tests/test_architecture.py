@@ -4,7 +4,6 @@ answers bad arguments with exit 2."""
 import ast
 import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -13,39 +12,44 @@ from parbench import runtimes as runtimes_module
 
 PACKAGE = REPO / "src" / "parbench"
 
-# The pipeline's layers, bottom up: a module may import its own layer and those below, never above.
+# The harness's layers, bottom up. Every module of src/parbench belongs to exactly one (a package
+# by its name, a module by its dotted name where it sits apart from its package); at module level
+# a module imports its own layer and those below it, never one above.
 LAYERS = [
-    {"__init__", "project", "units", "records", "errors", "inputs", "oracle", "oracle_cache", "workloads",
-     "liveness", "metadata", "escaping"},
-    {"runtimes", "protocol", "proofs", "process", "sentinel", "machine_ceiling", "native", "stats", "compare"},
-    {"plan"},                                   # stage 1: plan
-    {"run", "schedule"},                        # stage 2: run
-    {"analyze", "analysis"},                    # stage 3: analyze
-    {"store"},                                  # stage 4: store
-    {"report", "export"},                       # stage 5: report
-    {"suite", "sweep", "exec_command"},         # the kinds of measurement, over the stages
-    {"pipeline"},                               # the one pipeline through the stages
-    {"cli", "__main__"},
+    {"__init__", "project", "units", "records", "errors", "escaping", "liveness", "metadata",
+     "inputs", "oracle", "oracle_cache", "workloads"},                  # plain records and facts
+    {"protocol", "process", "native", "proofs", "sentinel", "machine_ceiling", "runtimes", "stats",
+     "compare"},                                                         # talking to runtimes, statistics
+    {"plan"},                                                           # stage 1: plan
+    {"run", "schedule"},                                                # stage 2: run
+    {"analyze", "analysis"},                                            # stage 3: analyze
+    {"store"},                                                          # stage 4: store
+    {"advise"},                                                         # predictions from stored runs
+    {"report", "export"},                                               # stage 5: report
+    {"kinds"},                                                          # the kinds of measurement
+    {"pipeline"},                                                       # the one pipeline through the stages
+    {"flags", "kinds.exec.flags"},                                      # the command line's shared parts
+    {"cli", "__main__", "advise.command"},                              # the commands
 ]
 
 
-def test_no_harness_file_outside_the_workload_packages_names_a_workload():
-    """Everything the harness knows about one workload lives in its package (STYLE.md): no
-    other module may branch on, or even spell, a workload's name."""
-    names = [path.stem for path in (REPO / "workloads").glob("*.toml")]
-    spellings = {spelling for name in names for spelling in (name, name.replace("-", "_"))}
-    offenders = []
+def _module_names() -> list[str]:
+    names = []
     for path in PACKAGE.rglob("*.py"):
-        if path.relative_to(PACKAGE).parts[0] == "workloads" and len(path.relative_to(PACKAGE).parts) > 2:
-            continue          # the workload packages themselves
-        text = path.read_text()
-        offenders += [f"{path.relative_to(PACKAGE)}: {s}" for s in sorted(spellings) if s in text]
-    assert not offenders, "workload names outside their packages: " + "; ".join(offenders)
+        name = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        names.append(name.removesuffix(".__init__") if name != "__init__" else name)
+    return sorted(names)
 
 
 def _layer(module: str) -> int:
-    top = module.split(".")[0]
-    return next(i for i, names in enumerate(LAYERS) if top in names)
+    """The layer of the longest name in LAYERS that is the module or a package holding it."""
+    parts = module.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        for index, names in enumerate(LAYERS):
+            if prefix in names:
+                return index
+    raise AssertionError(f"{module} is in no layer of LAYERS: add it where it belongs")
 
 
 def _resolve(base: str, name: str) -> str:
@@ -56,48 +60,95 @@ def _resolve(base: str, name: str) -> str:
     return base or "__init__"
 
 
-def _imports() -> dict[str, set[str]]:
-    """Every parbench module → the parbench modules it imports (lazy imports in functions too)."""
+def _imported(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("parbench"):
+        base = node.module.removeprefix("parbench").lstrip(".")
+        return {_resolve(base, a.name) for a in node.names}
+    if isinstance(node, ast.Import):
+        return {a.name.removeprefix("parbench.") for a in node.names if a.name.startswith("parbench.")}
+    return set()
+
+
+def _imports(module_level: bool) -> dict[str, set[str]]:
+    """Every parbench module → the parbench modules it imports: at module level only, or also
+    inside functions. Imports under `if TYPE_CHECKING:` are for the type checker and never run."""
     graph = {}
     for path in PACKAGE.rglob("*.py"):
         name = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
         name = name.removesuffix(".__init__") if name != "__init__" else name
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("parbench"):
-                base = node.module.removeprefix("parbench").lstrip(".")
-                found |= {_resolve(base, a.name) for a in node.names}
-            elif isinstance(node, ast.Import):
-                found |= {a.name.removeprefix("parbench.") for a in node.names if a.name.startswith("parbench.")}
+        found: set[str] = set()
+
+        def visit(node: ast.AST) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                    continue
+                if module_level and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                found.update(_imported(child))
+                visit(child)
+        visit(ast.parse(path.read_text()))
         graph[name] = {m for m in found if m and m != name}
     return graph
 
 
-def test_no_stage_imports_a_later_one():
-    upward = [(module, imported) for module, imports in _imports().items() for imported in imports
-              if _layer(imported) > _layer(module)]
+def test_every_module_has_a_layer():
+    for module in _module_names():
+        _layer(module)
+
+
+def test_no_module_imports_a_later_layer_at_module_level():
+    upward = [f"{module} → {imported}" for module, imports in _imports(module_level=True).items()
+              for imported in imports if _layer(imported) > _layer(module)]
     assert upward == []
 
 
-def test_the_import_graph_has_no_circle():
-    graph = _imports()
-    modules = {m.split(".")[0] if m.split(".")[0] in ("cli",) else m for m in graph}
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A path that comes back to where it started, between modules (a package is its __init__)."""
     state: dict[str, int] = {}
 
-    def visit(module: str, path: list[str]) -> None:
+    def visit(module: str, path: list[str]) -> list[str] | None:
         state[module] = 1
-        for imported in graph.get(module, ()):
-            target = imported if imported in graph else imported.rsplit(".", 1)[0]
+        for target in sorted(graph.get(module, ())):
             if target not in graph:
                 continue
             if state.get(target) == 1:
-                raise AssertionError(" → ".join(path + [module, target]))
-            if target not in state:
-                visit(target, path + [module])
+                return path + [module, target]
+            if target not in state and (found := visit(target, path + [module])):
+                return found
         state[module] = 2
-    for module in sorted(modules):
-        if module not in state:
-            visit(module, [])
+        return None
+    for module in sorted(graph):
+        if module not in state and (found := visit(module, [])):
+            return found
+    return None
+
+
+def test_the_module_level_import_graph_has_no_circle():
+    assert _circle(_imports(module_level=True)) is None
+
+
+def test_an_import_inside_a_function_is_one_that_breaks_a_circle_and_says_so():
+    """A function-level import costs a reader the module's dependencies at a glance: each one left
+    carries a comment (on its line or just above) saying which circle or cost it avoids."""
+    unexplained = []
+    for path in PACKAGE.rglob("*.py"):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for child in ast.walk(node):
+                    if _imported(child):
+                        here = lines[child.lineno - 1]
+                        above = lines[child.lineno - 2] if child.lineno > 1 else ""
+                        if "#" not in here and not above.strip().startswith("#"):
+                            unexplained.append(f"{path.relative_to(PACKAGE)}:{child.lineno}")
+    assert unexplained == [], "function-level imports without a why: " + ", ".join(sorted(set(unexplained)))
+
+
+def test_the_checks_see_an_upward_import_and_a_circle():
+    """The checks above can fail: a graph with an upward edge and a circle is caught."""
+    assert _layer("cli") > _layer("records")
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b"}, "b": set()}) is None
 
 
 TOY_TOML = """name = "toy"

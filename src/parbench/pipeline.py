@@ -2,46 +2,54 @@
 
     configure → prepare → begin → measure → finish → analyze → report
 
-One `Suite` record flows through and each stage returns it enriched. What differs between the
+One `Invocation` record flows through and each stage returns it enriched. What differs between the
 three commands is their `Kind`: how it plans its cases (a suite's plan, a sweep strategy's
 rounds, exec's commands), which runner measures a process, and which analyses it derives.
 The CLI only turns flags into a Kind and an Output, and calls `run`.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol, runtime_checkable
 
-from parbench import liveness, suite as stages
+from rich.console import Console
+
+from parbench import liveness, machine_ceiling
+from parbench.analysis.results import plain
 from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
+from parbench.export import by_name, check_writable, write, write_all
+from parbench.export.base import Report
 from parbench.inputs import InputError
-from parbench import machine_ceiling
-from parbench.sentinel import Sentinel
 from parbench.project import DEFAULT_DB, RESULTS_DIR
-from parbench.records import Case, RunRecord
-from parbench.schedule import Execution, Progress, execute
+from parbench.records import Analysis, Case, RunRecord, now
+from parbench.report import console as console_report
+from parbench.schedule import Execution, Progress, Runner, execute
+from parbench.sentinel import Sentinel
 from parbench.store import Store
-from parbench.store.database import redact
+from parbench.store.analyzed import all_analyses, load_analyzed
+from parbench.store.database import StoreError, redact
 from parbench.store.heartbeat import Heartbeat
 from parbench.store.sink import DiskFull, StoreSink, retrying
 
+@runtime_checkable
 class Kind(Protocol):
     """What one command measures: its cases, how a process is run, what is derived afterwards."""
     name: str                                       # suite | sweep | exec
+    of_workloads: bool      # its cases are workloads: the drift sentinel and machine ceilings run between tables
+    resumable: bool         # `parbench run --resume` finishes it once interrupted
 
-    def configure(self, suite: "Suite") -> None: ...       # plan the first cases, make the record
-    def rounds(self, suite: "Suite") -> Iterator[list[Case]]: ...
-    def analyses(self, record: RunRecord) -> list: ...      # stored with the run (sweep fits)
-    def print_result(self, suite: "Suite") -> None: ...
+    def configure(self, invocation: Invocation) -> None: ...    # plan the first cases, make the record
+    def rounds(self, invocation: Invocation) -> Iterator[list[Case]]: ...
+    def analyses(self, record: RunRecord) -> list[Analysis]: ...   # stored with the run (sweep fits)
+    def print_result(self, invocation: Invocation) -> None: ...
 
 
 @dataclass
 class Output:
     """Where the result goes: the console, report files, exports, a baseline name, the CI gate."""
-    console: object
-    errors: object
+    console: Console
+    errors: Console
     db: str = str(DEFAULT_DB)
     out_dir: Path | None = None
     exports: dict = field(default_factory=dict)
@@ -54,97 +62,110 @@ class Output:
 
 
 @dataclass
-class Suite:
-    """One invocation, enriched stage by stage."""
+class Invocation:
+    """One invocation of a measuring command (what Benchee calls its suite), enriched stage by stage."""
     kind: Kind
     store: Store
     output: Output
     record: RunRecord | None = None
     cases: list[Case] = field(default_factory=list)     # the first round's cases (checked before any run)
-    runner: object = None
+    runner: Runner | None = None
     resumed: bool = False
     sink: StoreSink | None = None
     execution: Execution = field(default_factory=Execution)
-    analyses: list = field(default_factory=list)
+    analyses: list[Analysis] = field(default_factory=list)
     exit_code: int = EXIT_OK
     sentinel: Sentinel | None = None                     # the machine's drift, read between tables
     closed: str = ""                                     # the status the run was closed with, once it is
     heartbeat: Heartbeat | None = None                   # says the run is alive while it is measured
 
 
-def run(suite: Suite, progress: Progress) -> Suite:
+def run(invocation: Invocation, progress: Progress) -> Invocation:
     """The whole pipeline; PipelineError for what stops it before anything is measured."""
     for stage in (configure, prepare, begin):
-        suite = stage(suite)
+        invocation = stage(invocation)
     try:
-        suite = measure(suite, progress)
+        invocation = measure(invocation, progress)
         for stage in (finish, analyze, report, decide):
-            suite = stage(suite)
+            invocation = stage(invocation)
     except KeyboardInterrupt as interruption:     # a signal outside a case: after it, or in a report
-        return interrupted(suite, interruption)
-    return suite
+        return interrupted(invocation, interruption)
+    return invocation
 
 
-def interrupted(suite: Suite, interruption: BaseException) -> Suite:
+def interrupted(invocation: Invocation, interruption: BaseException) -> Invocation:
     """A run stopped by a signal between its cases or while its reports are written: what is
     measured stays stored, the line says where and how to go on, the exit code names the signal."""
-    complete = suite.closed == "complete"
-    if not suite.closed:
-        suite.execution.interrupted = True
-        close(suite, "interrupted")
-    next_step = (f"its reports: parbench show {suite.record.id}{suite.output.db_flag}" if complete
-                 else f"{resume_hint(suite)[0].upper()}{resume_hint(suite)[1:]}")
-    suite.output.errors.print(f"Interrupted: run {suite.record.id} is stored in {redact(suite.output.db)}"
+    complete = invocation.closed == "complete"
+    if not invocation.closed:
+        invocation.execution.interrupted = True
+        close(invocation, "interrupted")
+    next_step = (f"its reports: parbench show {invocation.record.id}{invocation.output.db_flag}" if complete
+                 else f"{resume_hint(invocation)[0].upper()}{resume_hint(invocation)[1:]}")
+    invocation.output.errors.print(f"Interrupted: run {invocation.record.id} is stored in {redact(invocation.output.db)}"
                               f"{' (complete)' if complete else ''}. {next_step}", highlight=False)
-    suite.exit_code = liveness.exit_code_of(interruption)
-    return suite
+    invocation.exit_code = liveness.exit_code_of(interruption)
+    return invocation
 
 
-def configure(suite: Suite) -> Suite:
+def configure(invocation: Invocation) -> Invocation:
     """The kind plans its first cases and makes (or takes over) its run record."""
-    suite.kind.configure(suite)
-    if suite.output.out_dir and (problem := stages.check_writable(suite.output.out_dir)):
+    invocation.kind.configure(invocation)
+    if invocation.output.out_dir and (problem := check_writable(invocation.output.out_dir)):
         raise PipelineError(problem)
-    return suite
+    return invocation
 
 
-def prepare(suite: Suite) -> Suite:
+def prepare(invocation: Invocation) -> Invocation:
     """Every input and expected checksum of the first round, before a run is stored."""
     try:
-        stages.prepare(suite.cases, suite.runner)
+        prepare_inputs(invocation.cases, invocation.runner)
     except InputError as error:
         raise PipelineError(f"{error}; nothing was run", code=1) from None
-    return suite
+    return invocation
 
 
-def begin(suite: Suite) -> Suite:
+def prepare_inputs(cases: list[Case], runner: Runner) -> None:
+    """Every input and every repetition's expected checksum (one per variant), before anything
+    is stored: a full disk or a broken input says so before a run exists (InputError). Cases of
+    no workload (exec's commands) have nothing to prepare."""
+    for case in cases:
+        if case.workload in runner.workloads:
+            workload = runner.workloads[case.workload]
+            warmup, repeat = runner.repetitions_per_process(case)
+            for variant in workload.variants(case.params, warmup + repeat) or [None]:
+                workload.expected_checksum(case.params, variant)
+            workload.expected_items(case.params)
+
+
+def begin(invocation: Invocation) -> Invocation:
     """The run is stored (or, on a resume, its unfinished cases are cleared); its heartbeat starts."""
-    if suite.resumed:
-        suite.store.delete_unfinished_cases(suite.record.id)
+    if invocation.resumed:
+        invocation.store.delete_unfinished_cases(invocation.record.id)
     else:
         try:
-            suite.store.begin_run(suite.record, liveness.owner_id())
+            invocation.store.begin_run(invocation.record, liveness.owner_id())
         except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
-            raise PipelineError(f"cannot write a new run to {redact(suite.output.db)}: {error} "
+            raise PipelineError(f"cannot write a new run to {redact(invocation.output.db)}: {error} "
                                 "(is the disk full?); nothing was run", code=1) from None
-    suite.sink = StoreSink(suite.store, suite.record, RESULTS_DIR / "journal")
-    suite.heartbeat = Heartbeat(suite.output.db, suite.record.id, liveness.owner_id()).start()
-    return suite
+    invocation.sink = StoreSink(invocation.store, invocation.record, RESULTS_DIR / "journal")
+    invocation.heartbeat = Heartbeat(invocation.output.db, invocation.record.id, liveness.owner_id()).start()
+    return invocation
 
 
-def _sentinel_for(suite: Suite):
+def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
     """Between tables: reads the drift sentinel, and after a table measures the machine's own
     ceiling for it; each is stored with the run at once (one the store cannot take is only lost,
     never a failed run). exec's commands are left alone: nothing of parbench's runs beside what
     a user measures with it."""
-    if suite.kind.name == "exec":
+    if not invocation.kind.of_workloads:
         return lambda after: None
-    sentinel = suite.sentinel = suite.sentinel or Sentinel()
-    workloads = suite.runner.workloads
+    sentinel = invocation.sentinel = invocation.sentinel or Sentinel()
+    workloads = invocation.runner.workloads
 
     def keep(kind: str, subject: str, result: dict) -> None:
         try:
-            suite.store.add_analysis(suite.record.id, kind, subject, result)
+            invocation.store.add_analysis(invocation.record.id, kind, subject, result)
         except Exception:        # noqa: BLE001 - a lost reading must not end a sitting
             pass
 
@@ -161,111 +182,150 @@ def _sentinel_for(suite: Suite):
     return between_tables
 
 
-def measure(suite: Suite, progress: Progress) -> Suite:
+def measure(invocation: Invocation, progress: Progress) -> Invocation:
     """Each round of the kind's cases through the scheduler into the store."""
     try:
-        for cases in suite.kind.rounds(suite):
-            stages.prepare(cases, suite.runner)
-            done = execute(cases, suite.runner, suite.sink, progress, _sentinel_for(suite))
-            suite.execution.done += done.done
-            suite.execution.order += done.order
+        for cases in invocation.kind.rounds(invocation):
+            prepare_inputs(cases, invocation.runner)
+            done = execute(cases, invocation.runner, invocation.sink, progress, _sentinel_for(invocation))
+            invocation.execution.done += done.done
+            invocation.execution.order += done.order
+            invocation.execution.add_costs(done)
             if done.interrupted:
-                suite.execution.interrupted, suite.execution.interruption = True, done.interruption
+                invocation.execution.interrupted, invocation.execution.interruption = True, done.interruption
                 break
     except DiskFull as error:
-        close(suite, "interrupted")
-        raise PipelineError(f"{error}. Every case measured before it is stored in {redact(suite.output.db)}; "
-                            f"free some space and {resume_hint(suite)}", code=1) from None
+        close(invocation, "interrupted")
+        raise PipelineError(f"{error}. Every case measured before it is stored in {redact(invocation.output.db)}; "
+                            f"free some space and {resume_hint(invocation)}", code=1) from None
     except InputError as error:
-        close(suite, "interrupted")
-        raise PipelineError(f"{error}; what was measured before it is stored in run {suite.record.id}", code=1) from None
-    return suite
+        close(invocation, "interrupted")
+        raise PipelineError(f"{error}; what was measured before it is stored in run {invocation.record.id}", code=1) from None
+    return invocation
 
 
-def resume_hint(suite: Suite) -> str:
-    if suite.kind.name == "suite":
-        return f"resume with: parbench run --resume {suite.record.id}{suite.output.db_flag}"
-    return f"start the {suite.kind.name} again"
+def resume_hint(invocation: Invocation) -> str:
+    if invocation.kind.resumable:
+        return f"resume with: parbench run --resume {invocation.record.id}{invocation.output.db_flag}"
+    return f"start the {invocation.kind.name} again"
 
 
-def close(suite: Suite, status: str) -> None:
+def close(invocation: Invocation, status: str) -> None:
     """The run's end in the store; else in its journal (when it has one)."""
-    suite.closed = status
-    if suite.heartbeat is not None:
-        suite.heartbeat.stop()
-    finished_at = stages.now()
+    invocation.closed = status
+    if invocation.heartbeat is not None:
+        invocation.heartbeat.stop()
+    finished_at = now()
     try:
-        retrying(suite.store, lambda: suite.store.finish_run(suite.record.id, status, finished_at), delays=(1, 2, 4))
+        retrying(invocation.store, lambda: invocation.store.finish_run(invocation.record.id, status, finished_at), delays=(1, 2, 4))
     except Exception:      # noqa: BLE001 — the run stays 'running' with a dead owner: the next start marks it
-        if suite.sink is not None and suite.sink.journal.count:
-            suite.sink.journal.finish(status, finished_at)
+        if invocation.sink is not None and invocation.sink.journal.count:
+            invocation.sink.journal.finish(status, finished_at)
 
 
-def finish(suite: Suite) -> Suite:
-    close(suite, "interrupted" if suite.execution.interrupted else "complete")
-    return suite
+def finish(invocation: Invocation) -> Invocation:
+    close(invocation, "interrupted" if invocation.execution.interrupted else "complete")
+    try:                                  # the harness's own cost, kept beside what it measured
+        invocation.store.add_analysis(invocation.record.id, "harness-overhead", "all", invocation.execution.overhead())
+    except Exception:        # noqa: BLE001 - a lost figure must not fail a measured run
+        pass
+    return invocation
 
 
-def analyze(suite: Suite) -> Suite:
+def analyze(invocation: Invocation) -> Invocation:
     """Statistics recomputed from the stored samples, the kind's own analyses stored beside them."""
     try:
-        suite.record = stages.load_analyzed(suite.store, suite.record.id)
+        invocation.record = load_analyzed(invocation.store, invocation.record.id)
     except Exception as error:      # noqa: BLE001 — the store is gone: the journal says where the cases are
-        journal = suite.sink.journal
+        journal = invocation.sink.journal
         raise PipelineError(
-            f"the run's cases could not be read back from {redact(suite.output.db)} ({error}); "
-            + (f"{journal.count} are kept in {journal.path}: parbench load {journal.path}{suite.output.db_flag}"
+            f"the run's cases could not be read back from {redact(invocation.output.db)} ({error}); "
+            + (f"{journal.count} are kept in {journal.path}: parbench load {journal.path}{invocation.output.db_flag}"
                if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
-    if not suite.execution.interrupted:
-        for kind, subject, result in suite.kind.analyses(suite.record):
-            suite.store.add_analysis(suite.record.id, kind, subject, result)
-    suite.analyses = stages.all_analyses(suite.store, suite.record)
-    return suite
+    if not invocation.execution.interrupted:
+        for kind, subject, result in invocation.kind.analyses(invocation.record):
+            invocation.store.add_analysis(invocation.record.id, kind, subject, plain(result))
+    invocation.analyses = all_analyses(invocation.store, invocation.record)
+    return invocation
 
 
-def report(suite: Suite) -> Suite:
-    """The console's answer, report files, exports and the baseline name."""
-    from parbench.export import write_all
-    from parbench.export.base import Report
-    out = suite.output
-    suite.kind.print_result(suite)
+def report(invocation: Invocation) -> Invocation:
+    """The console's answer, report files, exports and the baseline name; `show` enters here."""
+    out = invocation.output
+    invocation.kind.print_result(invocation)
+    measured = invocation.sink is not None
     try:
         if out.out_dir:
-            for path in stages.write_reports(suite.record, out.out_dir, suite.analyses):
+            for path in write_reports(invocation.record, out.out_dir, invocation.analyses):
                 out.console.print(f"wrote {path}", highlight=False)
-        out.console.print(f"stored as run {suite.record.id} in {redact(out.db)}", highlight=False)
-        write_all([Report(suite.record, suite.analyses)], out.exports, out.errors)
+        if measured and invocation.execution.overhead_line():
+            out.console.print(invocation.execution.overhead_line(), highlight=False)
+        if measured:
+            out.console.print(f"stored as run {invocation.record.id} in {redact(out.db)}", highlight=False)
+        write_all([Report(invocation.record, invocation.analyses)], out.exports, out.errors)
     except OSError as error:           # a full disk, say: the run itself is safe in the store
         raise PipelineError(f"cannot write the reports ({error.strerror or error}); the run is stored as run "
-                            f"{suite.record.id} in {redact(out.db)}: parbench show {suite.record.id}{out.db_flag} "
-                            "--out DIR writes them again", code=1) from None
+                            f"{invocation.record.id} in {redact(out.db)}: parbench show {invocation.record.id}"
+                            f"{out.db_flag} --out DIR writes them again", code=1) from None
     if out.baseline:
-        suite.store.save_baseline(out.baseline, suite.record.id, stages.now())
+        invocation.store.save_baseline(out.baseline, invocation.record.id, now())
         out.console.print(f"saved as baseline '{out.baseline}'", highlight=False)
-    if suite.sink.journal.count:
-        out.errors.print(f"{suite.sink.journal.count} case(s) could not be stored in {redact(out.db)} "
-                         f"({suite.sink.errors[-1]}); they are kept in {suite.sink.journal.path}. Load them with: "
-                         f"parbench load {suite.sink.journal.path}{out.db_flag}", highlight=False)
-    return suite
+    if measured and invocation.sink.journal.count:
+        journal = invocation.sink.journal
+        out.errors.print(f"{journal.count} case(s) could not be stored in {redact(out.db)} "
+                         f"({invocation.sink.errors[-1]}); they are kept in {journal.path}. Load them with: "
+                         f"parbench load {journal.path}{out.db_flag}", highlight=False)
+    return invocation
 
 
-def decide(suite: Suite) -> Suite:
+def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) -> list[Path]:
+    """`--out DIR`: report.json and report.md, through the same exporters as --export-json/-markdown."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    reports = [Report(record, analyses)]
+    return [write(by_name(name), reports, str(out_dir / filename))
+            for name, filename in (("json", "report.json"), ("markdown", "report.md"))]
+
+
+class Stored:
+    """The kind of a run that is only shown again: nothing to plan or measure, every table printed."""
+    name = "show"
+    of_workloads, resumable = False, False
+
+    def configure(self, invocation: Invocation) -> None:
+        pass
+
+    def rounds(self, invocation: Invocation) -> Iterator[list[Case]]:
+        yield from ()
+
+    def analyses(self, record: RunRecord) -> list[Analysis]:
+        return []
+
+    def print_result(self, invocation: Invocation) -> None:
+        console_report.print_run(invocation.record, invocation.output.console, invocation.analyses, tables=True)
+
+
+def show(store: Store, reference: str | None, output: Output) -> Invocation:
+    """`parbench show`: a stored run, analyzed afresh, through the same report stage as a run."""
+    try:
+        record = load_analyzed(store, reference)
+    except StoreError as error:
+        raise PipelineError(str(error)) from None
+    return report(Invocation(Stored(), store, output, record=record, analyses=all_analyses(store, record)))
+
+
+def decide(invocation: Invocation) -> Invocation:
     """The exit code: interrupted (130, 143 on SIGTERM, 129 on SIGHUP), a failed case under
     --strict (3), else 0."""
-    out = suite.output
-    if suite.execution.interrupted:
-        out.errors.print(f"Interrupted: {len(suite.record.results)} cases are stored in run {suite.record.id}. "
-                         f"{resume_hint(suite)[0].upper()}{resume_hint(suite)[1:]}", highlight=False)
-        suite.exit_code = liveness.exit_code_of(suite.execution.interruption)
-        return suite
-    failed = [r for r in suite.record.results if r.run.status != "ok"]
+    out = invocation.output
+    if invocation.execution.interrupted:
+        out.errors.print(f"Interrupted: {len(invocation.record.results)} cases are stored in run {invocation.record.id}. "
+                         f"{resume_hint(invocation)[0].upper()}{resume_hint(invocation)[1:]}", highlight=False)
+        invocation.exit_code = liveness.exit_code_of(invocation.execution.interruption)
+        return invocation
+    failed = [r for r in invocation.record.results if r.run.status != "ok"]
     if out.strict and failed:
         out.errors.print(f"{len(failed)} case(s) without a verified timing (--strict): "
                          + ", ".join(f"{r.case.key} ({r.run.status})" for r in failed[:5])
                          + (" …" if len(failed) > 5 else ""), highlight=False)
-        suite.exit_code = EXIT_FAILED_CASE
-    return suite
-
-
-def cores() -> int:
-    return os.cpu_count() or 1
+        invocation.exit_code = EXIT_FAILED_CASE
+    return invocation

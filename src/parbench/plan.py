@@ -7,7 +7,7 @@ from typing import Any
 
 from parbench.records import Case
 from parbench.runtimes import Description, Model, Offer, Runtime
-from parbench.workloads import SCALES, SpecError, Workload, check_params, choose, expand, in_report_order
+from parbench.workloads import SCALES, SpecError, Workload, check_params, choose, expand, footprint, in_report_order
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.
 # `processes` is the most a case gets: it stops earlier once the 95% CI of its median is within
@@ -52,27 +52,31 @@ class Request:
 class Plan:
     cases: list[Case]
     skipped: list[str]          # one human line per runtime, workload or model left out
+    workloads: list[str] = field(default_factory=list)      # the workloads chosen (noop aside), in report order
+
+
+def choose_runtimes(request: Request, runtimes: dict[str, Runtime]) -> list[str]:
+    """The runtimes the request names (all of them if none); SpecError for an unknown name.
+    The only check of runtime names: the kinds describe these, and make_plan plans over them."""
+    return choose(request.runtimes, runtimes, "runtime")
 
 
 def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[str, Runtime],
               described: dict[str, Description]) -> Plan:
-    """`described` holds each available runtime's `run --list`; others are skip lines."""
+    """The cases of the chosen runtimes that are installed (`described`: their `run --list`, from
+    choose_runtimes; the others are skip lines already). Workload, model and param names are
+    checked here, once."""
     if request.scale not in SCALES:
         raise SpecError(f"unknown scale '{request.scale}'; valid: {', '.join(SCALES)}")
     if request.order not in ORDERS:
         raise SpecError(f"unknown order '{request.order}'; valid: {', '.join(ORDERS)}")
-    chosen_workloads = choose(request.workloads, workloads, "workload")
-    if "noop" in chosen_workloads:
-        chosen_workloads.remove("noop")
-    chosen_runtimes = choose(request.runtimes, runtimes, "runtime")
+    chosen_workloads = [name for name in choose(request.workloads, workloads, "workload") if name != "noop"]
     _check_models(request.models, chosen_workloads, described)
     _check_params(request.params, chosen_workloads, workloads, described)
     check_params(workloads, chosen_workloads, request.params)
     skipped: list[str] = []
     cases: list[Case] = []
-    for runtime_name in chosen_runtimes:
-        if runtime_name not in described:
-            continue      # describe_runtimes already said why (missing or not built)
+    for runtime_name in described:
         offered = described[runtime_name].workloads
         for workload_name in chosen_workloads:
             if workload_name not in offered:
@@ -94,13 +98,12 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
                                 offered[workload_name])
     _check_footprints(cases, workloads)
     order = in_report_order(chosen_workloads, workloads)
-    return Plan(sorted(cases, key=lambda c: order.index(c.workload)), skipped)
+    return Plan(sorted(cases, key=lambda c: order.index(c.workload)), skipped, order)
 
 
 def _check_footprints(cases: list[Case], workloads: dict[str, Workload]) -> None:
     """Every parameter set's input and oracle fit this machine's free disk and memory, else
     SpecError with the figure: refused before anything is built or stored."""
-    from parbench.workloads import footprint
     seen = set()
     for case in cases:
         key = (case.workload, tuple(sorted(map(str, case.params.items()))))

@@ -1,8 +1,16 @@
 """The plain records that flow through the pipeline: plan → run → analyze → store → report."""
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from parbench.units import format_duration
+
+
+def now() -> str:
+    """The time a run starts or ends, as every record stores it (local, with its offset)."""
+    return dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -122,7 +130,6 @@ class Comparison:
     significant: bool
 
     def sentence(self) -> str:
-        from parbench.units import format_duration
         if not self.significant:
             return "no significant difference"
         if self.ratio >= 1:
@@ -159,8 +166,9 @@ class RunRecord:
 
 class Analysis(NamedTuple):
     """A law fitted to a run's figures: its kind (scaling, crossover, per-task, amdahl-shares,
-    time-split), what it is about, and the result (plain data, stored as JSON). The reports
+    time-split, drift…), what it is about, and the result: its typed record wherever the reports
+    read it (analysis/results.py), a plain dict in the store and the JSON export. The reports
     render each kind through one registry (report/analyses.py)."""
     kind: str
     subject: str
-    result: dict[str, Any]
+    result: Any

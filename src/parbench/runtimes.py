@@ -1,10 +1,10 @@
 """The runtimes: each impls/<name>/ with its runtime.toml, build, test and run (docs/protocol.md)."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,7 +114,7 @@ class Runtime:
         return self.folder / "run"
 
     def missing_tools(self) -> list[str]:
-        return [tool for tool in self.requires if not _on_path(tool)]
+        return [tool for tool in self.requires if not on_path(tool)]
 
     @property
     def available(self) -> bool:
@@ -159,9 +159,29 @@ class Runtime:
             raise RuntimeError(f"{self.name}: `run --list` printed no readable JSON ({error})") from None
 
 
-def _on_path(tool: str) -> bool:
+def on_path(tool: str) -> bool:
     """A command on PATH, or an absolute path that exists (a VM image, a JDK's java)."""
     return os.path.exists(tool) if os.path.isabs(tool) else shutil.which(tool) is not None
+
+
+# Tools `parbench doctor` looks for beside the runtimes, and what each is for.
+TOOLS = (("sqlite3", "results store (built into Python; the CLI is optional)"),
+         ("psql", "PostgreSQL cases and store (scripts/postgres-up starts the server)"),
+         ("chromium", "the HTML report's browser test"),
+         ("hyperfine", "optional: cross-checking `parbench exec`"))
+
+
+def distributed_engines() -> list[tuple[str, bool, str]]:
+    """The engines the `distributed` models run on, found or not, and how to get them."""
+    dask = subprocess.run([sys.executable, "-c", "import dask, distributed; print(distributed.__version__)"],
+                          capture_output=True, text=True)
+    epmd = on_path("epmd") and on_path("erl")
+    return [("Dask distributed (python model `dask`)", dask.returncode == 0,
+             f"distributed {dask.stdout.strip()}" if dask.returncode == 0 else
+             "install with: .venv/bin/pip install 'distributed==2026.8.0' (make setup does)"),
+            ("Erlang distribution (elixir model `distributed`, :peer nodes on 127.0.0.1)", epmd,
+             "epmd and erl found (the case starts epmd if it is not running)" if epmd else
+             "install with: apt-get install -y erlang-base")]
 
 
 def load_all() -> dict[str, Runtime]:

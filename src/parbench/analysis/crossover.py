@@ -7,7 +7,7 @@ there on. Re-doing that on every bootstrap resample gives the crossing's 95 % CI
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -24,6 +24,14 @@ class CrossoverResult:
     crossover: float | None                   # None: never crosses in the measured range
     crossover_ci: tuple[float, float] | None
     verdict: str
+    # What it is about, set where it is derived (analysis/derived.py):
+    workload: str = ""
+    runtime: str = ""
+    model: str = ""
+    param: str = ""                           # the swept param
+    params: dict = field(default_factory=dict)          # the others, fixed
+    seq_median_ns: list[float] = field(default_factory=list)
+    parallel_median_ns: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -4,8 +4,11 @@ sweep, and for any run the Amdahl table of CPU and I/O shares and the start-up s
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from parbench.analysis import amdahl_shares, crossover, per_task, scaling
+from parbench.analysis.results import TimeSplits
+from parbench.analysis.startup import time_splits
 from parbench.records import Analysis, CaseResult, RunRecord
 from parbench.stats import grouped_samples
 from parbench.workloads import load_all
@@ -35,10 +38,9 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
         medians = [m.stats.median_ns for m in measured]
         own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
         fitted = own or scaling.fit_scaling(workers, medians, cores, baseline_ns=seq.stats.median_ns if seq else None)
-        result = fitted.as_dict()
-        result.update(runtime=runtime, model=model, workload=workload, params=dict(params),
-                      speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
-                      baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
+        result = replace(fitted, runtime=runtime, model=model, workload=workload, params=dict(params),
+                         speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
+                         baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
         out.append(Analysis("scaling", f"{workload}/{runtime}/{model}", result))
     return out
 
@@ -58,10 +60,9 @@ def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
                 found = crossover.find_crossover(
                     sizes, [grouped_samples(seqs[s].run) for s in sizes],
                     [grouped_samples(pars[s].run) for s in sizes])
-                result = found.as_dict()
-                result.update(runtime=runtime, model=model, workload=workload, param=param,
-                              params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
-                              parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
+                result = replace(found, runtime=runtime, model=model, workload=workload, param=param,
+                                 params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
+                                 parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
                 out.append(Analysis("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
     return out
 
@@ -81,26 +82,19 @@ def analyze_tasks(record: RunRecord, param: str) -> list[Analysis]:
             costs = per_task.per_task_costs(
                 [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
                 [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
-            result = costs.as_dict()
-            result.update(runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
+            result = replace(costs, runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
             out.append(Analysis("per-task", f"{workload}/{runtime}/{model}", result))
     return out
 
 
 def analyze_run(record: RunRecord) -> list[Analysis]:
     """Analyses that any run supports: Amdahl from CPU and I/O shares and the start-up split."""
-    from parbench.analysis.startup import time_splits
     cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
-    out = [Analysis("amdahl-shares", f"{a.workload}/{a.runtime}", a.as_dict())
+    out = [Analysis("amdahl-shares", f"{a.workload}/{a.runtime}", a)
            for a in amdahl_shares.amdahl_shares(record.results, cores)]
-    warmup = record.options.get("warmup")
-    repeat = record.options.get("repeat")
-    from parbench.plan import SCALE_DEFAULTS
-    defaults = SCALE_DEFAULTS.get(record.scale, SCALE_DEFAULTS["quick"])
-    splits = time_splits(record.results, warmup if warmup is not None else defaults["warmup"],
-                         repeat if repeat is not None else defaults["repeat"])
+    splits = time_splits(record.results)
     if splits:
-        out.append(Analysis("time-split", "all", {"rows": [s.as_dict() for s in splits]}))
+        out.append(Analysis("time-split", "all", TimeSplits(splits)))
     return out
 
 

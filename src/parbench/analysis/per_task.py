@@ -6,10 +6,9 @@ the baseline does not pollute the per-task figure.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass
@@ -30,12 +29,19 @@ class PerTaskResult:
     bytes_per_unit: Slope | None
     largest_ok: int | None
     failure: dict | None          # {"n": …, "outcome": "limit", "detail": "…"} for the next size
+    # What it is about, set where it is derived (analysis/derived.py):
+    workload: str = ""
+    runtime: str = ""
+    model: str = ""
+    param: str = ""
+    params: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
 def fit_line(x: list[float], y: list[float]) -> Slope | None:
+    from scipy import stats        # 0.8 s of imports: paid by the analyses, not before a run starts
     if len(x) < 2 or len(set(x)) < 2:
         return None
     fit = stats.linregress(np.asarray(x, dtype=float), np.asarray(y, dtype=float))

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import optimize, stats
 
 
 def amdahl(p, f):
@@ -47,6 +46,14 @@ class ScalingResult:
     predictions: dict[int, dict[str, float]]   # worker count → law → predicted speedup
     measured_up_to: int
     note: str
+    # What it is about, set where it is derived (analysis/derived.py):
+    workload: str = ""
+    runtime: str = ""
+    model: str = ""
+    params: dict = field(default_factory=dict)
+    speedup_vs_seq: list[float] | None = None     # against the runtime's seq, where it has one
+    baseline: str = ""                             # what `speedup` is against, in words
+    cores: int = 0                                 # the logical CPUs it was measured on
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -55,6 +62,7 @@ class ScalingResult:
 def _fit(law: str, function, p, s, start, bounds, pinned: int = 0) -> Fit | None:
     """Least squares within the law's bounds; each CI is clipped to those bounds too.
     `pinned` points carry no information (S(1) = 1 when speedup is against 1 worker)."""
+    from scipy import optimize, stats    # 0.8 s of imports: paid by the fits, not before a run starts
     names = ["f"] if law == "amdahl" else ["sigma", "kappa"]
     dof = len(p) - pinned - len(names)
     if dof < 0:

@@ -10,23 +10,17 @@ import os
 import sys
 from pathlib import Path
 
+from parbench.export import (csv_samples, csv_summary, github_benchmark, html_page, hyperfine_tables, json_format,
+                             markdown_report, pyperf_format, text_report)
 from parbench.export.base import Exporter, Report
 
-
-def _formats() -> tuple[Exporter, ...]:
-    from parbench.export import (csv_samples, csv_summary, github_benchmark, html_page, json_format,
-                                 markdown_report, pyperf_format, text_report)
-    return (json_format.EXPORTER, csv_summary.EXPORTER, csv_samples.EXPORTER, markdown_report.EXPORTER,
-            pyperf_format.EXPORTER, github_benchmark.EXPORTER, html_page.EXPORTER, text_report.EXPORTER)
-
-
-FORMATS: tuple[Exporter, ...] = ()
+FORMATS: tuple[Exporter, ...] = (
+    json_format.EXPORTER, csv_summary.EXPORTER, csv_samples.EXPORTER, markdown_report.EXPORTER,
+    pyperf_format.EXPORTER, github_benchmark.EXPORTER, html_page.EXPORTER, text_report.EXPORTER,
+    *hyperfine_tables.EXPORTERS)
 
 
 def formats() -> tuple[Exporter, ...]:
-    global FORMATS
-    if not FORMATS:
-        FORMATS = _formats()
     return FORMATS
 
 
@@ -67,3 +61,15 @@ def write_all(reports: list[Report], exports: dict, errors) -> None:
             raise OSError(f"cannot write {target}: {error.strerror or error}") from None
         if path is not None:
             errors.print(f"wrote {path}", highlight=False)
+
+
+def check_writable(folder: Path) -> str | None:
+    """Why reports cannot be written to `folder`, or None; asked before a run starts."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".parbench-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        return f"cannot write reports to {folder}: {error.strerror or error}"
+    return None

@@ -5,17 +5,17 @@ each process, the comparisons, the analyses). Versioned by `schema_version`; the
 schemas/parbench-export.schema.json. `read` turns an export back into runs (compare of files)."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from parbench.analysis.results import plain, typed
 from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
-from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, RunRecord
-from parbench.store import shapes
+from parbench.records import Analysis, CaseResult, CaseRun, ProcessMeasurement, RunRecord
+from parbench.store import codec
 
 SCHEMA_VERSION = 1
 S = 1e-9        # ns → s
@@ -31,18 +31,21 @@ def _result(result: CaseResult) -> dict[str, Any]:
     times = [r.ns for r in verified]
     timed = [p for p in run.processes if p.index >= 0]
     ok = [p for p in timed if p.outcome == "ok"]
+    user, system = _cpu_per_run(ok, verified)
     out: dict[str, Any] = {
-        # hyperfine's fields
+        # hyperfine's fields, in hyperfine's order
         "command": case.model if case.workload == "exec" else case.label,
-        "mean": s.mean_ns * S, "stddev": s.stdev_ns * S, "median": s.median_ns * S,
-        # per run, as hyperfine: a process's CPU time shared over the repetitions it ran
-        "user": _per_repetition([p.user_ns for p in ok], len(verified)),
-        "system": _per_repetition([p.sys_ns for p in ok], len(verified)),
+        "mean": s.mean_ns * S, "stddev": s.stdev_ns * S if s.n > 1 else None, "median": s.median_ns * S,
+        "user": user, "system": system,
         "min": s.min_ns * S, "max": s.max_ns * S, "times": _seconds(times),
+        # the whole process tree's peak (hyperfine's is the largest single process's)
+        "memory_usage_byte": _tree_peaks(ok, verified),
         "exit_codes": [p.exit_code for p in timed],
-        "parameters": {k: str(v) for k, v in case.params.items()} if case.workload == "exec" else {},
+        # hyperfine omits `parameters` when a command has none
+        **({"parameters": {k: str(v) for k, v in case.params.items()}}
+           if case.workload == "exec" and case.params else {}),
         # parbench's own
-        "case": _case(case),
+        "case": codec.case_dict(case),
         "status": run.status,
         "median_ci": _seconds(s.median_ci_ns),
         "p99": s.p99_ns * S, "ips": s.ips, "items_per_second": s.items_per_s,
@@ -65,10 +68,20 @@ def _per_repetition(cpu_ns: list[int], repetitions: int) -> float:
     return float(np.sum(cpu_ns)) / repetitions * S if cpu_ns and repetitions else 0.0
 
 
-def _case(case: Case) -> dict[str, Any]:
-    return {"key": case.key, "workload": case.workload, "runtime": case.runtime, "model": case.model,
-            "family": case.family, "params": case.params, "workers": case.workers,
-            "overrides": list(case.overrides), "note": case.note}
+def _cpu_per_run(ok: list[ProcessMeasurement], verified: list) -> tuple[float, float]:
+    """User and system CPU per run, as hyperfine: exec's runs carry theirs with the shell's
+    start-up subtracted; a runtime's process shares its CPU over the repetitions it ran."""
+    if verified and all("user_ns" in r.extra for r in verified):
+        return (_per_repetition([r.extra["user_ns"] for r in verified], len(verified)),
+                _per_repetition([r.extra["sys_ns"] for r in verified], len(verified)))
+    return (_per_repetition([p.user_ns for p in ok], len(verified)),
+            _per_repetition([p.sys_ns for p in ok], len(verified)))
+
+
+def _tree_peaks(ok: list[ProcessMeasurement], verified: list) -> list[int]:
+    """hyperfine's memory_usage_byte, one per counted run: its process tree's peak, in bytes."""
+    peak = {p.index: max(p.tree_peak_rss_kb or 0, p.max_rss_kb) * 1024 for p in ok}
+    return [peak.get(r.process, 0) for r in verified]
 
 
 def _comparison(c) -> dict[str, Any]:
@@ -77,13 +90,12 @@ def _comparison(c) -> dict[str, Any]:
 
 
 def _process(p: ProcessMeasurement, run: CaseRun) -> dict[str, Any]:
-    return {**dataclasses.asdict(p), "samples": [dataclasses.asdict(r) for r in run.repetitions
-                                                 if r.process == p.index]}
+    return codec.process_dict(p, [r for r in run.repetitions if r.process == p.index])
 
 
 def _failure(result: CaseResult) -> dict[str, Any]:
     run = result.run
-    return {"case": _case(result.case), "status": run.status, "reason": run.reason,
+    return {"case": codec.case_dict(result.case), "status": run.status, "reason": run.reason,
             "processes": [_process(p, run) for p in run.processes]}
 
 
@@ -91,11 +103,11 @@ def document(reports: list[Report]) -> dict[str, Any]:
     runs, results, failures, analyses = [], [], [], []
     for report in reports:
         record = report.record
-        runs.append({k: v for k, v in dataclasses.asdict(record).items() if k != "results"})
+        runs.append(codec.run_header(record))
         for result in record.results:
             (results if result.stats is not None else failures).append(
                 {"run": record.id, **(_result(result) if result.stats is not None else _failure(result))})
-        analyses += [{"run": record.id, "kind": k, "subject": s, "result": r} for k, s, r in report.analyses]
+        analyses += [{"run": record.id, "kind": k, "subject": s, "result": plain(r)} for k, s, r in report.analyses]
     return {"schema_version": SCHEMA_VERSION, "generator": "parbench",
             "run": runs[-1] if runs else None, "runs": runs,
             "results": results, "failures": failures, "analyses": analyses}
@@ -114,36 +126,36 @@ class NotAnExport(ValueError):
 
 
 def _records(data: dict) -> dict:
-    """The export's runs by id, each field checked (shapes.BadShape names the first wrong one)."""
+    """The export's runs by id, each field checked (codec.BadShape names the first wrong one)."""
     records = {}
-    for run in shapes.items(data["runs"], "runs"):
-        record = shapes.run_record(run, "a run")
+    for run in codec.items(data["runs"], "runs"):
+        record = codec.run_record(run, "a run")
         records[record.id] = record
-    for entry in shapes.items(data.get("results"), "results") + shapes.items(data.get("failures"), "failures"):
+    for entry in codec.items(data.get("results"), "results") + codec.items(data.get("failures"), "failures"):
         if not isinstance(entry, dict) or entry.get("run") not in records:
-            raise shapes.BadShape("a result of no run in the file")
+            raise codec.BadShape("a result of no run in the file")
         fields = entry.get("case")
         fields = {k: v for k, v in fields.items() if k != "key"} if isinstance(fields, dict) else fields
         verification = entry.get("verification") if isinstance(entry.get("verification"), dict) else {}
-        run = shapes.case_run(shapes.case(fields, "a case"), entry, "a result", verification.get("expected_checksum", ""))
-        for p in shapes.items(entry.get("processes"), "processes"):
+        run = codec.case_run(codec.case(fields, "a case"), entry, "a result", verification.get("expected_checksum", ""))
+        for p in codec.items(entry.get("processes"), "processes"):
             if not isinstance(p, dict):
-                raise shapes.BadShape("a process is not an object")
-            samples = shapes.items(p.get("samples"), "samples")
-            run.processes.append(shapes.process({k: v for k, v in p.items() if k != "samples"}, "a process"))
-            run.repetitions += [shapes.repetition(r, "a sample") for r in samples]
+                raise codec.BadShape("a process is not an object")
+            samples = codec.items(p.get("samples"), "samples")
+            run.processes.append(codec.process({k: v for k, v in p.items() if k != "samples"}, "a process"))
+            run.repetitions += [codec.repetition(r, "a sample") for r in samples]
         records[entry["run"]].results.append(CaseResult(run))
     return records
 
 
-def read_analyses(path: Path, run_id: int | None) -> list[tuple[str, str, dict]]:
-    """The analyses a JSON export holds for one of its runs (the drift of its sitting…)."""
+def read_analyses(path: Path, run_id: int | None) -> list[Analysis]:
+    """The analyses a JSON export holds for one of its runs (the drift of its sitting…), typed."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):
         return []
     found = data.get("analyses") if isinstance(data, dict) else None
-    return [(a["kind"], a["subject"], a["result"]) for a in found or []
+    return [typed((a["kind"], a["subject"], a["result"])) for a in found or []
             if isinstance(a, dict) and a.get("run") == run_id and isinstance(a.get("result"), dict)
             and isinstance(a.get("kind"), str) and isinstance(a.get("subject"), str)]
 
@@ -158,7 +170,7 @@ def read(path: Path) -> list[RunRecord]:
         raise NotAnExport(f"{path}: not a parbench JSON export (schema_version {SCHEMA_VERSION})")
     try:
         records = _records(data)
-    except shapes.BadShape as error:
+    except codec.BadShape as error:
         raise NotAnExport(f"{path}: not a parbench JSON export ({error})") from None
     if not records:
         raise NotAnExport(f"{path}: a parbench JSON export with no run in it")

@@ -7,10 +7,10 @@ from rich.console import Console
 
 from parbench.escaping import CONSOLE_OPTIONS
 from parbench.export.base import Exporter, Report
+from parbench.report import console as console_report
 
 
 def render(reports: list[Report]) -> str:
-    from parbench.report import console as console_report
     buffer = io.StringIO()
     out = Console(file=buffer, width=200, color_system=None, highlight=False, **CONSOLE_OPTIONS)
     for r in reports:

@@ -2,8 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
+from parbench.analysis.amdahl_shares import AmdahlShares
+from parbench.analysis.crossover import CrossoverResult
+from parbench.analysis.drift import Drift
+from parbench.analysis.per_task import PerTaskResult
+from parbench.analysis.results import TimeSplits
+from parbench.analysis.scaling import ScalingResult
+from parbench.records import Analysis
 from parbench.units import format_bytes, format_duration
 
 
@@ -14,95 +21,94 @@ def _size(value, param: str) -> str:
 Table = tuple[str, list[str], list[list[str]], list[str]]      # title, header, rows, notes
 
 
-def _scaling(subject: str, r: dict) -> Table:
-    header = ["workers", "speedup", "efficiency"] + (["vs seq"] if r.get("speedup_vs_seq") else [])
+def _scaling(subject: str, r: ScalingResult) -> Table:
+    header = ["workers", "speedup", "efficiency"] + (["vs seq"] if r.speedup_vs_seq else [])
     rows = []
-    for i, p in enumerate(r["workers"]):
-        row = [str(p), f"{r['speedup'][i]:.2f}x", f"{100 * r['efficiency'][i]:.0f}%"]
-        if r.get("speedup_vs_seq"):
-            row.append(f"{r['speedup_vs_seq'][i]:.2f}x")
+    for i, p in enumerate(r.workers):
+        row = [str(p), f"{r.speedup[i]:.2f}x", f"{100 * r.efficiency[i]:.0f}%"]
+        if r.speedup_vs_seq:
+            row.append(f"{r.speedup_vs_seq[i]:.2f}x")
         rows.append(row)
-    notes = [f"speedup against {r['baseline']}; measured on {r['cores']} logical CPUs"]
-    if r.get("amdahl"):
-        a = r["amdahl"]
-        ci = a["ci"]["f"]
-        notes.append(f"Amdahl: serial fraction f = {a['params']['f']:.3f}"
+    notes = [f"speedup against {r.baseline}; measured on {r.cores} logical CPUs"]
+    if r.amdahl:
+        ci = r.amdahl.ci["f"]
+        notes.append(f"Amdahl: serial fraction f = {r.amdahl.params['f']:.3f}"
                      + (f" (95% CI {ci[0]:.3f} – {ci[1]:.3f})" if ci else " (no CI: too few points)"))
-    if r.get("usl"):
-        u = r["usl"]
-        cis = u["ci"]
+    if r.usl:
+        cis = r.usl.ci
         fmt = lambda n: (f" (95% CI {cis[n][0]:.3g} – {cis[n][1]:.3g})" if cis.get(n) else "")
-        notes.append(f"USL: σ = {u['params']['sigma']:.3g}{fmt('sigma')}, κ = {u['params']['kappa']:.3g}{fmt('kappa')}")
-    if r.get("peak_workers"):
-        notes.append(f"USL peak (prediction): {r['peak_speedup']:.2f}x at {r['peak_workers']:.1f} workers")
-    for n, laws in r.get("predictions", {}).items():
+        notes.append(f"USL: σ = {r.usl.params['sigma']:.3g}{fmt('sigma')}, κ = {r.usl.params['kappa']:.3g}{fmt('kappa')}")
+    if r.peak_workers:
+        notes.append(f"USL peak (prediction): {r.peak_speedup:.2f}x at {r.peak_workers:.1f} workers")
+    for n, laws in r.predictions.items():
         if laws:
             notes.append(f"prediction at {n} workers: " + ", ".join(f"{law} {v:.2f}x" for law, v in laws.items()))
-    if r.get("note"):
-        notes.append(r["note"])
+    if r.note:
+        notes.append(r.note)
     return f"Scaling: {subject}", header, rows, notes
 
 
-def _crossover(subject: str, r: dict) -> Table:
-    header = [r["param"], "seq median", "parallel median", "parallel / seq", "95% CI"]
-    rows = [[_size(s, r["param"]), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
-            for s, a, b, q, (lo, hi) in zip(r["sizes"], r["seq_median_ns"], r["parallel_median_ns"],
-                                            r["ratio"], r["ratio_ci"])]
-    notes = [r["verdict"]]
-    if r.get("crossover"):
-        ci = r.get("crossover_ci")
-        notes.append(f"crossover {r['param']} ≈ {_size(r['crossover'], r['param'])}"
-                     + (f" (95% CI {_size(ci[0], r['param'])} – {_size(ci[1], r['param'])})" if ci else ""))
+def _crossover(subject: str, r: CrossoverResult) -> Table:
+    header = [r.param, "seq median", "parallel median", "parallel / seq", "95% CI"]
+    rows = [[_size(s, r.param), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
+            for s, a, b, q, (lo, hi) in zip(r.sizes, r.seq_median_ns, r.parallel_median_ns, r.ratio, r.ratio_ci)]
+    notes = [r.verdict]
+    if r.crossover:
+        ci = r.crossover_ci
+        notes.append(f"crossover {r.param} ≈ {_size(r.crossover, r.param)}"
+                     + (f" (95% CI {_size(ci[0], r.param)} – {_size(ci[1], r.param)})" if ci else ""))
     return f"Crossover: {subject}", header, rows, notes
 
 
-def _per_task(subject: str, r: dict) -> Table:
-    header = [r["param"], "median", "peak RSS (tree)"]
+def _per_task(subject: str, r: PerTaskResult) -> Table:
+    header = [r.param, "median", "peak RSS (tree)"]
     rows = [[f"{n:,}", format_duration(t), format_bytes(m)]
-            for n, t, m in zip(r["counts"], r["median_ns"], r["peak_rss_bytes"])]
+            for n, t, m in zip(r.counts, r.median_ns, r.peak_rss_bytes)]
     notes = []
-    if r.get("time_per_unit_ns"):
-        t = r["time_per_unit_ns"]
-        notes.append(f"time per unit: {format_duration(t['per_unit'])} (slope, R² {t['r_squared']:.3f})")
-    if r.get("bytes_per_unit"):
-        b = r["bytes_per_unit"]
-        ci = f", 95% CI {format_bytes(b['per_unit_ci'][0])} – {format_bytes(b['per_unit_ci'][1])}" if b.get("per_unit_ci") else ""
-        notes.append(f"bytes per unit: {format_bytes(b['per_unit'])} (slope{ci}, R² {b['r_squared']:.3f}); "
-                     f"baseline {format_bytes(b['intercept'])}")
-    if r.get("largest_ok"):
-        notes.append(f"largest {r['param']} that ran: {r['largest_ok']:,}")
-    if r.get("failure"):
-        f = r["failure"]
-        notes.append(f"{r['param']} = {f['n']:,} failed: {f['outcome']}: {f['detail']}")
+    if r.time_per_unit_ns:
+        t = r.time_per_unit_ns
+        notes.append(f"time per unit: {format_duration(t.per_unit)} (slope, R² {t.r_squared:.3f})")
+    if r.bytes_per_unit:
+        b = r.bytes_per_unit
+        ci = f", 95% CI {format_bytes(b.per_unit_ci[0])} – {format_bytes(b.per_unit_ci[1])}" if b.per_unit_ci else ""
+        notes.append(f"bytes per unit: {format_bytes(b.per_unit)} (slope{ci}, R² {b.r_squared:.3f}); "
+                     f"baseline {format_bytes(b.intercept)}")
+    if r.largest_ok:
+        notes.append(f"largest {r.param} that ran: {r.largest_ok:,}")
+    if r.failure:
+        f = r.failure
+        notes.append(f"{r.param} = {f['n']:,} failed: {f['outcome']}: {f['detail']}")
     return f"Per task: {subject}", header, rows, notes
 
 
-def _amdahl_shares(subject: str, r: dict) -> Table:
+def _amdahl_shares(subject: str, r: AmdahlShares) -> Table:
     header = ["case", "CPU workers", "Amdahl predicts", "achieved", "achieved / predicted"]
-    rows = [[row["case"], str(row["workers"]), f"{row['predicted_speedup']:.2f}x",
-             f"{row['achieved_speedup']:.2f}x", f"{100 * row['efficiency_vs_prediction']:.0f}%"]
-            for row in r["rows"]]
-    notes = [f"seq spends {100 * r['cpu_share']:.0f}% on CPU work and {100 * r['io_share']:.0f}% "
+    rows = [[row.case, str(row.workers), f"{row.predicted_speedup:.2f}x",
+             f"{row.achieved_speedup:.2f}x", f"{100 * row.efficiency_vs_prediction:.0f}%"]
+            for row in r.rows]
+    notes = [f"seq spends {100 * r.cpu_share:.0f}% on CPU work and {100 * r.io_share:.0f}% "
              "on I/O (its extra.cpu_ns and io_ns); prediction: S = 1 / (io + cpu / W), only the CPU part parallel"]
     return f"Amdahl's law from CPU and I/O shares: {subject}", header, rows, notes
 
 
-def _time_split(subject: str, r: dict) -> Table:
-    header = ["case", "process wall", "boot (noop)", "input load", "timed work", "the rest"]
+def _time_split(subject: str, r: TimeSplits) -> Table:
+    header = ["case", "process wall", "start-up", "input load", "work (warm-ups too)", "the rest"]
     fmt = lambda v: format_duration(v) if v is not None else "–"
-    rows = [[row["case"], fmt(row["process_wall_ns"]), fmt(row["boot_ns"]), fmt(row["load_ns"]),
-             fmt(row["work_ns"]), fmt(row["rest_ns"])] for row in r["rows"]]
+    rows = [[row.case, fmt(row.process_wall_ns), fmt(row.boot_ns), fmt(row.load_ns),
+             fmt(row.work_ns), fmt(row.rest_ns)] for row in r.rows]
     return ("Where each process's time goes", header, rows,
-            ["the rest: JIT, pool start-up, teardown and GC at exit — whatever boot, load and work leave"])
+            ["each part measured in the process itself, the median over its processes (start-up: until its "
+             "first line's work began, by the launcher's stamp); the rest: JIT, pool start-up, teardown and GC "
+             "at exit — whatever start-up, load and work leave"])
 
 
-def _drift(subject: str, r: dict) -> Table:
+def _drift(subject: str, r: Drift) -> Table:
     """The sitting's drift line and the tables measured while the machine was off."""
-    title = (f"Machine drift over this sitting: {100 * max(r['cpu_spread'], r['memory_spread']):.1f}% "
-             f"(sentinel: CPU loop {100 * r['cpu_spread']:.1f}%, memory loop {100 * r['memory_spread']:.1f}%, "
-             f"{r['readings']} readings; steal up to {100 * r['steal_max']:.1f}%, machine busy up to "
-             f"{100 * r['busy_max']:.0f}%)")
-    rows = [[table, f"{100 * off:.1f}%"] for table, off in r["off_tables"].items()]
+    title = (f"Machine drift over this sitting: {100 * r.spread:.1f}% "
+             f"(sentinel: CPU loop {100 * r.cpu_spread:.1f}%, memory loop {100 * r.memory_spread:.1f}%, "
+             f"{r.readings} readings; steal up to {100 * r.steal_max:.1f}%, machine busy up to "
+             f"{100 * r.busy_max:.0f}%)")
+    rows = [[table, f"{100 * off:.1f}%"] for table, off in r.off_tables.items()]
     notes = ([f"{len(rows)} table(s) measured while a sentinel reading beside them was off by more than 5%: "
               "their figures are from a changed machine"] if rows else ["no table measured while the machine was off by more than 5%"])
     return title, ["table measured while the machine was off", "sentinel off by"], rows, notes
@@ -110,20 +116,23 @@ def _drift(subject: str, r: dict) -> Table:
 
 @dataclass(frozen=True)
 class View:
-    """How every report shows one kind of analysis: its table (and whether the console shows it)."""
-    table: Callable[[str, dict], Table]
+    """How every report shows one kind of analysis: its typed result (analysis/results.py), its
+    table, and whether the console shows it."""
+    result_type: type
+    table: Callable[[str, Any], Table]
     on_console: bool = True
 
 
 # The one registry of analysis kinds: the console, Markdown and HTML reports all read it.
 VIEWS: dict[str, View] = {
-    "drift": View(_drift),
-    "scaling": View(_scaling), "crossover": View(_crossover), "per-task": View(_per_task),
-    "amdahl-shares": View(_amdahl_shares), "time-split": View(_time_split, on_console=False),
+    "drift": View(Drift, _drift),
+    "scaling": View(ScalingResult, _scaling), "crossover": View(CrossoverResult, _crossover),
+    "per-task": View(PerTaskResult, _per_task), "amdahl-shares": View(AmdahlShares, _amdahl_shares),
+    "time-split": View(TimeSplits, _time_split, on_console=False),
 }
 
 
-def tables(analyses, console: bool = False) -> list[Table]:
-    """(title, header, rows, notes) for every analysis of a registered kind, in stored order."""
+def tables(analyses: list[Analysis], console: bool = False) -> list[Table]:
+    """(title, header, rows, notes) for every typed analysis of a registered kind, in stored order."""
     return [VIEWS[kind].table(subject, result) for kind, subject, result in analyses
-            if kind in VIEWS and (VIEWS[kind].on_console or not console)]
+            if kind in VIEWS and isinstance(result, VIEWS[kind].result_type) and (VIEWS[kind].on_console or not console)]

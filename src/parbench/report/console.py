@@ -10,11 +10,11 @@ from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
                                   startup_rows)
+from parbench.report.analyses import tables
 from parbench.report.summary import summary
 
 
 def print_analyses(analyses: list, console: Console) -> None:
-    from parbench.report.analyses import tables
     for title, header, rows, notes in tables(analyses, console=True):
         table = Table(title=title, title_justify="left", header_style="bold")
         for column in header:

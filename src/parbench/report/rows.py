@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parbench.analysis.drift import Drift
+from parbench.analysis.results import MachineCeiling
 from parbench.proofs import overlap_share, unaccounted_ns, unaccounted_too_long
 from parbench.records import CaseResult, RunRecord
 from parbench.units import format_bytes, format_duration, format_rate
@@ -42,9 +44,9 @@ def groups(record: RunRecord) -> list[Group]:
     return sorted(out.values(), key=lambda g: (order.index(g.workload), _params_in_order(g.params)))
 
 
-def drift_of(analyses) -> dict | None:
+def drift_of(analyses) -> Drift | None:
     """The sitting's drift (analysis/drift.py) among a run's analyses, or None."""
-    return next((result for kind, _, result in analyses or [] if kind == "drift"), None)
+    return next((result for kind, _, result in analyses or [] if isinstance(result, Drift)), None)
 
 
 def drift_line(analyses) -> str:
@@ -52,15 +54,15 @@ def drift_line(analyses) -> str:
     drift = drift_of(analyses)
     if drift is None:
         return ""
-    return (f"machine drift {100 * max(drift['cpu_spread'], drift['memory_spread']):.1f}% over this sitting "
-            f"(drift sentinel, {drift['readings']} readings; {len(drift['off_tables'])} table(s) measured while "
+    return (f"machine drift {100 * drift.spread:.1f}% over this sitting "
+            f"(drift sentinel, {drift.readings} readings; {len(drift.off_tables)} table(s) measured while "
             "it was off by more than 5%)")
 
 
 def drift_mark(group: "Group", analyses) -> str:
     """Why a table's figures are from a changed machine, or ""."""
-    off = (drift_of(analyses) or {}).get("off_tables", {})
-    share = off.get(group.key)
+    drift = drift_of(analyses)
+    share = drift.off_tables.get(group.key) if drift else None
     return f"measured while the machine was off by {100 * share:.1f}% (drift sentinel)" if share else ""
 
 
@@ -76,7 +78,7 @@ def _params_in_order(params: dict) -> tuple:
 
 
 COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median",
-           "99th %", "items/s", "vs ceiling", "CPU", "overlap", "peak RSS (tree)", "✓"]
+           "99th %", "items/s", "vs ceiling", "CPU", "overlap", "peak memory (tree)", "✓"]
 
 
 def median_extra(result: CaseResult, key: str) -> float | None:
@@ -85,13 +87,13 @@ def median_extra(result: CaseResult, key: str) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def machine_ceiling_of(group: "Group", analyses) -> dict | None:
-    """The machine's own ceiling measured for this table in its sitting ({"name", "ns"}), or None."""
-    return next((r for kind, subject, r in analyses or [] if kind == "machine-ceiling" and subject == group.key),
+def machine_ceiling_of(group: "Group", analyses) -> MachineCeiling | None:
+    """The machine's own ceiling measured for this table in its sitting, or None."""
+    return next((r for kind, subject, r in analyses or [] if isinstance(r, MachineCeiling) and subject == group.key),
                 None)
 
 
-def ceiling_text(result: CaseResult, machine: dict | None = None) -> str:
+def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> str:
     """The case's distance to its own ceiling, measured in the same repetitions ("2.3× own copy"),
     and to the machine's, measured by the harness for the table ("4.1× machine memcpy")."""
     parts = []
@@ -99,21 +101,38 @@ def ceiling_text(result: CaseResult, machine: dict | None = None) -> str:
     if ceiling and result.stats is not None:
         name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")
         parts.append(f"{result.stats.median_ns / ceiling:.2f}× own {name}")
-    if machine and machine.get("ns") and result.stats is not None:
-        parts.append(f"{result.stats.median_ns / machine['ns']:.2f}× machine")
+    if machine and machine.ns and result.stats is not None:
+        parts.append(f"{result.stats.median_ns / machine.ns:.2f}× machine")
     return " · ".join(parts) or "–"
 
 
-def measured_row(result: CaseResult, machine: dict | None = None) -> list[str]:
+def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> list[str]:
     s = result.stats
     verified = sum(r.verified for r in result.run.repetitions)
     return [result.case.label, result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
-            cpu_text(result), overlap_text(result),
-            format_bytes(1024 * s.peak_rss_kb) if s.peak_rss_kb else "–",
+            cpu_text(result), overlap_text(result), memory_text(result),
             f"✓ {verified}/{len(result.run.repetitions)}"]
+
+
+def peak_of(result: CaseResult, key: str) -> int | None:
+    """The largest of the case's fresh processes' `memory[key]` (kB), None where none has it."""
+    found = [p.memory[key] for p in result.run.processes
+             if p.outcome == "ok" and p.index >= 0 and isinstance(p.memory.get(key), (int, float)) and p.memory[key] > 0]
+    return max(found, default=None)
+
+
+def memory_text(result: CaseResult) -> str:
+    """The tree's peak with each shared page counted once (PSS, sampled), and the memory
+    cgroup's exact peak where the machine gives one ("9.8 MiB PSS · 10.4 MiB cgroup"); the sum
+    of RSS, which counts a forked pool's shared pages in every worker, for runs without PSS."""
+    pss, cgroup = peak_of(result, "tree_peak_pss_kb"), peak_of(result, "cgroup_peak_kb")
+    rss = result.stats.peak_rss_kb if result.stats else None
+    parts = ([f"{format_bytes(1024 * pss)} PSS"] if pss else [f"{format_bytes(1024 * rss)} RSS"] if rss else [])
+    parts += [f"{format_bytes(1024 * cgroup)} cgroup"] if cgroup else []
+    return " · ".join(parts) or "–"
 
 
 def timed_cores(result: CaseResult) -> float | None:
@@ -210,10 +229,10 @@ def outlier_note(result: CaseResult) -> str:
     return "; ".join(notes)
 
 
-def ceiling_note(result: CaseResult, machine: dict | None = None) -> str:
+def ceiling_note(result: CaseResult, machine: MachineCeiling | None = None) -> str:
     """The ceiling and any other baseline measured in the same repetitions, as medians, and the
     machine's own ceiling for the table."""
-    parts = [f"machine {machine['name']} {format_duration(machine['ns'])} (harness, C)"] if machine else []
+    parts = [f"machine {machine.name} {format_duration(machine.ns)} (harness, C)"] if machine else []
     ceiling = median_extra(result, "ceiling_ns")
     if ceiling:
         name = next((r.extra.get("ceiling") for r in result.run.repetitions if r.extra.get("ceiling")), "ceiling")

@@ -7,6 +7,7 @@ the browser test can check that it was drawn.
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -18,6 +19,16 @@ from parbench.escaping import html_text as escape      # the one HTML escape (es
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"]
 FAILURE_COLOUR = {"limit": "#B8860B"}          # anything else is a failure: red
 RED = "#C0392B"
+
+
+def colour_of(name: str) -> str:
+    """A runtime's colour in every plot, derived from its name (a checksum: the same in every
+    process and report), so a new runtime has one without being listed anywhere. The checksum
+    picks a hue of the whole wheel and, from other bits, one of three lightnesses: two names whose
+    hues land close still differ in lightness more often than not, and every one is dark enough
+    for lines and text on white."""
+    checksum = zlib.crc32(name.encode())
+    return f"hsl({checksum % 360}, 75%, {(30, 42, 54)[(checksum >> 12) % 3]}%)"
 
 
 @dataclass

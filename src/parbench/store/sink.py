@@ -5,7 +5,6 @@ journal for what still could not be stored, so a lost database server never lose
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sqlite3
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from parbench.records import CaseRun, ProcessMeasurement, Repetition, RunRecord
-from parbench.store import shapes
+from parbench.store import codec
 from parbench.store.database import Store, StoreError
 
 # About 30 s in all: a server restart fits in it. PARBENCH_STORE_RETRY (seconds, comma
@@ -70,7 +69,7 @@ class Journal:
         self.path, self.record, self.count = path, record, 0
 
     def _write(self, entry: dict, what: str) -> None:
-        header = {k: v for k, v in dataclasses.asdict(self.record).items() if k != "results"}
+        header = codec.run_header(self.record)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a") as f:
@@ -80,7 +79,7 @@ class Journal:
                            f"{self.path}: {error.strerror or error}") from None
 
     def append(self, run: CaseRun) -> None:
-        self._write({"case": dataclasses.asdict(run)}, run.case.key)
+        self._write({"case": codec.case_run_dict(run)}, run.case.key)
         self.count += 1
 
     def finish(self, status: str, finished_at: str) -> None:
@@ -89,7 +88,7 @@ class Journal:
 
 def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
     """(the run's header, a case or None, a run's end or None) for every line of a journal;
-    a ValueError naming the line for anything that is not one (shapes.BadShape is one)."""
+    a ValueError naming the line for anything that is not one (codec.BadShape is one)."""
     out = []
     for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
         if line.strip():
@@ -97,26 +96,16 @@ def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
             try:
                 entry = json.loads(line)
             except (ValueError, RecursionError):
-                raise shapes.BadShape(f"{where}: not JSON") from None
+                raise codec.BadShape(f"{where}: not JSON") from None
             if not isinstance(entry, dict) or "run" not in entry:
-                raise shapes.BadShape(f"{where}: no run header")
-            shapes.run_record(entry["run"], f"{where}: run")
+                raise codec.BadShape(f"{where}: no run header")
+            codec.run_record(entry["run"], f"{where}: run")
             finish = entry.get("finish")
             if finish is not None and not (isinstance(finish, dict) and isinstance(finish.get("status"), str)
                                            and isinstance(finish.get("finished_at"), str)):
-                raise shapes.BadShape(f"{where}: finish is not a status and a time")
-            out.append((entry["run"], case_run_from_dict(entry["case"], where) if "case" in entry else None, finish))
+                raise codec.BadShape(f"{where}: finish is not a status and a time")
+            out.append((entry["run"], codec.case_run_from_dict(entry["case"], where) if "case" in entry else None, finish))
     return out
-
-
-def case_run_from_dict(data: dict, where: str = "case") -> CaseRun:
-    if not isinstance(data, dict):
-        raise shapes.BadShape(f"{where}: the case is not an object")
-    run = shapes.case_run(shapes.case(data.get("case"), f"{where}: case"), data, where, data.get("expected_checksum"))
-    run.processes = [shapes.process(p, f"{where}: process") for p in shapes.items(data.get("processes"), where)]
-    run.repetitions = [shapes.repetition(r, f"{where}: repetition")
-                       for r in shapes.items(data.get("repetitions"), where)]
-    return run
 
 
 class StoreSink:

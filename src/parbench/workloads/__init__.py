@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from parbench.project import WORKLOADS_DIR
+from parbench.workloads import noop
 from parbench.workloads.params import Anything, ParamError
 
 SCALES = ("smoke", "quick", "seed")
@@ -176,7 +177,6 @@ def load_all_cached() -> dict[str, Workload]:
 
 def with_noop(workloads: dict[str, Workload]) -> dict[str, Workload]:
     """The workloads and `noop` (each runtime's start-up, measured beside every run)."""
-    from parbench.workloads import noop
     return {**workloads, "noop": Workload("noop", "start-up: a process that does no work", "docs/protocol.md",
                                           "none", {s: {} for s in SCALES}, {}, noop)}
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from parbench.inputs import cache_root
 from parbench.units import format_bytes
 
 
@@ -36,7 +37,6 @@ def problem(workload, params: dict[str, Any]) -> str | None:
     if needs is None:
         return None
     disk, memory = needs(params)
-    from parbench.inputs import cache_root
     free = free_disk_bytes(cache_root()) if disk else 0
     if disk > free:
         return (f"{workload.name} {_shown(params)}: its input needs {format_bytes(disk)} of disk, "

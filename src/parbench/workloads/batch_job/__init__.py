@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parbench.workloads.batch_job import inputs as batch_docs
+from parbench.workloads.batch_job import inputs as batch_docs, postgres
 from parbench.workloads.params import Choice, Integer, ParamError
 from parbench.workloads.seeds import Figure, Seed
 
@@ -84,7 +84,6 @@ def process_arguments(params: dict[str, Any], scratch: Path):
         return ({"docs_dir": str(batch.docs_dir), "db": f"sqlite:{db_file}", **rest},
                 lambda: batch_docs.tables_problem(batch, *batch_docs.sqlite_tables(db_file)))
     url = POSTGRES_DEFAULT_URL if target in ("postgres", "postgresql") else target
-    from parbench.workloads.batch_job import postgres
     postgres.reset(url, batch.documents)
     return ({"docs_dir": str(batch.docs_dir), "db": url, **rest},
             lambda: batch_docs.tables_problem(batch, *postgres.tables(url)))

@@ -1,5 +1,6 @@
-"""Checks that runs read from outside (a journal, a JSON export) have the types the store and the
-statistics rely on, so a malformed file is one line naming the field, never a traceback."""
+"""The one codec of runs and cases, records ⇄ plain dicts, that the journal (store/sink.py) and
+the JSON export write and read back; reading checks that every field has the type the store and
+the statistics rely on, so a malformed file is one line naming the field, never a traceback."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,6 +12,31 @@ from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunR
 INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
+# --- records → plain dicts ------------------------------------------------------------------
+def run_header(record: RunRecord) -> dict[str, Any]:
+    """A run without its results: what a journal line and an export's `runs` carry."""
+    return {k: v for k, v in dataclasses.asdict(record).items() if k != "results"}
+
+
+def case_dict(case_record: Case) -> dict[str, Any]:
+    """A case with its key (which reading ignores: it is derived)."""
+    return {"key": case_record.key, **dataclasses.asdict(case_record), "overrides": list(case_record.overrides)}
+
+
+def process_dict(measurement: ProcessMeasurement, samples: list[Repetition] | None = None) -> dict[str, Any]:
+    """A process; with `samples`, its repetitions nested in it (the export's shape)."""
+    out = dataclasses.asdict(measurement)
+    return out if samples is None else {**out, "samples": [dataclasses.asdict(r) for r in samples]}
+
+
+def case_run_dict(run: CaseRun) -> dict[str, Any]:
+    """A whole measured case, processes and repetitions side by side (the journal's shape)."""
+    return {"case": case_dict(run.case), "expected_checksum": run.expected_checksum, "status": run.status,
+            "reason": run.reason, "flags": run.flags, "processes": [process_dict(p) for p in run.processes],
+            "repetitions": [dataclasses.asdict(r) for r in run.repetitions]}
+
+
+# --- plain dicts → records, checked -----------------------------------------------------------
 class BadShape(ValueError):
     """What is wrong with a record read from a file, in one line."""
 
@@ -99,3 +125,11 @@ def items(data: Any, where: str) -> list:
     return data
 
 
+def case_run_from_dict(data: Any, where: str = "case") -> CaseRun:
+    """The inverse of case_run_dict; BadShape naming the first wrong field."""
+    if not isinstance(data, dict):
+        raise BadShape(f"{where}: the case is not an object")
+    run = case_run(case(data.get("case"), f"{where}: case"), data, where, data.get("expected_checksum"))
+    run.processes = [process(p, f"{where}: process") for p in items(data.get("processes"), where)]
+    run.repetitions = [repetition(r, f"{where}: repetition") for r in items(data.get("repetitions"), where)]
+    return run

@@ -1,0 +1,250 @@
+"""The command line's shared parts: its consoles and one-line errors, click types for seconds,
+sizes and comma lists, the options `run` and every sweep share, and the call into the pipeline
+that every measuring command ends with. cli.py (and exec's flags) only declare commands."""
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from parbench import liveness, pipeline
+from parbench.escaping import CONSOLE_OPTIONS, is_valid_unicode, one_line, styled
+from parbench.export import check_writable, formats
+from parbench.kinds.from_request import MEMORY_SHARE, default_memory_limit_kb
+from parbench.plan import ORDERS, Request
+from parbench.project import DEFAULT_DB
+from parbench.report.live import live_progress
+from parbench.store import Store, open_store
+from parbench.store.database import StoreError
+from parbench.store.upkeep import mark_orphans
+from parbench.workloads import SpecError, parse_param_overrides
+
+# Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
+# Markup off: names, stderr tails and commands from outside print as written (escaping.py).
+console = Console(width=None if sys.stdout.isatty() else 200, **CONSOLE_OPTIONS)
+errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200, **CONSOLE_OPTIONS)
+
+
+def fail(message: str, code: int = 2) -> None:
+    # One line whatever the message quotes: a newline in an argument is shown as \n.
+    errors.print(styled(("error:", "bold red"), " " + one_line(message)),
+                 highlight=False, soft_wrap=True)      # one line, never folded
+    sys.exit(code)
+
+
+# The documented bounds of the comma lists (README): a worker count a machine can schedule, a
+# task count a process can hold.
+CSV_INT_BOUNDS = {"--workers": 4096, "--counts": 10 ** 9}
+
+
+def csv_ints(text: str | None, option: str = "--workers") -> tuple[int, ...]:
+    if not text:
+        return ()
+    most = CSV_INT_BOUNDS.get(option, 4096)
+    try:
+        values = tuple(int(v) for v in text.split(",") if v.strip().isascii())
+    except ValueError:
+        values = ()
+    if len(values) != len(text.split(",")):
+        fail(f"{option} wants a comma list of positive integers, got {ascii(text)[:80]}")
+    if any(not 1 <= v <= most for v in values):
+        fail(f"{option} wants integers from 1 to {most:,}, got {ascii(text)[:80]}")
+    return values
+
+
+class FiniteRange(click.FloatRange):
+    """click's FloatRange without NaN (which every comparison lets through) or ±Infinity."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"wants a finite number, got '{value}'", param, ctx)
+        return number
+
+
+class Seconds(click.ParamType):
+    """A finite number of seconds within bounds (`inf`, `nan` and 1e12 are not durations)."""
+    name = "SECONDS"
+
+    def __init__(self, minimum: float = 0.1, maximum: float = 7 * 24 * 3600):
+        self.minimum, self.maximum = minimum, maximum
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"wants seconds, got '{value}'", param, ctx)
+        if not math.isfinite(seconds) or not self.minimum <= seconds <= self.maximum:
+            self.fail(f"wants seconds from {self.minimum:g} to {self.maximum:g}, got '{value}'", param, ctx)
+        return seconds
+
+
+MEMORY_LIMIT_KB = (1024, 1024 ** 4)        # 1 MiB … 1 PiB, in KiB
+
+
+def memory_limit_kb(text: str | None) -> int | None:
+    """--memory-limit: '8G', '512M', '60%' of the machine, or 'none'; None means the default."""
+    if text is None:
+        return None
+    if text.strip().lower() in ("none", "off", "0"):
+        return 0
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]i?B?)?\s*", text, re.I)
+    if not match:
+        fail(f"--memory-limit wants a size like 8G or 512M, a share like 60%, or none; got '{text}'")
+    number, unit = float(match.group(1)), (match.group(2) or "M").upper()[:1]
+    if unit == "%":
+        if not 1 <= number <= 100:
+            fail(f"--memory-limit wants a share from 1% to 100%, got '{text}'")
+        return int((default_memory_limit_kb() or 0) / MEMORY_SHARE * number / 100)
+    kb = int(number * {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}[unit])
+    if not MEMORY_LIMIT_KB[0] <= kb <= MEMORY_LIMIT_KB[1]:
+        # 0.4K would be int 0, which means no limit at all; a limit is a limit or `none`.
+        fail(f"--memory-limit wants a size from 1M to 1024T (or none), got '{text}'")
+    return kb
+
+
+def memory_limit_for_exec(text: str | None) -> int | None:
+    """exec's --memory-limit in KiB: the default share when not given, None for `none`."""
+    limit = memory_limit_kb(text)
+    return default_memory_limit_kb() if limit is None else (limit or None)
+
+
+class OneLineErrors(click.Group):
+    """Bad usage is one line and exit 2, like every other error parbench prints (not click's
+    usage block), and Ctrl-C at any point is exit 130 without a traceback."""
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as error:
+            command = f" ({error.ctx.command_path} -h for help)" if getattr(error, "ctx", None) else ""
+            fail(f"{error.format_message()}{command}", code=error.exit_code)
+        except (click.exceptions.Abort, KeyboardInterrupt) as interruption:
+            errors.print("interrupted", highlight=False)
+            sys.exit(liveness.exit_code_of(interruption))
+
+    def parse_args(self, ctx, args):
+        # Bytes that are not UTF-8 arrive as lone surrogates, which no store, export or
+        # terminal can take: refused here, once, for every command and option.
+        bad = next((a for a in args if not is_valid_unicode(a)), None)
+        if bad is not None:
+            raise click.UsageError(f"the argument {ascii(bad)[:60]} is not valid UTF-8 text", ctx)
+        return super().parse_args(ctx, args)
+
+
+def export_options(command):
+    """--export-<format> FILE for every registered format (`-` for standard output)."""
+    for exporter in reversed(formats()):
+        command = click.option(f"--export-{exporter.name}", f"export_{exporter.name.replace('-', '_')}",
+                               metavar="FILE", help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
+    return command
+
+
+def exports_in(flags: dict) -> dict:
+    """The `export_<name>` values among a command's flags (export_options' share of them)."""
+    return {name: value for name, value in flags.items() if name.startswith("export_")}
+
+
+def check_export_targets(exports: dict) -> None:
+    """Every export file's folder is writable before anything runs."""
+    for option, target in exports.items():
+        if option.startswith("export_") and target not in (None, "-"):
+            folder = Path(target).parent
+            if problem := check_writable(folder if str(folder) else Path(".")):
+                fail(problem)
+
+
+def db_option(command):
+    return click.option("--db", default=str(DEFAULT_DB), show_default=True,
+                        help="A SQLite file, sqlite:///path or a postgresql:// URL.")(command)
+
+
+def run_options(command):
+    """The options `run` and every sweep share."""
+    for option in reversed([
+            click.option("--workload", "workloads", multiple=True, help="Only these workloads (repeatable)."),
+            click.option("--runtime", "runtimes", multiple=True, help="Only these runtimes (repeatable)."),
+            click.option("--model", "models", multiple=True, help="Only these models (repeatable)."),
+            click.option("--scale", default="quick", show_default=True, help="smoke | quick | seed"),
+            click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+                         help="Override a workload param; a comma list makes one case per value."),
+            click.option("--processes", type=click.IntRange(1, 1000),
+                         help="At most this many fresh processes per case (quick: 5; it stops earlier once precise)."),
+            click.option("--warmup", type=click.IntRange(0, 1000), help="Untimed repetitions per process."),
+            click.option("--repeat", type=click.IntRange(1, 10000), help="Timed repetitions per process."),
+            click.option("--timeout", type=Seconds(), help="Seconds before a process is killed."),
+            click.option("--budget", type=Seconds(0, 7 * 24 * 3600),
+                         help="Seconds after which a case stops at 2 processes (quick: 4)."),
+            click.option("--target-ci", type=FiniteRange(0.001, 1), metavar="SHARE",
+                         help="Stop a case once its median's 95% CI is within ±SHARE (quick: 0.03)."),
+            click.option("--memory-limit", "memory_limit", metavar="SIZE",
+                         help="Memory of one case's process tree: 8G, 512M, 60% or none (default: 75% of the machine)."),
+            click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
+                         help="How the processes of the cases of one table take turns."),
+            click.option("--seed", "order_seed", type=click.IntRange(0, (1 << 63) - 1), default=0,
+                         help="The shuffle's seed (--order shuffled), stored with the run."),
+            db_option,
+            click.option("--out", "out_dir", type=click.Path(path_type=Path),
+                         help="Write report.json and report.md here.")]):
+        command = option(command)
+    return command
+
+
+def request_from(flags: dict, workers: str | None) -> Request:
+    """The Request of `run_options`' flags (and --workers); a bad --param is one line."""
+    try:
+        return Request(scale=flags["scale"], workloads=flags["workloads"], runtimes=flags["runtimes"],
+                       models=flags["models"], params=parse_param_overrides(flags["params"]),
+                       workers=csv_ints(workers, "--workers"), processes=flags["processes"],
+                       warmup=flags["warmup"], repeat=flags["repeat"], timeout=flags["timeout"],
+                       budget=flags["budget"], target_ci=flags["target_ci"],
+                       memory_limit_kb=memory_limit_kb(flags["memory_limit"]), order=flags["order"],
+                       seed=flags["order_seed"])
+    except SpecError as error:
+        fail(str(error))
+
+
+STRICT_HELP = "Exit 3 if a case failed verification, crashed, hung or hit a limit (for CI)."
+
+
+def open_marked(db: str) -> Store:
+    """The store, after marking any run whose harness died as interrupted (with its resume line)."""
+    try:
+        store = open_store(db)
+    except StoreError as error:
+        fail(str(error))
+    db_flag = output_to(db, None, {}).db_flag
+    for orphan in mark_orphans(store):
+        errors.print(f"run {orphan.run_id} was interrupted ({orphan.why}); "
+                     f"resume with: parbench run --resume {orphan.run_id}{db_flag}", highlight=False)
+    return store
+
+
+def output_to(db: str, out_dir: Path | None, exports: dict, baseline: str | None = None,
+              strict: bool = False) -> pipeline.Output:
+    return pipeline.Output(console, errors, db, out_dir, exports, baseline, strict)
+
+
+def measure(kind: pipeline.Kind, db: str, out_dir: Path | None, exports: dict, baseline: str | None,
+            strict: bool) -> None:
+    """A measuring command's whole part: the pipeline, its errors as one line, its exit code."""
+    liveness.stop_like_ctrl_c()
+    check_export_targets(exports)
+    store = open_marked(db)
+    try:
+        done = pipeline.run(pipeline.Invocation(kind, store, output_to(db, out_dir, exports, baseline, strict)),
+                            live_progress(console, os.cpu_count(), tables=kind.of_workloads))
+    except pipeline.PipelineError as error:
+        fail(str(error), code=error.code)
+    except OSError as error:           # an export or report file that could not be written
+        fail(str(error), code=1)
+    finally:
+        # Closing SQLite's last connection folds its write-ahead log back into the file, so
+        # the store that a user copies or mails is one complete file again.
+        store.close()
+    sys.exit(done.exit_code)

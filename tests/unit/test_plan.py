@@ -1,0 +1,68 @@
+"""plan.py: from a request and what the runtimes offer, the cases to run and the lines skipped."""
+import pytest
+from unit_world import description, runtime, world
+
+from parbench.plan import Request, choose_runtimes, make_plan
+from parbench.runtimes import Model
+from parbench.workloads import SpecError
+
+
+def test_every_offered_model_becomes_a_case_at_the_scales_params():
+    workloads, runtimes, described = world()
+    plan = make_plan(Request(scale="smoke", workers=(2,)), workloads, runtimes, described)
+    assert [c.key for c in plan.cases] == ["toy/fast/seq[n=10]", "toy/fast/pool[n=10,workers=2]",
+                                          "toy/slow/seq[n=10]"]
+    assert plan.workloads == ["toy"] and plan.skipped == []
+
+
+def test_a_list_param_makes_one_case_per_value():
+    workloads, runtimes, described = world()
+    plan = make_plan(Request(scale="quick", models=("seq",), runtimes=("fast",)), workloads, runtimes,
+                     {"fast": described["fast"]})
+    assert [c.params["n"] for c in plan.cases] == [100, 1000]
+
+
+def test_a_param_only_one_runtime_takes_skips_the_other_with_a_reason():
+    workloads, runtimes, described = world()
+    plan = make_plan(Request(scale="smoke", params={"chunk": 4}), workloads, runtimes, described)
+    assert {c.runtime for c in plan.cases} == {"slow"}
+    assert plan.skipped == ["fast: toy takes no --chunk"]
+
+
+@pytest.mark.parametrize("request_, named", [
+    (Request(scale="huge"), "scale 'huge'"), (Request(order="random"), "order 'random'"),
+    (Request(workloads=("nope",)), "workload 'nope'"), (Request(models=("nope",)), "model 'nope'"),
+    (Request(params={"nope": 1}), "param 'nope'")])
+def test_an_unknown_name_is_one_error_naming_it(request_, named):
+    workloads, runtimes, described = world()
+    with pytest.raises(SpecError, match=named):
+        make_plan(request_, workloads, runtimes, described)
+
+
+def test_a_value_outside_the_params_type_is_refused():
+    workloads, runtimes, described = world()
+    with pytest.raises(SpecError):
+        make_plan(Request(scale="smoke", params={"n": 0}), workloads, runtimes, described)
+
+
+def test_runtime_names_are_checked_once_where_they_are_chosen():
+    _, runtimes, _ = world()
+    assert choose_runtimes(Request(), runtimes) == ["fast", "slow"]
+    with pytest.raises(SpecError, match="runtime 'nope'"):
+        choose_runtimes(Request(runtimes=("nope",)), runtimes)
+
+
+def test_a_runtimes_override_changes_its_own_cases_and_says_why():
+    workloads, _, _ = world()
+    runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
+    described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
+    [case] = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
+    assert case.params == {"n": 5} and case.overrides == ("n=5: it is slow",)
+
+
+def test_the_users_own_value_beats_a_runtimes_override():
+    workloads, _, _ = world()
+    runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "slow"}])}
+    described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
+    [case] = make_plan(Request(scale="smoke", params={"n": 7}), workloads, runtimes, described).cases
+    assert case.params == {"n": 7} and case.overrides == ()

@@ -1,0 +1,79 @@
+"""run.judge: the verdict on one process from what it printed, how it ended and what it owed."""
+import json
+
+from unit_world import toy_workload
+
+from parbench.process import Finished
+from parbench.run import Expectations, judge
+from parbench.workloads import LineContext
+
+PARAMS = {"n": 10}
+
+
+def expectations(repeat: int = 2, workers: int | None = None) -> Expectations:
+    return Expectations(0, repeat, ["10"] * repeat, [LineContext(PARAMS, None, {}, "seq")] * repeat,
+                        toy_workload(), workers)
+
+
+def finished(lines: list[dict] | list[str], exit_code: int | None = 0, wall_ns: int = 10_000_000,
+             stderr: str = "", **overrides) -> Finished:
+    text = [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    fields = dict(stdout_lines=text, stdout_times=[1000 * (i + 1) for i in range(len(text))], stdout_digest="",
+                  stdout_problem=None, stdout_head="", stderr=stderr, exit_code=exit_code, timed_out=False,
+                  wall_ns=wall_ns, user_ns=wall_ns // 2, sys_ns=0, max_rss_kb=1000, voluntary_switches=0,
+                  involuntary_switches=0)
+    return Finished(**{**fields, **overrides})
+
+
+def rep(index: int, checksum: str = "10", ns: int = 1_000_000, items: int = 10) -> dict:
+    return {"rep": index, "ns": ns, "items": items, "checksum": checksum}
+
+
+def test_right_answers_in_time_are_verified_repetitions():
+    measurement, reps = judge(finished([rep(0), rep(1)]), 0, expectations(), 60)
+    assert measurement.outcome == "ok" and [r.verified for r in reps] == [True, True]
+    assert [r.ns for r in reps] == [1_000_000, 1_000_000]
+
+
+def test_a_wrong_checksum_fails_the_process_and_no_repetition_counts():
+    measurement, reps = judge(finished([rep(0), rep(1, checksum="11")]), 0, expectations(), 60)
+    assert measurement.outcome == "wrong-checksum" and "'11'" in measurement.detail
+    assert not any(r.verified for r in reps)
+
+
+def test_fewer_repetitions_than_asked_is_bad_output():
+    measurement, _ = judge(finished([rep(0)]), 0, expectations(), 60)
+    assert measurement.outcome == "bad-output" and "asked for 2" in measurement.detail
+
+
+def test_a_repetition_longer_than_its_whole_process_cannot_be_believed():
+    measurement, _ = judge(finished([rep(0, ns=20_000_000), rep(1)]), 0, expectations(), 60)
+    assert measurement.outcome == "bad-output" and "longer than the whole process" in measurement.detail
+
+
+def test_a_timeout_is_a_timeout_whatever_was_printed():
+    measurement, _ = judge(finished([rep(0), rep(1)], exit_code=None, timed_out=True), 0, expectations(), 5)
+    assert measurement.outcome == "timeout" and "5 s" in measurement.detail
+
+
+def test_the_protocols_limit_line_is_a_limit_with_its_reason():
+    measurement, _ = judge(finished([{"error": "limit", "detail": "too many threads"}], exit_code=3), 0,
+                           expectations(), 60)
+    assert (measurement.outcome, measurement.detail) == ("limit", "too many threads")
+
+
+def test_exit_2_is_bad_arguments_and_another_exit_a_crash_with_stderrs_last_line():
+    bad, _ = judge(finished([], exit_code=2, stderr="unknown model x\n"), 0, expectations(), 60)
+    crash, _ = judge(finished([rep(0), rep(1)], exit_code=1, stderr="trace\npanic: boom\n"), 0, expectations(), 60)
+    assert (bad.outcome, bad.detail) == ("bad-arguments", "unknown model x")
+    assert crash.outcome == "crash" and crash.detail == "exit 1: panic: boom"
+
+
+def test_a_line_that_is_not_json_is_bad_output():
+    measurement, _ = judge(finished([rep(0), "not json", rep(1)]), 0, expectations(), 60)
+    assert measurement.outcome == "bad-output" and "line 2" in measurement.detail
+
+
+def test_a_parallel_model_must_show_its_workers_busy():
+    measurement, _ = judge(finished([rep(0), rep(1)]), 0, expectations(workers=2), 60)
+    assert measurement.outcome == "unproven"

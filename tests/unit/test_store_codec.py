@@ -1,0 +1,44 @@
+"""store/codec.py: records ⇄ plain dicts, the one shape the journal and the JSON export share."""
+import json
+
+import pytest
+import unit_records
+
+from parbench.store import codec
+
+
+def test_a_measured_case_comes_back_whole_through_json():
+    run = unit_records.case_run("pool", "threads", workers=2)
+    run.flags["stopped"] = "converged after 2 processes"
+    again = codec.case_run_from_dict(json.loads(json.dumps(codec.case_run_dict(run))))
+    assert again == run
+
+
+def test_a_case_carries_its_key_which_reading_derives_again():
+    case = unit_records.case_run(workers=2).case
+    data = codec.case_dict(case)
+    assert data["key"] == case.key and codec.case({**data, "key": "anything"}, "a case") == case
+
+
+def test_a_process_nests_its_samples_only_when_asked():
+    run = unit_records.case_run()
+    assert "samples" not in codec.process_dict(run.processes[0])
+    assert len(codec.process_dict(run.processes[0], run.repetitions[:3])["samples"]) == 3
+
+
+def test_a_run_header_is_the_run_without_its_results():
+    header = codec.run_header(unit_records.two_models())
+    assert "results" not in header and codec.run_record(header, "a run").id == 1
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d["processes"][0].update(wall_ns="fast"), "wall_ns"),
+    (lambda d: d["repetitions"][0].update(ns=10 ** 20), "ns"),
+    (lambda d: d["case"].update(overrides="n=5"), "overrides"),
+    (lambda d: d.pop("status"), "status"),
+    (lambda d: d.update(expected_checksum=42), "checksum")])
+def test_a_wrong_field_is_one_line_naming_it(change, named):
+    data = json.loads(json.dumps(codec.case_run_dict(unit_records.case_run())))
+    change(data)
+    with pytest.raises(codec.BadShape, match=named):
+        codec.case_run_from_dict(data)
