@@ -199,6 +199,28 @@ def one_worker(result: CaseResult) -> bool:
     return asked > 1 and bool(used) and all(isinstance(u, int) and u <= 1 for u in used)
 
 
+# Beyond these, a case's processes shared the machine enough to say so in its row.
+BUSY_MACHINE_CORES = 0.25           # cores kept busy by everything but the case's own tree
+STEAL_CORES = 0.02                  # cores' worth of time the hypervisor took away
+
+
+def machine_load_note(result: CaseResult) -> str:
+    """The rest of the machine while the case's processes ran (the launcher's /proc/stat reading
+    before and after each process), where it was high enough to have moved the figures."""
+    walls = {p.index: p.wall_ns for p in result.run.processes if p.wall_ns > 0}
+    others, steal = [], []
+    for rep in result.run.repetitions:
+        if "others_cores" in rep.extra and rep.process in walls:
+            others.append(float(rep.extra["others_cores"]))
+            steal.append(max(0, int(rep.extra.get("steal_ns", 0))) / walls[rep.process])
+    parts = []
+    if others and max(others) > BUSY_MACHINE_CORES:
+        parts.append(f"the rest of the machine kept up to {max(others):.2f} cores busy beside it")
+    if steal and max(steal) > STEAL_CORES:
+        parts.append(f"the hypervisor stole up to {max(steal):.2f} cores' worth of time")
+    return " and ".join(parts)
+
+
 def outlier_note(result: CaseResult) -> str:
     """Everything odd about a case's measurement, in one sentence a person understands."""
     s = result.stats
@@ -226,6 +248,8 @@ def outlier_note(result: CaseResult) -> str:
         notes.append(f"only {s.n} samples: the CI is wide by necessity")
     if rough_ci(result):
         notes.append(f"CI from {processes_behind(result)} process(es): rough")
+    if load := machine_load_note(result):
+        notes.append(load)
     return "; ".join(notes)
 
 

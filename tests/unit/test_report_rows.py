@@ -1,0 +1,28 @@
+"""report/rows.py: what a table row says of the machine around a case."""
+from parbench.analyze import analyze
+from parbench.report.rows import machine_load_note, outlier_note
+
+from unit_records import CORES, case_run
+
+
+def _with_load(others_cores: float, steal_ns: int):
+    run = case_run()
+    for rep in run.repetitions:
+        if rep.rep == 0:
+            rep.extra.update(others_cores=others_cores, steal_ns=steal_ns)
+    return analyze([run], CORES)[0]
+
+
+def test_a_quiet_machine_adds_nothing_to_the_row():
+    assert machine_load_note(_with_load(0.05, 0)) == ""
+    assert machine_load_note(analyze([case_run()], CORES)[0]) == ""      # stored before the launcher read it
+
+
+def test_other_work_beside_a_case_is_named_in_its_row():
+    result = _with_load(0.8, 0)
+    assert "kept up to 0.80 cores busy beside it" in outlier_note(result)
+
+
+def test_stolen_time_is_named_per_process_wall():
+    result = _with_load(0.0, 10_000)                    # the process walls are ~600 ns: most of it stolen
+    assert "the hypervisor stole up to" in machine_load_note(result)
