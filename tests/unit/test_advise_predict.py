@@ -57,6 +57,16 @@ def test_beyond_the_range_a_line_per_item_is_followed_and_its_interval_widened_p
     assert estimate.band.high == pytest.approx(linear(16000) * HIGH * (1 + margin))
 
 
+def test_lines_through_the_lows_and_highs_that_cross_never_give_an_inverted_interval():
+    # A wide CI at the small end and a narrow one at the large end: fitted apart, the lows' line
+    # rises faster than the highs' and passes it beyond the measured values.
+    points = [Point(3000.0, None, 3.0e6, 1.0e6, 4.0e6, None, 1, "suite"),
+              Point(5000.0, None, 5.0e6, 4.8e6, 5.2e6, None, 1, "suite")]
+    estimate = along_value(points, 20000)
+    assert estimate.basis == "linear per item" and estimate.extrapolated
+    assert estimate.band.low <= estimate.band.median <= estimate.band.high
+
+
 def test_a_line_that_does_not_rise_gives_way_to_proportion_from_the_nearest_point():
     points = [point(1000, 9e6), point(2000, 8e6)]          # noise made the slope negative
     estimate = along_value(points, 8000)

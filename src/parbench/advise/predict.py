@@ -159,7 +159,11 @@ def along_value(points: list[Point], value: float) -> AlongValue:
         xs = [p.value for p in points]
         fitted = [_line_at(xs, [getattr(p, f) for p in points], value) for f in ("median_ns", "low_ns", "high_ns")]
         if all(y > 0 and slope > 0 for y, slope in fitted):
-            band, basis = Band(*(y for y, _ in fitted)), "linear per item"
+            # Lines through the lows and the highs fitted apart can cross beyond the measured
+            # values (a narrow CI at one end, a wide one at the other): the band is then what
+            # the three lines span, never an interval whose low is above its high.
+            median, low, high = (y for y, _ in fitted)
+            band, basis = Band(median, min(low, median, high), max(low, median, high)), "linear per item"
     if band is None:
         ratio = value / nearest.value
         band = Band(nearest.median_ns * ratio, nearest.low_ns * ratio, nearest.high_ns * ratio)

@@ -106,7 +106,8 @@ SCRIPT = r"""
       const xs = points.map(p => p[0]);
       const fitted = [1, 2, 3].map(k => lineAt(xs, points.map(p => p[k]), v));
       if (fitted.every(([y, slope]) => y > 0 && slope > 0)) {
-        band = {median: fitted[0][0], low: fitted[1][0], high: fitted[2][0]}; basis = 'linear per item';
+        const ys = fitted.map(([y]) => y);   // lines fitted apart may cross: span all three (predict.py)
+        band = {median: ys[0], low: Math.min(...ys), high: Math.max(...ys)}; basis = 'linear per item';
       }
     }
     if (!band) { const r = v / nearest[0]; band = {median: nearest[1] * r, low: nearest[2] * r, high: nearest[3] * r}; }
