@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { runRepetition } from '../src/protocol.js';
 
 /**
@@ -29,4 +30,18 @@ export async function runModelRepetitions(workload, model, params, workers = 2, 
 /** One repetition of a model, with the base params (or the given kernel). */
 export async function runModel(workload, model, params, workers = 2, options = {}) {
   return (await runModelRepetitions(workload, model, params, workers, options))[0];
+}
+
+/** The threads of this process as the kernel lists them. */
+export const threadCount = () => fs.readdirSync('/proc/self/task').length;
+
+/**
+ * The thread count once joined threads have left /proc: the kernel wakes a joiner before it unlinks
+ * the exited task, so for a moment a joined thread is still listed. A thread still alive never
+ * leaves, so after two seconds the count stays above `before`.
+ */
+export async function threadCountSettled(before) {
+  const deadline = Date.now() + 2000;
+  while (threadCount() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  return threadCount();
 }

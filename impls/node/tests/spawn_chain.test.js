@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fs from 'node:fs';
 import { promiseHandOffNs, spawnChain, workerChain } from '../src/workloads/spawn_chain.js';
-import { runModel, runModelRepetitions } from './helpers.js';
+import { runModel, runModelRepetitions, threadCount, threadCountSettled } from './helpers.js';
 
 for (const n of [1, 2, 1000]) {
   test(`promises: a chain of ${n} answers ${n}`, async () => {
@@ -19,14 +18,9 @@ for (const n of [1, 5]) {
 }
 
 test('worker-threads: every link has exited when the chain answers (inside the timed region)', async () => {
-  const threads = () => fs.readdirSync('/proc/self/task').length;
-  const before = threads();
+  const before = threadCount();
   assert.deepEqual(await workerChain(4), { value: 4, liveUnits: 4 });
-  // A joined thread can still be listed for a moment: the kernel wakes the joiner (clearing the
-  // thread id) before it unlinks the task from /proc. A link still alive never leaves the list.
-  const deadline = Date.now() + 2000;
-  while (threads() > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.equal(threads(), before);
+  assert.equal(await threadCountSettled(before), before);
 });
 
 for (const model of Object.keys(spawnChain.models)) {

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { test } from 'node:test';
 import { ReadyWorkers, runWorkers, workersReport } from '../src/worker_team.js';
+import { threadCount, threadCountSettled } from './helpers.js';
 
 const FIXTURE = new URL('./fixtures/echo_worker.js', import.meta.url);
-const threadCount = () => fs.readdirSync('/proc/self/task').length;
 
 test('runWorkers resolves only after every worker thread has ended (the join is inside the timed region)', async () => {
   const before = threadCount();
   const results = await runWorkers(FIXTURE, 'echo', 3, { chunks: 1 });
   assert.equal(results.length, 3);
-  assert.equal(threadCount(), before);
+  assert.equal(await threadCountSettled(before), before);
 });
 
 test('each result names its worker thread; workers_used counts distinct threads with a chunk', async () => {
