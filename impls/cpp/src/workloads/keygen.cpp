@@ -1,7 +1,6 @@
 // keygen: strong random keys encoded as lower-case RFC 4648 Base32 (seed 000).
 #include "workloads/keygen.hpp"
 
-#include <immintrin.h>
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -21,12 +20,13 @@
 
 #include "digest.hpp"
 #include "registry.hpp"
+#include "workloads/keygen_tuned.hpp"
 
 namespace parbench::keygen {
 
 namespace {
 
-constexpr char ALPHABET[] = "abcdefghijklmnopqrstuvwxyz234567";
+using tuned::ALPHABET;
 
 // The reference form, for the last (possibly partial) group: 1..5 input bytes give 2, 4, 5, 7, 8
 // significant characters; the rest is '=' padding.
@@ -40,64 +40,10 @@ void encode_groups_with_padding(const unsigned char* bytes, std::size_t n, char*
   }
 }
 
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
-// 40 bytes -> 64 characters per step: vpermb puts each 5-byte group, reversed, in the low
-// bytes of its own 64-bit lane (so the lane holds the group as a 40-bit integer),
-// vpmultishiftqb cuts the eight 5-bit fields out of each lane (bits 35, 30, ..., 0), and a
-// second vpermb maps each field to its letter (a 64-entry table: the alphabet twice, so the
-// three high bits vpmultishiftqb leaves do not matter). Returns how many bytes it encoded.
-std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* out) {
-  alignas(64) static const auto tables = [] {
-    struct {
-      std::uint8_t spread[64], shifts[64], letters[64];
-    } t{};
-    for (int lane = 0; lane < 8; ++lane) {
-      for (int k = 0; k < 8; ++k) {
-        t.spread[8 * lane + k] = static_cast<std::uint8_t>(k < 5 ? 5 * lane + 4 - k : 0);
-        t.shifts[8 * lane + k] = static_cast<std::uint8_t>(35 - 5 * k);
-      }
-    }
-    for (int i = 0; i < 64; ++i) t.letters[i] = static_cast<std::uint8_t>(ALPHABET[i & 31]);
-    return t;
-  }();
-  const __m512i spread = _mm512_load_si512(tables.spread), shifts = _mm512_load_si512(tables.shifts);
-  const __m512i letters = _mm512_load_si512(tables.letters);
-  std::size_t at = 0;
-  for (; at + 40 <= n; at += 40, out += 64) {
-    // A masked load reads exactly 40 bytes, so the last block never touches memory past the key.
-    const __m512i block = _mm512_maskz_loadu_epi8(0xff'ffff'ffffull, bytes + at);
-    // The maskz forms with every lane set are the plain instructions; GCC 12 warns about the
-    // undefined pass-through operand of the unmasked intrinsics (its bug 105593).
-    constexpr __mmask64 all = ~__mmask64{0};
-    const __m512i groups = _mm512_maskz_permutexvar_epi8(all, spread, block);
-    const __m512i fields = _mm512_maskz_multishift_epi64_epi8(all, shifts, groups);
-    _mm512_storeu_si512(out, _mm512_maskz_permutexvar_epi8(all, fields, letters));
-  }
-  return at;
-}
-constexpr const char* BASE32_KERNEL = "avx512vbmi";
-#else
-// Two letters per lookup: a 1024-entry table of letter pairs, four lookups per 5-byte group.
-std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* out) {
-  static const auto pairs = [] {
-    std::array<std::array<char, 2>, 1024> t{};
-    for (int i = 0; i < 1024; ++i) t[i] = {ALPHABET[i >> 5], ALPHABET[i & 31]};
-    return t;
-  }();
-  std::size_t at = 0;
-  for (; at + 5 <= n; at += 5, out += 8) {
-    const std::uint64_t group = (std::uint64_t{bytes[at]} << 32) | (std::uint64_t{bytes[at + 1]} << 24) |
-                                (std::uint64_t{bytes[at + 2]} << 16) | (std::uint64_t{bytes[at + 3]} << 8) | bytes[at + 4];
-    for (int p = 0; p < 4; ++p) std::memcpy(out + 2 * p, pairs[(group >> (30 - 10 * p)) & 1023].data(), 2);
-  }
-  return at;
-}
-constexpr const char* BASE32_KERNEL = "letter-pairs";
-#endif
 
 }  // namespace
 
-const char* base32_kernel_name() { return BASE32_KERNEL; }
+const char* base32_kernel_name() { return tuned::base32_kernel_name(); }
 
 void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out) {
   // Whole input bytes go into a bit buffer; whenever it holds 5 bits or more, the top 5 become a letter.
@@ -137,7 +83,7 @@ void fill_getrandom(unsigned char* out, std::size_t n) {
 }
 
 void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out) {
-  const std::size_t done = encode_full_groups(bytes, n, out);
+  const std::size_t done = tuned::encode_full_groups(bytes, n, out);
   encode_groups_with_padding(bytes + done, n - done, out + done / 5 * 8);
 }
 
@@ -356,7 +302,7 @@ namespace {
 const std::string PORTABLE_DETAIL = "plain Base32 loop into one std::string per key, kept in a std::vector<std::string>";
 
 std::string tuned_detail() {
-  const std::string encoder = std::string(BASE32_KERNEL) == "avx512vbmi"
+  const std::string encoder = std::string(tuned::base32_kernel_name()) == "avx512vbmi"
                                   ? "AVX-512 VBMI Base32 (vpermb + vpmultishiftqb, 40 bytes -> 64 letters)"
                                   : "Base32 by a 1024-entry letter-pair table";
   return encoder + " written into per-worker mmap arenas (pages populated per batch), a std::vector<std::string_view> of keys";

@@ -1,7 +1,6 @@
 // sdes-ecb: S-DES (Schaefer 1996) in ECB mode over a large text, bitwise and by table (seed 001).
 #include "workloads/sdes_ecb.hpp"
 
-#include <immintrin.h>
 #include <openssl/sha.h>
 
 #include <cstring>
@@ -10,157 +9,28 @@
 
 #include "digest.hpp"
 #include "registry.hpp"
+#include "workloads/sdes_cipher.hpp"
+#include "workloads/sdes_ecb_tuned.hpp"
 
 namespace parbench::sdes_ecb {
 
 namespace {
 
-// Permutation tables, 1-based, bit 1 = most significant, as the spec (Stallings) writes them.
-constexpr int P10[] = {3, 5, 2, 7, 4, 10, 1, 9, 8, 6};
-constexpr int P8[] = {6, 3, 7, 4, 8, 5, 10, 9};
-constexpr int IP[] = {2, 6, 3, 1, 4, 8, 5, 7};
-constexpr int IP_INVERSE[] = {4, 1, 3, 5, 7, 2, 8, 6};
-constexpr int EXPAND_PERMUTE[] = {4, 1, 2, 3, 2, 3, 4, 1};
-constexpr int P4[] = {2, 4, 3, 1};
-constexpr std::uint8_t S0[4][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
-constexpr std::uint8_t S1[4][4] = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
+using cipher::P10;
+using cipher::P8;
+using cipher::permute;
+using cipher::rotate5;
+using cipher::run_rounds;
 
-template <std::size_t N>
-constexpr unsigned permute(unsigned value, int input_width, const int (&positions)[N]) {
-  unsigned out = 0;
-  for (int position : positions) out = (out << 1) | ((value >> (input_width - position)) & 1u);
-  return out;
-}
-
-constexpr unsigned rotate5(unsigned half, int by) { return ((half << by) | (half >> (5 - by))) & 31u; }
-
-// Each S-box packed into one constant, entry (row, column) in the 2 bits at 2 * (4 * row + column),
-// so that a lookup is a shift of a register. Looked up in the 2-D byte array above, it is a load
-// per nibble that g++ cannot vectorise ("not suitable for gather load": x86 has no byte gather),
-// so the whole per-byte loop stayed scalar; with the shift, g++ vectorises it by itself (variable
-// shifts, 64 bytes a step with AVX-512). docs/runtimes/cpp.md has the evidence and the figures.
-constexpr std::uint32_t pack_sbox(const std::uint8_t (&box)[4][4]) {
-  std::uint32_t packed = 0;
-  for (unsigned row = 0; row < 4; ++row) {
-    for (unsigned column = 0; column < 4; ++column) packed |= std::uint32_t{box[row][column]} << (2 * (4 * row + column));
-  }
-  return packed;
-}
-constexpr std::uint32_t S0_PACKED = pack_sbox(S0);
-constexpr std::uint32_t S1_PACKED = pack_sbox(S1);
-
-// Row from bits 1 and 4, column from bits 2 and 3 of the 4-bit input.
-constexpr unsigned sbox(std::uint32_t packed, unsigned nibble) {
-  const unsigned row = ((nibble >> 2) & 2u) | (nibble & 1u), column = (nibble >> 1) & 3u;
-  return (packed >> (2 * (4 * row + column))) & 3u;
-}
-
-constexpr unsigned f_k(unsigned block, unsigned subkey) {
-  const unsigned left = block >> 4, right = block & 15u;
-  const unsigned mixed = permute(right, 4, EXPAND_PERMUTE) ^ subkey;
-  const unsigned substituted = (sbox(S0_PACKED, mixed >> 4) << 2) | sbox(S1_PACKED, mixed & 15u);
-  return ((left ^ permute(substituted, 4, P4)) << 4) | right;
-}
-
-constexpr unsigned swap_halves(unsigned block) { return ((block & 15u) << 4) | (block >> 4); }
-
-// Always inlined (as Rust's encrypt_byte is, #[inline(always)]): with four callers g++ keeps it out
-// of line, and a call per byte is a loop the vectoriser cannot touch.
-[[gnu::always_inline]] inline std::uint8_t run_rounds(std::uint8_t block, unsigned first, unsigned second) {
-  const unsigned after_first = f_k(permute(block, 8, IP), first);
-  return static_cast<std::uint8_t>(permute(f_k(swap_halves(after_first), second), 8, IP_INVERSE));
-}
-
+// The portable bitwise kernel: the per-byte rounds, built for the compiler's default target.
 void encrypt_bitwise(Subkeys keys, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = run_rounds(in[i], keys.k1, keys.k2);
 }
 
-// The portable table kernel (and the SIMD kernels' head and tail): one lookup per byte.
+// The portable table kernel: one lookup per byte.
 void encrypt_table_scalar(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
-
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
-// The whole 256-byte table lives in four zmm registers: two 128-entry permutes and a blend on
-// the top bit look up 64 bytes at a time, so the loop is bound by memory, not by lookups.
-void encrypt_table(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                   bool streaming_stores) {
-  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
-  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
-  auto lookup = [&](const std::uint8_t* from) {
-    const __m512i x = _mm512_loadu_si512(from);
-    const __m512i low = _mm512_permutex2var_epi8(t0, x, t1);
-    const __m512i high = _mm512_permutex2var_epi8(t2, x, t3);
-    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), low, high);
-  };
-  std::size_t i = 0;
-  if (streaming_stores) {
-    // Buffers far larger than the caches: streaming stores skip the read-for-ownership of the
-    // output (about a third of the memory traffic). They need a 64-byte aligned target.
-    const std::size_t head = std::min<std::size_t>(n, (64 - reinterpret_cast<std::uintptr_t>(out) % 64) % 64);
-    encrypt_table_scalar(table, in, out, head);
-    for (i = head; i + 64 <= n; i += 64) _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), lookup(in + i));
-    _mm_sfence();
-  } else {
-    for (; i + 64 <= n; i += 64) _mm512_storeu_si512(out + i, lookup(in + i));
-  }
-  encrypt_table_scalar(table, in + i, out + i, n - i);
-}
-constexpr const char* TABLE_KERNEL = "avx512vbmi";
-constexpr bool HAS_STREAMING_STORES = true;
-#elif defined(__AVX2__)
-// Sixteen 16-entry pshufb tables, one per high nibble, selected by comparing the high nibble.
-void encrypt_table(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n, bool) {
-  __m256i rows[16];
-  for (int h = 0; h < 16; ++h) {
-    rows[h] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * h)));
-  }
-  const __m256i low_mask = _mm256_set1_epi8(0x0f);
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    const __m256i low = _mm256_and_si256(x, low_mask);
-    const __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), low_mask);
-    __m256i result = _mm256_setzero_si256();
-    for (int h = 0; h < 16; ++h) {
-      const __m256i selected = _mm256_cmpeq_epi8(high, _mm256_set1_epi8(static_cast<char>(h)));
-      result = _mm256_or_si256(result, _mm256_and_si256(selected, _mm256_shuffle_epi8(rows[h], low)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), result);
-  }
-  encrypt_table_scalar(table, in + i, out + i, n - i);
-}
-constexpr const char* TABLE_KERNEL = "avx2";
-constexpr bool HAS_STREAMING_STORES = false;
-#else
-void encrypt_table(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n, bool) {
-  encrypt_table_scalar(table, in, out, n);
-}
-constexpr const char* TABLE_KERNEL = "scalar";
-constexpr bool HAS_STREAMING_STORES = false;
-#endif
-
-// The copy ceiling: the widest non-temporal store the build has. Stores start at the first
-// aligned address of `out` (they need one); the unaligned head and the tail go through memcpy.
-#if defined(__AVX512F__)
-using StreamVector = __m512i;
-inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
-  _mm512_stream_si512(reinterpret_cast<__m512i*>(to), _mm512_loadu_si512(from));
-}
-constexpr const char* STREAM_COPY_KERNEL = "avx512";
-#elif defined(__AVX2__)
-using StreamVector = __m256i;
-inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
-  _mm256_stream_si256(reinterpret_cast<__m256i*>(to), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
-}
-constexpr const char* STREAM_COPY_KERNEL = "avx2";
-#else
-using StreamVector = __m128i;
-inline void stream_store(std::uint8_t* to, const std::uint8_t* from) {
-  _mm_stream_si128(reinterpret_cast<__m128i*>(to), _mm_loadu_si128(reinterpret_cast<const __m128i*>(from)));
-}
-constexpr const char* STREAM_COPY_KERNEL = "sse2";
-#endif
 
 }  // namespace
 
@@ -187,18 +57,24 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10) {
 
 CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel, std::size_t buffer_bytes) {
   return {cipher, kernel, derive_subkeys(key10), derive_table(key10),
-          HAS_STREAMING_STORES && kernel == KernelClass::tuned && cipher == Cipher::table &&
+          tuned::has_streaming_stores() && kernel == KernelClass::tuned && cipher == Cipher::table &&
               buffer_bytes >= STREAMING_FROM_BYTES};
 }
 
 namespace {
 
 const std::string BITWISE_DETAIL =
-    "per-byte permutations and Feistel rounds in plain loops, S-boxes as packed 32-bit constants (g++ vectorises the loop by itself)";
+    "per-byte permutations (masks and shifts) and Feistel rounds in a plain loop, S-boxes as packed 32-bit constants";
+const std::string PORTABLE_BITWISE_DETAIL = BITWISE_DETAIL + ", built for the compiler's default target (" PARBENCH_CXX_PORTABLE_FLAGS ")";
 const std::string PORTABLE_TABLE_DETAIL = "256-byte table of the key, one lookup per byte, plain loop";
 
+std::string tuned_bitwise_detail() {
+  return "the portable per-byte rounds built with " PARBENCH_CXX_TUNED_FLAGS ": g++ vectorises the loop by itself (" +
+         std::string(tuned::bitwise_isa()) + ")";
+}
+
 std::string tuned_table_detail() {
-  const std::string kernel = TABLE_KERNEL;
+  const std::string kernel = tuned::table_kernel_name();
   if (kernel == "avx512vbmi") {
     return "AVX-512 VBMI: the 256-byte table in four zmm, two vpermi2b and a blend per 64 bytes; streaming stores from 32 MiB";
   }
@@ -210,35 +86,28 @@ std::string tuned_table_detail() {
 
 std::string kernel_detail(const CipherState& state) {
   if (state.cipher == Cipher::bitwise) {
-    return state.kernel == KernelClass::tuned ? BITWISE_DETAIL + "; no tuned bitwise form, the same code as portable"
-                                              : BITWISE_DETAIL;
+    return state.kernel == KernelClass::tuned ? tuned_bitwise_detail() : PORTABLE_BITWISE_DETAIL;
   }
   if (state.kernel == KernelClass::portable) return PORTABLE_TABLE_DETAIL;
   return tuned_table_detail() + (state.streaming_stores ? " (streaming stores on)" : "");
 }
 
-const char* table_kernel_name() { return TABLE_KERNEL; }
-const char* stream_copy_kernel_name() { return STREAM_COPY_KERNEL; }
+const char* table_kernel_name() { return tuned::table_kernel_name(); }
+const char* stream_copy_kernel_name() { return tuned::stream_copy_kernel_name(); }
 
 void encrypt_span(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  if (state.cipher == Cipher::bitwise) encrypt_bitwise(state.subkeys, in, out, n);
-  else if (state.kernel == KernelClass::portable) encrypt_table_scalar(state.table.data(), in, out, n);
-  else encrypt_table(state.table.data(), in, out, n, state.streaming_stores);
+  const bool tuned = state.kernel == KernelClass::tuned;
+  if (state.cipher == Cipher::bitwise && tuned) tuned::encrypt_bitwise(state.subkeys.k1, state.subkeys.k2, in, out, n);
+  else if (state.cipher == Cipher::bitwise) encrypt_bitwise(state.subkeys, in, out, n);
+  else if (tuned) tuned::encrypt_table(state.table.data(), in, out, n, state.streaming_stores);
+  else encrypt_table_scalar(state.table.data(), in, out, n);
 }
 
 SpanKernel encrypting(const CipherState& state) {
   return [&state](const std::uint8_t* in, std::uint8_t* out, std::size_t n) { encrypt_span(state, in, out, n); };
 }
 
-void stream_copy_span(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  constexpr std::size_t width = sizeof(StreamVector);
-  const std::size_t head = std::min<std::size_t>(n, (width - reinterpret_cast<std::uintptr_t>(out) % width) % width);
-  std::memcpy(out, in, head);
-  std::size_t i = head;
-  for (; i + width <= n; i += width) stream_store(out + i, in + i);
-  _mm_sfence();
-  std::memcpy(out + i, in + i, n - i);
-}
+void stream_copy_span(const std::uint8_t* in, std::uint8_t* out, std::size_t n) { tuned::stream_copy(in, out, n); }
 
 SpanKernel streaming_copy() { return stream_copy_span; }
 
@@ -284,8 +153,8 @@ WorkloadInfo describe() {
            {"openmp", "data-parallel", true,
             "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)); the team is started by the "
             "region and ended by omp_pause_resource_all(omp_pause_hard) in every repetition" + ceiling}},
-          "bitwise: " + BITWISE_DETAIL + "; table: " + PORTABLE_TABLE_DETAIL,
-          "table: " + tuned_table_detail() + "; bitwise: no tuned form, the portable per-byte rounds"};
+          "bitwise: " + PORTABLE_BITWISE_DETAIL + "; table: " + PORTABLE_TABLE_DETAIL,
+          "bitwise: " + tuned_bitwise_detail() + "; table: " + tuned_table_detail()};
 }
 
 namespace {
@@ -312,10 +181,10 @@ Model model_named(const std::string& name) {
 void report_kernels(Extra& extra, Model model, const CipherState& cipher) {
   report_kernel(extra, cipher.kernel, kernel_detail(cipher));
   if (cipher.cipher == Cipher::table) {
-    extra.push_back({"table_kernel", std::string(cipher.kernel == KernelClass::tuned ? TABLE_KERNEL : "scalar")});
+    extra.push_back({"table_kernel", std::string(cipher.kernel == KernelClass::tuned ? tuned::table_kernel_name() : "scalar")});
     extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
   }
-  extra.push_back({"ceiling_kernel", std::string("non-temporal ") + STREAM_COPY_KERNEL});
+  extra.push_back({"ceiling_kernel", std::string("non-temporal ") + tuned::stream_copy_kernel_name()});
   if (model == Model::openmp) {
     extra.push_back({"omp_team", std::string("per repetition")});
     extra.push_back({"omp_wait_policy", openmp_wait_policy()});

@@ -25,9 +25,10 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10);
 enum class Cipher { bitwise, table };
 
 // What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
-// The kernel class decides the table form: portable = one lookup per byte in a plain loop;
-// tuned = the SIMD lookup below. Bitwise is the same per-byte rounds in both classes (C++
-// has no engineered bitwise form: the tuned class's speed-up is the table).
+// The kernel class decides how the span is computed: portable = the per-byte rounds, or one table
+// lookup per byte, in plain loops built for the compiler's default target; tuned = the same rounds
+// built for this machine (g++ vectorises them), or the table looked up with SIMD
+// (sdes_ecb_tuned.hpp).
 struct CipherState {
   Cipher cipher;
   KernelClass kernel;
@@ -46,7 +47,7 @@ CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel = Kern
 // extra.kernel_detail: what ran for this cipher and class.
 std::string kernel_detail(const CipherState& state);
 
-// The SIMD form the tuned table kernel was compiled with (-march decides): avx512vbmi, avx2 or scalar.
+// The SIMD form the tuned table kernel was built with (this machine's): avx512vbmi, avx2 or scalar.
 const char* table_kernel_name();
 // The widest non-temporal store the copy ceiling was compiled with: avx512, avx2 or sse2.
 const char* stream_copy_kernel_name();
