@@ -1,5 +1,6 @@
 """The resident launcher (launcher.c through process.run_measured): one launcher serves many
 runs, and each run is measured, capped and contained as if it had a launcher of its own."""
+import glob
 import hashlib
 import os
 import sys
@@ -151,3 +152,19 @@ def test_a_run_says_how_busy_the_rest_of_the_machine_was():
         hog.wait()
     assert busy.machine_load["others_cores"] >= 0.5, busy.machine_load      # the hog's core, not sleep's
     assert busy.machine_load["steal_ns"] >= 0
+
+
+def test_a_kill_group_kept_for_the_next_runs_holds_nothing_of_the_run_before():
+    escaped = run_measured(["sh", "-c", "setsid sleep 30 & echo started"], 10, protocol=False)
+    assert escaped.memory["leftover"] >= 1
+    later = [run_measured(["true"], 10, protocol=False) for _ in range(16)]   # every slot used again
+    assert [run.memory["leftover"] for run in later] == [0] * 16
+
+
+def test_an_ending_launcher_removes_the_cgroups_it_kept():
+    run_measured(["true"], 10, protocol=False)
+    launcher = process._local.launcher.process
+    launcher.stdin.close()
+    assert launcher.wait(5) == 0
+    assert glob.glob(f"/sys/fs/cgroup/unified/parbench/{launcher.pid}-*") == []
+    assert glob.glob(f"/sys/fs/cgroup/memory/**/parbench-{launcher.pid}-*", recursive=True) == []

@@ -44,6 +44,7 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,14 +80,15 @@ struct cgroup {
     int version;                 /* 0: none, 1 or 2 */
     char path[PATH_MAX - 128];   /* room for a file name after it */
     char kill_path[PATH_MAX - 128];  /* a v2 cgroup with cgroup.kill holding the tree, or "" */
+    int separate_kill;           /* kill_path is a group of its own (hybrid layout), kept by its slot */
 };
 
 struct tree_memory {
-    pid_t pids[MAX_TRACKED];
     int count;
     long long peak_kb, peak_pss_kb;
     long long samples, pss_samples, pss_cost_ns;
     int rescans;                 /* ticks until the next /proc scan (no cgroup) */
+    pid_t pids[MAX_TRACKED];     /* last: only the first `count` are read, so a run need not clear them */
 };
 
 struct usage {                   /* the run's children, summed as they are reaped */
@@ -218,28 +220,39 @@ static long long read_keyed(const char *dir, const char *file, const char *key) 
 /* v1 (a memory hierarchy of its own): a child of the launcher's own memory cgroup.
  * v2: a child of /sys/fs/cgroup/parbench, whose memory controller is enabled for its children
  * (the launcher's own v2 cgroup holds processes, so it cannot delegate the controller). */
-static int cgroup_v1(struct cgroup *cg) {
+static const char *own_memory_cgroup(void) {
+    static char found[PATH_MAX - 256];
     char text[8192], *line, *saveptr = NULL;
-    if (read_text("/proc/self/cgroup", text, sizeof text) <= 0) return -1;
+    if (found[0] || read_text("/proc/self/cgroup", text, sizeof text) <= 0) return found;
     for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
         char *controllers = strchr(line, ':');
         char *path = controllers ? strchr(controllers + 1, ':') : NULL;
         if (!path) continue;
         *path++ = 0;
         if (strcmp(controllers + 1, "memory") != 0) continue;
-        snprintf(cg->path, sizeof cg->path, "/sys/fs/cgroup/memory%s/parbench-%d-%lld",
-                 strcmp(path, "/") == 0 ? "" : path, (int)getpid(), cg->run);
-        if (mkdir(cg->path, 0755) != 0) return -1;
-        cg->version = 1;
-        return 0;
+        snprintf(found, sizeof found, "/sys/fs/cgroup/memory%s", strcmp(path, "/") == 0 ? "" : path);
+        break;
     }
-    return -1;
+    return found;
+}
+
+static int cgroup_v1(struct cgroup *cg) {
+    const char *parent = own_memory_cgroup();    /* read once: the launcher never moves */
+    if (!parent[0]) return -1;
+    snprintf(cg->path, sizeof cg->path, "%s/parbench-%d-%lld", parent, (int)getpid(), cg->run);
+    if (mkdir(cg->path, 0755) != 0) return -1;
+    cg->version = 1;
+    return 0;
 }
 
 static int cgroup_v2(struct cgroup *cg) {
+    static int unavailable;                      /* asked once: a hierarchy is not mounted mid-run */
     char text[512];
-    if (read_text("/sys/fs/cgroup/cgroup.controllers", text, sizeof text) <= 0 || !strstr(text, "memory"))
+    if (unavailable) return -1;
+    if (read_text("/sys/fs/cgroup/cgroup.controllers", text, sizeof text) <= 0 || !strstr(text, "memory")) {
+        unavailable = 1;
         return -1;
+    }
     if (mkdir("/sys/fs/cgroup/parbench", 0755) != 0 && errno != EEXIST) return -1;
     write_text("/sys/fs/cgroup", "cgroup.subtree_control", "+memory");
     if (write_text("/sys/fs/cgroup/parbench", "cgroup.subtree_control", "+memory") != 0) return -1;
@@ -249,33 +262,53 @@ static int cgroup_v2(struct cgroup *cg) {
     return 0;
 }
 
+static int members_of(const char *dir, pid_t *out, int max);
+
+/* A slot's kept kill group goes (it stays, as before, if a survivor is still in it); on v2 the
+ * kill group is the memory cgroup, which its run removes. */
+static void kill_group_release(struct cgroup *cg) {
+    if (cg->separate_kill) rmdir(cg->kill_path);
+    cg->separate_kill = 0;
+    cg->kill_path[0] = 0;
+}
+
 /* The group the tree is killed by, in one write that a forking process cannot outrun
  * (cgroup.kill): the memory cgroup itself on v2; on a v1 machine with a v2 hierarchy mounted
  * beside it (systemd's hybrid layout, /sys/fs/cgroup/unified), a cgroup there with no
- * controllers. Without it the tree is killed by a loop over its members. */
+ * controllers. Without it the tree is killed by a loop over its members.
+ * The hybrid layout's group measures nothing, so, unlike a memory cgroup (whose usage keeps
+ * what a run left charged), it is kept for the next process parked in the same slot, which
+ * spares a mkdir and an rmdir a run; only empty (kill_tree leaves it so), else a run's
+ * survivor would be killed and counted with the next run. */
 static void kill_group_setup(struct cgroup *cg) {
     char probe[PATH_MAX];
-    cg->kill_path[0] = 0;
+    pid_t member;
+    if (cg->version == 1 && cg->separate_kill && members_of(cg->kill_path, &member, 1) == 0) return;
+    kill_group_release(cg);
     if (cg->version == 2) {
         snprintf(probe, sizeof probe, "%s/cgroup.kill", cg->path);
         if (access(probe, W_OK) == 0) snprintf(cg->kill_path, sizeof cg->kill_path, "%s", cg->path);
         return;
     }
-    if (mkdir("/sys/fs/cgroup/unified/parbench", 0755) != 0 && errno != EEXIST) return;
+    static int made_parent;
+    if (!made_parent && mkdir("/sys/fs/cgroup/unified/parbench", 0755) != 0 && errno != EEXIST) return;
+    made_parent = 1;
     snprintf(cg->kill_path, sizeof cg->kill_path, "/sys/fs/cgroup/unified/parbench/%d-%lld", (int)getpid(), cg->run);
     snprintf(probe, sizeof probe, "%s/cgroup.kill", cg->kill_path);
     if (mkdir(cg->kill_path, 0755) != 0 || access(probe, W_OK) != 0) {
         rmdir(cg->kill_path);
         cg->kill_path[0] = 0;
+        return;
     }
+    cg->separate_kill = 1;
 }
 
 static void cgroup_setup(struct cgroup *cg) {
     cg->version = 0;
-    cg->kill_path[0] = 0;
     if (getenv("PARBENCH_NO_CGROUP")) return;      /* tests of the sampled fallback */
     if (cgroup_v2(cg) != 0 && cgroup_v1(cg) != 0) {
         cg->version = 0;
+        kill_group_release(cg);
         return;
     }
     kill_group_setup(cg);
@@ -715,21 +748,21 @@ static void park(struct parked *next, const struct parked *others, int count, lo
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%d", (int)child);
     if (next->cg.version) write_text(next->cg.path, "cgroup.procs", pid_text);
-    if (next->cg.kill_path[0] && write_text(next->cg.kill_path, "cgroup.procs", pid_text) != 0) {
-        rmdir(next->cg.kill_path);
-        next->cg.kill_path[0] = 0;
-    }
+    if (next->cg.kill_path[0] && write_text(next->cg.kill_path, "cgroup.procs", pid_text) != 0)
+        kill_group_release(&next->cg);
     next->pid = child, next->request_fd = request[1], next->out = out[0], next->err = err[0];
 }
 
-/* The launcher ends: the parked process reads end of file and exits; its cgroups go. */
+/* The launcher ends: the parked process reads end of file and exits; its cgroups go, and the
+ * kill group a used slot kept. */
 static void unpark(struct parked *next) {
-    if (!next->pid) return;
-    close(next->request_fd), close(next->out), close(next->err);
-    waitpid(next->pid, NULL, 0);
-    if (next->cg.version) rmdir(next->cg.path);
-    if (next->cg.kill_path[0]) rmdir(next->cg.kill_path);
-    next->pid = 0;
+    if (next->pid) {
+        close(next->request_fd), close(next->out), close(next->err);
+        waitpid(next->pid, NULL, 0);
+        if (next->cg.version) rmdir(next->cg.path);    /* on v2 also its kill group */
+        next->pid = 0;
+    }
+    kill_group_release(&next->cg);
 }
 
 /* The run's memory limit on its cgroup; 0 where the cgroup cannot take it (the launcher then
@@ -754,7 +787,7 @@ static ssize_t drain(int fd, char *chunk, size_t size) {
  * stopped it, or 0. */
 static int run(const struct request *r, const char *raw, size_t raw_size, struct parked *parked, int signals) {
     static struct tree_memory tree;
-    memset(&tree, 0, sizeof tree);
+    memset(&tree, 0, offsetof(struct tree_memory, pids));   /* clearing the pids too costs ~10 us a run */
     const struct cgroup cg = parked->cg;
     pid_t child = parked->pid;
     parked->pid = 0;
@@ -879,11 +912,11 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     frame("stderr", stderr_tail.data + stderr_tail.length - tail, tail);
     frame("result", result, (size_t)length);
     send_frames();
-    /* After the answer, while the harness reads it: the run's cgroups go. A big output must
-     * not stay in this launcher either: the next run's process starts as a copy of it, and
-     * the kernel counts that copy in the child's peak RSS. */
+    /* After the answer, while the harness reads it: the run's memory cgroup goes (its kill
+     * group stays with its slot: kill_group_setup). A big output must not stay in this
+     * launcher either: the next run's process starts as a copy of it, and the kernel counts
+     * that copy in the child's peak RSS. */
     if (cg.version) rmdir(cg.path);
-    if (cg.kill_path[0]) rmdir(cg.kill_path);
     release(&output.head), release(&output.lines), release(&output.times), release(&stderr_tail);
     return stopped_by;
 }
@@ -933,7 +966,7 @@ int main(int argc, char **argv) {
         struct request r;
         if (!raw || parse_request(raw, size, &r) != 0) {
             free(raw);
-            while (parked) unpark(&ready[--parked]);
+            for (int i = 0; i < PARKED; i++) unpark(&ready[i]);
             return ended_by;
         }
         parked--;
@@ -942,7 +975,7 @@ int main(int argc, char **argv) {
         int stopped_by = run(&r, raw, size, &ready[parked], signals);
         free(raw);
         if (stopped_by) {
-            while (parked) unpark(&ready[--parked]);
+            for (int i = 0; i < PARKED; i++) unpark(&ready[i]);
             return 128 + stopped_by;
         }
     }

@@ -64,6 +64,8 @@ class ExecRunner:
         self.ignored = ignored_codes(options.ignore_failure)
         self.first_output: dict[str, str] = {}      # case key → the digest of its first run's output
         self.cleaned: set[str] = set()
+        # Copied once: copying os.environ decodes every variable, ~0.04 ms a run.
+        self.environment = dict(os.environ)
 
     def expected(self, case: Case) -> str:
         return digest_of_text(self.options.expect) if self.options.expect is not None else ""
@@ -92,7 +94,7 @@ class ExecRunner:
         iteration = f"warmup-{-1 - index}" if warm_up else str(index)
         with _OutputPolicy(per_command(self.options.output, command.number)) as echo:
             finished = run_measured(list(command.argv), self.settings.timeout, self.settings.memory_limit_kb,
-                                    env={**os.environ, "HYPERFINE_ITERATION": iteration}, protocol=False,
+                                    env={**self.environment, "HYPERFINE_ITERATION": iteration}, protocol=False,
                                     echo_stdout=echo)
         conclude = per_command(self.options.conclude, command.number)
         if conclude and (failed := self._helper(conclude, command, "conclude")):
