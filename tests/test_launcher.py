@@ -5,7 +5,9 @@ import os
 import sys
 import threading
 
-from parbench import process
+import pytest
+
+from parbench import bench_user, process
 from parbench.process import MAX_LINE_BYTES, run_measured
 
 PYTHON = sys.executable
@@ -151,3 +153,22 @@ def test_a_run_says_how_busy_the_rest_of_the_machine_was():
         hog.wait()
     assert busy.machine_load["others_cores"] >= 0.5, busy.machine_load      # the hog's core, not sleep's
     assert busy.machine_load["steal_ns"] >= 0
+
+
+def test_as_root_a_run_becomes_the_benchmark_user_that_reads_root_s_folders_and_writes_only_its_own(tmp_path):
+    user = bench_user.for_run(as_root=False)
+    if user is None:
+        pytest.skip("only root hands its runs to the benchmark user")
+    secret = tmp_path / "root-only"
+    secret.mkdir(mode=0o700)
+    (secret / "input").write_text("readable\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    script = ('id -u; cat "$1/input"; echo x > "$HOME/cache" && echo home-ok; '
+              '(echo x > "$1/input") 2>/dev/null || echo no-write; '
+              'kill -0 "$PPID" 2>/dev/null || echo no-signal')
+    finished = run_measured(["sh", "-c", script, "sh", str(secret)], 10, env=user.take(scratch), user=user,
+                            protocol=False)
+    assert finished.stdout_head.split() == [str(user.uid), "readable", "home-ok", "no-write", "no-signal"], \
+        finished.stderr
+    assert (secret / "input").read_text() == "readable\n"
