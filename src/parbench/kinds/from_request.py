@@ -43,8 +43,8 @@ def startup_cases(plan: Plan, described: dict[str, Description]) -> list[Case]:
 def new_record(request: Request, described: dict[str, Description], kind: str) -> RunRecord:
     user = bench_user.described(bench_user.for_run(request.as_root))
     return RunRecord(id=None, started_at=now(), scale=request.scale, options=asdict(request),
-                     machine={**metadata.machine(), "benchmark_user": user}, runtimes={name: d.info for name, d in described.items()},
-                     kind=kind)
+                     machine={**metadata.machine(), "benchmark_user": user},
+                     runtimes={name: d.info for name, d in described.items()}, kind=kind)
 
 
 def default_memory_limit_kb() -> int | None:
