@@ -18,7 +18,7 @@ PACKAGE = REPO / "src" / "parbench"
 LAYERS = [
     {"__init__", "project", "units", "records", "errors", "escaping", "liveness", "metadata",
      "inputs", "oracle", "oracle_cache", "workloads"},                  # plain records and facts
-    {"protocol", "process", "native", "proofs", "sentinel", "machine_ceiling", "runtimes", "stats",
+    {"bench_user", "protocol", "process", "native", "proofs", "sentinel", "machine_ceiling", "runtimes", "stats",
      "compare"},                                                         # talking to runtimes, statistics
     {"plan"},                                                           # stage 1: plan
     {"run", "schedule"},                                                # stage 2: run

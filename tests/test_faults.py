@@ -1,5 +1,6 @@
 """The fault suite (docs/reliability.md): a real implementation that attacks the harness one way
 per model. Each test asserts what is kept, what is said, and that nothing is left behind."""
+import json
 import os
 import resource
 import signal
@@ -239,3 +240,47 @@ def test_a_store_gone_for_longer_than_the_retries_keeps_every_case_in_a_journal(
                                "WHERE c.workload != 'noop' AND p.idx >= 0").fetchone()[0]
     assert cases == [("honest", "ok"), ("slow", "ok")] and processes == 6
     assert status == "complete"
+
+
+def _benchmark_user(db: str) -> str:
+    return json.loads(sqlite3.connect(db).execute("SELECT machine_json FROM runs").fetchone()[0])["benchmark_user"]
+
+
+def _require_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root's benchmarks run as another user")
+
+
+def test_under_root_a_benchmark_cannot_leave_its_cgroups(hostile_project, db):
+    _require_root()
+    done = _run(hostile_project, db, "leave-cgroup")
+    assert done.returncode == 0, done.stderr
+    status, reason = _case(db, "leave-cgroup")
+    if reason and "in no cgroup" in reason:
+        pytest.skip("the launcher makes no cgroups on this machine")
+    assert status == "ok", reason
+    assert _benchmark_user(db).startswith("parbench-bench ")
+
+
+def test_under_root_a_benchmark_cannot_kill_the_harness(hostile_project, db):
+    _require_root()
+    done = _run(hostile_project, db, "kill-harness")
+    assert done.returncode == 0, done.stderr
+    assert _case(db, "kill-harness")[0] == "ok"
+
+
+def test_with_as_root_a_benchmark_can_still_leave_its_cgroups(hostile_project, db):
+    _require_root()
+    done = _run(hostile_project, db, "leave-cgroup", extra=("--as-root",))
+    assert done.returncode == 0, done.stderr
+    status, reason = _case(db, "leave-cgroup")
+    if "in no cgroup" in reason:
+        pytest.skip("the launcher makes no cgroups on this machine")
+    assert status == "crash" and "left its cgroup" in reason
+    assert _benchmark_user(db) == "root (uid 0, --as-root)"
+
+
+def test_with_as_root_a_benchmark_can_still_kill_the_harness(hostile_project, db):
+    _require_root()
+    done = _run(hostile_project, db, "kill-harness", extra=("--as-root",))
+    assert done.returncode == -signal.SIGKILL

@@ -6,7 +6,9 @@ import os
 import sys
 import threading
 
-from parbench import process
+import pytest
+
+from parbench import bench_user, process
 from parbench.process import MAX_LINE_BYTES, run_measured
 
 PYTHON = sys.executable
@@ -168,3 +170,22 @@ def test_an_ending_launcher_removes_the_cgroups_it_kept():
     assert launcher.wait(5) == 0
     assert glob.glob(f"/sys/fs/cgroup/unified/parbench/{launcher.pid}-*") == []
     assert glob.glob(f"/sys/fs/cgroup/memory/**/parbench-{launcher.pid}-*", recursive=True) == []
+
+
+def test_as_root_a_run_becomes_the_benchmark_user_that_reads_root_s_folders_and_writes_only_its_own(tmp_path):
+    user = bench_user.for_run(as_root=False)
+    if user is None:
+        pytest.skip("only root hands its runs to the benchmark user")
+    secret = tmp_path / "root-only"
+    secret.mkdir(mode=0o700)
+    (secret / "input").write_text("readable\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    script = ('id -u; cat "$1/input"; echo x > "$HOME/cache" && echo home-ok; '
+              '(echo x > "$1/input") 2>/dev/null || echo no-write; '
+              'kill -0 "$PPID" 2>/dev/null || echo no-signal')
+    finished = run_measured(["sh", "-c", script, "sh", str(secret)], 10, env=user.take(scratch), user=user,
+                            protocol=False)
+    assert finished.stdout_head.split() == [str(user.uid), "readable", "home-ok", "no-write", "no-signal"], \
+        finished.stderr
+    assert (secret / "input").read_text() == "readable\n"

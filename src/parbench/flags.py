@@ -188,6 +188,9 @@ def run_options(command):
                          help="How the processes of the cases of one table take turns."),
             click.option("--seed", "order_seed", type=click.IntRange(0, (1 << 63) - 1), default=0,
                          help="The shuffle's seed (--order shuffled), stored with the run."),
+            click.option("--as-root", is_flag=True,
+                         help="Under root, run the benchmarks as root too (default: as the user parbench-bench, "
+                              "which cannot leave its cgroups or signal parbench)."),
             db_option,
             click.option("--out", "out_dir", type=click.Path(path_type=Path),
                          help="Write report.json and report.md here.")]):
@@ -204,7 +207,7 @@ def request_from(flags: dict, workers: str | None) -> Request:
                        warmup=flags["warmup"], repeat=flags["repeat"], timeout=flags["timeout"],
                        budget=flags["budget"], target_ci=flags["target_ci"],
                        memory_limit_kb=memory_limit_kb(flags["memory_limit"]), order=flags["order"],
-                       seed=flags["order_seed"])
+                       seed=flags["order_seed"], as_root=flags["as_root"])
     except SpecError as error:
         fail(str(error))
 

@@ -23,7 +23,8 @@
  * Protocol (stdin: requests, stdout: answers; process.py is the other end):
  *   request: 10 ASCII digits giving the length, then that many bytes of NUL-terminated fields:
  *            timeout_ms memory_limit_kb sample_ms keep_lines echo max_stdout_bytes
- *            max_line_bytes max_lines head_bytes stderr_tail_bytes cwd argc argv... envc env...
+ *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid cwd argc argv... envc env...
+ *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root)
  *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
  *            at once so that the harness can empty it should this launcher die), "echo" (output
  *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
@@ -49,10 +50,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -71,6 +75,7 @@ struct request {
     long long sample_ms;
     int keep_lines, echo;
     long long max_stdout_bytes, max_line_bytes, max_lines, head_bytes, stderr_tail_bytes;
+    long long uid, gid;          /* -1: the launcher's own */
     char *cwd;
     char **argv, **env;
 };
@@ -659,24 +664,24 @@ static int parse_request(char *raw, size_t size, struct request *r) {
     static char *field[MAX_FIELDS + 2];
     int count = 0;
     for (char *p = data; p < end && count < MAX_FIELDS; p += strlen(p) + 1) field[count++] = p;
-    if (count < 12) return -1;
+    if (count < 14) return -1;
     long long *numbers[] = {&r->timeout_ms, &r->memory_limit_kb, &r->sample_ms, NULL, NULL,
                             &r->max_stdout_bytes, &r->max_line_bytes, &r->max_lines, &r->head_bytes,
-                            &r->stderr_tail_bytes};
-    for (int i = 0; i < 10; i++)
+                            &r->stderr_tail_bytes, &r->uid, &r->gid};
+    for (int i = 0; i < 12; i++)
         if (numbers[i]) *numbers[i] = atoll(field[i]);
     r->keep_lines = atoi(field[3]);
     r->echo = atoi(field[4]);
     if (r->sample_ms <= 0) r->sample_ms = 10;
-    r->cwd = field[10];
-    int argc = atoi(field[11]);
-    if (argc < 1 || 12 + argc >= count) return -1;
-    int envc = atoi(field[12 + argc]);
-    if (envc < 0 || 13 + argc + envc > count) return -1;
+    r->cwd = field[12];
+    int argc = atoi(field[13]);
+    if (argc < 1 || 14 + argc >= count) return -1;
+    int envc = atoi(field[14 + argc]);
+    if (envc < 0 || 15 + argc + envc > count) return -1;
     static char *argv[MAX_FIELDS + 1], *env[MAX_FIELDS + 1];
-    memcpy(argv, field + 12, (size_t)argc * sizeof *argv);
+    memcpy(argv, field + 14, (size_t)argc * sizeof *argv);
     argv[argc] = NULL;
-    memcpy(env, field + 13 + argc, (size_t)envc * sizeof *env);
+    memcpy(env, field + 15 + argc, (size_t)envc * sizeof *env);
     env[envc] = NULL;
     r->argv = argv, r->env = env;
     return 0;
@@ -697,10 +702,27 @@ struct parked {
     struct cgroup cg;
 };
 
+/* The child becomes uid/gid, keeping one capability, CAP_DAC_READ_SEARCH, ambient so that it
+ * survives exec: it can still read the project wherever it lives (under /root, a mode-700 clone)
+ * but writes only what that user may, so it cannot move itself out of its cgroups (their files
+ * are root's) nor signal the launcher or the harness. No new privileges: a setuid program cannot
+ * give root back. Raw syscalls: no libcap. */
+static int drop_root(uid_t uid, gid_t gid) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2] = {{0}};
+    data[0].effective = data[0].permitted = data[0].inheritable = 1u << CAP_DAC_READ_SEARCH;
+    if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 || setgroups(0, NULL) != 0 ||
+        setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) return -1;
+    if (syscall(SYS_capset, &header, data) != 0) return -1;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0) != 0) return -1;
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
 /* In the child, between fork and exec: its request, its output to the launcher's pipes, stdin
  * empty, the signals as a fresh process has them, a process group of its own (a command's
  * `kill 0`, the `trap 'kill 0' EXIT` idiom, reaches the command's processes, never this
- * launcher). An unreadable request (the launcher ended) ends it quietly. */
+ * launcher), the user the request names. An unreadable request (the launcher ended) ends it
+ * quietly. */
 static void become_command(int request_fd, int out, int err, const sigset_t *mask) {
     size_t size;
     char *raw = read_raw(request_fd, &size);
@@ -713,6 +735,10 @@ static void become_command(int request_fd, int out, int err, const sigset_t *mas
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, mask, NULL);
     setpgid(0, 0);
+    if (r.uid >= 0 && drop_root((uid_t)r.uid, (gid_t)r.gid) != 0) {
+        fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
+        _exit(127);
+    }
     if (r.cwd[0] && chdir(r.cwd) != 0) {
         fprintf(stderr, "parbench-launch: cannot enter %s: %s\n", r.cwd, strerror(errno));
         _exit(127);

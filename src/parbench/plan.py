@@ -42,6 +42,7 @@ class Request:
     memory_limit_kb: int | None = None      # None: the default share of memory; 0: no limit
     order: str = "interleaved"
     seed: int = 0                           # the shuffle's seed, stored with the run
+    as_root: bool = False                   # under root, run benchmarks as root (bench_user.py)
 
     def setting(self, name: str):
         value = getattr(self, name)

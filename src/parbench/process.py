@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parbench.bench_user import BenchUser
 from parbench.inputs import cache_root
 
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.c")
@@ -150,14 +151,15 @@ def _assignment(key: str, value: str) -> bytes:
 
 
 def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
-             cwd: str | None, protocol: bool, echo: bool) -> bytes:
+             cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None) -> bytes:
     """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
     their total length. The environment and directory are sent whole with every run, so a
     launcher started earlier runs each command as a fresh Popen would."""
     assignments = ((k + b"=" + v for k, v in os.environb.items()) if env is None
                    else (_assignment(k, v) for k, v in env.items()))
     numbers = [int(timeout_s * 1000), int(memory_limit_kb or 0), SAMPLE_MS, int(protocol), int(echo),
-               MAX_STDOUT_BYTES, MAX_LINE_BYTES, MAX_STDOUT_LINES, MAX_LINE_BYTES, STDERR_TAIL_BYTES]
+               MAX_STDOUT_BYTES, MAX_LINE_BYTES, MAX_STDOUT_LINES, MAX_LINE_BYTES, STDERR_TAIL_BYTES,
+               user.uid if user else -1, user.gid if user else -1]
     fields = [str(n).encode() for n in numbers] + [os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
               *map(os.fsencode, argv), str(len(os.environb if env is None else env)).encode(), *assignments]
     payload = b"\0".join(fields) + b"\0"
@@ -196,15 +198,15 @@ class _Answer:
 
 def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None = None,
                  env: dict[str, str] | None = None, cwd: str | None = None,
-                 protocol: bool = True, echo_stdout=None) -> Finished:
+                 protocol: bool = True, echo_stdout=None, user: BenchUser | None = None) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
     While it runs the harness sleeps in one read of the launcher's answer. KeyboardInterrupt
     (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
-    tree, before it propagates.
+    tree, before it propagates. `user`: the user the launcher makes the command (None: its own).
     """
-    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None)
+    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user)
     resident = _resident()
     started = time.perf_counter_ns()
     frames: dict[str, bytes] = {}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parbench import inputs
+from parbench.bench_user import BenchUser
 from parbench.inputs import InputError
 from parbench.process import Finished, run_measured
 from parbench.proofs import busy_problem
@@ -47,6 +48,7 @@ class Settings:
     seed: int = 0                  # for `shuffled`
     min_processes: int = 2         # exec's --min-runs
     min_time: float = 0.0          # exec: keep going until this many seconds (hyperfine's 3 s)
+    user: BenchUser | None = None  # the user benchmarks run as (None: the harness's own)
 
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
@@ -140,8 +142,10 @@ class Runner:
                                         else None)
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
                                 case.workers, warmup, repeat, variants)
+            user = self.settings.user
             try:
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb)
+                env = user.take(scratch) if user else None
+                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, env=env, user=user)
             except OSError as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.

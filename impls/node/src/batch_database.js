@@ -1,4 +1,5 @@
 /** The batch-job database behind one async interface: SQLite (better-sqlite3) or PostgreSQL (pg). */
+import { fileURLToPath } from 'node:url';
 
 // Each driver is imported when a URL first names it: every batch-job worker thread loads this
 // module, and pg alone costs ~45 ms of CPU to import, which an SQLite run never needs.
@@ -12,6 +13,12 @@ export async function loadDriver(url) {
   throw new Error(`unsupported --db '${url}'; expected sqlite:PATH or postgresql://…`);
 }
 
+// better-sqlite3 finds its addon through `bindings`, which probes paths with fs.existsSync, that
+// is access(2): it asks as the real user without capabilities, so parbench's benchmark user, which
+// reads a project under a root-only folder by CAP_DAC_READ_SEARCH alone, would find none. Named.
+const SQLITE_ADDON = fileURLToPath(new URL('../node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+  import.meta.url));
+
 // Concurrent SQLite writers wait for the lock this long instead of failing with SQLITE_BUSY.
 const SQLITE_BUSY_TIMEOUT_MS = 60000;
 
@@ -21,7 +28,7 @@ class SqliteStore {
     const Database = await loadDriver(url);
     let path = url.slice('sqlite:'.length);
     if (path.startsWith('//')) path = path.slice(2); // sqlite:///abs/path
-    return new SqliteStore(new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS, fileMustExist: true }));
+    return new SqliteStore(new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS, fileMustExist: true, nativeBinding: SQLITE_ADDON }));
   }
 
   constructor(db) {

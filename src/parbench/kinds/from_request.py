@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from parbench import metadata
+from parbench import bench_user, metadata
+from parbench.errors import PipelineError
 from parbench.plan import SCALE_DEFAULTS, Plan, Request
 from parbench.records import Case, RunRecord, now
 from parbench.run import Settings
@@ -40,9 +41,10 @@ def startup_cases(plan: Plan, described: dict[str, Description]) -> list[Case]:
 
 
 def new_record(request: Request, described: dict[str, Description], kind: str) -> RunRecord:
+    user = bench_user.described(bench_user.for_run(request.as_root))
     return RunRecord(id=None, started_at=now(), scale=request.scale, options=asdict(request),
-                     machine=metadata.machine(), runtimes={name: d.info for name, d in described.items()},
-                     kind=kind)
+                     machine={**metadata.machine(), "benchmark_user": user},
+                     runtimes={name: d.info for name, d in described.items()}, kind=kind)
 
 
 def default_memory_limit_kb() -> int | None:
@@ -57,9 +59,13 @@ def default_memory_limit_kb() -> int | None:
 
 def settings_for(request: Request) -> Settings:
     limit = request.memory_limit_kb
+    try:
+        user = bench_user.for_run(request.as_root)
+    except bench_user.NoBenchUser as error:
+        raise PipelineError(str(error)) from None
     return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
                     repeat=request.setting("repeat"), timeout=request.setting("timeout"),
                     budget=request.setting("budget"), target_ci=request.setting("target_ci"),
                     memory_limit_kb=default_memory_limit_kb() if limit is None else (limit or None),
-                    order=request.order, seed=request.seed,
+                    order=request.order, seed=request.seed, user=user,
                     min_processes=min(SCALE_DEFAULTS[request.scale]["min_processes"], request.setting("processes")))

@@ -228,7 +228,8 @@ export const batchJob = {
     },
   },
   async prepare({ model, params, workers }) {
-    if (!fs.existsSync(params.docs_dir)) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
+    // stat, not fs.existsSync: access(2) ignores the benchmark user's CAP_DAC_READ_SEARCH (sdes_ecb.js).
+    if (!fs.statSync(params.docs_dir, { throwIfNoEntry: false })) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
     if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
     // Loading the driver is start-up, not the job (worker threads load theirs inside, as they start).
     await loadDriver(params.db);

@@ -171,7 +171,9 @@ export const sdesEcb = {
     },
   },
   prepare({ model, params, workers, kernel = 'portable' }) {
-    if (!fs.existsSync(params.input)) throw new UsageError(`--input '${params.input}' does not exist`);
+    // stat, not fs.existsSync: access(2) asks as the real user without capabilities, and parbench's
+    // benchmark user reads a project under a root-only folder by CAP_DAC_READ_SEARCH alone.
+    if (!fs.statSync(params.input, { throwIfNoEntry: false })) throw new UsageError(`--input '${params.input}' does not exist`);
     return model === 'seq' ? prepareSeq(params, kernel) : prepareWorkerThreads(params, workers, kernel);
   },
 };
