@@ -40,10 +40,10 @@ def startup_cases(plan: Plan, described: dict[str, Description]) -> list[Case]:
     return cases
 
 
-def new_record(request: Request, described: dict[str, Description], kind: str) -> RunRecord:
-    user = bench_user.described(bench_user.for_run(request.as_root))
+def new_record(request: Request, described: dict[str, Description], kind: str, settings: Settings) -> RunRecord:
+    """The run's record; who ran its benchmarks is the user settings_for chose."""
     return RunRecord(id=None, started_at=now(), scale=request.scale, options=asdict(request),
-                     machine={**metadata.machine(), "benchmark_user": user},
+                     machine={**metadata.machine(), "benchmark_user": bench_user.described(settings.user)},
                      runtimes={name: d.info for name, d in described.items()}, kind=kind)
 
 

@@ -41,7 +41,7 @@ class SuiteKind:
                 invocation.store.finish_run(record.id, "interrupted", now())
             raise
         invocation.cases, invocation.runner = cases, runner
-        invocation.record = record or new_record(self.request, described, kind="suite")
+        invocation.record = record or new_record(self.request, described, "suite", runner.settings)
         if self.resume:
             invocation.output.console.print(f"Resuming run {record.id}: {len(cases)} cases left", highlight=False)
 

@@ -134,7 +134,7 @@ class SweepKind:
         except (SpecError, ValueError) as error:
             raise PipelineError(str(error)) from None
         invocation.runner = Runner(self.runtimes, with_noop(self.workloads), settings_for(self.request))
-        invocation.record = new_record(self.request, self.described, kind="sweep")
+        invocation.record = new_record(self.request, self.described, "sweep", invocation.runner.settings)
         invocation.record.options["sweep"] = self.strategy.kind
         invocation.cases = plans[0] if plans else []
 
