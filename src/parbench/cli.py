@@ -14,7 +14,7 @@ from rich.table import Table
 from parbench import liveness, pipeline, runtimes as runtimes_module
 from parbench.errors import EXIT_REGRESSION, PipelineError
 from parbench.escaping import one_line, styled
-from parbench.export import by_name, write
+from parbench.export import by_name, check_writable, write
 from parbench.export.base import Report
 from parbench.flags import (STRICT_HELP, FiniteRange, OneLineErrors, asked_beside_resume, check_export_targets,
                             console, csv_ints, db_option, errors, export_options, exports_in, fail, measure,
@@ -27,6 +27,7 @@ from parbench.project import DEFAULT_DB
 from parbench.report import compare_runs, inventory
 from parbench.report.comparands import comparands
 from parbench.store.analyzed import load_reports
+from parbench.store import open_store
 from parbench.store.database import StoreError, redact
 from parbench.store.upkeep import LoadStopped, load_journal
 from parbench.workloads import SpecError, choose, load_all as load_workloads
@@ -98,7 +99,7 @@ def run(db, out_dir, workers, resume, strict, baseline, **flags) -> None:
 def load(journal, db) -> None:
     """Store the cases a run kept in its journal while its store could not take them."""
     try:
-        loaded = load_journal(journal, lambda: open_marked(db))
+        loaded = load_journal(journal, lambda: _store_taking(journal, db))
     except LoadStopped as stopped:
         fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}; "
              f"is the disk full?); {journal} is kept as it was: load it again once the store can take it (a case "
@@ -109,6 +110,17 @@ def load(journal, db) -> None:
                   f"{', '.join(map(str, loaded.run_ids))} of {one_line(redact(db))}", highlight=False)
 
 
+def _store_taking(journal: Path, db: str):
+    """The store `load` writes into; one that cannot even be opened (a full disk leaves no room
+    for SQLite's -shm file) leaves the journal as it is, and says so."""
+    try:
+        open_store(db).close()
+    except StoreError as error:
+        disk = any(word in str(error).lower() for word in ("disk", "i/o", "no space"))
+        fail(f"{error}; {journal} is kept as it was: load it again once the store can take it", code=1 if disk else 2)
+    return open_marked(db)
+
+
 @main.command()
 @click.argument("run_ref", required=False)
 @db_option
@@ -117,6 +129,8 @@ def load(journal, db) -> None:
 def show(run_ref, db, out_dir, **exports) -> None:
     """Re-print a stored run (default: the latest) without re-running anything."""
     check_export_targets(exports)
+    if out_dir and (problem := check_writable(out_dir)):
+        fail(problem)
     try:
         pipeline.show(open_marked(db), run_ref, output_to(db, out_dir, exports))
     except PipelineError as error:

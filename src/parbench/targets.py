@@ -26,7 +26,7 @@ def _mode(path: Path) -> int | None:
     """The mode of what `path` leads to (through its symlinks), None where nothing is there yet."""
     try:
         return os.stat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):       # nothing there (yet); making it says why not
         return None
 
 
