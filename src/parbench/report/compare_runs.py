@@ -53,9 +53,9 @@ def regressions(rows: list[PairedCase], threshold_pct: float) -> list[PairedCase
 def machine_line(record: RunRecord) -> str:
     """Which machine and software measured a run (pyperf's lesson: compare with the metadata)."""
     m = record.machine
-    return (f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
-            f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
-            f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")
+    return one_line(f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
+                    f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
+                    f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")   # an export's fields, on one line
 
 
 def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console,
