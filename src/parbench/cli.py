@@ -220,7 +220,7 @@ def report(run_refs, html_path, db) -> None:
     except OSError as error:
         fail(f"cannot write {html_path}: {error.strerror or error}", code=1)
     if path is not None:                # `--html -`: standard output holds the page alone
-        errors.print(f"wrote {one_line(path)}", highlight=False)
+        console.print(f"wrote {one_line(path)}", highlight=False)
 
 
 @main.command()

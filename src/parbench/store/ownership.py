@@ -1,8 +1,8 @@
 """Whether a database is parbench's own store, decided before anything is written to it.
 
 A store parbench makes carries a marker no other program writes: in SQLite its header's
-application_id (APPLICATION_ID, "pbch"), readable from the file's first 100 bytes without
-opening it; in PostgreSQL the table `parbench_store` with its one MARKER row. A store of an older
+application_id (APPLICATION_ID, "pbch"), read through an `immutable` connection that writes
+nothing; in PostgreSQL the table `parbench_store` with its one MARKER row. A store of an older
 parbench (schema 1 to 5, made before the marker) is taken only when its tables and their columns
 are exactly that schema's; it is marked when it is next migrated. Everything else is refused
 with a line naming what was found, and left as it was.
@@ -23,7 +23,6 @@ APPLICATION_ID = int.from_bytes(b"pbch", "big")      # SQLite's header field for
 MARKER = "parbench results store"
 MARKER_TABLE = "parbench_store"
 MARKED_FROM = 6                  # the first schema version whose stores carry the marker
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 Query = Callable[[str], list]    # SQL → its rows
 
@@ -33,8 +32,8 @@ class NotOurs(RuntimeError):
 
 
 def sqlite_file(path: Path, create: bool) -> None:
-    """The checks that need no SQLite connection, so that nothing is written to a file that is not
-    a store: what is at the path, and the header's magic and application_id. NotOurs otherwise."""
+    """What is at the path, and (read without writing anything) the file's header and tables:
+    NotOurs for anything that is not an empty database, parbench's store or an older one of it."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -45,24 +44,24 @@ def sqlite_file(path: Path, create: bool) -> None:
         what = "a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
             else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
         raise NotOurs(f"--db {path} is {what}: a SQLite store is a regular file")
-    with open(path, "rb") as file:
-        header = file.read(100)
-    if not header:
-        return                                  # an empty file: a new store
     foreign = f"{path} is not a parbench results database"
-    if not header.startswith(SQLITE_MAGIC):
-        raise NotOurs(f"{foreign}: it is not a SQLite file (it begins {header[:16]!r}); parbench leaves it alone")
-    application = int.from_bytes(header[68:72], "big")
-    if application == APPLICATION_ID:
-        return
-    if application:
-        raise NotOurs(f"{foreign}: its header names another program (application_id 0x{application:08x}); "
-                      "parbench leaves it alone")
+    # Read through SQLite, never with open(): closing a file descriptor of the store would drop the
+    # POSIX locks of every connection this process holds on it, and the next parbench to close
+    # its own would take itself for the last one and delete the -wal and -shm under them.
+    # `immutable`: no lock, no journal, nothing written.
     peek = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?immutable=1", uri=True)
-    try:                                        # immutable: no lock, no journal, nothing written
+    try:
+        application = peek.execute("PRAGMA application_id").fetchone()[0]
+        if application == APPLICATION_ID:
+            return
+        if application:
+            raise NotOurs(f"{foreign}: its header names another program (application_id 0x{application:08x}); "
+                          "parbench leaves it alone")
         version(lambda sql: peek.execute(sql).fetchall(), False, str(path), marked=False)
-    except sqlite3.DatabaseError:
-        pass                                    # a damaged file: the store's own reading says how
+    except sqlite3.DatabaseError as error:
+        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+            raise NotOurs(f"{foreign}: it is not a SQLite file; parbench leaves it alone") from None
+        # a file damaged inside: the store's own reading says how, in one line
     finally:
         peek.close()
 
