@@ -37,13 +37,16 @@ class Case:
         of one `exec` (its parameters are part of each command) in one."""
         if self.workload == "exec":
             return ("exec",)
-        return (self.workload, tuple(sorted(self.params.items(), key=str)))
+        # Cold and warm rows of one parameter set stand in one table, beside the seq model they
+        # are compared with; each row names its mode (label).
+        return (self.workload, tuple(sorted(((k, v) for k, v in self.params.items() if k != "start"), key=str)))
 
     @property
     def label(self) -> str:
         """Short name for tables: the model, plus whatever varies beyond the scale's params."""
         name = self.model if self.runtime == "exec" else f"{self.runtime} {self.model}"
-        return name + (f" ×{self.workers}" if self.workers else "")
+        start = f" {self.params['start']}" if self.params.get("start") else ""
+        return name + (f" ×{self.workers}" if self.workers else "") + start
 
 
 @dataclass

@@ -1,13 +1,16 @@
 """The report's rows in plain strings, shared by every text format so they never disagree."""
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
-from parbench.proofs import overlap_share, unaccounted_ns, unaccounted_too_long
+from parbench.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
+                             unaccounted_too_long)
 from parbench.records import CaseResult, RunRecord
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order
@@ -180,6 +183,39 @@ def unaccounted_per_repetition(result: CaseResult) -> float | None:
     return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
 
 
+def measured_cores(result: CaseResult) -> float | None:
+    """Cores the launcher saw the tree keep busy in a repetition (its own CPU reading, not the
+    implementation's: protocol 3), median over the verified repetitions long enough to read."""
+    found = [float(r.extra["measured_cores"]) for r in result.run.repetitions
+             if r.verified and isinstance(r.extra.get("measured_cores"), (int, float))
+             and int(r.extra.get("gap_ns") or 0) >= MEASURED_FROM_NS]
+    return float(np.median(found)) if found else None
+
+
+MEASURED_FROM_NS = 5_000_000     # shorter repetitions: reading the threads costs a share of them
+CLAIMED_OVERLAP = 0.5            # intervals that say two workers were busy at once most of the time …
+FEW_CORES = 1.2                  # … while the launcher saw barely more than one core busy
+SEQ_MANY_CORES = 1.5             # a sequential model that kept more cores busy than this
+
+
+def overlap_unseen(result: CaseResult) -> tuple[float, float] | None:
+    """(the overlap the workers' intervals claim, the cores the launcher measured) for a parallel
+    case whose intervals say its workers overlapped while the launcher saw about one core busy."""
+    found, cores = overlaps(result), measured_cores(result)
+    if (result.case.workers or 0) < 2 or not found or cores is None or (os.cpu_count() or 1) < 2:
+        return None
+    claimed = float(np.median(found))
+    return (claimed, cores) if claimed >= CLAIMED_OVERLAP and cores < FEW_CORES else None
+
+
+def booked_outside(result: CaseResult) -> float | None:
+    """The median time per repetition booked as preparation or cleanup (outside the timed
+    region) where it exceeds the timed work itself in most repetitions, else None."""
+    lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
+    flagged = [booked_outside_ns(line) for line in lines if booked_outside_too_much(line)]
+    return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
+
+
 ROUGH_BELOW = 3      # a CI from fewer fresh processes than this is rough (two groups to resample)
 
 
@@ -238,9 +274,18 @@ def outlier_note(result: CaseResult) -> str:
     if missing is not None:
         notes.append(f"{format_duration(missing)} per repetition between its lines is not accounted for by "
                      "its timed work or any phase it reports: work outside the timer?")
+    if unseen := overlap_unseen(result):
+        notes.append(f"its workers' intervals claim {100 * unseen[0]:.0f}% overlap, but the launcher measured "
+                     f"{unseen[1]:.2f} cores busy: workers that did not run at the same time")
+    if (outside := booked_outside(result)) is not None:
+        notes.append(f"it booked {format_duration(outside)} per repetition as preparation or cleanup, more than "
+                     "its timed work: work outside the timer?")
     cores = timed_cores(result)
     if result.case.family == "seq" and cores is not None and cores > 1.2:
         notes.append(f"seq used {cores:.1f} cores in its timed region (JIT, GC or runtime threads)")
+    seen = measured_cores(result)
+    if result.case.family == "seq" and seen is not None and seen > SEQ_MANY_CORES:
+        notes.append(f"the launcher saw this sequential model keep {seen:.1f} cores busy")
     stopped = result.run.flags.get("stopped") or result.run.flags.get("processes_cut_by_budget")
     if stopped and "budget" in str(stopped):
         notes.append(f"stopped at its {stopped}")
