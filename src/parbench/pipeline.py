@@ -173,7 +173,7 @@ def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
             pass
 
     def between_tables(after: Case | None) -> None:
-        reading = sentinel.read(str(after.table) if after else "")
+        reading = sentinel.read(after.table_title if after else "")
         if reading is not None:
             keep("sentinel", str(reading.position), reading.as_dict())
         ceiling = workloads[after.workload].machine_ceiling(after.params) if after and after.workload in workloads else None
@@ -181,7 +181,7 @@ def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
             name, mode, amount = ceiling
             ns = machine_ceiling.measure(mode, amount)
             if ns:
-                keep("machine-ceiling", str(after.table), {"name": name, "ns": ns})
+                keep("machine-ceiling", after.table_title, {"name": name, "ns": ns})
     return between_tables
 
 

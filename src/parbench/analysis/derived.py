@@ -46,14 +46,19 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
 
 
 def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
-    out = []
-    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    """One crossover per parallel model and start mode against its runtime's seq at the same
+    params (the start mode is the parallel model's own: seq takes none), then the modes side by
+    side."""
+    out, found_all = [], []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k not in (param, "start")))
     for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
         for other in dict.fromkeys(rest(m) for m in members):
             group = [m for m in members if rest(m) == other and m.stats is not None]
             seqs = {m.case.params[param]: m for m in group if m.case.family == "seq"}
-            for model in dict.fromkeys(m.case.model for m in group if m.case.family != "seq"):
-                pars = {m.case.params[param]: m for m in group if m.case.model == model}
+            for model, start in dict.fromkeys((m.case.model, m.case.params.get("start", ""))
+                                              for m in group if m.case.family != "seq"):
+                pars = {m.case.params[param]: m for m in group
+                        if m.case.model == model and m.case.params.get("start", "") == start}
                 sizes = sorted(set(seqs) & set(pars))
                 if len(sizes) < 2:
                     continue
@@ -62,8 +67,15 @@ def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
                     [grouped_samples(pars[s].run) for s in sizes])
                 result = replace(found, runtime=runtime, model=model, workload=workload, param=param,
                                  params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
-                                 parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
-                out.append(Analysis("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
+                                 parallel_median_ns=[pars[s].stats.median_ns for s in sizes], start=start)
+                found_all.append(result)
+                fixed = " ".join(f"{k}={v}" for k, v in other)
+                out.append(Analysis("crossover", f"{workload}/{runtime}/{model}{' ' + start if start else ''}"
+                                                 f"{' · ' + fixed if fixed else ''}", result))
+    for table in crossover.by_mode(found_all):
+        if any(len(row.crossover) > 1 for row in table.rows):
+            fixed = " ".join(f"{k}={v}" for k, v in table.params.items())
+            out.append(Analysis("crossover-modes", f"{table.workload}{' · ' + fixed if fixed else ''}", table))
     return out
 
 

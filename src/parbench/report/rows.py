@@ -11,7 +11,7 @@ from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
 from parbench.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
                              unaccounted_too_long)
-from parbench.records import CaseResult, RunRecord
+from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order
 
@@ -27,7 +27,7 @@ class Group:
     def key(self) -> str:
         """The table's name in what the sitting stored beside it (sentinel readings, the machine's
         ceiling): its cases' `Case.table`, as text."""
-        return str((self.workload, tuple(sorted(self.params.items(), key=str))))
+        return table_title((self.workload, tuple(sorted(self.params.items(), key=str))))
 
     @property
     def title(self) -> str:
@@ -38,7 +38,7 @@ def groups(record: RunRecord) -> list[Group]:
     """The run's tables in the reports' order of workloads, each sorted fastest first."""
     out: dict[tuple, Group] = {}
     for result in record.results:
-        params = {} if result.case.workload == "exec" else result.case.params
+        params = {} if result.case.workload == "exec" else {k: v for k, v in result.case.params.items() if k != "start"}
         out.setdefault(result.case.table, Group(result.case.workload, params, [])).results.append(result)
     out = {k: g for k, g in out.items() if k[0] != "noop"}     # shown as the start-up table
     for group in out.values():
@@ -65,7 +65,7 @@ def drift_line(analyses) -> str:
 def drift_mark(group: "Group", analyses) -> str:
     """Why a table's figures are from a changed machine, or ""."""
     drift = drift_of(analyses)
-    share = drift.off_tables.get(group.key) if drift else None
+    share = ({table_title(k): v for k, v in drift.off_tables.items()}.get(group.key)) if drift else None
     return f"measured while the machine was off by {100 * share:.1f}% (drift sentinel)" if share else ""
 
 
@@ -92,7 +92,8 @@ def median_extra(result: CaseResult, key: str) -> float | None:
 
 def machine_ceiling_of(group: "Group", analyses) -> MachineCeiling | None:
     """The machine's own ceiling measured for this table in its sitting, or None."""
-    return next((r for kind, subject, r in analyses or [] if isinstance(r, MachineCeiling) and subject == group.key),
+    return next((r for kind, subject, r in analyses or [] if isinstance(r, MachineCeiling)
+                 and table_title(subject) == group.key),
                 None)
 
 
@@ -117,7 +118,9 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
-            f"✓ {verified}/{len(result.run.repetitions)}"]
+            f"✓ {verified}/{len(result.run.repetitions)}" + (
+                f" partial ({processes_behind(result)} process(es), the run stopped)"
+                if result.run.status == "interrupted" else "")]
 
 
 def peak_of(result: CaseResult, key: str) -> int | None:
