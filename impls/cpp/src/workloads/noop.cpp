@@ -13,7 +13,7 @@ WorkloadInfo describe() { return {"noop", {}, {{"seq", "seq", false, "an empty t
 void run(const Invocation& call) {
   require_known_model(call, describe());
   call.accept_only({});
-  run_repetitions(call, [] {
+  run_repetitions(call, Ready{}, [] {
     Repetition repetition;
     time_region(repetition, [] {});
     time_checksum(repetition, [] { return std::string("noop"); });
