@@ -120,6 +120,14 @@ def test_a_sleeping_parallel_model_is_flagged_and_a_computing_one_is_not(cheat_r
     assert "but the launcher measured" not in _note(report, "cheat computing-workers ×2 cold")
 
 
+def test_a_chain_of_threads_that_never_spawned_one_is_flagged(cheat_run):
+    """A chain's units leave evidence the launcher sees itself: threads made in the repetition."""
+    db, report = cheat_run
+    assert _case(db, "spawn-chain", "no-spawn") == ("ok", "")
+    assert "the launcher saw none made in any repetition" in _note(report, "cheat no-spawn")
+    assert "never spawned" not in _note(report, "cheat computing-workers ×2 cold")
+
+
 def test_a_kernel_label_that_differs_from_what_ran_fails(cheat_run):
     status, reason = _case(cheat_run[0], "keygen", "wrong-kernel")
     assert status == "bad-output" and "extra.kernel is 'tuned', the case asked for the portable kernel" in reason

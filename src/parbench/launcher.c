@@ -962,12 +962,13 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
         while (*feed->next == ' ') feed->next++;
         size_t length = strcspn(feed->next, " ");
         if (length) {
-            char variant[32];
+            char variant[32], stamp[32];
             int n = snprintf(variant, sizeof variant, "%.*s\n", (int)(length < 30 ? length : 30), feed->next);
+            /* Stamped before the write: the process cannot start its repetition earlier, whereas a
+             * launcher preempted right after writing would stamp it late by however long it waited. */
+            int m = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
+            append(&feed->fed, stamp, (size_t)m);
             write_all(feed->fd, variant, (size_t)n);
-            char stamp[32];
-            n = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
-            append(&feed->fed, stamp, (size_t)n);
             feed->next += length;
         }
         while (*feed->next == ' ') feed->next++;

@@ -1,8 +1,6 @@
 """The report's rows in plain strings, shared by every text format so they never disagree."""
 from __future__ import annotations
 
-import os
-
 from dataclasses import dataclass
 
 import numpy as np
@@ -201,14 +199,42 @@ FEW_CORES = 1.2                  # … while the launcher saw barely more than o
 SEQ_MANY_CORES = 1.5             # a sequential model that kept more cores busy than this
 
 
+def busy_cpu_share(result: CaseResult) -> float | None:
+    """The CPU the launcher measured in a repetition over the busy time its workers' intervals
+    claim (median over the verified repetitions long enough to read): about 1 for workers that
+    computed through their intervals on a quiet machine, about 0 for workers that slept."""
+    shares = []
+    for r in result.run.repetitions:
+        busy, cpu = r.extra.get("busy"), r.extra.get("measured_cpu_ns")
+        if not r.verified or not isinstance(busy, list) or not isinstance(cpu, int):
+            continue
+        claimed = sum(max(0, i[2] - i[1]) for i in busy if isinstance(i, list) and len(i) == 3)
+        if claimed > 0:
+            shares.append(cpu / claimed)
+    return float(np.median(shares)) if shares else None
+
+
+def quiet_machine(result: CaseResult) -> bool:
+    """Nothing else kept the machine busy beside the case's processes (the launcher's reading)."""
+    return all(float(r.extra.get("others_cores", 0)) <= BUSY_MACHINE_CORES for r in result.run.repetitions)
+
+
+SLEPT = 0.1          # workers that used a tenth of the CPU their intervals claim did not compute
+
+
 def overlap_unseen(result: CaseResult) -> tuple[float, float] | None:
     """(the overlap the workers' intervals claim, the cores the launcher measured) for a parallel
-    case whose intervals say its workers overlapped while the launcher saw about one core busy."""
-    found, cores = overlaps(result), measured_cores(result)
-    if (result.case.workers or 0) < 2 or not found or cores is None or (os.cpu_count() or 1) < 2:
+    case whose intervals say its workers overlapped while the launcher saw otherwise: about one
+    core busy on a quiet machine, or far less CPU than the intervals claim on any machine (a busy
+    machine slows real workers down, it does not make them idle)."""
+    found, cores, share = overlaps(result), measured_cores(result), busy_cpu_share(result)
+    if (result.case.workers or 0) < 2 or not found or cores is None:
         return None
     claimed = float(np.median(found))
-    return (claimed, cores) if claimed >= CLAIMED_OVERLAP and cores < FEW_CORES else None
+    if claimed < CLAIMED_OVERLAP:
+        return None
+    idle = share is not None and share < SLEPT
+    return (claimed, cores) if idle or (quiet_machine(result) and cores < FEW_CORES) else None
 
 
 def booked_outside(result: CaseResult) -> float | None:
@@ -217,6 +243,23 @@ def booked_outside(result: CaseResult) -> float | None:
     lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
     flagged = [booked_outside_ns(line) for line in lines if booked_outside_too_much(line)]
     return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
+
+
+OS_UNIT_FAMILIES = ("threads", "processes")
+
+
+def units_unseen(result: CaseResult) -> int | None:
+    """The units a chain of OS threads or processes says it had alive at once, where the launcher
+    saw no thread or process made, nor any CPU on one, in any of its repetitions: a chain that
+    never spawned. None where the evidence is there (or cannot be read)."""
+    reps = [r for r in result.run.repetitions if r.verified]
+    claimed = [r.extra.get("live_units") for r in reps]
+    seen = [r.extra.get("new_threads") for r in reps]
+    if (result.case.family not in OS_UNIT_FAMILIES or not reps or not all(isinstance(c, int) and c > 1 for c in claimed)
+            or not all(isinstance(s, int) for s in seen)):
+        return None
+    made = sum(seen) + sum(int(r.extra.get("new_thread_cpu_ns") or 0) for r in reps)
+    return max(claimed) if made == 0 else None
 
 
 ROUGH_BELOW = 3      # a CI from fewer fresh processes than this is rough (two groups to resample)
@@ -280,6 +323,9 @@ def outlier_note(result: CaseResult) -> str:
     if unseen := overlap_unseen(result):
         notes.append(f"its workers' intervals claim {100 * unseen[0]:.0f}% overlap, but the launcher measured "
                      f"{unseen[1]:.2f} cores busy: workers that did not run at the same time")
+    if (units := units_unseen(result)) is not None:
+        notes.append(f"it says {units:,} {result.case.family} were alive at once, but the launcher saw none made "
+                     "in any repetition: a chain that never spawned")
     if (outside := booked_outside(result)) is not None:
         notes.append(f"it booked {format_duration(outside)} per repetition as preparation or cleanup, more than "
                      "its timed work: work outside the timer?")
