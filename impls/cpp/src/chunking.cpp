@@ -17,9 +17,9 @@ const StartOffer THREADS_START{
 const StartOffer OPENMP_START{
     .warm = "libgomp's team of --workers threads, made by a first parallel region before the ready line; every "
             "repetition's parallel region (and its ceiling's) runs on that team",
-    .cold_unavailable = "libgomp keeps a parallel region's threads alive and reuses them for the next region, and "
-                        "omp_pause_resource_all only lets them go without joining them, so no repetition can make and end "
-                        "its own team",
+    .cold_unavailable = "libgomp keeps a parallel region's threads alive and reuses them for the next region; "
+                        "omp_pause_resource_all makes its detached threads leave without anything to join them, so a "
+                        "repetition cannot wait for the end of the team it made",
 };
 
 ChunkWorkers::ChunkWorkers(WorkerKind kind, int workers, StartMode start) : kind_(kind), workers_(workers), start_(start) {

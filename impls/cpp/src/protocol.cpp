@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -243,20 +244,21 @@ std::string repetition_line(const char* label, int index, const Repetition& repe
          ",\"extra\":" + extra_json(extra) + "}";
 }
 
-std::int64_t read_variant(std::istream& variants, int j) {
+std::uint64_t read_variant(std::istream& variants, int j) {
   std::string line;
   if (!std::getline(variants, line)) throw UsageError("stdin closed before repetition " + std::to_string(j));
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  const bool digits = !line.empty() && line.size() <= 18 &&
-                      std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) {
-    throw UsageError("the variant of repetition " + std::to_string(j) + " must be a non-negative decimal integer, got '" + line + "'");
+  std::uint64_t variant = 0;
+  const char* end = line.data() + line.size();
+  const auto [stop, error] = std::from_chars(line.data(), end, variant);
+  if (line.empty() || error != std::errc() || stop != end) {
+    throw UsageError("the variant of repetition " + std::to_string(j) + " must be a decimal integer 0..2^64-1, got '" + line + "'");
   }
-  return std::stoll(line);
+  return variant;
 }
 
 void run_repetitions(const Invocation& call, const Ready& ready,
-                     const std::function<Repetition(std::int64_t variant)>& repetition, std::istream& variants,
+                     const std::function<Repetition(std::uint64_t variant)>& repetition, std::istream& variants,
                      std::ostream& out) {
   // Flushed per line: the launcher writes the next variant only after it has read this one, and a
   // later limit or crash still leaves the finished repetitions.
@@ -271,7 +273,7 @@ void run_repetitions(const Invocation& call, const Ready& ready,
 
 void run_repetitions(const Invocation& call, const Ready& ready, const std::function<Repetition()>& repetition,
                      std::istream& variants, std::ostream& out) {
-  run_repetitions(call, ready, [&](std::int64_t) { return repetition(); }, variants, out);
+  run_repetitions(call, ready, [&](std::uint64_t) { return repetition(); }, variants, out);
 }
 
 int logical_cpus() {

@@ -178,6 +178,8 @@ void report_kernel(Extra& extra, KernelClass kernel, const std::string& detail);
 
 // The call's model, or a UsageError naming the valid models.
 const ModelInfo& require_known_model(const Invocation& call, const WorkloadInfo& workload);
+// The answer refers into `workload`, which must outlive it.
+const ModelInfo& require_known_model(const Invocation& call, const WorkloadInfo&& workload) = delete;
 
 // --start as the model offers it: cold by default where offered, else the only mode; exit 2 with
 // the model's reason for a mode it cannot run, and for --start on a model without workers.
@@ -205,15 +207,15 @@ std::string json_string(const std::string& text);
 std::string repetition_line(const char* label, int index, const Repetition& repetition);
 std::string json_string_list(const std::vector<std::string>& items);
 
-// Repetition j's variant: one line of `variants`, a non-negative decimal integer (exit 2 otherwise,
-// and "stdin closed before repetition j" at end of file).
-std::int64_t read_variant(std::istream& variants, int j);
+// Repetition j's variant: one line of `variants`, a decimal integer 0 .. 2^64-1 (keygen's seeds use
+// all 64 bits); exit 2 otherwise, and "stdin closed before repetition j" at end of file.
+std::uint64_t read_variant(std::istream& variants, int j);
 
 // Protocol 3's conversation: prints the ready line, then for each of `warmup` + `repeat`
 // repetitions reads its variant from `variants` (outside the clock), runs it, and prints its line
 // ({"warmup":j} first, then {"rep":i}), extra.start echoing a parallel model's start mode.
 void run_repetitions(const Invocation& call, const Ready& ready,
-                     const std::function<Repetition(std::int64_t variant)>& repetition,
+                     const std::function<Repetition(std::uint64_t variant)>& repetition,
                      std::istream& variants = std::cin, std::ostream& out = std::cout);
 // For workloads whose variant is always 0 (batch-job, noop): the line is read and ignored.
 void run_repetitions(const Invocation& call, const Ready& ready, const std::function<Repetition()>& repetition,

@@ -175,7 +175,7 @@ TEST(WarmStart, ReadyLineSaysTheModeAndForWarmTheStartTime) {
 
 namespace {
 // A repetition that only records its variant (and answers it as its checksum).
-Repetition recording(std::vector<std::int64_t>& seen, std::int64_t variant) {
+Repetition recording(std::vector<std::uint64_t>& seen, std::uint64_t variant) {
   seen.push_back(variant);
   Repetition repetition;
   repetition.checksum = std::to_string(variant);
@@ -199,9 +199,9 @@ TEST(Protocol3, VariantsAreReadFromStdinOnePerRepetitionWarmupsFirst) {
   const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
   std::istringstream stdin_lines("11\n12\n13\n");
   std::ostringstream stdout_lines;
-  std::vector<std::int64_t> seen;
-  run_repetitions(call, Ready{}, [&](std::int64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
-  EXPECT_EQ(seen, (std::vector<std::int64_t>{11, 12, 13}));
+  std::vector<std::uint64_t> seen;
+  run_repetitions(call, Ready{}, [&](std::uint64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{11, 12, 13}));
   const auto lines = lines_of(stdout_lines.str());
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "{\"ready\":\"none\"}") << "the ready line comes first";
@@ -215,9 +215,9 @@ TEST(Protocol3, AVariantIsReadOnlyWhenItsRepetitionStarts) {
   const Invocation call = parse({"keygen", "--model", "seq", "--repeat", "2"});
   std::istringstream stdin_lines("5\n6\n");
   std::ostringstream stdout_lines;
-  std::vector<std::int64_t> seen;
+  std::vector<std::uint64_t> seen;
   std::vector<std::streamoff> read_so_far;
-  run_repetitions(call, Ready{}, [&](std::int64_t variant) {
+  run_repetitions(call, Ready{}, [&](std::uint64_t variant) {
     read_so_far.push_back(stdin_lines.tellg());
     return recording(seen, variant);
   }, stdin_lines, stdout_lines);
@@ -228,9 +228,9 @@ TEST(Protocol3, EndOfFileWhereAVariantIsDueIsAUsageError) {
   const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
   std::istringstream stdin_lines("5\n6\n");
   std::ostringstream stdout_lines;
-  std::vector<std::int64_t> seen;
+  std::vector<std::uint64_t> seen;
   try {
-    run_repetitions(call, Ready{}, [&](std::int64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
+    run_repetitions(call, Ready{}, [&](std::uint64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
     FAIL() << "no UsageError";
   } catch (const UsageError& error) {
     EXPECT_EQ(std::string(error.what()), "stdin closed before repetition 2");
@@ -238,13 +238,15 @@ TEST(Protocol3, EndOfFileWhereAVariantIsDueIsAUsageError) {
   EXPECT_EQ(lines_of(stdout_lines.str()).size(), 3u) << "the ready line and the two finished repetitions";
 }
 
-TEST(Protocol3, AVariantThatIsNotANonNegativeDecimalIsAUsageError) {
-  for (const char* line : {"x\n", "-4\n", "0x10\n", "\n", "99999999999999999999\n"}) {
+TEST(Protocol3, AVariantThatIsNotADecimal64BitIntegerIsAUsageError) {
+  for (const char* line : {"x\n", "-4\n", "0x10\n", "\n", "12 13\n", "18446744073709551616\n"}) {
     std::istringstream stdin_lines(line);
     EXPECT_THROW(read_variant(stdin_lines, 0), UsageError) << line;
   }
   std::istringstream with_carriage_return("517\r\n");
-  EXPECT_EQ(read_variant(with_carriage_return, 0), 517);
+  EXPECT_EQ(read_variant(with_carriage_return, 0), 517u);
+  std::istringstream keygen_seed("18446744073709551615\n");  // keygen's seeds use all 64 bits
+  EXPECT_EQ(read_variant(keygen_seed, 0), 18446744073709551615u);
 }
 
 TEST(Protocol3, TheVariantsFlagIsGone) {
@@ -255,8 +257,8 @@ TEST(Protocol3, EveryLineEchoesTheStartModeThatRan) {
   const Invocation call = parse({"keygen", "--model", "threads", "--repeat", "2"});
   std::istringstream stdin_lines("1\n2\n");
   std::ostringstream stdout_lines;
-  std::vector<std::int64_t> seen;
-  run_repetitions(call, Ready{StartMode::warm, 1234, {}}, [&](std::int64_t variant) { return recording(seen, variant); },
+  std::vector<std::uint64_t> seen;
+  run_repetitions(call, Ready{StartMode::warm, 1234, {}}, [&](std::uint64_t variant) { return recording(seen, variant); },
                   stdin_lines, stdout_lines);
   const auto lines = lines_of(stdout_lines.str());
   ASSERT_EQ(lines.size(), 3u);

@@ -195,7 +195,8 @@ WorkloadInfo describe() {
 }
 
 void run(const Invocation& call) {
-  const ModelInfo& model = require_known_model(call, describe());
+  const WorkloadInfo info = describe();
+  const ModelInfo& model = require_known_model(call, info);
   call.accept_only(model.workers ? std::vector<std::string>{"tasks", "steps", "sleep_ms", "workers"}
                                  : std::vector<std::string>{"tasks", "steps", "sleep_ms"});
   const StartMode start = start_mode(call, model);
@@ -208,10 +209,10 @@ void run(const Invocation& call) {
   const SharedFiberWorkers shared(workers, start);
 
   // Repetition j salts the task ids with its variant.
-  run_repetitions(call, shared.ready(), [&](std::int64_t salt) {
-    if (salt > 0xffffffffll) throw UsageError("a coroutine-swarm variant is a salt 0..2^32-1, got " + std::to_string(salt));
+  run_repetitions(call, shared.ready(), [&](std::uint64_t salt) {
+    if (salt > 0xffffffffull) throw UsageError("a coroutine-swarm variant is a salt 0..2^32-1, got " + std::to_string(salt));
     Params salted = params;
-    salted.salt = salt;
+    salted.salt = static_cast<std::int64_t>(salt);
     Outcome outcome;
     Repetition repetition;
     BusyLog busy(workers);

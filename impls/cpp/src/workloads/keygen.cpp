@@ -346,9 +346,9 @@ void run(const Invocation& call) {
   ChunkWorkers workers(worker_kind_named(call.model), worker_count, start);
 
   // Repetition j's seed is its variant (seeded; strong ignores it).
-  run_repetitions(call, workers.ready(), [&](std::int64_t seed) {
+  run_repetitions(call, workers.ready(), [&](std::uint64_t seed) {
     Params repetition_params = params;
-    repetition_params.seed = static_cast<std::uint64_t>(seed);
+    repetition_params.seed = seed;
     Generated generated;
     Repetition repetition;
     BusyLog busy(worker_count);

@@ -11,7 +11,8 @@ namespace {
 WorkloadInfo describe() { return {"noop", {}, {{"seq", "seq", false, "an empty timed region: boot and harness overhead"}}}; }
 
 void run(const Invocation& call) {
-  require_known_model(call, describe());
+  const WorkloadInfo info = describe();
+  require_known_model(call, info);
   call.accept_only({});
   run_repetitions(call, Ready{}, [] {
     Repetition repetition;

@@ -206,7 +206,7 @@ void run(const Invocation& call) {
   };
 
   // Repetition j encrypts under its variant, the key the launcher sends.
-  run_repetitions(call, workers.ready(), [&](std::int64_t key) {
+  run_repetitions(call, workers.ready(), [&](std::uint64_t key) {
     if (key > 1023) throw UsageError("an sdes-ecb variant is a 10-bit key (0..1023), got " + std::to_string(key));
     Repetition repetition;
     ChunkRun ran;

@@ -306,7 +306,8 @@ WorkloadInfo describe() {
 }
 
 void run(const Invocation& call) {
-  const ModelInfo& model = require_known_model(call, describe());
+  const WorkloadInfo info = describe();
+  const ModelInfo& model = require_known_model(call, info);
   call.accept_only(model.workers ? std::vector<std::string>{"n", "workers"} : std::vector<std::string>{"n"});
   const StartMode start = start_mode(call, model);
   const int workers = model.workers ? call.workers() : 1;
@@ -326,8 +327,9 @@ void run(const Invocation& call) {
   };
 
   // Repetition j sends its variant into the chain.
-  run_repetitions(call, shared.ready(), [&](std::int64_t start_value) {
-    if (start_value > 0x7fffffffll) throw UsageError("a spawn-chain variant is a start value 0..2^31-1, got " + std::to_string(start_value));
+  run_repetitions(call, shared.ready(), [&](std::uint64_t variant) {
+    if (variant > 0x7fffffffull) throw UsageError("a spawn-chain variant is a start value 0..2^31-1, got " + std::to_string(variant));
+    const auto start_value = static_cast<std::int64_t>(variant);
     std::int64_t answer = 0;
     Repetition repetition;
     BusyLog busy(workers);
