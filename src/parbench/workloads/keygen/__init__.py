@@ -40,8 +40,8 @@ def variants(params, count: int, rng) -> list[int] | None:
     """Distinct seeds drawn from `rng` (a secret generator: protocol 3's variants are not
     predictable), so a seeded repetition cannot reuse another's keys."""
     chosen: set[int] = set()
-    while len(chosen) < count:
-        chosen.add(rng.getrandbits(64))
+    while len(chosen) < count:           # below 2^53: every runtime's integer holds it (a JS number too)
+        chosen.add(rng.getrandbits(53))
     return sorted(chosen, key=lambda _: rng.random())
 
 
