@@ -122,7 +122,8 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
     base = dict(workload.scales[request.scale])
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offer.param_names})
     common = workload.common.get(request.scale, {})
-    chosen = [] if any(k in request.params for k in common) else [(params, True) for params in expand({**base, **common})]
+    chosen = [] if not common or any(k in request.params for k in common) else [
+        (params, True) for params in expand({**base, **common})]
     chosen += [(params, False) for params in expand(base)]
     cases: dict[str, Case] = {}
     for params, is_common in chosen:
@@ -134,8 +135,8 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
             if model.family == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
                 continue
             # The common row compares every runtime on the very same parameters: a runtime's
-            # overrides (a slow one's smaller size) shape only its own row; in the common one a
-            # slow runtime gets fewer repetitions from the case's budget, not another size.
+            # overrides (a slow one's other size) shape only its own rows. The common sets are
+            # sized for the slowest runtime (workloads/*.toml), so none needs another size there.
             shown, reasons = (params, []) if is_common else _apply_overrides(runtime, workload.name, model_name,
                                                                              request, params)
             for start in _start_modes(request, model):

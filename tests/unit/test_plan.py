@@ -56,17 +56,25 @@ def test_a_runtimes_override_changes_its_own_cases_and_says_why():
     workloads, _, _ = world()
     runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
     described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
-    cases = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
-    [own] = [c for c in cases if c.overrides]
-    assert own.params == {"n": 5} and own.overrides == ("n=5: it is slow",)
+    [case] = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
+    assert case.params == {"n": 5} and case.overrides == ("n=5: it is slow",)
 
 
 def test_the_common_row_holds_a_runtime_whose_override_changes_its_own_row():
     workloads, _, _ = world()
+    workloads["toy"].common["smoke"] = {"n": 3}
     runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
     described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
     cases = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
-    assert [c.params for c in cases if not c.overrides] == [{"n": 10}]
+    assert sorted((c.params["n"], c.overrides) for c in cases) == [(3, ()), (5, ("n=5: it is slow",))]
+
+
+def test_without_a_common_set_a_runtimes_override_is_its_only_row():
+    workloads, _, _ = world()
+    runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
+    described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
+    [case] = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
+    assert case.params == {"n": 5}
 
 
 def test_each_start_mode_asked_for_is_a_case_and_an_unavailable_one_is_a_skip_line():
