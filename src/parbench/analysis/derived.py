@@ -31,9 +31,10 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
         measured = [m for m in members if m.stats is not None and m.case.workers]
         if len(measured) < 2:
             continue
+        without_start = {k: v for k, v in members[0].case.params.items() if k != "start"}
         seq = next((r for r in record.results if r.case.runtime == runtime and r.case.workload == workload
                     and r.case.family == "seq" and r.stats is not None
-                    and r.case.params == members[0].case.params), None)
+                    and r.case.params == without_start), None)
         workers = [m.case.workers for m in measured]
         medians = [m.stats.median_ns for m in measured]
         own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
@@ -41,7 +42,8 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
         result = replace(fitted, runtime=runtime, model=model, workload=workload, params=dict(params),
                          speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
                          baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
-        out.append(Analysis("scaling", f"{workload}/{runtime}/{model}", result))
+        start = dict(params).get("start")
+        out.append(Analysis("scaling", f"{workload}/{runtime}/{model}" + (f" {start}" if start else ""), result))
     return out
 
 
