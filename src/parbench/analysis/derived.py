@@ -96,7 +96,8 @@ def analyze_tasks(record: RunRecord, param: str) -> list[Analysis]:
             costs = per_task.per_task_costs(
                 [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
                 [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
-            result = replace(costs, runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
+            result = replace(costs, runtime=runtime, model=model, workload=workload, param=param, params=dict(other),
+                             family=group[0].case.family)
             out.append(Analysis("per-task", f"{workload}/{runtime}/{model}", result))
     return out
 

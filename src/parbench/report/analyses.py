@@ -82,6 +82,19 @@ def _crossover_modes(subject: str, r: CrossoverModes) -> Table:
     return f"Crossover by start mode: {subject}", header, rows, notes
 
 
+UNIT_FLOOR_BYTES = 16     # a unit of any kind (a future, a coroutine, a process) costs more than this
+
+
+def weightless_units(r: PerTaskResult) -> bool:
+    """A model that says it makes a unit per link or task whose peak memory does not grow with
+    them: the evidence a green chain or swarm leaves that the launcher measures itself."""
+    b = r.bytes_per_unit
+    if r.family in ("", "seq") or b is None or len(r.counts) < 3:
+        return False
+    high = b.per_unit_ci[1] if b.per_unit_ci else b.per_unit
+    return high < UNIT_FLOOR_BYTES
+
+
 def _per_task(subject: str, r: PerTaskResult) -> Table:
     header = [r.param, "median", "peak RSS (tree)"]
     rows = [[f"{n:,}", format_duration(t), format_bytes(m)]
@@ -95,6 +108,10 @@ def _per_task(subject: str, r: PerTaskResult) -> Table:
         ci = f", 95% CI {format_bytes(b.per_unit_ci[0])} – {format_bytes(b.per_unit_ci[1])}" if b.per_unit_ci else ""
         notes.append(f"bytes per unit: {format_bytes(b.per_unit)} (slope{ci}, R² {b.r_squared:.3f}); "
                      f"baseline {format_bytes(b.intercept)}")
+    if weightless_units(r):
+        notes.append(f"⚠ its memory does not grow with its {r.param} (under {UNIT_FLOOR_BYTES} B per unit, the "
+                     "slope's 95% CI included): units that were never made? The cheapest real ones (a C++ "
+                     "coroutine) cost over 100 B")
     if r.largest_ok:
         notes.append(f"largest {r.param} that ran: {r.largest_ok:,}")
     if r.failure:
