@@ -13,10 +13,13 @@ from parbench.workloads import SCALES, SpecError, Workload, check_params, choose
 # `processes` is the most a case gets: it stops earlier once the 95% CI of its median is within
 # ±target_ci, or once past `budget` seconds, never below `min_processes` (a CI from two processes
 # is rough: the published scales take three at least, and the reports say when one has two).
+# quick times 2 repetitions a process after its warm-up: three fresh processes at least are what
+# the CI rests on, and a third repetition cost `make bench` two minutes on 2 cores (522 s against
+# its 8-minute answer, docs/many-cores.md).
 SCALE_DEFAULTS = {
     "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None,
               "min_processes": 2},
-    "quick": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 4, "target_ci": 0.03,
+    "quick": {"processes": 5, "warmup": 1, "repeat": 2, "timeout": 600, "budget": 4, "target_ci": 0.03,
               "min_processes": 3},
     "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03,
              "min_processes": 3},
