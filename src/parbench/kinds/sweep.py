@@ -58,7 +58,7 @@ def size_strategy(param: str, values: list[int], refinements: int) -> Strategy:
     def refine(record: RunRecord) -> list[dict[str, Any]]:
         tried = {r.case.params.get(param) for r in record.results}
         brackets = {crossover.refine_between(r.sizes, r.ratio)
-                    for _, _, r in analyze_sizes(record, param) if r.sizes} - {None}
+                    for kind, _, r in analyze_sizes(record, param) if kind == "crossover" and r.sizes} - {None}
         return [{param: value} for value in sorted(int(b) for b in brackets) if value not in tried]
     return Strategy("size", param, [{param: v} for v in values], lambda record: analyze_sizes(record, param),
                     refine, refinements)
