@@ -178,8 +178,8 @@ ORDER = 50
 SWEEPS = {"per-task": "tasks"}
 
 
-def variants(params, count):
-    return [1000 * (j + 1) for j in range(count)]
+def variants(params, count, rng):
+    return rng.sample(range(10 ** 9), count)
 
 
 def expected_checksum(params, variant=None) -> str:
@@ -201,9 +201,9 @@ if argv == ["--list"]:
     sys.exit(0)
 workload, args = argv[0], dict(zip(argv[1::2], argv[2::2]))
 n, warmup = int(args.get("--n", 0)), int(args["--warmup"])
-starts = [int(v) for v in args["--variants"].split(",")] if "--variants" in args else None
+print(json.dumps({"ready": "none"}), flush=True)
 for rep in range(warmup + int(args["--repeat"])):
-    start = starts[rep] if starts else 0
+    start = int(sys.stdin.readline())      # protocol 3: the repetition's variant, as it starts
     began = time.perf_counter_ns()
     total = sum(range(start, start + n + 1)) if workload == "toy" else 0
     ns = max(1, time.perf_counter_ns() - began)

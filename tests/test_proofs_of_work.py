@@ -1,12 +1,14 @@
-"""Every ✓ proves its work (docs/protocol.md, "Proof of work"): an implementation that makes one
-honest-looking mistake per model (tests/fixtures/cheat) gets a failed or flagged case with a
-one-line reason, and its `honest` models pass the very same checks."""
+"""Every ✓ proves its work (docs/protocol.md, "Proof of work", "Protocol 3"): an implementation
+that makes one mistake per model, honest-looking or written to pass (tests/fixtures/cheat), gets
+a failed or flagged case with a one-line reason, and its `honest` models pass the very same
+checks."""
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, parbench
+from conftest import FIXTURES, REPO, parbench, require
 
 SMALL = {"spawn-chain": ["n=60"], "coroutine-swarm": ["tasks=40", "steps=5"],
          "keygen": ["count=200", "bytes=20", "source=strong"], "batch-job": ["docs=4", "text_length=120", "annotations=5"]}
@@ -76,8 +78,8 @@ def _note(report: str, label: str) -> str:
 def test_workers_that_ran_one_after_the_other_are_flagged_and_overlapping_ones_are_not(cheat_run):
     db, report = cheat_run
     assert _case(db, "spawn-chain", "sequential-workers") == ("ok", "")
-    assert "its 2 workers were never busy at the same time" in _note(report, "cheat sequential-workers ×2")
-    assert "never busy" not in _note(report, "cheat parallel-workers ×2")
+    assert "its 2 workers were never busy at the same time" in _note(report, "cheat sequential-workers ×2 cold")
+    assert "never busy" not in _note(report, "cheat parallel-workers ×2 cold")
 
 
 def test_work_done_before_the_timer_is_flagged(cheat_run):
@@ -87,3 +89,50 @@ def test_work_done_before_the_timer_is_flagged(cheat_run):
     assert (status == "bad-output" and "cannot be that short" in reason) or (
         status == "ok" and "is not accounted for" in _note(report, "cheat before-timer"))
     assert "is not accounted for" not in _note(report, "cheat honest")
+
+
+def test_an_answer_read_from_the_oracle_cache_fails(cheat_run):
+    """The harness hides its cached answers (and the store) from every benchmark: a model that
+    prints what it finds there instead of working has nothing to print."""
+    require(os.geteuid() == 0, "sealing the answers needs root (a mount namespace): run the tests as root")
+    status, reason = _case(cheat_run[0], "coroutine-swarm", "read-cache")
+    assert status == "wrong-checksum" and ("repetition 0" in reason or "warm-up 0" in reason)
+
+
+def test_answers_worked_out_during_the_warm_up_fail(cheat_run):
+    """Variants are secret and arrive one per repetition: answers computed in advance from the
+    harness's code are answers to other variants."""
+    status, reason = _case(cheat_run[0], "spawn-chain", "precompute")
+    assert status == "wrong-checksum" and "its variant" in reason
+
+
+def test_time_divided_by_ten_with_the_rest_booked_as_preparation_is_flagged(cheat_run):
+    db, report = cheat_run
+    assert _case(db, "spawn-chain", "tenth") == ("ok", "")
+    assert "as preparation or cleanup, more than its timed work" in _note(report, "cheat tenth")
+    assert "preparation" not in _note(report, "cheat honest")
+
+
+def test_a_sleeping_parallel_model_is_flagged_and_a_computing_one_is_not(cheat_run):
+    """Overlap is measured by the launcher, not taken from the intervals a model reports."""
+    _, report = cheat_run
+    assert "but the launcher measured" in _note(report, "cheat parallel-workers ×2 cold")
+    assert "but the launcher measured" not in _note(report, "cheat computing-workers ×2 cold")
+
+
+def test_a_chain_of_threads_that_never_spawned_one_is_flagged(cheat_run):
+    """A chain's units leave evidence the launcher sees itself: threads made in the repetition."""
+    db, report = cheat_run
+    assert _case(db, "spawn-chain", "no-spawn") == ("ok", "")
+    assert "the launcher saw none made in any repetition" in _note(report, "cheat no-spawn")
+    assert "never spawned" not in _note(report, "cheat computing-workers ×2 cold")
+
+
+def test_a_kernel_label_that_differs_from_what_ran_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "keygen", "wrong-kernel")
+    assert status == "bad-output" and "extra.kernel is 'tuned', the case asked for the portable kernel" in reason
+
+
+def test_a_warm_model_that_makes_its_threads_in_each_repetition_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "warm-liar")
+    assert status == "bad-output" and "a warm repetition ran" in reason and "on threads or processes it made" in reason

@@ -1,6 +1,7 @@
 """Every runtime of impls/: its own unit tests pass, and at the smoke scale every model of every
-workload it lists runs, answers the protocol and verifies every repetition; a limit passes only
-where the workload's spec expects one (EXPECTED_LIMITS)."""
+workload it lists runs, in every start mode it offers, answers the protocol and verifies every
+repetition (the launcher's thread checks included); a limit passes only where the workload's spec
+expects one (EXPECTED_LIMITS)."""
 import json
 import sqlite3
 import subprocess
@@ -30,7 +31,7 @@ def smoke(request, tmp_path_factory) -> dict:
     require_runtime(RUNTIMES[name])
     db = str(tmp_path_factory.mktemp(f"smoke-{name}") / "smoke.sqlite")
     done = parbench("run", "--runtime", name, "--scale", "smoke", "--processes", "1", "--repeat", str(REPEAT),
-                    "--db", db, timeout=1500)
+                    "--param", "start=cold,warm", "--db", db, timeout=1500)
     cases = sqlite3.connect(db).execute(
         "SELECT c.case_key, c.workload, c.model, c.status, c.reason, COUNT(s.rep), "
         "COALESCE(SUM(s.verified), 0) FROM cases c LEFT JOIN samples s ON s.case_id = c.id "

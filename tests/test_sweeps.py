@@ -34,21 +34,28 @@ def test_worker_sweep_fits_amdahl_on_real_processes(db):
                     "--param", "cipher=table", "--scale", "smoke", "--workers", "1,2", "--processes", "1",
                     "--repeat", "2", "--db", db)
     assert done.returncode == 0, done.stdout + done.stderr
-    [result] = _analyses(db, "scaling")
-    assert result["workers"] == [1, 2] and result["amdahl"] is not None
-    assert "Scaling: sdes-ecb/python/processes" in done.stdout
+    cold, warm = _analyses(db, "scaling")            # a worker sweep runs both start modes by default
+    for result in (cold, warm):
+        assert result["workers"] == [1, 2] and result["amdahl"] is not None
+    assert done.stdout.count("Scaling: sdes-ecb/python/processes") == 2     # one curve per start mode
 
 
 def test_size_sweep_reports_a_crossover_verdict_for_each_parallel_model(db):
     require_runtime(runtimes_module.load_all()["python"])
     done = parbench("sweep", "size", "--workload", "sdes-ecb", "--runtime", "python", "--model", "processes",
                     "--param", "cipher=table", "--scale", "smoke", "--from", "64", "--to", "1048576",
-                    "--factor", "32", "--refine", "0", "--processes", "2", "--repeat", "2", "--db", db)
+                    "--factor", "32", "--refine", "1", "--processes", "2", "--repeat", "2", "--db", db)
     assert done.returncode == 0, done.stdout + done.stderr
-    [result] = _analyses(db, "crossover")
-    assert result["sizes"] == [64, 2048, 65536, 1048576]
-    assert result["verdict"]
-    assert "Crossover: sdes-ecb/python/processes" in done.stdout
+    results = _analyses(db, "crossover")             # a size sweep runs both start modes by default
+    assert sorted(r["start"] for r in results) == ["cold", "warm"]
+    for result in results:
+        assert {64, 2048, 65536, 1048576} <= set(result["sizes"]) and result["verdict"]   # and any refinement
+    assert done.stdout.count("Crossover: sdes-ecb/python/processes") == 2
+    assert "Crossover by start mode: sdes-ecb" in done.stdout
+    [modes] = _analyses(db, "crossover-modes")
+    [row] = modes["rows"]
+    assert (row["runtime"], row["model"]) == ("python", "processes") and set(row["crossover"]) == {"cold", "warm"}
+    assert row["fixed_cost_ns"] is not None and row["at_size"] == 64
 
 
 def test_a_sweeps_tables_read_in_size_order_whatever_order_they_were_measured_in():

@@ -16,7 +16,8 @@ var coroutineSwarmWorkload = &Workload{
 	ModelInfo: map[string]Model{
 		"seq": {Family: "seq", Note: "the same lines in a plain loop, no yields"},
 		"goroutines": {Family: "green", Workers: true,
-			Note: "one goroutine per task, all created behind a start gate (a closed channel) before any runs; runtime.Gosched() when sleep-ms is 0, else time.Sleep; --workers sets GOMAXPROCS"},
+			Note:             "one goroutine per task, all created behind a start gate (a closed channel) before any runs; runtime.Gosched() when sleep-ms is 0, else time.Sleep; --workers sets GOMAXPROCS",
+			StartUnavailable: map[string]string{"cold": unitsAreGoroutines, "warm": unitsAreMadePerRepetition}},
 	},
 	Prepare: prepareCoroutineSwarm,
 }

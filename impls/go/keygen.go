@@ -24,7 +24,9 @@ var keygenWorkload = &Workload{
 	ModelInfo: map[string]Model{
 		"seq": {Family: "seq", Note: "one goroutine, keys in order"},
 		"goroutines": {Family: "green", Workers: true,
-			Note: "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1024, ceil(count/workers)) keys unless --chunk"},
+			Note:             "a fixed pool of --workers goroutines; worker w takes chunk w, then claims further chunks from an atomic counter; chunk = min(1024, ceil(count/workers)) keys unless --chunk",
+			Start:            map[string]string{"warm": poolMadeOnce},
+			StartUnavailable: map[string]string{"cold": goroutinesAlwaysWarm}},
 	},
 	Prepare: prepareKeygen,
 	Kernels: func() map[string]string {
@@ -33,13 +35,14 @@ var keygenWorkload = &Workload{
 }
 
 // The kernel classes (extra.kernel_detail) with the strong source; the seeded source swaps
-// only the generator for SplitMix64.
+// only the generator for SplitMix64. The portable kernel is the spec's steps with the standard
+// library's CSPRNG and Base32 encoder, named after the reference's colon.
 const (
 	keygenPortableGenerator = "crypto/rand.Read per chunk"
 	keygenTunedGenerator    = "math/rand/v2 ChaCha8 per worker, seeded from crypto/rand"
 	keygenPortableEncoder   = "encoding/base32 EncodeToString per key"
 	keygenTunedEncoder      = "encoding/base32 Encode in place into the key's string (unsafe.String)"
-	keygenPortable          = keygenPortableGenerator + " + " + keygenPortableEncoder
+	keygenPortable          = referenceTransliterated + ": " + keygenPortableGenerator + ", " + keygenPortableEncoder
 	keygenTuned             = keygenTunedGenerator + " + " + keygenTunedEncoder
 )
 
@@ -52,13 +55,13 @@ type keySource func(random []byte, first int)
 type keygenCase struct {
 	count, keyBytes int
 	plan            chunkPlan
-	parallel        bool
 	// newSource makes one worker's source for a repetition of the given seed (ignored by strong);
 	// each worker calls it at its first chunk, inside the timed region.
 	newSource func(seed uint64) keySource
 	encode    func(raw []byte) string
 	seed      uint64
 	probes    []int
+	pool      *workerPool // the goroutines model's, made before the ready line; nil for seq
 }
 
 func prepareKeygen(args *Args) (Repetition, error) {
@@ -74,7 +77,7 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := keygenCase{count: count, keyBytes: keyBytes, parallel: args.Model == "goroutines",
+	c := keygenCase{count: count, keyBytes: keyBytes,
 		encode: portableEncodeKey}
 	generator, encoder := keygenPortableGenerator, keygenPortableEncoder
 	if tuned {
@@ -92,6 +95,9 @@ func prepareKeygen(args *Args) (Repetition, error) {
 		return nil, usagef("unknown --source %q for keygen; valid: strong, seeded", args.String("source"))
 	}
 	args.Extra["kernel_detail"] = generator + " + " + encoder
+	if !tuned {
+		args.Extra["kernel_detail"] = referenceTransliterated + ": " + generator + ", " + encoder
+	}
 	if c.probes, err = parseProbes(args.String("probes"), count); err != nil {
 		return nil, err
 	}
@@ -102,14 +108,15 @@ func prepareKeygen(args *Args) (Repetition, error) {
 		}
 	}
 	c.plan = planChunks(count, 1, keygenChunkCap, chunkOverride)
-	if c.parallel {
+	if args.Model == "goroutines" {
 		c.plan = planChunks(count, args.Workers, keygenChunkCap, chunkOverride)
+		c.pool = startWarmPool(args, c.plan.workers)
 	}
 	return func(timer *Timer) (Result, error) {
 		seed := timer.Variant(c.seed)
 		timer.Start()
 		var busy *busyLog
-		if c.parallel {
+		if c.pool != nil {
 			busy = newBusyLog(timer.started, c.plan.workers)
 		}
 		keys, run := c.generate(seed, busy)
@@ -118,7 +125,7 @@ func prepareKeygen(args *Args) (Repetition, error) {
 		timer.Phase("checksum", func() { checksum = keygenChecksum(keys) })
 		extra := c.ceiling(seed)
 		extra["probes"] = c.probe(keys)
-		if c.parallel {
+		if c.pool != nil {
 			for k, v := range c.plan.extra(run) {
 				extra[k] = v
 			}
@@ -188,8 +195,8 @@ func seededSource(keyBytes int) func(uint64) keySource {
 
 // forEachChunk runs work over the case's chunks: on the pool for goroutines, inline for seq.
 func (c keygenCase) forEachChunk(busy *busyLog, work func(worker, start, end int)) poolRun {
-	if c.parallel {
-		return runPool(c.plan, busy, work)
+	if c.pool != nil {
+		return c.pool.run(c.plan, busy, work)
 	}
 	runInline(c.plan, work)
 	return poolRun{chunks: c.plan.chunks(), workersUsed: 1}

@@ -54,7 +54,7 @@ func TestStrongChecksumIsTheOrderFreeDigest(t *testing.T) {
 func TestStrongKeysDifferForBothKernels(t *testing.T) {
 	for _, tuned := range []bool{false, true} {
 		c := keygenCase{count: 300, keyBytes: 16, newSource: strongSource(tuned), encode: encodeKey,
-			plan: planChunks(300, 3, keygenChunkCap, 7), parallel: true}
+			plan: planChunks(300, 3, keygenChunkCap, 7), pool: testPool(t, 3)}
 		keys, _ := c.generate(0, nil)
 		seen := map[string]bool{}
 		for _, key := range keys {

@@ -44,7 +44,7 @@ func main() {
 	}
 	args, workload, err := parseArgs(os.Args[1:], workloads)
 	if err == nil {
-		err = runCase(args, workload)
+		err = runCase(args, workload, os.Stdin, os.Stdout)
 	}
 	if err != nil {
 		os.Exit(exitFor(err))
@@ -91,7 +91,7 @@ func workloadNames(workloads map[string]*Workload) []string {
 	return names
 }
 
-func sortedKeys(set map[string]bool) []string {
+func sortedKeys[V any](set map[string]V) []string {
 	keys := []string{}
 	for k := range set {
 		keys = append(keys, k)

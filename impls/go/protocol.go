@@ -2,9 +2,12 @@
 package main
 
 import (
+	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -53,7 +56,8 @@ func (t *Timer) Stop() {
 	}
 }
 
-// Variant is this repetition's value from --variants, or base when none was given.
+// Variant is this repetition's value, read from stdin before it started (protocol 3), or base
+// when none was given (tests).
 func (t *Timer) Variant(base uint64) uint64 {
 	if t.hasVariant {
 		return t.variant
@@ -151,12 +155,55 @@ func (b *busyLog) intervals() [][3]int64 {
 // Repetition runs the work once; it calls timer.Start/Stop around the timed region only.
 type Repetition func(timer *Timer) (Result, error)
 
-// Model describes one way of running a workload, as --list shows it.
+// Model describes one way of running a workload, as --list shows it. Start holds the start
+// modes it offers (protocol 3: "cold", "warm") with what each makes and where, and
+// StartUnavailable why a mode cannot apply; a model with neither takes no --start.
 type Model struct {
-	Family  string `json:"family"`
-	Workers bool   `json:"workers,omitempty"`
-	Note    string `json:"note,omitempty"`
-	Flags   string `json:"flags,omitempty"`
+	Family           string            `json:"family"`
+	Workers          bool              `json:"workers,omitempty"`
+	Note             string            `json:"note,omitempty"`
+	Flags            string            `json:"flags,omitempty"`
+	Start            map[string]string `json:"start,omitempty"`
+	StartUnavailable map[string]string `json:"start_unavailable,omitempty"`
+}
+
+// Why Go's models lack a start mode, for --list and for the exit 2 on --start.
+const (
+	goroutinesAlwaysWarm = "Go's scheduler threads live for the whole process: goroutines made inside a repetition " +
+		"would run on threads an earlier repetition made, so its workers are always warm"
+	unitsAreGoroutines = "its units are the work itself, one goroutine each, made and ended in every repetition " +
+		"on Go's scheduler threads, which live for the whole process: no repetition makes or ends those threads"
+	unitsAreMadePerRepetition = "its units are the work itself, made for it in each repetition: " +
+		"there is no pool to make before the ready line"
+)
+
+// startMode is the mode a model runs: --start if it offers it, else its default (cold where
+// offered, else the only one); "" for a model that takes no --start (it is ready "none").
+func startMode(workload, model string, info Model, asked string) (string, error) {
+	if asked == "" {
+		if _, ok := info.Start["cold"]; ok {
+			return "cold", nil
+		}
+		for mode := range info.Start {
+			return mode, nil
+		}
+		return "", nil
+	}
+	if _, ok := info.Start[asked]; ok {
+		return asked, nil
+	}
+	if asked != "cold" && asked != "warm" {
+		return "", usagef("--start must be cold or warm, got %q", asked)
+	}
+	why := info.StartUnavailable[asked]
+	if why == "" {
+		why = "it has no workers"
+	}
+	if len(info.Start) == 0 {
+		return "", usagef("model %s of %s takes no --start: %s", model, workload, why)
+	}
+	return "", usagef("model %s of %s has no %s start: %s; valid: --start %s", model, workload, asked, why,
+		strings.Join(sortedKeys(info.Start), ", --start "))
 }
 
 // Workload is one spec: its parameters with their defaults and its models.
@@ -204,9 +251,11 @@ type Args struct {
 	Workers  int
 	Warmup   int
 	Repeat   int
-	// Variants holds --variants, one per repetition (warm-ups first); nil when not given.
-	Variants []uint64
-	values   map[string]string
+	// Start is the start mode the model runs ("cold", "warm"), "" where it takes none; StartNs
+	// is the time a warm model spent making its pool before the ready line.
+	Start   string
+	StartNs int64
+	values  map[string]string
 	// Extra is filled by Prepare with the flags and settings every JSON line must carry.
 	Extra map[string]any
 }
@@ -255,7 +304,7 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 	for _, p := range workload.Params {
 		args.values[p.Name] = p.Default
 	}
-	known := map[string]bool{"model": true, "workers": true, "warmup": true, "repeat": true, "variants": true}
+	known := map[string]bool{"model": true, "workers": true, "warmup": true, "repeat": true, "start": true}
 	for _, p := range workload.Params {
 		known[p.Name] = true
 	}
@@ -292,15 +341,8 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 			if err != nil || args.Repeat < 1 {
 				return nil, nil, usagef("--repeat must be a positive integer, got %q", value)
 			}
-		case "variants":
-			args.Variants = []uint64{}
-			for _, field := range strings.Split(value, ",") {
-				v, err := strconv.ParseUint(strings.TrimSpace(field), 10, 64)
-				if err != nil {
-					return nil, nil, usagef("--variants must be non-negative integers separated by commas, got %q", value)
-				}
-				args.Variants = append(args.Variants, v)
-			}
+		case "start":
+			args.Start = value
 		default:
 			args.values[name] = value
 		}
@@ -312,9 +354,12 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 	if !ok {
 		return nil, nil, usagef("unknown model %q for %s; valid: %s", args.Model, workload.Name, strings.Join(workload.Models, ", "))
 	}
-	if args.Variants != nil && len(args.Variants) != args.Warmup+args.Repeat {
-		return nil, nil, usagef("--variants needs one value per repetition (warm-up %d + repeat %d), got %d",
-			args.Warmup, args.Repeat, len(args.Variants))
+	var err error
+	if args.Start, err = startMode(workload.Name, args.Model, info, args.Start); err != nil {
+		return nil, nil, err
+	}
+	if args.Start != "" {
+		args.Extra["start"] = args.Start
 	}
 	if workersGiven && !info.Workers {
 		return nil, nil, usagef("model %s of %s takes no --workers", args.Model, workload.Name)
@@ -332,8 +377,17 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 	return args, workload, nil
 }
 
-// runCase loads the inputs, runs the warm-up and prints one JSON line per timed repetition.
-func runCase(args *Args, workload *Workload) error {
+// runCase loads the inputs (and makes a warm model's pool), prints the ready line, then runs
+// each repetition, warm-ups first, once its variant has arrived on stdin (protocol 3), and
+// prints its line.
+func runCase(args *Args, workload *Workload, stdin io.Reader, stdout io.Writer) error {
+	if args.Start == "warm" {
+		// The pool's workers are locked to their threads (startPool); the caller's share of a
+		// repetition (handing out the work, the checksum, the ceiling's bookkeeping) stays on
+		// one thread made before the ready line too, rather than on one Go starts meanwhile.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	repetition, err := workload.Prepare(args)
 	if err != nil {
 		return err
@@ -346,52 +400,88 @@ func runCase(args *Args, workload *Workload) error {
 	if memlimit := os.Getenv("GOMEMLIMIT"); memlimit != "" {
 		args.Extra["GOMEMLIMIT"] = memlimit
 	}
-	encoder := json.NewEncoder(os.Stdout)
+	// os.Stdout is unbuffered in Go: every Encode is one write, so each line leaves at once.
+	encoder := json.NewEncoder(stdout)
+	if err := encoder.Encode(readyLine(args)); err != nil {
+		return err
+	}
+	variants := bufio.NewReader(stdin)
 	for i := 0; i < args.Warmup+args.Repeat; i++ {
-		timer := &Timer{}
-		if args.Variants != nil {
-			timer.variant, timer.hasVariant = args.Variants[i], true
+		variant, err := readVariant(variants, i)
+		if err != nil {
+			return err
 		}
+		timer := &Timer{variant: variant, hasVariant: true}
 		result, err := repetition(timer)
 		if err != nil {
 			return err
 		}
-		extra := map[string]any{}
-		for k, v := range args.Extra {
-			extra[k] = v
-		}
-		for k, v := range result.Extra {
-			extra[k] = v
-		}
-		extra["cpu_user_ns"], extra["cpu_sys_ns"] = timer.cpuUser.Nanoseconds(), timer.cpuSys.Nanoseconds()
-		extra["checksum_ns"] = int64(0) // overwritten below where the workload computes one
-		for k, v := range timer.phases {
-			extra[k] = v
-		}
-		// Warm-ups print a line too (checked, never timed): {"warmup":j,...} without "rep".
-		var line any
-		if i < args.Warmup {
-			line = struct {
-				Warmup   int            `json:"warmup"`
-				Ns       int64          `json:"ns"`
-				Items    int64          `json:"items"`
-				Checksum string         `json:"checksum"`
-				Extra    map[string]any `json:"extra,omitempty"`
-			}{i, timer.elapsed.Nanoseconds(), result.Items, result.Checksum, extra}
-		} else {
-			line = struct {
-				Rep      int            `json:"rep"`
-				Ns       int64          `json:"ns"`
-				Items    int64          `json:"items"`
-				Checksum string         `json:"checksum"`
-				Extra    map[string]any `json:"extra,omitempty"`
-			}{i - args.Warmup, timer.elapsed.Nanoseconds(), result.Items, result.Checksum, extra}
-		}
-		if err := encoder.Encode(line); err != nil {
+		if err := encoder.Encode(repetitionLine(args, i, timer, result)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readyLine is protocol 3's first line: the start mode that runs ("none" for a model without
+// one) and, for warm, the time its pool took to start.
+func readyLine(args *Args) any {
+	if args.Start != "warm" {
+		return map[string]any{"ready": cmp.Or(args.Start, "none")}
+	}
+	return map[string]any{"ready": "warm", "start_ns": args.StartNs,
+		"extra": map[string]any{"workers": args.Workers, "gomaxprocs": runtime.GOMAXPROCS(0)}}
+}
+
+// readVariant reads repetition i's variant, one decimal integer on a line of its own. Waiting
+// for it is outside every clock: the repetition's timer starts after.
+func readVariant(stdin *bufio.Reader, i int) (uint64, error) {
+	line, err := stdin.ReadString('\n')
+	if errors.Is(err, io.EOF) && line == "" {
+		return 0, usagef("stdin closed before repetition %d", i)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("reading repetition %d's variant: %w", i, err)
+	}
+	variant, err := strconv.ParseUint(strings.TrimSpace(line), 10, 64)
+	if err != nil {
+		return 0, usagef("repetition %d's variant must be a non-negative decimal integer on its own line, got %q",
+			i, strings.TrimSpace(line))
+	}
+	return variant, nil
+}
+
+// repetitionLine is repetition i's JSON line: {"warmup":j,...} for a warm-up (checked, never
+// timed), {"rep":j,...} after; extra holds the case's flags, the work's own fields, the CPU
+// time inside the clock and the phases outside it.
+func repetitionLine(args *Args, i int, timer *Timer, result Result) any {
+	extra := map[string]any{}
+	for k, v := range args.Extra {
+		extra[k] = v
+	}
+	for k, v := range result.Extra {
+		extra[k] = v
+	}
+	extra["cpu_user_ns"], extra["cpu_sys_ns"] = timer.cpuUser.Nanoseconds(), timer.cpuSys.Nanoseconds()
+	extra["checksum_ns"] = int64(0) // overwritten below where the workload computes one
+	for k, v := range timer.phases {
+		extra[k] = v
+	}
+	type line struct {
+		Warmup   *int           `json:"warmup,omitempty"`
+		Rep      *int           `json:"rep,omitempty"`
+		Ns       int64          `json:"ns"`
+		Items    int64          `json:"items"`
+		Checksum string         `json:"checksum"`
+		Extra    map[string]any `json:"extra,omitempty"`
+	}
+	out := line{Ns: timer.elapsed.Nanoseconds(), Items: result.Items, Checksum: result.Checksum, Extra: extra}
+	if j := i - args.Warmup; j < 0 {
+		out.Warmup = &i
+	} else {
+		out.Rep = &j
+	}
+	return out
 }
 
 // exitFor turns an error into the protocol's exit codes: 2 bad arguments, 3 a limit, 1 a crash.

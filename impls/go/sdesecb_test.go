@@ -28,7 +28,7 @@ func TestEncryptionVectors(t *testing.T) {
 		{0b1010000010, 0b10010111, 0b00111000}, {0b1010000010, 0b00000011, 0b11010000},
 	} {
 		k1, k2 := sdesSubkeys(v.key)
-		if got := sdesEncryptByte(k1, k2, v.plain); got != v.cipher {
+		if got := encryptByte(k1, k2, uint(v.plain)); got != uint(v.cipher) {
 			t.Errorf("key %010b plain %08b: got %08b, want %08b", v.key, v.plain, got, v.cipher)
 		}
 	}
@@ -44,7 +44,7 @@ func TestDecryptionSwapsK1AndK2(t *testing.T) {
 	for key := uint(0); key < 1024; key += 37 {
 		k1, k2 := sdesSubkeys(key)
 		for b := range 256 {
-			if sdesEncryptByte(k2, k1, sdesEncryptByte(k1, k2, byte(b))) != byte(b) {
+			if encryptByte(k2, k1, encryptByte(k1, k2, uint(b))) != uint(b) {
 				t.Fatalf("key %d byte %d does not round-trip", key, b)
 			}
 		}
@@ -59,7 +59,7 @@ func TestBitwiseAndTableAgreeForEveryKey(t *testing.T) {
 	for key := uint(0); key < 1024; key++ {
 		bitwise, table := make([]byte, 256), make([]byte, 256)
 		bitwiseCipher(key)(bitwise, plain)
-		tableCipher("go")(key)(table, plain)
+		portableTableCipher(key)(table, plain)
 		if string(bitwise) != string(table) {
 			t.Fatalf("key %d: bitwise and table differ", key)
 		}
@@ -174,12 +174,24 @@ func TestEveryTableKernelMatchesThePortableLoop(t *testing.T) {
 		for _, offset := range []int{0, 1, 7, 63} {
 			for _, n := range []int{0, 1, 63, 64, 65, 127, 1000, 4096 + 13, 1<<20 + 200} {
 				want, got := make([]byte, n+offset), make([]byte, n+offset)
-				lookupWords(want[offset:], src[:n], table)
+				portableTableCipher(642)(want[offset:], src[:n])
 				lookup(got[offset:], src[:n])
 				if string(got) != string(want) {
 					t.Fatalf("%s: %d bytes at offset %d differ from the portable loop", kernel, n, offset)
 				}
 			}
+		}
+	}
+}
+
+// The tuned kernels derive the key's table with the masked kernel: the spec's table all the same.
+func TestTheMaskedTableIsTheSpecTable(t *testing.T) {
+	if got := hex.EncodeToString(maskedTable(642)[:]); got != table642 {
+		t.Fatalf("masked table of 642 = %s", got)
+	}
+	for key := range uint(1024) {
+		if *maskedTable(key) != *sdesTable(key) {
+			t.Fatalf("key %d: the masked table differs from the reference", key)
 		}
 	}
 }
@@ -223,6 +235,22 @@ func TestSlicedBitwiseMatchesThePortableForEveryKey(t *testing.T) {
 	}
 }
 
+// The tuned mask-and-shift kernel equals the portable one for every key and every byte.
+func TestMaskedBitwiseMatchesThePortableForEveryKeyAndByte(t *testing.T) {
+	every := make([]byte, 256)
+	for b := range every {
+		every[b] = byte(b)
+	}
+	for key := range uint(1024) {
+		want, got := make([]byte, 256), make([]byte, 256)
+		bitwiseCipher(key)(want, every)
+		maskedCipher(key)(got, every)
+		if !bytes.Equal(want, got) {
+			t.Fatalf("key %d: masks %x, portable %x", key, got, want)
+		}
+	}
+}
+
 func TestPortableAndTunedTableKernelsAgree(t *testing.T) {
 	src := splitmix64Bytes(nil, 11, 0, 100_003)
 	for _, key := range []uint{0, 642, 1023} {
@@ -254,19 +282,27 @@ func TestVariantKeysPerRepetition(t *testing.T) {
 	}
 }
 
-// BenchmarkBitwise is the bitwise cipher over 1 MiB on one goroutine.
+// BenchmarkBitwise is each bitwise kernel over 1 MiB on one goroutine: the portable reference
+// and the tuned mask-and-shift and bit-sliced forms.
 func BenchmarkBitwise(b *testing.B) {
 	src := splitmix64Bytes(nil, 5, 0, 1<<20)
 	dst := make([]byte, len(src))
-	cipher := bitwiseCipher(642)
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		cipher(dst, src)
+	for _, kernel := range []struct {
+		name   string
+		cipher func(uint) encryptRange
+	}{{"portable", bitwiseCipher}, {"masks", maskedCipher}, {"sliced", slicedCipher}} {
+		cipher := kernel.cipher(642)
+		b.Run(kernel.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				cipher(dst, src)
+			}
+		})
 	}
 }
 
 // Each packed S-box gives the spec's entry for every 4-bit input: row from bits 1 and 4, column
-// from bits 2 and 3, worked out here apart from sboxRow and sboxColumn.
+// from bits 2 and 3, worked out here apart from sbox.
 func TestPackedSboxesLookUpTheSpecEntries(t *testing.T) {
 	for in := uint(0); in < 16; in++ {
 		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1
@@ -277,11 +313,19 @@ func TestPackedSboxesLookUpTheSpecEntries(t *testing.T) {
 	}
 }
 
+// The S-box's row is bits 1 and 4 of its input, its column bits 2 and 3 (1011 is row 3,
+// column 1), for every entry of both boxes as the spec prints them.
 func TestSBoxRowIsBits1And4AndColumnBits2And3(t *testing.T) {
-	for in := uint(0); in < 16; in++ {
-		row, column := (in>>3)<<1|in&1, (in>>2&1)<<1|in>>1&1
-		if sboxRow(in) != row || sboxColumn(in) != column {
-			t.Fatalf("input %04b: row %d column %d, want %d %d", in, sboxRow(in), sboxColumn(in), row, column)
+	for row := range uint(4) {
+		for column := range uint(4) {
+			in := (row>>1)<<3 | column<<1 | row&1
+			if sbox(&sdesS0, in) != sdesS0[row][column] || sbox(&sdesS1, in) != sdesS1[row][column] {
+				t.Fatalf("input %04b: S0 %d S1 %d, want row %d column %d", in, sbox(&sdesS0, in), sbox(&sdesS1, in), row, column)
+			}
 		}
+	}
+	if sbox(&sdesS0, 0b1011) != 1 || sbox(&sdesS1, 0b0110) != 3 {
+		t.Fatalf("S0(1011) = %d, S1(0110) = %d; want row 3 column 1 = 1 and row 0 column 3 = 3",
+			sbox(&sdesS0, 0b1011), sbox(&sdesS1, 0b0110))
 	}
 }

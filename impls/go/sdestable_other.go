@@ -1,6 +1,6 @@
 //go:build !amd64
 
-// The table form off amd64: the portable loop only.
+// The tuned table form off amd64: the plain-Go word loop only.
 package main
 
 func tableKernels() []string { return []string{"go"} }

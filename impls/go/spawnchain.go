@@ -19,10 +19,14 @@ var spawnChainWorkload = &Workload{
 	Models: []string{"goroutines", "locked-threads"},
 	ModelInfo: map[string]Model{
 		"goroutines": {Family: "green", Workers: true,
-			Note: "one goroutine and one unbuffered channel per link; --workers sets GOMAXPROCS"},
+			Note:             "one goroutine and one unbuffered channel per link; --workers sets GOMAXPROCS",
+			StartUnavailable: map[string]string{"cold": unitsAreGoroutines, "warm": unitsAreMadePerRepetition}},
 		"locked-threads": {Family: "threads", Workers: true,
 			Note:  "one goroutine per link wired to its own OS thread (runtime.LockOSThread), so every waiting link holds a thread; every thread is joined (gone from /proc/self/task) inside the timed region; Go's default cap of 10000 threads is the limit (exit 3)",
-			Flags: "debug.SetMaxThreads(10000), the default"},
+			Flags: "debug.SetMaxThreads(10000), the default",
+			StartUnavailable: map[string]string{
+				"cold": "its units are the work itself: each link is an OS thread made and joined inside the repetition, not a pool's worker",
+				"warm": unitsAreMadePerRepetition}},
 	},
 	Prepare: prepareSpawnChain,
 }

@@ -7,7 +7,9 @@ from parbench.stats import case_stats
 
 
 def analyze(runs: list[CaseRun], cores: int | None = None) -> list[CaseResult]:
-    results = [CaseResult(run, stats=case_stats(run, cores) if run.status == "ok" else None)
+    # A case a stopped run cut short keeps what its finished processes measured (marked partial
+    # where it is shown): a sitting stopped at its time limit still answers for what it did.
+    results = [CaseResult(run, stats=case_stats(run, cores) if run.status in ("ok", "interrupted") else None)
                for run in runs]
     attach_comparisons(results)
     return results

@@ -23,13 +23,22 @@
  * Protocol (stdin: requests, stdout: answers; process.py is the other end):
  *   request: 10 ASCII digits giving the length, then that many bytes of NUL-terminated fields:
  *            timeout_ms memory_limit_kb sample_ms keep_lines echo max_stdout_bytes
- *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid cwd argc argv... envc env...
- *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root)
+ *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide cwd
+ *            argc argv... envc env...
+ *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
+ *            feed: the variants of protocol 3, space-separated, "" for none (stdin /dev/null);
+ *            hide: newline-separated paths the command must not see, see hide_paths)
  *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
  *            at once so that the harness can empty it should this launcher die), "echo" (output
  *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
- *            line arrived, ns after the start, space-separated), "head", "stderr", and last
- *            "result", one JSON object.
+ *            line arrived, ns after the start, space-separated), "fed" (when each variant was
+ *            written), "threads" (the tree's threads at each line, see snapshot_threads),
+ *            "head", "stderr", and last "result", one JSON object.
+ * Protocol 3's conversation (docs/protocol.md): with a feed, the command's stdin is a pipe; the
+ * launcher writes variant k (and a newline) right after the k-th line of stdout arrives (the
+ * first line is the ready line), so no variant exists in the process before its repetition,
+ * and closes the pipe after the last. Before each write it reads every thread of the tree, so
+ * that the harness can tell which threads did a repetition's work.
  * The processes of the next runs are forked and placed in their cgroups ahead, between runs
  * (see "the next runs' processes" below).
  * End of file on stdin ends the launcher; SIGTERM, SIGINT, SIGHUP or SIGQUIT end the run in
@@ -44,6 +53,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +67,8 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -76,6 +88,8 @@ struct request {
     int keep_lines, echo;
     long long max_stdout_bytes, max_line_bytes, max_lines, head_bytes, stderr_tail_bytes;
     long long uid, gid;          /* -1: the launcher's own */
+    char *feed;                  /* protocol 3's variants, space-separated; "" for none */
+    char *hide;                  /* newline-separated paths hidden from the command; "" for none */
     char *cwd;
     char **argv, **env;
 };
@@ -86,6 +100,8 @@ struct cgroup {
     char path[PATH_MAX - 128];   /* room for a file name after it */
     char kill_path[PATH_MAX - 128];  /* a v2 cgroup with cgroup.kill holding the tree, or "" */
     int separate_kill;           /* kill_path is a group of its own (hybrid layout), kept by its slot */
+    char cpu_path[PATH_MAX - 128];   /* where the tree's CPU time is read: v2 the cgroup itself
+                                        (cpu.stat), v1 a cpuacct group of its own; "" for none */
 };
 
 struct tree_memory {
@@ -308,8 +324,61 @@ static void kill_group_setup(struct cgroup *cg) {
     cg->separate_kill = 1;
 }
 
+/* The tree's CPU time, threads that have ended included, in ns: what tells a repetition's
+ * work done on threads made and joined inside it (protocol 3's checks) from work done on the
+ * threads that are still there. v2: every cgroup has cpu.stat. v1: a cpuacct group of its
+ * own beside the memory one, a child of the launcher's own cpuacct group. */
+static void cpu_group_setup(struct cgroup *cg) {
+    cg->cpu_path[0] = 0;
+    if (cg->version == 2) {
+        snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s", cg->path);
+        return;
+    }
+    static char parent[PATH_MAX - 256];
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        char text[8192], *line, *saveptr = NULL;
+        if (read_text("/proc/self/cgroup", text, sizeof text) > 0)
+            for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
+                char *controllers = strchr(line, ':');
+                char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+                if (!path) continue;
+                *path++ = 0;
+                char list[256];
+                snprintf(list, sizeof list, ",%s,", controllers + 1);
+                if (!strstr(list, ",cpuacct,")) continue;
+                snprintf(parent, sizeof parent, "/sys/fs/cgroup/%s%s", controllers + 1, strcmp(path, "/") == 0 ? "" : path);
+                if (access(parent, W_OK) != 0) {           /* the mount may name only cpuacct */
+                    snprintf(parent, sizeof parent, "/sys/fs/cgroup/cpuacct%s", strcmp(path, "/") == 0 ? "" : path);
+                    if (access(parent, W_OK) != 0) parent[0] = 0;
+                }
+                break;
+            }
+    }
+    if (!parent[0]) return;
+    snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s/parbench-cpu-%d-%lld", parent, (int)getpid(), cg->run);
+    if (mkdir(cg->cpu_path, 0755) != 0 && errno != EEXIST) cg->cpu_path[0] = 0;
+}
+
+static void cpu_group_release(struct cgroup *cg) {
+    if (cg->cpu_path[0] && cg->version != 2) rmdir(cg->cpu_path);
+    cg->cpu_path[0] = 0;
+}
+
+/* The tree's CPU time so far in ns, or -1 where no cgroup counts it. */
+static long long tree_cpu_ns(const struct cgroup *cg) {
+    if (!cg->cpu_path[0]) return -1;
+    if (cg->version == 2) {
+        long long usec = read_keyed(cg->cpu_path, "cpu.stat", "usage_usec");
+        return usec * 1000;
+    }
+    return read_number(cg->cpu_path, "cpuacct.usage");
+}
+
 static void cgroup_setup(struct cgroup *cg) {
     cg->version = 0;
+    cg->cpu_path[0] = 0;
     if (getenv("PARBENCH_NO_CGROUP")) return;      /* tests of the sampled fallback */
     if (cgroup_v2(cg) != 0 && cgroup_v1(cg) != 0) {
         cg->version = 0;
@@ -317,6 +386,7 @@ static void cgroup_setup(struct cgroup *cg) {
         return;
     }
     kill_group_setup(cg);
+    cpu_group_setup(cg);
 }
 
 static long long cgroup_peak_kb(const struct cgroup *cg) {
@@ -538,6 +608,36 @@ static void release(struct buffer *b) {
     memset(b, 0, sizeof *b);
 }
 
+/* --- the tree's threads at a line (protocol 3) -------------------------------------------- */
+/* One line of the "threads" frame: when (ns after the start), the tree's CPU time (-1 where no
+ * cgroup counts it), then every thread of every process of the tree as pid.tid:ns, its CPU
+ * time from schedstat. Taken when a line arrives, before the next variant is written, so the
+ * process is waiting on its stdin and nothing it does is in between. */
+static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
+    static pid_t pids[MAX_TRACKED];
+    int count = cg->version ? cgroup_members(cg, pids, MAX_TRACKED) : descendants(getpid(), pids, MAX_TRACKED);
+    if (count == 0) pids[count++] = child;
+    char text[96];
+    int length = snprintf(text, sizeof text, "%lld %lld", at_ns, tree_cpu_ns(cg));
+    append(into, text, (size_t)length);
+    for (int i = 0; i < count; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
+        DIR *tasks = opendir(path);
+        if (!tasks) continue;
+        for (struct dirent *e; (e = readdir(tasks));) {
+            if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+            char stat_path[320], stat[128];
+            snprintf(stat_path, sizeof stat_path, "/proc/%d/task/%s/schedstat", (int)pids[i], e->d_name);
+            if (read_text(stat_path, stat, sizeof stat) <= 0) continue;
+            length = snprintf(text, sizeof text, " %d.%s:%lld", (int)pids[i], e->d_name, atoll(stat));
+            append(into, text, (size_t)length);
+        }
+        closedir(tasks);
+    }
+    append(into, "\n", 1);
+}
+
 /* stdout: digested whole; its head kept; in protocol mode its lines kept within the caps,
  * each with the time its newline arrived. A cap that is hit stops the run (`problem`). */
 struct output {
@@ -664,7 +764,7 @@ static int parse_request(char *raw, size_t size, struct request *r) {
     static char *field[MAX_FIELDS + 2];
     int count = 0;
     for (char *p = data; p < end && count < MAX_FIELDS; p += strlen(p) + 1) field[count++] = p;
-    if (count < 14) return -1;
+    if (count < 16) return -1;
     long long *numbers[] = {&r->timeout_ms, &r->memory_limit_kb, &r->sample_ms, NULL, NULL,
                             &r->max_stdout_bytes, &r->max_line_bytes, &r->max_lines, &r->head_bytes,
                             &r->stderr_tail_bytes, &r->uid, &r->gid};
@@ -673,15 +773,17 @@ static int parse_request(char *raw, size_t size, struct request *r) {
     r->keep_lines = atoi(field[3]);
     r->echo = atoi(field[4]);
     if (r->sample_ms <= 0) r->sample_ms = 10;
-    r->cwd = field[12];
-    int argc = atoi(field[13]);
-    if (argc < 1 || 14 + argc >= count) return -1;
-    int envc = atoi(field[14 + argc]);
-    if (envc < 0 || 15 + argc + envc > count) return -1;
+    r->feed = field[12];
+    r->hide = field[13];
+    r->cwd = field[14];
+    int argc = atoi(field[15]);
+    if (argc < 1 || 16 + argc >= count) return -1;
+    int envc = atoi(field[16 + argc]);
+    if (envc < 0 || 17 + argc + envc > count) return -1;
     static char *argv[MAX_FIELDS + 1], *env[MAX_FIELDS + 1];
-    memcpy(argv, field + 14, (size_t)argc * sizeof *argv);
+    memcpy(argv, field + 16, (size_t)argc * sizeof *argv);
     argv[argc] = NULL;
-    memcpy(env, field + 15 + argc, (size_t)envc * sizeof *env);
+    memcpy(env, field + 17 + argc, (size_t)envc * sizeof *env);
     env[envc] = NULL;
     r->argv = argv, r->env = env;
     return 0;
@@ -698,7 +800,7 @@ static int parse_request(char *raw, size_t size, struct request *r) {
 #define PARKED 8
 struct parked {
     pid_t pid;                   /* 0: none */
-    int request_fd, out, err;    /* the launcher's ends */
+    int request_fd, feed_fd, out, err;   /* the launcher's ends (feed_fd: the command's stdin) */
     struct cgroup cg;
 };
 
@@ -718,23 +820,49 @@ static int drop_root(uid_t uid, gid_t gid) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+/* The harness's answers and records out of the command's sight (sealed answers,
+ * docs/reliability.md): in a mount namespace of the command's own, each path that exists becomes
+ * an empty directory no one may read, or /dev/null. A path that cannot be hidden ends the run:
+ * a benchmark that could read the answers must not be measured as if it could not. */
+static int hide_paths(char *paths) {
+    if (!paths[0]) return 0;
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+        fprintf(stderr, "parbench-launch: cannot make a mount namespace to hide the answers: %s\n", strerror(errno));
+        return -1;
+    }
+    char *saveptr = NULL;
+    for (char *path = strtok_r(paths, "\n", &saveptr); path; path = strtok_r(NULL, "\n", &saveptr)) {
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        int failed = S_ISDIR(st.st_mode)
+            ? mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000")
+            : mount("/dev/null", path, NULL, MS_BIND, NULL);
+        if (failed) {
+            fprintf(stderr, "parbench-launch: cannot hide %s from the benchmark: %s\n", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* In the child, between fork and exec: its request, its output to the launcher's pipes, stdin
- * empty, the signals as a fresh process has them, a process group of its own (a command's
+ * the feed's pipe (protocol 3) or empty, the signals as a fresh process has them, a process group of its own (a command's
  * `kill 0`, the `trap 'kill 0' EXIT` idiom, reaches the command's processes, never this
  * launcher), the user the request names. An unreadable request (the launcher ended) ends it
  * quietly. */
-static void become_command(int request_fd, int out, int err, const sigset_t *mask) {
+static void become_command(int request_fd, int in, int out, int err, const sigset_t *mask) {
     size_t size;
     char *raw = read_raw(request_fd, &size);
     struct request r;
     if (!raw || parse_request(raw, size, &r) != 0) _exit(127);
     int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
+    dup2(r.feed[0] ? in : null, 0);
     dup2(out, 1);
     dup2(err, 2);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, mask, NULL);
     setpgid(0, 0);
+    if (hide_paths(r.hide) != 0) _exit(127);
     if (r.uid >= 0 && drop_root((uid_t)r.uid, (gid_t)r.gid) != 0) {
         fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
         _exit(127);
@@ -753,10 +881,10 @@ static void become_command(int request_fd, int out, int err, const sigset_t *mas
  * copies, else a process waiting for its request would never see the launcher's end. */
 static void park(struct parked *next, const struct parked *others, int count, long long run_number,
                  const sigset_t *mask) {
-    int request[2], out[2], err[2];
+    int request[2], in[2], out[2], err[2];
     next->cg.run = run_number;
     cgroup_setup(&next->cg);
-    if (pipe2(request, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+    if (pipe2(request, O_CLOEXEC) || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
         perror("parbench-launch: pipe");
         exit(2);
     }
@@ -766,26 +894,30 @@ static void park(struct parked *next, const struct parked *others, int count, lo
         exit(2);
     }
     if (child == 0) {
-        close(request[1]), close(out[0]), close(err[0]), close(0), close(1);
-        for (int i = 0; i < count; i++) close(others[i].request_fd), close(others[i].out), close(others[i].err);
-        become_command(request[0], out[1], err[1], mask);
+        close(request[1]), close(in[1]), close(out[0]), close(err[0]), close(0), close(1);
+        for (int i = 0; i < count; i++)
+            close(others[i].request_fd), close(others[i].feed_fd), close(others[i].out), close(others[i].err);
+        become_command(request[0], in[0], out[1], err[1], mask);
     }
-    close(request[0]), close(out[1]), close(err[1]);
+    close(request[0]), close(in[0]), close(out[1]), close(err[1]);
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%d", (int)child);
     if (next->cg.version) write_text(next->cg.path, "cgroup.procs", pid_text);
+    if (next->cg.cpu_path[0] && next->cg.version != 2 && write_text(next->cg.cpu_path, "cgroup.procs", pid_text) != 0)
+        cpu_group_release(&next->cg);
     if (next->cg.kill_path[0] && write_text(next->cg.kill_path, "cgroup.procs", pid_text) != 0)
         kill_group_release(&next->cg);
-    next->pid = child, next->request_fd = request[1], next->out = out[0], next->err = err[0];
+    next->pid = child, next->request_fd = request[1], next->feed_fd = in[1], next->out = out[0], next->err = err[0];
 }
 
 /* The launcher ends: the parked process reads end of file and exits; its cgroups go, and the
  * kill group a used slot kept. */
 static void unpark(struct parked *next) {
     if (next->pid) {
-        close(next->request_fd), close(next->out), close(next->err);
+        close(next->request_fd), close(next->feed_fd), close(next->out), close(next->err);
         waitpid(next->pid, NULL, 0);
         if (next->cg.version) rmdir(next->cg.path);    /* on v2 also its kill group */
+        cpu_group_release(&next->cg);
         next->pid = 0;
     }
     kill_group_release(&next->cg);
@@ -809,6 +941,44 @@ static ssize_t drain(int fd, char *chunk, size_t size) {
     return n;
 }
 
+/* Protocol 3's side of the conversation: the variants still to write, and what was seen at each. */
+struct feed {
+    char *next;                  /* the rest of the request's feed: variants, space-separated */
+    int fd;                      /* the command's stdin; -1 once closed */
+    long long lines_seen;        /* stdout lines answered so far */
+    long long variants;          /* how many the request holds: one line each, and the ready line */
+    struct buffer fed, threads;  /* when each variant was written; the tree's threads at each line */
+};
+
+/* After each new line of stdout: the tree's threads, then the next variant (or the end of the
+ * feed). A variant the command does not read stays in the pipe; one it can no longer read
+ * (it closed stdin or ended) is dropped: its lines tell the harness what went wrong. */
+static void answer_lines(struct feed *feed, const struct output *out, const struct cgroup *cg, pid_t child,
+                         long long started) {
+    for (; feed->lines_seen < out->line_count; feed->lines_seen++) {
+        if (feed->lines_seen > feed->variants) return;   /* lines beyond the last repetition's */
+        snapshot_threads(&feed->threads, cg, child, now_ns() - started);
+        if (feed->fd < 0) continue;
+        while (*feed->next == ' ') feed->next++;
+        size_t length = strcspn(feed->next, " ");
+        if (length) {
+            char variant[32], stamp[32];
+            int n = snprintf(variant, sizeof variant, "%.*s\n", (int)(length < 30 ? length : 30), feed->next);
+            /* Stamped before the write: the process cannot start its repetition earlier, whereas a
+             * launcher preempted right after writing would stamp it late by however long it waited. */
+            int m = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
+            append(&feed->fed, stamp, (size_t)m);
+            write_all(feed->fd, variant, (size_t)n);
+            feed->next += length;
+        }
+        while (*feed->next == ' ') feed->next++;
+        if (!*feed->next) {
+            close(feed->fd);
+            feed->fd = -1;
+        }
+    }
+}
+
 /* Runs one request on the parked process to its end and answers it; returns the signal that
  * stopped it, or 0. */
 static int run(const struct request *r, const char *raw, size_t raw_size, struct parked *parked, int signals) {
@@ -826,6 +996,17 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     memset(&output, 0, sizeof output);
     sha256_init(&output.digest);
     static char chunk[1 << 16];
+
+    static struct feed feed;
+    release(&feed.fed), release(&feed.threads);
+    feed.next = r->feed, feed.fd = parked->feed_fd, feed.lines_seen = 0, feed.variants = 0;
+    for (const char *p = r->feed; *p; p++)
+        if (*p != ' ' && (p == r->feed || p[-1] == ' ')) feed.variants++;
+    if (!feed.variants || !r->keep_lines) {
+        close(feed.fd);
+        feed.fd = -1;
+        feed.variants = 0;
+    }
 
     struct machine_cpu before = machine_cpu();
     long long started = now_ns();
@@ -856,6 +1037,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             if (n > 0) {
                 take_stdout(&output, r, chunk, (size_t)n, at - started);
                 if (r->echo) echo(chunk, (size_t)n);
+                if (feed.variants && !output.problem) answer_lines(&feed, &output, &cg, child, started);
             } else watch[0].fd = -1;             /* end of file: stop polling it */
         }
         if (watch[1].revents) {
@@ -884,6 +1066,8 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
         if (out_of_memory) break;
     }
     if (!ended) ended = now_ns();
+    if (feed.fd >= 0) close(feed.fd);
+    feed.fd = -1;
     struct machine_cpu after = machine_cpu();
     if (limited && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
     int leftover = kill_tree(&cg, child, &main_alive, &status, &usage);
@@ -920,7 +1104,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             "\"sample_ms\":%lld,\"samples\":%lld,\"nvcsw\":%lld,\"nivcsw\":%lld,\"status\":%d,"
             "\"timed_out\":%d,\"out_of_memory\":%d,\"memory_limit_kb\":%lld,\"limit_method\":\"%s\","
             "\"leftover\":%d,\"stopped_by_signal\":%d,\"stdout_digest\":\"%s\",\"stdout_problem\":\"%s\","
-            "\"machine_busy_ns\":%lld,\"machine_steal_ns\":%lld}",
+            "\"machine_busy_ns\":%lld,\"machine_steal_ns\":%lld,\"cpu_method\":\"%s\",\"hidden\":%d}",
             ended - started, usage.user_ns, usage.sys_ns, usage.max_rss_kb, tree_peak,
             tree.pss_samples ? tree.peak_pss_kb : -1, tree.pss_samples, peak_cgroup,
             cg.version == 2 ? "cgroup-v2" : cg.version == 1 ? "cgroup-v1" : "sampled",
@@ -928,10 +1112,15 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             r->memory_limit_kb, r->memory_limit_kb <= 0 ? "none" : limited ? "cgroup" : "sampled",
             leftover, stopped_by, digest, output.problem ? output.problem : "",
             before.busy_ns < 0 || after.busy_ns < 0 ? -1 : after.busy_ns - before.busy_ns,
-            before.steal_ns < 0 || after.steal_ns < 0 ? -1 : after.steal_ns - before.steal_ns);
+            before.steal_ns < 0 || after.steal_ns < 0 ? -1 : after.steal_ns - before.steal_ns,
+            cg.cpu_path[0] ? (cg.version == 2 ? "cgroup-v2" : "cgroup-v1") : "threads", r->hide[0] ? 1 : 0);
     if (r->keep_lines) {
         frame("stdout", output.lines.data, output.lines.length);
         frame("times", output.times.data, output.times.length);
+    }
+    if (r->feed[0] && r->keep_lines) {
+        frame("fed", feed.fed.data, feed.fed.length);
+        frame("threads", feed.threads.data, feed.threads.length);
     }
     frame("head", output.head.data, output.head.length);
     size_t tail = stderr_tail.length > (size_t)r->stderr_tail_bytes ? (size_t)r->stderr_tail_bytes : stderr_tail.length;
@@ -943,6 +1132,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
      * launcher either: the next run's process starts as a copy of it, and the kernel counts
      * that copy in the child's peak RSS. */
     if (cg.version) rmdir(cg.path);
+    if (cg.cpu_path[0] && cg.version != 2) rmdir(cg.cpu_path);
     release(&output.head), release(&output.lines), release(&output.times), release(&stderr_tail);
     return stopped_by;
 }

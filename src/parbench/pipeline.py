@@ -26,6 +26,7 @@ from parbench.inputs import InputError
 from parbench.project import DEFAULT_DB, RESULTS_DIR
 from parbench.records import Analysis, Case, RunRecord, now
 from parbench.report import console as console_report
+from parbench.run import sealed_paths
 from parbench.schedule import Execution, Progress, Runner, execute
 from parbench.sentinel import Sentinel
 from parbench.store import Store
@@ -150,7 +151,7 @@ def prepare_inputs(cases: list[Case], runner: Runner) -> None:
         if case.workload in runner.workloads:
             workload = runner.workloads[case.workload]
             warmup, repeat = runner.repetitions_per_process(case)
-            for variant in workload.variants(case.params, warmup + repeat) or [None]:
+            for variant in workload.variant_pool(case.params, warmup + repeat) or [None]:
                 workload.expected_checksum(case.params, variant)
             workload.expected_items(case.params)
 
@@ -166,6 +167,8 @@ def begin(invocation: Invocation) -> Invocation:
             raise PipelineError(f"cannot write a new run to {redact(invocation.output.db)}: {error} "
                                 "(is the disk full?); nothing was run", code=1) from None
     invocation.sink = StoreSink(invocation.store, invocation.record, RESULTS_DIR / "journal")
+    if invocation.kind.of_workloads and getattr(invocation.runner, "settings", None) is not None:
+        invocation.runner.settings.hidden = sealed_paths(invocation.output.db, RESULTS_DIR / "journal")
     invocation.heartbeat = Heartbeat(invocation.output.db, invocation.record.id, liveness.owner_id()).start()
     return invocation
 
@@ -187,7 +190,7 @@ def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
             pass
 
     def between_tables(after: Case | None) -> None:
-        reading = sentinel.read(str(after.table) if after else "")
+        reading = sentinel.read(after.table_title if after else "")
         if reading is not None:
             keep("sentinel", str(reading.position), reading.as_dict())
         ceiling = workloads[after.workload].machine_ceiling(after.params) if after and after.workload in workloads else None
@@ -195,7 +198,7 @@ def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
             name, mode, amount = ceiling
             ns = machine_ceiling.measure(mode, amount)
             if ns:
-                keep("machine-ceiling", str(after.table), {"name": name, "ns": ns})
+                keep("machine-ceiling", after.table_title, {"name": name, "ns": ns})
     return between_tables
 
 

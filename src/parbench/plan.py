@@ -13,10 +13,13 @@ from parbench.workloads import SCALES, SpecError, Workload, check_params, choose
 # `processes` is the most a case gets: it stops earlier once the 95% CI of its median is within
 # ±target_ci, or once past `budget` seconds, never below `min_processes` (a CI from two processes
 # is rough: the published scales take three at least, and the reports say when one has two).
+# quick times 2 repetitions a process after its warm-up: three fresh processes at least are what
+# the CI rests on, and a third repetition cost `make bench` two minutes on 2 cores (522 s against
+# its 8-minute answer, docs/many-cores.md).
 SCALE_DEFAULTS = {
     "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None,
               "min_processes": 2},
-    "quick": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 600, "budget": 4, "target_ci": 0.03,
+    "quick": {"processes": 5, "warmup": 1, "repeat": 2, "timeout": 600, "budget": 4, "target_ci": 0.03,
               "min_processes": 3},
     "seed": {"processes": 5, "warmup": 1, "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03,
              "min_processes": 3},
@@ -91,6 +94,7 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
             if refused:
                 skipped.append(f"{runtime_name}: {workload_name} takes no --{', --'.join(refused)}")
                 continue
+            skipped += _starts_unavailable(request, runtime_name, workload_name, offered[workload_name])
             missing = _kernels_missing(request, workloads[workload_name], offered[workload_name])
             if missing:
                 skipped.append(f"{runtime_name}: {workload_name} has no {' or '.join(missing)} kernel "
@@ -121,7 +125,8 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
     base = dict(workload.scales[request.scale])
     base.update({k: v for k, v in request.params.items() if k in workload.params or k in offer.param_names})
     common = workload.common.get(request.scale, {})
-    chosen = [] if any(k in request.params for k in common) else [(params, True) for params in expand({**base, **common})]
+    chosen = [] if not common or any(k in request.params for k in common) else [
+        (params, True) for params in expand({**base, **common})]
     chosen += [(params, False) for params in expand(base)]
     cases: dict[str, Case] = {}
     for params, is_common in chosen:
@@ -132,14 +137,29 @@ def _cases_for(request: Request, workload: Workload, runtime: Runtime, offer: Of
                 continue
             if model.family == "seq" and any(params.get(k) != v for k, v in workload.seq_only_when.items()):
                 continue
-            shown, reasons = _apply_overrides(runtime, workload.name, model_name, request, params)
-            if is_common and reasons:
-                continue      # a model that cannot run the common set (its override says why) is only in its own row
-            for workers in _worker_counts(request, model):
-                case = Case(workload.name, runtime.name, model_name, model.family, shown, workers,
-                            tuple(reasons), model.note)
-                cases.setdefault(case.key, case)
+            # The common row compares every runtime on the very same parameters: a runtime's
+            # overrides (a slow one's other size) shape only its own rows. The common sets are
+            # sized for the slowest runtime (workloads/*.toml), so none needs another size there.
+            shown, reasons = (params, []) if is_common else _apply_overrides(runtime, workload.name, model_name,
+                                                                             request, params)
+            for start in _start_modes(request, model):
+                with_start = {**shown, "start": start} if start else shown
+                for workers in _worker_counts(request, model):
+                    case = Case(workload.name, runtime.name, model_name, model.family, with_start, workers,
+                                tuple(reasons), model.note)
+                    cases.setdefault(case.key, case)
     return list(cases.values())
+
+
+def _start_modes(request: Request, model: Model) -> list[str | None]:
+    """The start modes a model runs (protocol 3): those asked for with `--param start=…` that it
+    offers, else its default; [None] for a model that takes none (seq models, chains, swarms)."""
+    if not model.starts:
+        return [None]
+    asked = request.params.get("start")
+    if asked is None:
+        return [model.default_start]
+    return [mode for mode in (asked if isinstance(asked, list) else [asked]) if mode in model.starts]
 
 
 def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Request,
@@ -157,6 +177,16 @@ def _apply_overrides(runtime: Runtime, workload: str, model: str, request: Reque
             params = {**params, **changed}
             reasons.append(f"{', '.join(f'{k}={v}' for k, v in changed.items())}: {override.get('why', '')}")
     return params, reasons
+
+
+def _starts_unavailable(request: Request, runtime: str, workload: str, offer: Offer) -> list[str]:
+    """One line per model that cannot run a start mode asked for, with the runtime's reason."""
+    asked = request.params.get("start")
+    asked = [] if asked is None else asked if isinstance(asked, list) else [asked]
+    return [f"{runtime}: {workload} {name} has no {mode} start: "
+            f"{model.start_unavailable.get(mode) or 'it does not offer it'}"
+            for name, model in offer.models.items() if model.starts and (not request.models or name in request.models)
+            for mode in asked if mode not in model.starts]
 
 
 def _kernels_missing(request: Request, workload: Workload, offer: Offer) -> list[str]:
@@ -189,6 +219,13 @@ def _params_of(workload: Workload, described) -> set[str]:
     return names
 
 
+START_PARAM = "start"      # protocol 3's start mode: a param of every model that offers one
+
+
 def _check_params(params, chosen, workloads, described) -> None:
-    valid = set().union(*(_params_of(workloads[name], described) for name in chosen))
+    valid = set().union(*(_params_of(workloads[name], described) for name in chosen)) | {START_PARAM}
     choose(tuple(params), sorted(valid), "param")
+    asked = params.get(START_PARAM)
+    for mode in [] if asked is None else asked if isinstance(asked, list) else [asked]:
+        if mode not in ("cold", "warm"):
+            raise SpecError(f"--param start wants cold or warm, got {mode!r}")

@@ -67,6 +67,21 @@ class Finished:
     # The rest of the machine while it ran (/proc/stat, in 10 ms ticks): `steal_ns`, CPU time the
     # hypervisor took away, and `others_cores`, the cores kept busy by everything but this tree.
     machine_load: dict = field(default_factory=dict)
+    # Protocol 3 (a run with a feed): when each variant was written (ns after the start), the
+    # tree's threads at each line (the ready line first), and whether the answers were hidden.
+    fed_ns: list[int] = field(default_factory=list)
+    threads: list["ThreadSnapshot"] = field(default_factory=list)
+    cpu_method: str = ""           # how the tree's CPU was read: cgroup-v2, cgroup-v1, threads
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class ThreadSnapshot:
+    """The tree as the launcher read it when a line arrived: the tree's whole CPU time (threads
+    that ended included; None without a cgroup) and each live thread's, by (pid, tid)."""
+    at_ns: int
+    tree_cpu_ns: int | None
+    threads: dict[tuple[int, int], int]
 
 
 @functools.lru_cache(maxsize=1)
@@ -151,16 +166,20 @@ def _assignment(key: str, value: str) -> bytes:
 
 
 def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
-             cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None) -> bytes:
+             cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None,
+             feed: list[int] | None = None, hide: list[str] | tuple = ()) -> bytes:
     """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
     their total length. The environment and directory are sent whole with every run, so a
-    launcher started earlier runs each command as a fresh Popen would."""
+    launcher started earlier runs each command as a fresh Popen would. `feed`: protocol 3's
+    variants, written one per line as the process asks; `hide`: paths the command must not see."""
     assignments = ((k + b"=" + v for k, v in os.environb.items()) if env is None
                    else (_assignment(k, v) for k, v in env.items()))
     numbers = [int(timeout_s * 1000), int(memory_limit_kb or 0), SAMPLE_MS, int(protocol), int(echo),
                MAX_STDOUT_BYTES, MAX_LINE_BYTES, MAX_STDOUT_LINES, MAX_LINE_BYTES, STDERR_TAIL_BYTES,
                user.uid if user else -1, user.gid if user else -1]
-    fields = [str(n).encode() for n in numbers] + [os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
+    fields = [str(n).encode() for n in numbers] + [
+              " ".join(str(int(v)) for v in feed or ()).encode(), "\n".join(map(str, hide)).encode(),
+              os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
               *map(os.fsencode, argv), str(len(os.environb if env is None else env)).encode(), *assignments]
     payload = b"\0".join(fields) + b"\0"
     if payload.count(b"\0") != len(fields):    # one pass in C rather than one per field
@@ -198,15 +217,18 @@ class _Answer:
 
 def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None = None,
                  env: dict[str, str] | None = None, cwd: str | None = None,
-                 protocol: bool = True, echo_stdout=None, user: BenchUser | None = None) -> Finished:
+                 protocol: bool = True, echo_stdout=None, user: BenchUser | None = None,
+                 feed: list[int] | None = None, hide: list[str] | tuple = ()) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
     While it runs the harness sleeps in one read of the launcher's answer. KeyboardInterrupt
     (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
     tree, before it propagates. `user`: the user the launcher makes the command (None: its own).
+    `feed` and `hide`: protocol 3 (see _request).
     """
-    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user)
+    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user,
+                       feed, hide)
     resident = _resident()
     started = time.perf_counter_ns()
     frames: dict[str, bytes] = {}
@@ -259,7 +281,8 @@ def _made_by(launcher_pid: int) -> list[str]:
     patterns = [f"/sys/fs/cgroup/parbench/{launcher_pid}-*", f"/sys/fs/cgroup/unified/parbench/{launcher_pid}-*"]
     if memory is not None:
         patterns.append(f"/sys/fs/cgroup/memory{'' if memory == '/' else memory}/parbench-{launcher_pid}-*")
-    return [path for pattern in patterns for path in glob.glob(pattern)]
+    patterns.append(f"/sys/fs/cgroup/*cpuacct*/**/parbench-cpu-{launcher_pid}-*")
+    return [path for pattern in patterns for path in glob.glob(pattern, recursive=True)]
 
 
 def kill_cgroups(paths: list[str]) -> None:
@@ -330,7 +353,23 @@ def _finished(frames: dict[str, bytes], started: int) -> Finished:
         involuntary_switches=int(measured.get("nivcsw", 0)),
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         tree_peak_rss_kb=max(int(measured.get("tree_peak_rss_kb", 0)), max_rss), memory=memory,
-        out_of_memory=bool(measured.get("out_of_memory")), machine_load=_machine_load(measured))
+        out_of_memory=bool(measured.get("out_of_memory")), machine_load=_machine_load(measured),
+        fed_ns=[int(t) for t in frames.get("fed", b"").split()], threads=_snapshots(frames.get("threads", b"")),
+        cpu_method=str(measured.get("cpu_method", "")), hidden=bool(measured.get("hidden")))
+
+
+def _snapshots(text: bytes) -> list[ThreadSnapshot]:
+    """The launcher's "threads" frame: one line per stdout line, `at tree_cpu pid.tid:ns …`."""
+    snapshots = []
+    for line in text.decode(errors="replace").splitlines():
+        at, tree, *threads = line.split()
+        found = {}
+        for entry in threads:
+            ids, _, ns = entry.partition(":")
+            pid, _, tid = ids.partition(".")
+            found[(int(pid), int(tid))] = int(ns)
+        snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found))
+    return snapshots
 
 
 def _machine_load(measured: dict) -> dict:

@@ -4,6 +4,7 @@ between two lines that the implementation accounts for. Workload-specific proofs
 live units, switches) live in each workload's package."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from parbench.protocol import accounted_ns
@@ -57,3 +58,104 @@ def unaccounted_ns(line: dict[str, Any]) -> int | None:
 def unaccounted_too_long(line: dict[str, Any]) -> bool:
     missing, gap = unaccounted_ns(line), (line.get("extra") or {}).get("gap_ns")
     return missing is not None and missing > UNACCOUNTED_SHARE * gap + UNACCOUNTED_FLOOR_NS
+
+
+# --- protocol 3: what the launcher saw of the tree's threads and of its own clock ---------------
+# A repetition's work "ran on" a set of threads when they took at least this share of the tree's
+# CPU in it, and at least the floor (below it, a runtime's own housekeeping thread starting up —
+# a JIT compiler, a GC helper — is noise, not a pool).
+THREAD_SHARE = 0.5
+THREAD_FLOOR_NS = 2_000_000
+# The clocks of the launcher and the process are the same CLOCK_MONOTONIC, read a little apart.
+CLOCK_SLACK_NS = 1_000_000
+CLOCK_SLACK_SHARE = 0.02
+
+
+@dataclass(frozen=True)
+class ThreadUse:
+    """One repetition as the launcher saw the tree: from the snapshot at the line before it (when
+    its variant was written) to the one at its own line."""
+    wall_ns: int
+    cpu_ns: int               # the tree's CPU time in the repetition (a cgroup's, else the threads')
+    new_cpu_ns: int           # of that, on threads made during the repetition
+    leftover_cpu_ns: int      # on threads an earlier repetition made (after the ready line)
+    new_threads: int          # threads alive at its end that were not there at its start
+
+    @property
+    def cores(self) -> float | None:
+        return self.cpu_ns / self.wall_ns if self.wall_ns > 0 else None
+
+    def as_extra(self) -> dict[str, Any]:
+        """The harness's own observations, stored beside the implementation's fields."""
+        return {"measured_cpu_ns": self.cpu_ns, "measured_cores": round(self.cores or 0.0, 3),
+                "new_thread_cpu_ns": self.new_cpu_ns, "leftover_thread_cpu_ns": self.leftover_cpu_ns,
+                "new_threads": self.new_threads}
+
+
+def thread_use(snapshots: list, position: int) -> ThreadUse | None:
+    """Repetition `position` (warm-ups first) runs between snapshots[position] (the ready line's
+    is the first) and snapshots[position + 1]; None where the launcher did not see both."""
+    if position + 1 >= len(snapshots) or not snapshots:
+        return None
+    ready, before, after = snapshots[0], snapshots[position], snapshots[position + 1]
+    kept = after.threads.keys() & before.threads.keys()
+    made = after.threads.keys() - before.threads.keys()
+    gone = before.threads.keys() - after.threads.keys()
+    kept_cpu = sum(after.threads[t] - before.threads[t] for t in kept)
+    made_cpu = sum(after.threads[t] for t in made)
+    leftover = sum(after.threads[t] - before.threads[t] for t in kept if t not in ready.threads)
+    if before.tree_cpu_ns is not None and after.tree_cpu_ns is not None:
+        tree = max(0, after.tree_cpu_ns - before.tree_cpu_ns)
+        # CPU the live threads do not account for ran on threads that ended within the
+        # repetition: made in it, unless a thread that was there before also ended (then it
+        # cannot be told whose it was, and none of it is counted as made).
+        unexplained = max(0, tree - kept_cpu - made_cpu)
+        made_cpu += 0 if gone else unexplained
+    else:
+        tree = kept_cpu + made_cpu
+    return ThreadUse(after.at_ns - before.at_ns, tree, min(made_cpu, tree), min(leftover, tree), len(made))
+
+
+def start_problem(start: str, use: ThreadUse | None) -> str | None:
+    """Why a timed repetition did not run as its start mode promises (protocol 3), or None."""
+    if use is None:
+        return None
+    bar = max(THREAD_FLOOR_NS, THREAD_SHARE * use.cpu_ns)
+    if start == "warm" and use.new_cpu_ns > bar:
+        return (f"a warm repetition ran {use.new_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU on "
+                f"threads or processes it made ({use.new_threads} still alive at its end): a warm pool is made "
+                "once, before the ready line")
+    if start == "cold" and use.leftover_cpu_ns > bar:
+        return (f"a cold repetition ran {use.leftover_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU "
+                "on threads an earlier repetition made: cold workers are made and ended inside each repetition "
+                "(a pool that outlives it, such as libgomp's OpenMP team, is warm)")
+    return None
+
+
+def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[int]) -> str | None:
+    """A line that accounts for more time than the launcher saw between writing its variant and
+    reading its line: its clock did not measure what it says (protocol 3)."""
+    for line, arrived, fed in zip(lines, arrivals, fed_ns):
+        seen = arrived - fed
+        claimed = accounted_ns(line)
+        if claimed > seen + CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * seen:
+            label = f"repetition {line['rep']}" if "rep" in line else f"warm-up {line['warmup']}"
+            return (f"{label} accounts for {claimed / 1e6:.2f} ms (its ns and phases), but the launcher saw "
+                    f"only {seen / 1e6:.2f} ms between writing its variant and reading its line")
+    return None
+
+
+# Phases booked outside the timed region are for resetting buffers, deriving the variant and
+# dropping results (docs/protocol.md): more than the work itself, and more than this, is time
+# the timed region should have held.
+OUTSIDE_FLOOR_NS = 2_000_000
+
+
+def booked_outside_ns(line: dict[str, Any]) -> int:
+    extra = line.get("extra") or {}
+    return sum(int(extra.get(k) or 0) for k in ("prepare_ns", "cleanup_ns")
+               if isinstance(extra.get(k), (int, float)) and not isinstance(extra.get(k), bool))
+
+
+def booked_outside_too_much(line: dict[str, Any]) -> bool:
+    return booked_outside_ns(line) > max(OUTSIDE_FLOOR_NS, int(line["ns"]))

@@ -18,15 +18,21 @@ GAP_WORTH_CHECKING_NS = 10_000_000
 
 
 def command_line(run_script: str, workload: str, model: str, params: dict[str, Any],
-                 workers: int | None, warmup: int, repeat: int, variants: list[int] | None = None) -> list[str]:
+                 workers: int | None, warmup: int, repeat: int) -> list[str]:
+    """The process's arguments. Its variants are not among them: protocol 3 writes each to its
+    stdin when that repetition starts (feed_of)."""
     argv = [run_script, workload, "--model", model]
     for name, value in params.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    if variants:
-        argv += ["--variants", ",".join(map(str, variants))]
     return argv + ["--warmup", str(warmup), "--repeat", str(repeat)]
+
+
+def feed_of(variants: list[int] | None, warmup: int, repeat: int) -> list[int]:
+    """What the launcher writes to the process's stdin, one per repetition (warm-ups first):
+    the variants, or 0 for a workload without them (protocol 3)."""
+    return list(variants) if variants else [0] * (warmup + repeat)
 
 
 @dataclass
@@ -36,12 +42,16 @@ class Reply:
     arrival_ns: list[int] = field(default_factory=list)     # when each repetition's line arrived
     warmups: list[dict[str, Any]] = field(default_factory=list)   # protocol 2: checked, never timed
     warmup_arrival_ns: list[int] = field(default_factory=list)
+    ready: dict[str, Any] | None = None                         # protocol 3: the first line
+    ready_arrival_ns: int | None = None
     limit: str | None = None
     malformed: str | None = None
 
 
 REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
 WARMUP_REQUIRED = {"warmup": int, "ns": int, "items": int, "checksum": str}
+START_MODES = ("cold", "warm")
+READY_VALUES = START_MODES + ("none",)
 # The phases an implementation spends between two of its lines besides `ns` (protocol 2); with
 # every baseline_*_ns they account for the gap the launcher sees between the two lines.
 PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanup_ns")
@@ -137,6 +147,13 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat:
         if not isinstance(record, dict):
             reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {_shown(line)}"
             continue
+        if "ready" in record and not ({"rep", "warmup"} & record.keys()):
+            problem = _ready_problem(record, reply)
+            if problem:
+                reply.malformed = reply.malformed or f"stdout line {number} {problem}: {_shown(line)}"
+            else:
+                reply.ready, reply.ready_arrival_ns = record, arrived
+            continue
         if record.get("error") == "limit":
             detail = str(record.get("detail") or "").strip()
             reply.limit = detail or None
@@ -163,6 +180,20 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat:
     return reply
 
 
+def _ready_problem(record: dict[str, Any], reply: Reply) -> str | None:
+    """Why a ready line is not protocol 3's, or None."""
+    if reply.ready is not None or reply.warmups or reply.repetitions:
+        return "is a second ready line, or one after a repetition's (the ready line comes first, once)"
+    if record["ready"] not in READY_VALUES:
+        return f"has ready = {str(record['ready'])[:20]!r}, not one of {', '.join(READY_VALUES)}"
+    start_ns = record.get("start_ns")
+    if record["ready"] == "warm" and (not isinstance(start_ns, int) or isinstance(start_ns, bool) or start_ns < 0):
+        return "is warm without start_ns, the time its pool took to start (protocol 3)"
+    if not isinstance(record.get("extra", {}), dict):
+        return "has an extra that is not an object"
+    return None
+
+
 def _as_reason(why: Unreadable) -> str:
     text = str(why)
     return text if text.startswith("not JSON") else f"not readable JSON: {text}"
@@ -182,11 +213,16 @@ def accounted_ns(line: dict[str, Any]) -> int:
     return int(line["ns"]) + sum(int(v) for v in phases if isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
-def gaps_ns(reply: Reply) -> list[int | None]:
-    """For each timed repetition, the time between the line before it (a warm-up's or a timed
-    one's) and its own, as the harness saw them arrive; None for the first line of a process."""
+def gaps_ns(reply: Reply, fed_ns: list[int] | None = None) -> list[int | None]:
+    """For each timed repetition, the time the launcher saw it take: from writing its variant
+    (protocol 3) to its line's arrival; without a feed, from the line before it (None for the
+    first line of a process)."""
     times = reply.warmup_arrival_ns + reply.arrival_ns
-    gaps = [None] + [later - earlier for earlier, later in zip(times, times[1:])]
+    if fed_ns:
+        gaps = [arrived - fed if index < len(fed_ns) else None
+                for index, (arrived, fed) in enumerate(zip(times, fed_ns + [0] * len(times)))]
+    else:
+        gaps = [None] + [later - earlier for earlier, later in zip(times, times[1:])]
     return gaps[len(reply.warmup_arrival_ns):]
 
 

@@ -1,6 +1,8 @@
 """The plain records that flow through the pipeline: plan → run → analyze → store → report."""
 from __future__ import annotations
 
+import ast
+
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -37,13 +39,37 @@ class Case:
         of one `exec` (its parameters are part of each command) in one."""
         if self.workload == "exec":
             return ("exec",)
-        return (self.workload, tuple(sorted(self.params.items(), key=str)))
+        # Cold and warm rows of one parameter set stand in one table, beside the seq model they
+        # are compared with; each row names its mode (label).
+        return (self.workload, tuple(sorted(((k, v) for k, v in self.params.items() if k != "start"), key=str)))
+
+    @property
+    def table_title(self) -> str:
+        """The table as a person reads it ("sdes-ecb size=1048576 cipher=bitwise"): how the
+        sitting's readings beside it (drift, the machine's ceiling) name it."""
+        return table_title(self.table)
 
     @property
     def label(self) -> str:
         """Short name for tables: the model, plus whatever varies beyond the scale's params."""
         name = self.model if self.runtime == "exec" else f"{self.runtime} {self.model}"
-        return name + (f" ×{self.workers}" if self.workers else "")
+        start = f" {self.params['start']}" if self.params.get("start") else ""
+        return name + (f" ×{self.workers}" if self.workers else "") + start
+
+
+def table_title(table: tuple | str) -> str:
+    """A table's key as text a person reads; a key stored as Python's tuple text by runs before
+    the readable names (`('noop', ())`) is read back and shown the same way."""
+    if isinstance(table, str):
+        if not table.startswith("("):
+            return table
+        try:
+            table = ast.literal_eval(table)
+        except (ValueError, SyntaxError):
+            return table
+    workload, *rest = table
+    params = rest[0] if rest else ()
+    return " ".join([str(workload)] + [f"{k}={v}" for k, v in params])
 
 
 @dataclass

@@ -11,6 +11,7 @@ their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -22,9 +23,9 @@ from parbench import inputs
 from parbench.bench_user import BenchUser
 from parbench.inputs import InputError
 from parbench.process import Finished, run_measured
-from parbench.proofs import busy_problem
-from parbench.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, gaps_ns, implausible,
-                               parse_stdout)
+from parbench.proofs import busy_problem, start_problem, thread_use, time_problem
+from parbench.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, feed_of, gaps_ns,
+                               implausible, parse_stdout)
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.runtimes import Runtime
 from parbench.units import format_bytes
@@ -49,6 +50,7 @@ class Settings:
     min_processes: int = 2         # exec's --min-runs
     min_time: float = 0.0          # exec: keep going until this many seconds (hyperfine's 3 s)
     user: BenchUser | None = None  # the user benchmarks run as (None: the harness's own)
+    hidden: tuple[str, ...] = ()   # what no benchmark may read: the answers, the store (sealing.py)
 
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
@@ -67,6 +69,8 @@ class Expectations:
     workers: int | None
     recheck: Recheck | None = None
     seen: set[str] | None = None
+    start: str | None = None       # the start mode asked for (protocol 3), None for a model without
+    kernel: str | None = None      # the kernel class asked for, None for a workload without
 
     def checksum_of(self, index: int) -> str | None:
         return self.checksums[index] if index < len(self.checksums) else None
@@ -85,8 +89,7 @@ class Runner:
         """The oracle's answer for the case's own params (shown with the case; each repetition is
         checked against its own variant's), or a note where only the form can be checked."""
         workload = self.workloads[case.workload]
-        first = workload.variants(case.params, 1)
-        answer = workload.expected_checksum(case.params, first[0] if first else None)
+        answer = workload.expected_checksum(case.params, None)
         return answer if answer is not None else "(random: digest form, probes and uniqueness checked)"
 
     def group_finished(self, cases: list[Case]) -> None:
@@ -139,13 +142,16 @@ class Runner:
             contexts = [LineContext(case.params, v, extras, case.family) for v in variants or [None] * (warmup + repeat)]
             expectations = Expectations(warmup, repeat, checksums, contexts, workload, case.workers, recheck,
                                         self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
+                                        else None, start=case.params.get("start"),
+                                        kernel=case.params.get("kernel", "portable") if "kernel" in workload.params
                                         else None)
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
-                                case.workers, warmup, repeat, variants)
+                                case.workers, warmup, repeat)
             user = self.settings.user
             try:
                 env = user.take(scratch) if user else None
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, env=env, user=user)
+                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, env=env, user=user,
+                                        feed=feed_of(variants, warmup, repeat), hide=self.settings.hidden)
             except OSError as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
@@ -162,6 +168,21 @@ class Runner:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+def sealed_paths(db: str, journal_dir: Path) -> tuple[str, ...]:
+    """What a benchmark must not read (docs/reliability.md, "Sealed answers"): the oracle's
+    cached answers, the store (a SQLite file and its WAL, where earlier runs' checksums are) and
+    the journals. The launcher hides them in the benchmark's own mount namespace, which only
+    root can make: a harness that is not root runs benchmarks as its own user, who can read
+    them anyway, and says so in the run's record."""
+    if os.geteuid() != 0:
+        return ()
+    paths = [inputs.cache_root().parent / "oracle", journal_dir]
+    if "://" not in db:
+        store = Path(db.removeprefix("sqlite:")).resolve()
+        paths += [store] + [store.with_name(store.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+    return tuple(str(p) for p in paths)
+
+
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:
     return ProcessMeasurement(index, 0, 0, 0, 0, 0, 0, None, "harness-error", detail)
 
@@ -176,15 +197,20 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         memory=finished.memory)
     reply = parse_stdout(finished.stdout_lines, finished.stdout_times, repeat=expect.repeat)
     reps = []
-    for r, gap in zip(reply.repetitions, gaps_ns(reply)):
+    for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), expect.warmup):
         expected = expect.checksum_of(expect.warmup + r["rep"]) if 0 <= r["rep"] < expect.repeat else "?"
         extra = dict(r.get("extra", {}))
         if gap is not None:
             extra["gap_ns"] = gap         # the harness's own observation, for the time accounting
+        use = thread_use(finished.threads, position)
+        if use is not None:               # the launcher's view of the tree's threads (protocol 3)
+            extra.update(use.as_extra())
         reps.append(Repetition(index, r["rep"], r["ns"], r["items"], r["checksum"],
                                expected is None or r["checksum"] == expected, extra))
     if reps:              # the process's own: its start-up, and the machine around it
         reps[0].extra.update(_before_the_work(reply), **finished.machine_load)
+        if reply.ready and reply.ready.get("ready") == "warm":
+            reps[0].extra["pool_start_ns"] = int(reply.ready["start_ns"])
 
     def verdict(outcome: str, detail: str):
         measurement.outcome, measurement.detail = outcome, detail
@@ -213,6 +239,9 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("crash", f"{how}: {_last_line(finished.stderr)}")
     if reply.malformed:
         return verdict("bad-output", reply.malformed)
+    if reply.ready is None and (reply.repetitions or reply.warmups):
+        return verdict("bad-output", "printed no ready line before its first repetition (protocol 3: "
+                                     '{"ready":"cold"|"warm"|"none"} once, before reading the first variant)')
     items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
     problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
                           zero_allowed=items == 0 or index < 0, warmup=expect.warmup)
@@ -222,6 +251,17 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     wrong = _wrong_answer(lines, expect)
     if wrong:
         return verdict("wrong-checksum", wrong)
+    mismatch = _not_what_was_asked(reply, expect)
+    if mismatch:
+        return verdict("bad-output", mismatch)
+    too_long = time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns)
+    if too_long:
+        return verdict("bad-output", too_long)
+    if expect.start is not None:
+        for position, line in enumerate(reply.repetitions, expect.warmup):
+            problem = start_problem(expect.start, thread_use(finished.threads, position))
+            if problem:
+                return verdict("bad-output", f"{_label(line)}: {problem}")
     unproven = _unproven(lines, expect)
     if unproven:
         return verdict("unproven", unproven)
@@ -266,6 +306,23 @@ def _wrong_answer(lines: list[dict], expect: Expectations) -> str | None:
         if expect.seen is not None and line["checksum"] in expect.seen:
             return (f"{_label(line)} printed the digest {line['checksum']} that an earlier process of the case "
                     "printed: random keys cannot repeat, so a result was reused")
+    return None
+
+
+def _not_what_was_asked(reply, expect: Expectations) -> str | None:
+    """A line whose echo of the start mode or the kernel class differs from what the case asked
+    for: its figure would sit in the wrong row (protocol 3)."""
+    ready = (reply.ready or {}).get("ready")
+    if expect.start is not None and ready not in (None, expect.start):
+        return f"its ready line says {ready!r}, the case asked for --start {expect.start}"
+    for line in reply.warmups + reply.repetitions:
+        extra = line.get("extra") or {}
+        if expect.start is not None and extra.get("start") != expect.start:
+            return (f"{_label(line)}: extra.start is {extra.get('start')!r}, the case asked for --start "
+                    f"{expect.start} (every repetition echoes the mode that ran)")
+        if expect.kernel is not None and extra.get("kernel") != expect.kernel:
+            return (f"{_label(line)}: extra.kernel is {extra.get('kernel')!r}, the case asked for the "
+                    f"{expect.kernel} kernel (every repetition echoes the class that ran)")
     return None
 
 

@@ -30,6 +30,15 @@ class Model:
     workers: bool = False          # takes --workers
     note: str = ""
     flags: str = ""
+    # Protocol 3's start modes: what each offered mode makes and where ("cold", "warm"), and why
+    # a mode that is not offered cannot apply.
+    starts: dict[str, str] = field(default_factory=dict)
+    start_unavailable: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def default_start(self) -> str | None:
+        """cold where it is offered (protocol 2's contract, what the seeds measured), else the only mode."""
+        return "cold" if "cold" in self.starts else next(iter(self.starts), None)
 
 
 @dataclass(frozen=True)
@@ -81,7 +90,7 @@ def parse_description(data: Any, name: str) -> Description:
             if family not in FAMILIES:
                 raise ValueError(f"{name}: {workload} model {model} has family '{family}'; valid: {', '.join(FAMILIES)}")
             models[model] = Model(model, family, bool(info.get("workers")), str(info.get("note", "")),
-                                  str(info.get("flags", "")))
+                                  str(info.get("flags", "")), *_starts(info, f"{name}: {workload} model {model}"))
         kernels = entry.get("kernels") or {}
         if not isinstance(kernels, dict):
             raise ValueError(f"{name}: {workload}'s kernels must be an object of class → description")
@@ -96,6 +105,17 @@ def parse_description(data: Any, name: str) -> Description:
 
 # A name with one would reach every terminal and table that prints it (ESC clears a screen).
 _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _starts(info: dict, what: str) -> tuple[dict[str, str], dict[str, str]]:
+    """A model's `start` and `start_unavailable` (protocol 3): modes it offers and why not the
+    others; ValueError for a mode protocol 3 does not know."""
+    offered = _object(info.get("start") or {}, f"{what}'s start")
+    unavailable = _object(info.get("start_unavailable") or {}, f"{what}'s start_unavailable")
+    for mode in [*offered, *unavailable]:
+        if mode not in ("cold", "warm"):
+            raise ValueError(f"{what} names start mode '{mode}'; valid: cold, warm")
+    return {k: str(v) for k, v in offered.items()}, {k: str(v) for k, v in unavailable.items()}
 
 
 def _object(value: Any, what: str) -> dict:

@@ -39,3 +39,19 @@ def test_another_machines_runs_are_used_only_where_this_one_has_none_and_it_says
     here = run_of(W, P, [("seq", 4000, None, 5_000_000)], run_id=2)
     evidence = gather([there, here], Question(W, P, 1000))
     assert [p.value for p in evidence.series[0].points] == [4000.0] and evidence.note == ""
+
+
+def test_a_question_about_more_cores_than_this_machine_has_is_answered_from_a_machine_that_has_them():
+    here = run_of(W, P, [("threads", 1000, 2, 9_000_000)], run_id=1)
+    big = run_of(W, P, [("threads", 1000, 16, 1_000_000)], run_id=2, hostname="big", logical_cpus=4096)
+    evidence = gather([here, big], Question(W, P, 1000, cores=4096))
+    assert [p.workers for s in evidence.series for p in s.points] == [16]
+    assert "machine 'big' with 4096 logical CPUs" in evidence.note and "not extrapolated" in evidence.note
+    assert gather([here, big], Question(W, P, 1000, cores=1)).note == ""     # this one suffices: its own runs
+
+
+def test_a_machine_is_its_hostname_and_its_cpus_so_two_of_one_image_stay_apart():
+    small = run_of(W, P, [("threads", 1000, 1, 9_000_000)], run_id=1, hostname="vm", logical_cpus=1)
+    large = run_of(W, P, [("threads", 1000, 4, 3_000_000)], run_id=2, hostname="vm", logical_cpus=4000)
+    evidence = gather([small, large], Question(W, P, 1000, cores=4000))
+    assert [p.workers for s in evidence.series for p in s.points] == [4]

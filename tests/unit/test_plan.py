@@ -60,6 +60,47 @@ def test_a_runtimes_override_changes_its_own_cases_and_says_why():
     assert case.params == {"n": 5} and case.overrides == ("n=5: it is slow",)
 
 
+def test_the_common_row_holds_a_runtime_whose_override_changes_its_own_row():
+    workloads, _, _ = world()
+    workloads["toy"].common["smoke"] = {"n": 3}
+    runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
+    described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
+    cases = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
+    assert sorted((c.params["n"], c.overrides) for c in cases) == [(3, ()), (5, ("n=5: it is slow",))]
+
+
+def test_without_a_common_set_a_runtimes_override_is_its_only_row():
+    workloads, _, _ = world()
+    runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "it is slow"}])}
+    described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
+    [case] = make_plan(Request(scale="smoke"), workloads, runtimes, described).cases
+    assert case.params == {"n": 5}
+
+
+def test_each_start_mode_asked_for_is_a_case_and_an_unavailable_one_is_a_skip_line():
+    workloads, _, _ = world()
+    runtimes = {"r": runtime("r", [])}
+    pool = Model("pool", "threads", True, starts={"cold": "made per repetition", "warm": "made once"})
+    goroutines = Model("goroutines", "green", True, starts={"warm": "made once"},
+                       start_unavailable={"cold": "the scheduler's threads are always there"})
+    described = {"r": description("r", {"pool": pool, "goroutines": goroutines})}
+    plan = make_plan(Request(scale="smoke", workers=(2,), params={"start": ["cold", "warm"]}), workloads,
+                     runtimes, described)
+    assert sorted((c.model, c.params["start"]) for c in plan.cases) == [
+        ("goroutines", "warm"), ("pool", "cold"), ("pool", "warm")]
+    assert plan.skipped == ["r: toy goroutines has no cold start: the scheduler's threads are always there"]
+    assert len({c.table for c in plan.cases}) == 1 and {c.label for c in plan.cases} == {
+        "r goroutines ×2 warm", "r pool ×2 cold", "r pool ×2 warm"}
+
+
+def test_a_model_that_offers_start_modes_runs_its_default_when_none_is_asked():
+    workloads, _, _ = world()
+    pool = Model("pool", "threads", True, starts={"cold": "made per repetition", "warm": "made once"})
+    plan = make_plan(Request(scale="smoke", workers=(2,)), workloads, {"r": runtime("r", [])},
+                     {"r": description("r", {"pool": pool})})
+    assert [c.params["start"] for c in plan.cases] == ["cold"]
+
+
 def test_the_users_own_value_beats_a_runtimes_override():
     workloads, _, _ = world()
     runtimes = {"slow": runtime("slow", [{"scale": "smoke", "workload": "toy", "set": {"n": 5}, "why": "slow"}])}

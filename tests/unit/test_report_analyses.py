@@ -23,3 +23,16 @@ def test_a_result_that_is_not_its_kinds_type_is_shown_by_no_view():
     assert tables([Analysis("drift", "sitting", {"readings": 3}), Analysis("unknown", "x", {})]) == []
     [(title, _, rows, _)] = tables([Analysis("drift", "sitting", Drift(3, 0.1, 0.0, 0.0, 0.2, {"t": 0.1}))])
     assert title.startswith("Machine drift over this sitting: 10.0%") and rows == [["t", "10.0%"]]
+
+
+def test_green_units_whose_memory_does_not_grow_are_flagged_and_a_seq_model_is_not():
+    """A chain or swarm of green units leaves evidence the harness measures itself: memory per unit."""
+    from dataclasses import replace
+    flat = per_task_costs([1000, 10000, 100000], [1e6, 1e7, 1e8], [5e6, 5e6 + 90, 5e6 + 30], None)
+    [(_, _, _, notes)] = tables([Analysis("per-task", "toy/rt/goroutines", replace(flat, family="green"))])
+    assert any("memory does not grow" in note for note in notes)
+    [(_, _, _, notes)] = tables([Analysis("per-task", "toy/rt/seq", replace(flat, family="seq"))])
+    assert not any("memory does not grow" in note for note in notes)
+    grows = per_task_costs([1000, 10000, 100000], [1e6, 1e7, 1e8], [5e6 + 3e5, 5e6 + 3e6, 5e6 + 3e7], None)
+    [(_, _, _, notes)] = tables([Analysis("per-task", "toy/rt/goroutines", replace(grows, family="green"))])
+    assert not any("memory does not grow" in note for note in notes)

@@ -8,6 +8,7 @@ from parbench.run import Expectations, judge
 from parbench.workloads import LineContext
 
 PARAMS = {"n": 10}
+READY = {"ready": "none"}      # protocol 3: every process's first line
 
 
 def expectations(repeat: int = 2, workers: int | None = None) -> Expectations:
@@ -17,7 +18,7 @@ def expectations(repeat: int = 2, workers: int | None = None) -> Expectations:
 
 def finished(lines: list[dict] | list[str], exit_code: int | None = 0, wall_ns: int = 10_000_000,
              stderr: str = "", **overrides) -> Finished:
-    text = [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    text = [json.dumps(READY)] + [line if isinstance(line, str) else json.dumps(line) for line in lines]
     fields = dict(stdout_lines=text, stdout_times=[1000 * (i + 1) for i in range(len(text))], stdout_digest="",
                   stdout_problem=None, stdout_head="", stderr=stderr, exit_code=exit_code, timed_out=False,
                   wall_ns=wall_ns, user_ns=wall_ns // 2, sys_ns=0, max_rss_kb=1000, voluntary_switches=0,
@@ -71,7 +72,7 @@ def test_exit_2_is_bad_arguments_and_another_exit_a_crash_with_stderrs_last_line
 
 def test_a_line_that_is_not_json_is_bad_output():
     measurement, _ = judge(finished([rep(0), "not json", rep(1)]), 0, expectations(), 60)
-    assert measurement.outcome == "bad-output" and "line 2" in measurement.detail
+    assert measurement.outcome == "bad-output" and "line 3" in measurement.detail
 
 
 def test_a_parallel_model_must_show_its_workers_busy():

@@ -9,6 +9,26 @@ using namespace parbench;
 
 namespace {
 
+// {"cold": …, "warm": …} with the entries that are not empty; "" when both are.
+std::string mode_object(const std::string& cold, const std::string& warm) {
+  std::string json;
+  if (!cold.empty()) json += "\"cold\":" + json_string(cold);
+  if (!warm.empty()) json += (json.empty() ? "" : ",") + ("\"warm\":" + json_string(warm));
+  return json.empty() ? json : "{" + json + "}";
+}
+
+std::string model_json(const ModelInfo& model) {
+  std::string json = json_string(model.name) + ":{\"family\":" + json_string(model.family);
+  if (model.workers) json += ",\"workers\":true";
+  if (!model.note.empty()) json += ",\"note\":" + json_string(model.note);
+  if (!model.flags.empty()) json += ",\"flags\":" + json_string(model.flags);
+  const std::string start = mode_object(model.start.cold, model.start.warm);
+  const std::string unavailable = mode_object(model.start.cold_unavailable, model.start.warm_unavailable);
+  if (!start.empty()) json += ",\"start\":" + start;
+  if (!unavailable.empty()) json += ",\"start_unavailable\":" + unavailable;
+  return json + "}";
+}
+
 std::string list_json() {
   std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
                      ",\"flags\":" + json_string("portable: " PARBENCH_CXX_PORTABLE_FLAGS " (the compiler's default target); tuned kernels: " PARBENCH_CXX_TUNED_FLAGS
@@ -25,12 +45,8 @@ std::string list_json() {
     json += "],\"models\":{";
     bool first_model = true;
     for (const auto& model : workload.models) {
-      json += (first_model ? "" : ",") + json_string(model.name) + ":{\"family\":" + json_string(model.family);
+      json += (first_model ? "" : ",") + model_json(model);
       first_model = false;
-      if (model.workers) json += ",\"workers\":true";
-      if (!model.note.empty()) json += ",\"note\":" + json_string(model.note);
-      if (!model.flags.empty()) json += ",\"flags\":" + json_string(model.flags);
-      json += "}";
     }
     json += "}";
     if (!workload.portable_kernel.empty()) {

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -43,11 +44,6 @@ Invocation Invocation::parse(int argc, char** argv) {
   call.repeat = static_cast<int>(call.integer_or("repeat", 1));
   if (call.warmup < 0 || call.repeat < 1) throw UsageError("--warmup must be >= 0 and --repeat >= 1");
   if (call.has("workers") && call.workers() < 1) throw UsageError("--workers must be >= 1");
-  call.variants = call.integer_list("variants");
-  if (call.has("variants") && call.variants.size() != static_cast<std::size_t>(call.warmup + call.repeat)) {
-    throw UsageError("--variants needs one value per repetition (warmup + repeat = " +
-                     std::to_string(call.warmup + call.repeat) + "), got " + std::to_string(call.variants.size()));
-  }
   return call;
 }
 
@@ -87,7 +83,7 @@ int Invocation::workers() const { return static_cast<int>(integer_or("workers", 
 
 void Invocation::accept_only(const std::vector<std::string>& known) const {
   for (const auto& [name, value] : params_) {
-    if (name == "model" || name == "warmup" || name == "repeat" || name == "variants") continue;
+    if (name == "model" || name == "warmup" || name == "repeat" || name == "start") continue;
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string valid;
       for (const auto& k : known) valid += (valid.empty() ? "--" : ", --") + k;
@@ -96,13 +92,46 @@ void Invocation::accept_only(const std::vector<std::string>& known) const {
   }
 }
 
-void require_known_model(const Invocation& call, const WorkloadInfo& workload) {
+const ModelInfo& require_known_model(const Invocation& call, const WorkloadInfo& workload) {
   std::string valid;
   for (const auto& model : workload.models) {
-    if (model.name == call.model) return;
+    if (model.name == call.model) return model;
     valid += (valid.empty() ? "" : ", ") + model.name;
   }
   throw UsageError("unknown model '" + call.model + "' for " + workload.name + "; valid: " + valid);
+}
+
+const char* start_mode_name(StartMode start) {
+  return start == StartMode::cold ? "cold" : start == StartMode::warm ? "warm" : "none";
+}
+
+namespace {
+
+std::string offered_modes(const StartOffer& offer) {
+  if (!offer.cold.empty() && !offer.warm.empty()) return "cold, warm";
+  return offer.cold.empty() ? "warm" : "cold";
+}
+
+}  // namespace
+
+StartMode start_mode(const Invocation& call, const ModelInfo& model) {
+  const StartOffer& offer = model.start;
+  if (!model.workers || (offer.cold.empty() && offer.warm.empty())) {
+    if (!call.has("start")) return StartMode::none;
+    const std::string why = model.workers ? "cold: " + offer.cold_unavailable + "; warm: " + offer.warm_unavailable
+                                          : "it has no workers";
+    throw UsageError("--start does not apply to " + call.workload + " --model " + model.name + " (" + why + ")");
+  }
+  const std::string asked = call.text_or("start", offer.cold.empty() ? "warm" : "cold");
+  if (asked != "cold" && asked != "warm") {
+    throw UsageError("--start must be cold or warm, got '" + asked + "'; valid for --model " + model.name + ": " + offered_modes(offer));
+  }
+  const bool cold = asked == "cold";
+  if (cold ? offer.cold.empty() : offer.warm.empty()) {
+    throw UsageError("--start " + asked + " is not available for " + call.workload + " --model " + model.name + ": " +
+                     (cold ? offer.cold_unavailable : offer.warm_unavailable) + "; valid: " + offered_modes(offer));
+  }
+  return cold ? StartMode::cold : StartMode::warm;
 }
 
 std::uint64_t monotonic_ns() {
@@ -181,12 +210,25 @@ std::string json_value(const ExtraValue& value) {
   return json_string(std::get<std::string>(value));
 }
 
+std::string extra_json(const Extra& extra) {
+  std::string json = "{";
+  for (const auto& [name, value] : extra) json += (json.size() > 1 ? "," : "") + json_string(name) + ":" + json_value(value);
+  return json + "}";
+}
+
 }  // namespace
 
 std::string json_string_list(const std::vector<std::string>& items) {
   std::string out = "[";
   for (std::size_t k = 0; k < items.size(); ++k) out += (k ? "," : "") + json_string(items[k]);
   return out + "]";
+}
+
+std::string ready_line(const Ready& ready) {
+  std::string line = "{\"ready\":" + json_string(start_mode_name(ready.start));
+  if (ready.start == StartMode::warm) line += ",\"start_ns\":" + std::to_string(ready.start_ns);
+  if (!ready.extra.empty()) line += ",\"extra\":" + extra_json(ready.extra);
+  return line + "}";
 }
 
 std::string repetition_line(const char* label, int index, const Repetition& repetition) {
@@ -197,29 +239,41 @@ std::string repetition_line(const char* label, int index, const Repetition& repe
   if (repetition.prepare_ns >= 0) extra.push_back({"prepare_ns", repetition.prepare_ns});
   if (repetition.cleanup_ns >= 0) extra.push_back({"cleanup_ns", repetition.cleanup_ns});
   if (!repetition.busy.empty()) extra.push_back({"busy", RawJson{repetition.busy}});
-  std::string line = "{" + json_string(label) + ":" + std::to_string(index) + ",\"ns\":" + std::to_string(repetition.ns) +
-                     ",\"items\":" + std::to_string(repetition.items) +
-                     ",\"checksum\":" + json_string(repetition.checksum) + ",\"extra\":{";
-  bool first = true;
-  for (const auto& [name, value] : extra) {
-    line += (first ? "" : ",") + json_string(name) + ":" + json_value(value);
-    first = false;
-  }
-  return line + "}}";
+  return "{" + json_string(label) + ":" + std::to_string(index) + ",\"ns\":" + std::to_string(repetition.ns) +
+         ",\"items\":" + std::to_string(repetition.items) + ",\"checksum\":" + json_string(repetition.checksum) +
+         ",\"extra\":" + extra_json(extra) + "}";
 }
 
-void run_repetitions(const Invocation& call, std::int64_t base_variant,
-                     const std::function<Repetition(std::int64_t variant)>& repetition) {
+std::uint64_t read_variant(std::istream& variants, int j) {
+  std::string line;
+  if (!std::getline(variants, line)) throw UsageError("stdin closed before repetition " + std::to_string(j));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  std::uint64_t variant = 0;
+  const char* end = line.data() + line.size();
+  const auto [stop, error] = std::from_chars(line.data(), end, variant);
+  if (line.empty() || error != std::errc() || stop != end) {
+    throw UsageError("the variant of repetition " + std::to_string(j) + " must be a decimal integer 0..2^64-1, got '" + line + "'");
+  }
+  return variant;
+}
+
+void run_repetitions(const Invocation& call, const Ready& ready,
+                     const std::function<Repetition(std::uint64_t variant)>& repetition, std::istream& variants,
+                     std::ostream& out) {
+  // Flushed per line: the launcher writes the next variant only after it has read this one, and a
+  // later limit or crash still leaves the finished repetitions.
+  out << ready_line(ready) << std::endl;
   for (int j = 0; j < call.warmup + call.repeat; ++j) {
     const bool warmup = j < call.warmup;
-    const Repetition done = repetition(call.variant(j, base_variant));
-    // Flushed per line so a later limit or crash still leaves the finished repetitions.
-    std::cout << repetition_line(warmup ? "warmup" : "rep", warmup ? j : j - call.warmup, done) << std::endl;
+    Repetition done = repetition(read_variant(variants, j));
+    if (ready.start != StartMode::none) done.extra.push_back({"start", std::string(start_mode_name(ready.start))});
+    out << repetition_line(warmup ? "warmup" : "rep", warmup ? j : j - call.warmup, done) << std::endl;
   }
 }
 
-void run_repetitions(const Invocation& call, const std::function<Repetition()>& repetition) {
-  run_repetitions(call, 0, [&](std::int64_t) { return repetition(); });
+void run_repetitions(const Invocation& call, const Ready& ready, const std::function<Repetition()>& repetition,
+                     std::istream& variants, std::ostream& out) {
+  run_repetitions(call, ready, [&](std::uint64_t) { return repetition(); }, variants, out);
 }
 
 int logical_cpus() {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -117,26 +118,34 @@ class Invocation {
   std::string text_or(const std::string& name, const std::string& fallback) const;
   std::int64_t integer(const std::string& name) const;
   std::int64_t integer_or(const std::string& name, std::int64_t fallback) const;
-  // A comma-separated list of non-negative integers (--variants, --probes); empty if absent.
+  // A comma-separated list of non-negative integers (--probes); empty if absent.
   std::vector<std::int64_t> integer_list(const std::string& name) const;
   bool has(const std::string& name) const { return params_.count(name) != 0; }
-
-  // --variants: one per repetition, warm-ups first (checked against --warmup + --repeat).
-  std::vector<std::int64_t> variants;
-  // Repetition j's variant (j counts warm-ups first), or `base` without --variants.
-  std::int64_t variant(int j, std::int64_t base) const {
-    return variants.empty() ? base : variants[static_cast<std::size_t>(j)];
-  }
 
   // --workers N, or the machine's logical CPUs.
   int workers() const;
   bool workers_given() const { return has("workers"); }
 
-  // Rejects params the workload does not know (--variants is everyone's), so a typo is exit 2 instead of a silent default.
+  // Rejects params the workload does not know (--start is checked by start_mode), so a typo is exit 2
+  // instead of a silent default.
   void accept_only(const std::vector<std::string>& known) const;
 
  private:
   std::map<std::string, std::string> params_;
+};
+
+// Protocol 3's start mode: a parallel model's workers made in every repetition (cold) or once
+// before the ready line (warm); `none` for models without workers.
+enum class StartMode { none, cold, warm };
+const char* start_mode_name(StartMode start);
+
+// --list's "start" (what each mode makes, and where) and "start_unavailable" (why a mode cannot
+// apply); an empty string leaves the entry out.
+struct StartOffer {
+  std::string cold;
+  std::string warm;
+  std::string cold_unavailable;
+  std::string warm_unavailable;
 };
 
 // What `run --list` says about one model and one workload.
@@ -146,6 +155,7 @@ struct ModelInfo {
   bool workers = false;
   std::string note;
   std::string flags;
+  StartOffer start;
 };
 
 struct WorkloadInfo {
@@ -166,8 +176,23 @@ const char* kernel_class_name(KernelClass kernel);
 // extra.kernel and extra.kernel_detail.
 void report_kernel(Extra& extra, KernelClass kernel, const std::string& detail);
 
-// Throws a UsageError naming the valid models unless the call's model is one of `workload`'s.
-void require_known_model(const Invocation& call, const WorkloadInfo& workload);
+// The call's model, or a UsageError naming the valid models.
+const ModelInfo& require_known_model(const Invocation& call, const WorkloadInfo& workload);
+// The answer refers into `workload`, which must outlive it.
+const ModelInfo& require_known_model(const Invocation& call, const WorkloadInfo&& workload) = delete;
+
+// --start as the model offers it: cold by default where offered, else the only mode; exit 2 with
+// the model's reason for a mode it cannot run, and for --start on a model without workers.
+StartMode start_mode(const Invocation& call, const ModelInfo& model);
+
+// Protocol 3's ready line: the start mode that runs and, for warm, the time spent making the
+// workers before it (`start_ns`, on the clock of `ns`) and what was made (`extra`).
+struct Ready {
+  StartMode start = StartMode::none;
+  std::uint64_t start_ns = 0;
+  Extra extra;
+};
+std::string ready_line(const Ready& ready);
 
 // Times `work` between two monotonic clock reads.
 template <class Work>
@@ -182,12 +207,19 @@ std::string json_string(const std::string& text);
 std::string repetition_line(const char* label, int index, const Repetition& repetition);
 std::string json_string_list(const std::vector<std::string>& items);
 
-// Runs `warmup` repetitions, then `repeat` timed ones, one JSON line each ({"warmup":j} first,
-// then {"rep":i}); repetition j gets call.variant(j, base_variant).
-void run_repetitions(const Invocation& call, std::int64_t base_variant,
-                     const std::function<Repetition(std::int64_t variant)>& repetition);
-// For workloads without variants (batch-job, noop).
-void run_repetitions(const Invocation& call, const std::function<Repetition()>& repetition);
+// Repetition j's variant: one line of `variants`, a decimal integer 0 .. 2^64-1 (keygen's seeds use
+// all 64 bits); exit 2 otherwise, and "stdin closed before repetition j" at end of file.
+std::uint64_t read_variant(std::istream& variants, int j);
+
+// Protocol 3's conversation: prints the ready line, then for each of `warmup` + `repeat`
+// repetitions reads its variant from `variants` (outside the clock), runs it, and prints its line
+// ({"warmup":j} first, then {"rep":i}), extra.start echoing a parallel model's start mode.
+void run_repetitions(const Invocation& call, const Ready& ready,
+                     const std::function<Repetition(std::uint64_t variant)>& repetition,
+                     std::istream& variants = std::cin, std::ostream& out = std::cout);
+// For workloads whose variant is always 0 (batch-job, noop): the line is read and ignored.
+void run_repetitions(const Invocation& call, const Ready& ready, const std::function<Repetition()>& repetition,
+                     std::istream& variants = std::cin, std::ostream& out = std::cout);
 
 int logical_cpus();
 

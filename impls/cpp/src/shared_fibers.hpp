@@ -1,15 +1,21 @@
-// Runs a body on fresh threads that share Boost.Fiber's shared_work scheduler (M:N fibers).
+// The threads behind the fibers-shared models: Boost.Fiber's shared_work scheduler over a set of OS threads (M:N fibers).
 #pragma once
 
-#include <boost/fiber/all.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "protocol.hpp"
+
 namespace parbench {
 
-// Which of run_on_shared_fibers' threads this is (coordinator 0, helpers 1..workers-1): the
-// worker a fiber's BusyLog entry belongs to at that moment (fibers migrate between them).
+// Which of SharedFiberThreads' threads this is (coordinator 0, helpers 1..workers-1): the worker a
+// fiber's BusyLog entry belongs to at that moment (fibers migrate between them).
 inline thread_local int shared_fiber_worker_index = 0;
 
 // Read through a call that is never inlined: a fiber may resume on another thread, and a
@@ -19,44 +25,62 @@ inline thread_local int shared_fiber_worker_index = 0;
   return shared_fiber_worker_index;
 }
 
-// shared_work(suspend = true) puts an idle thread to sleep on a condition variable of its own
-// scheduler, which only that scheduler's notify() wakes: fibers pushed to the shared queue by
-// another thread never wake it, so the helpers slept through the whole run and every fiber ran on
-// the coordinator (protocol 2's busy intervals showed one worker). With suspend = false (the
-// default, as in Boost's work_sharing example) an idle thread keeps polling the shared queue, so
-// every thread runs fibers; the price is that idle helpers spin until the body ends.
-constexpr bool SUSPEND_WHEN_IDLE = false;
+// `workers` OS threads that all schedule fibers with shared_work: a coordinator, whose main fiber
+// runs each round's body, and workers - 1 helpers. Made by the constructor (which returns once every
+// thread runs its scheduler) and joined by the destructor: the cold start makes a set inside each
+// repetition, the warm start one set before the ready line, handed a body per repetition.
+// A thread keeps its scheduling algorithm for life, so these are threads of their own and the
+// caller's thread stays a plain thread.
+class SharedFiberThreads {
+ public:
+  explicit SharedFiberThreads(int workers);
+  ~SharedFiberThreads();
+  SharedFiberThreads(const SharedFiberThreads&) = delete;
+  SharedFiberThreads& operator=(const SharedFiberThreads&) = delete;
 
-// `body` runs on a coordinator thread's main fiber; every fiber it launches may run on any of the
-// `workers` threads. Fresh threads per call: a thread keeps its scheduling algorithm for life, and
-// the caller's thread should stay a plain thread.
+  int size() const { return workers_; }
+  // Runs `body` on the coordinator's main fiber; every fiber it launches may run on any of the
+  // threads. Returns when the body has returned and every helper has left the round; the body's
+  // exception is rethrown here.
+  void run(const std::function<void()>& body);
+
+ private:
+  struct Rounds;  // the synchronisation, with its Boost.Fiber condition variable
+  void coordinate();
+  void help(int worker);
+
+  int workers_;
+  std::unique_ptr<Rounds> rounds_;
+  std::vector<std::thread> threads_;
+};
+
+// Runs `body` on the warm threads, or on fresh ones made here and joined before this returns (cold).
 template <class Body>
-void run_on_shared_fibers(int workers, Body&& body) {
-  std::thread coordinator([&] {
-    boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(SUSPEND_WHEN_IDLE);
-    std::mutex mutex;
-    boost::fibers::condition_variable_any finished;
-    bool done = false;
-    std::vector<std::thread> helpers;
-    shared_fiber_worker_index = 0;
-    for (int w = 1; w < workers; ++w) {
-      helpers.emplace_back([&, w] {
-        shared_fiber_worker_index = w;
-        boost::fibers::use_scheduling_algorithm<boost::fibers::algo::shared_work>(SUSPEND_WHEN_IDLE);
-        // While this thread's main fiber waits here, its dispatcher runs fibers from the shared queue.
-        std::unique_lock lock(mutex);
-        finished.wait(lock, [&] { return done; });
-      });
-    }
-    body();
-    {
-      std::lock_guard lock(mutex);
-      done = true;
-    }
-    finished.notify_all();
-    for (auto& helper : helpers) helper.join();
-  });
-  coordinator.join();
+void run_on_shared_fibers(int workers, SharedFiberThreads* warm, Body&& body) {
+  if (warm) {
+    warm->run(body);
+    return;
+  }
+  SharedFiberThreads fresh(workers);
+  fresh.run(body);
 }
+
+// What --list says each mode of a fibers-shared model makes.
+extern const StartOffer SHARED_FIBERS_START;
+
+// A fibers-shared model's threads for the whole process: made inside each repetition (cold: warm()
+// is null) or once, by the constructor, before the ready line (warm). Without workers: nothing.
+class SharedFiberWorkers {
+ public:
+  SharedFiberWorkers(int workers, StartMode start);
+  SharedFiberThreads* warm() const { return threads_.get(); }
+  Ready ready() const;
+
+ private:
+  int workers_;
+  StartMode start_;
+  std::unique_ptr<SharedFiberThreads> threads_;
+  std::uint64_t start_ns_ = 0;
+};
 
 }  // namespace parbench

@@ -98,10 +98,21 @@ TEST(BatchJob, SeqOnSqliteLeavesTheOracleDigest) {
 TEST(BatchJob, ThreadsOnSqliteAgreeWithSeqAndUseEveryWorker) {
   const fs::path job = make_job("threads");
   const std::string url = "sqlite:" + (job / "job.sqlite").string();
-  const JobTimes times = job_threads(url, (job / "docs").string(), 2);
+  const JobTimes times = job_threads(url, (job / "docs").string(), parbench::ChunkWorkers(parbench::WorkerKind::threads, 2, parbench::StartMode::cold));
   EXPECT_EQ(times.docs, 2u);
   EXPECT_EQ(times.workers_used, 2);  // worker w takes document w first
   EXPECT_GT(times.connect_ns, 0u);
+  EXPECT_EQ(connect(url)->annotations_digest(), "552704ffb02a6422");
+  fs::remove_all(job);
+}
+
+TEST(BatchJob, WarmThreadsOnSqliteAgreeWithSeqAndUseEveryWorker) {
+  const fs::path job = make_job("warm-threads");
+  const std::string url = "sqlite:" + (job / "job.sqlite").string();
+  const parbench::ChunkWorkers warm(parbench::WorkerKind::threads, 2, parbench::StartMode::warm);
+  const JobTimes times = job_threads(url, (job / "docs").string(), warm);
+  EXPECT_EQ(times.docs, 2u);
+  EXPECT_EQ(times.workers_used, 2);
   EXPECT_EQ(connect(url)->annotations_digest(), "552704ffb02a6422");
   fs::remove_all(job);
 }

@@ -1,14 +1,20 @@
 // The chunking rule of docs/workloads/README.md and what the chunked models report about it.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
-#include <filesystem>
+#include <mutex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "chunking.hpp"
+#include "os_threads.hpp"
 
 using namespace parbench;
 
@@ -18,21 +24,22 @@ Invocation parse(std::vector<const char*> args) {
   return Invocation::parse(static_cast<int>(args.size()), const_cast<char**>(args.data()));
 }
 
-// The threads of this process as the kernel lists them.
-std::size_t os_threads() {
-  std::size_t count = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++count;
-  return count;
-}
+// The kernel's id of the calling thread: unlike std::thread::id (a pthread_t, an address the next
+// thread may get again), a new thread gets a new id.
+long os_thread_id() { return syscall(SYS_gettid); }
 
-// The count once threads that were joined have left /proc: the kernel wakes a joiner before it
-// unlinks the exited task, so for a moment a joined thread is still listed. A thread that is still
-// alive never leaves, and the count stays above `before` after the two seconds.
-std::size_t os_threads_settled(std::size_t before) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (os_threads() > before && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return os_threads();
+// The OS threads that ran the chunks of one run.
+std::set<long> threads_that_ran(const ChunkWorkers& workers) {
+  std::mutex mutex;
+  std::set<long> ids;
+  workers.run(ChunkPlan(64, 1), [&] {
+    return [&](std::int64_t) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));  // so that every worker gets chunks
+      std::lock_guard lock(mutex);
+      ids.insert(os_thread_id());
+    };
+  });
+  return ids;
 }
 
 // Each chunk records which chunk it was; the models must cover every chunk exactly once.
@@ -108,35 +115,176 @@ TEST(ChunkedModels, AWorkersErrorReachesTheCaller) {
   EXPECT_THROW(run_chunks_openmp(plan, 2, failing), std::runtime_error);
 }
 
-TEST(ChunkedModels, OpenmpTeamIsEndedAfterTheRegion) {
-  omp_pause_resource_all(omp_pause_hard);  // whatever ran before in this process leaves no team
-  const auto before = os_threads();
-  run_chunks_openmp(ChunkPlan(4, 1), 3, [] { return [](std::int64_t) {}; });
-  // libgomp would keep two idle team threads here without the hard pause.
-  EXPECT_EQ(os_threads_settled(before), before);
-}
-
-TEST(ChunkedModels, ThreadsAreJoinedBeforeTheModelReturns) {
+TEST(ChunkedModels, ColdThreadsAreJoinedBeforeTheModelReturns) {
   const auto before = os_threads();
   run_chunks_on_threads(ChunkPlan(4, 1), 3, [] { return [](std::int64_t) {}; });
   EXPECT_EQ(os_threads_settled(before), before);
 }
 
+TEST(ChunkedModels, ColdThreadsAreNewInEveryRepetition) {
+  const ChunkWorkers cold(WorkerKind::threads, 2, StartMode::cold);
+  const std::set<long> first = threads_that_ran(cold), second = threads_that_ran(cold);
+  EXPECT_EQ(first.size(), 2u);
+  for (long id : second) EXPECT_EQ(first.count(id), 0u) << "thread " << id << " ran in both repetitions";
+}
+
+// --- the warm start (protocol 3) ----------------------------------------------------------------
+
+TEST(WarmStart, ThreadsAreMadeOnceBeforeTheFirstRepetitionAndReused) {
+  const auto before = os_threads();
+  {
+    const ChunkWorkers warm(WorkerKind::threads, 3, StartMode::warm);
+    EXPECT_EQ(os_threads(), before + 3) << "the pool exists before any repetition";
+    const std::set<long> first = threads_that_ran(warm);
+    EXPECT_EQ(os_threads(), before + 3) << "a repetition made no thread";
+    EXPECT_EQ(first.size(), 3u);
+    EXPECT_EQ(threads_that_ran(warm), first) << "the second repetition ran on the same threads";
+    EXPECT_GT(warm.ready().start_ns, 0u);
+  }
+  EXPECT_EQ(os_threads_settled(before), before) << "the pool is joined when it is dropped";
+}
+
+TEST(WarmStart, OpenmpRegionsRunOnTheTeamMadeBeforeTheFirstRepetition) {
+  const ChunkWorkers team(WorkerKind::openmp, 2, StartMode::warm);
+  const auto made = os_threads();
+  const std::set<long> first = threads_that_ran(team);
+  EXPECT_EQ(first.size(), 2u);
+  EXPECT_EQ(threads_that_ran(team), first);
+  EXPECT_EQ(os_threads(), made) << "a repetition's region made no thread";
+}
+
+TEST(WarmStart, PoolRunsEveryWorkerOncePerRoundAndPassesErrorsOn) {
+  WorkerPool pool(3);
+  std::vector<std::atomic<int>> runs(3);
+  for (int round = 0; round < 5; ++round) pool.run_round([&](int w) { runs[static_cast<std::size_t>(w)].fetch_add(1); });
+  for (auto& count : runs) EXPECT_EQ(count.load(), 5);
+  EXPECT_THROW(pool.run_round([](int w) { if (w == 1) throw std::runtime_error("worker 1"); }), std::runtime_error);
+  pool.run_round([&](int w) { runs[static_cast<std::size_t>(w)].fetch_add(1); });  // it still serves after an error
+  EXPECT_EQ(runs[2].load(), 6);
+}
+
+TEST(WarmStart, ReadyLineSaysTheModeAndForWarmTheStartTime) {
+  EXPECT_EQ(ready_line(ChunkWorkers(WorkerKind::calling_thread, 1, StartMode::none).ready()), "{\"ready\":\"none\"}");
+  EXPECT_EQ(ready_line(ChunkWorkers(WorkerKind::threads, 2, StartMode::cold).ready()), "{\"ready\":\"cold\"}");
+  const ChunkWorkers warm(WorkerKind::threads, 2, StartMode::warm);
+  EXPECT_EQ(ready_line(warm.ready()),
+            "{\"ready\":\"warm\",\"start_ns\":" + std::to_string(warm.ready().start_ns) + ",\"extra\":{\"workers\":2}}");
+}
+
+// --- protocol 3: variants on stdin, the start mode (protocol.hpp) --------------------------------
+
+namespace {
+// A repetition that only records its variant (and answers it as its checksum).
+Repetition recording(std::vector<std::uint64_t>& seen, std::uint64_t variant) {
+  seen.push_back(variant);
+  Repetition repetition;
+  repetition.checksum = std::to_string(variant);
+  return repetition;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+const ModelInfo THREADED{.name = "threads", .family = "threads", .workers = true, .start = {.cold = "fresh", .warm = "pool"}};
+const ModelInfo WARM_ONLY{
+    .name = "team", .family = "data-parallel", .workers = true, .start = {.warm = "team", .cold_unavailable = "kept"}};
+const ModelInfo SEQUENTIAL{.name = "seq", .family = "seq"};
+}  // namespace
+
+TEST(Protocol3, VariantsAreReadFromStdinOnePerRepetitionWarmupsFirst) {
+  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
+  std::istringstream stdin_lines("11\n12\n13\n");
+  std::ostringstream stdout_lines;
+  std::vector<std::uint64_t> seen;
+  run_repetitions(call, Ready{}, [&](std::uint64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
+  EXPECT_EQ(seen, (std::vector<std::uint64_t>{11, 12, 13}));
+  const auto lines = lines_of(stdout_lines.str());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "{\"ready\":\"none\"}") << "the ready line comes first";
+  EXPECT_EQ(lines[1].rfind("{\"warmup\":0,", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("\"checksum\":\"11\""), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[3].rfind("{\"rep\":1,", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[3].find("\"start\""), std::string::npos) << "a model without workers echoes no start";
+}
+
+TEST(Protocol3, AVariantIsReadOnlyWhenItsRepetitionStarts) {
+  const Invocation call = parse({"keygen", "--model", "seq", "--repeat", "2"});
+  std::istringstream stdin_lines("5\n6\n");
+  std::ostringstream stdout_lines;
+  std::vector<std::uint64_t> seen;
+  std::vector<std::streamoff> read_so_far;
+  run_repetitions(call, Ready{}, [&](std::uint64_t variant) {
+    read_so_far.push_back(stdin_lines.tellg());
+    return recording(seen, variant);
+  }, stdin_lines, stdout_lines);
+  EXPECT_EQ(read_so_far, (std::vector<std::streamoff>{2, 4})) << "repetition j has read lines 0..j only";
+}
+
+TEST(Protocol3, EndOfFileWhereAVariantIsDueIsAUsageError) {
+  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
+  std::istringstream stdin_lines("5\n6\n");
+  std::ostringstream stdout_lines;
+  std::vector<std::uint64_t> seen;
+  try {
+    run_repetitions(call, Ready{}, [&](std::uint64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
+    FAIL() << "no UsageError";
+  } catch (const UsageError& error) {
+    EXPECT_EQ(std::string(error.what()), "stdin closed before repetition 2");
+  }
+  EXPECT_EQ(lines_of(stdout_lines.str()).size(), 3u) << "the ready line and the two finished repetitions";
+}
+
+TEST(Protocol3, AVariantThatIsNotADecimal64BitIntegerIsAUsageError) {
+  for (const char* line : {"x\n", "-4\n", "0x10\n", "\n", "12 13\n", "18446744073709551616\n"}) {
+    std::istringstream stdin_lines(line);
+    EXPECT_THROW(read_variant(stdin_lines, 0), UsageError) << line;
+  }
+  std::istringstream with_carriage_return("517\r\n");
+  EXPECT_EQ(read_variant(with_carriage_return, 0), 517u);
+  std::istringstream keygen_seed("18446744073709551615\n");  // keygen's seeds use all 64 bits
+  EXPECT_EQ(read_variant(keygen_seed, 0), 18446744073709551615u);
+}
+
+TEST(Protocol3, TheVariantsFlagIsGone) {
+  EXPECT_THROW(parse({"keygen", "--model", "seq", "--variants", "1,2"}).accept_only({"count"}), UsageError);
+}
+
+TEST(Protocol3, EveryLineEchoesTheStartModeThatRan) {
+  const Invocation call = parse({"keygen", "--model", "threads", "--repeat", "2"});
+  std::istringstream stdin_lines("1\n2\n");
+  std::ostringstream stdout_lines;
+  std::vector<std::uint64_t> seen;
+  run_repetitions(call, Ready{StartMode::warm, 1234, {}}, [&](std::uint64_t variant) { return recording(seen, variant); },
+                  stdin_lines, stdout_lines);
+  const auto lines = lines_of(stdout_lines.str());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "{\"ready\":\"warm\",\"start_ns\":1234}");
+  for (std::size_t k = 1; k < lines.size(); ++k) EXPECT_NE(lines[k].find("\"start\":\"warm\""), std::string::npos) << lines[k];
+}
+
+TEST(Protocol3, StartDefaultsToColdWhereOfferedElseTheOnlyMode) {
+  EXPECT_EQ(start_mode(parse({"w", "--model", "threads"}), THREADED), StartMode::cold);
+  EXPECT_EQ(start_mode(parse({"w", "--model", "threads", "--start", "warm"}), THREADED), StartMode::warm);
+  EXPECT_EQ(start_mode(parse({"w", "--model", "team"}), WARM_ONLY), StartMode::warm);
+  EXPECT_EQ(start_mode(parse({"w", "--model", "seq"}), SEQUENTIAL), StartMode::none);
+}
+
+TEST(Protocol3, AStartTheModelCannotRunIsAUsageErrorWithTheReason) {
+  try {
+    start_mode(parse({"w", "--model", "team", "--start", "cold"}), WARM_ONLY);
+    FAIL() << "no UsageError";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("kept"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(start_mode(parse({"w", "--model", "seq", "--start", "cold"}), SEQUENTIAL), UsageError);
+  EXPECT_THROW(start_mode(parse({"w", "--model", "threads", "--start", "hot"}), THREADED), UsageError);
+}
+
 // --- protocol 2 plumbing (protocol.hpp) --------------------------------------------------------
-
-TEST(Protocol2, VariantsAreOnePerRepetitionWarmupsFirst) {
-  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "3", "--variants", "11,12,13,14"});
-  EXPECT_EQ(call.variant(0, 5), 11);  // the warm-up
-  EXPECT_EQ(call.variant(3, 5), 14);
-  const Invocation plain = parse({"keygen", "--model", "seq", "--repeat", "2"});
-  EXPECT_EQ(plain.variant(1, 5), 5);  // without --variants: the base value
-}
-
-TEST(Protocol2, VariantsOfTheWrongCountOrSignAreUsageErrors) {
-  EXPECT_THROW(parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "3", "--variants", "1,2,3"}), UsageError);
-  EXPECT_THROW(parse({"keygen", "--model", "seq", "--repeat", "1", "--variants", "-4"}), UsageError);
-  EXPECT_THROW(parse({"keygen", "--model", "seq", "--repeat", "1", "--variants", "x"}), UsageError);
-}
 
 TEST(Protocol2, KernelClassDefaultsToPortableAndRefusesAMissingTuned) {
   const WorkloadInfo with_tuned{"w", {}, {}, "plain", "simd"};

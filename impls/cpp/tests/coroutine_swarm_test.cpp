@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "digest.hpp"
+#include "os_threads.hpp"
 #include "workloads/coroutine_swarm.hpp"
 
 using namespace parbench::coroutine_swarm;
@@ -86,5 +87,17 @@ TEST(CoroutineSwarmCeiling, OneUnitOfEveryKindYieldsAndFinishes) {
     EXPECT_GT(yield_coroutines_ns(yields), 0u);
     EXPECT_GT(yield_fibers_ns(yields), 0u);
     EXPECT_GT(yield_fibers_shared_ns(yields, 2), 0u);
+  }
+}
+
+TEST(CoroutineSwarmWarm, SharedFibersRunEveryRepetitionOnTheThreadsMadeBefore) {
+  // Protocol 3's warm start: the same threads for every repetition, the same digests as seq.
+  const std::size_t threads_before = os_threads();
+  parbench::SharedFiberThreads warm(2);
+  EXPECT_EQ(os_threads(), threads_before + 2);
+  for (const Params& params : {Params{301, 7, 0, 0}, Params{3, 10, 0, 1000}, Params{50, 3, 5, 0}}) {
+    EXPECT_EQ(swarm_fibers_shared(params, 2, nullptr, &warm).digest_sum, swarm_seq({params.tasks, params.steps, 0, params.salt}).digest_sum);
+    EXPECT_GT(yield_fibers_shared_ns(100, 2, &warm), 0u);
+    EXPECT_EQ(os_threads(), threads_before + 2) << "a warm repetition made no thread";
   }
 }

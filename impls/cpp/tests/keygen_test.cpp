@@ -4,14 +4,16 @@
 #include <set>
 
 #include "digest.hpp"
+#include "workers_for.hpp"
 #include "workloads/keygen.hpp"
 
 using namespace parbench::keygen;
 using parbench::KernelClass;
+using parbench::WorkerKind;
 
 namespace {
 std::string encode(const std::string& text) {
-  return base32_lower(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  return base32_tuned(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 std::string encode_plain(const std::string& text) {
   return base32_plain(reinterpret_cast<const unsigned char*>(text.data()), text.size());
@@ -38,8 +40,8 @@ TEST(Base32Lower, Foob) { EXPECT_EQ(encode("foob"), "mzxw6yq="); EXPECT_EQ(encod
 TEST(Base32Lower, Fooba) { EXPECT_EQ(encode("fooba"), "mzxw6ytb"); EXPECT_EQ(encode_plain("fooba"), "mzxw6ytb"); }
 TEST(Base32Lower, Foobar) { EXPECT_EQ(encode("foobar"), "mzxw6ytboi======"); EXPECT_EQ(encode_plain("foobar"), "mzxw6ytboi======"); }
 
-Generated run_model(Model model, const Params& params, int workers) {
-  return generate(model, params, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS), workers);
+Generated run_model(WorkerKind kind, const Params& params, int workers) {
+  return generate(workers_for(kind, workers), params, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS));
 }
 
 namespace {
@@ -63,7 +65,7 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
   // Lengths around 40 bytes exercise the 64-character SIMD step, its scalar tail and the padding.
   std::vector<unsigned char> bytes;
   for (std::size_t n = 0; n <= 300; ++n) {
-    ASSERT_EQ(base32_lower(bytes.data(), bytes.size()), base32_by_bits(bytes)) << "length " << n;
+    ASSERT_EQ(base32_tuned(bytes.data(), bytes.size()), base32_by_bits(bytes)) << "length " << n;
     ASSERT_EQ(base32_plain(bytes.data(), bytes.size()), base32_by_bits(bytes)) << "plain, length " << n;
     bytes.push_back(static_cast<unsigned char>(n * 151 + 7));
   }
@@ -71,7 +73,7 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
 
 TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
   for (KernelClass kernel : BOTH) {
-    const Generated generated = run_model(Model::seq, strong(1, 1000, kernel), 1);
+    const Generated generated = run_model(WorkerKind::calling_thread, strong(1, 1000, kernel), 1);
     ASSERT_EQ(generated.key(0).size(), 1600u);
     EXPECT_EQ(generated.key(0).find('='), std::string::npos);
   }
@@ -80,7 +82,7 @@ TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
 TEST(Keygen, SeededCount3Bytes10Seed1) {
   // docs/protocol.md, "Test vectors of protocol 2": the keys themselves (the probes) and the digest.
   for (KernelClass kernel : BOTH) {
-    const Generated generated = run_model(Model::seq, seeded(3, 10, 1, kernel), 1);
+    const Generated generated = run_model(WorkerKind::calling_thread, seeded(3, 10, 1, kernel), 1);
     EXPECT_EQ(all_keys(generated), (std::vector<std::string>{"yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"}));
     EXPECT_EQ(checksum(generated), "d3605c1b2c10e632");
   }
@@ -89,15 +91,15 @@ TEST(Keygen, SeededCount3Bytes10Seed1) {
 TEST(Keygen, ProbeIndexIsTheGenerationOrderWhateverTheChunksAndWorkers) {
   // Key i is SplitMix64 bytes(seed, i, bytes) encoded, for every model, chunk and kernel.
   const Params reference = seeded(300, 100, 11);
-  const std::vector<std::string> expected = all_keys(run_model(Model::seq, reference, 1));
+  const std::vector<std::string> expected = all_keys(run_model(WorkerKind::calling_thread, reference, 1));
   std::vector<unsigned char> bytes(100);
   for (std::int64_t i : {0, 100, 256, 299}) {
     parbench::splitmix64_bytes(11, static_cast<std::uint64_t>(i), bytes.data(), bytes.size());
     EXPECT_EQ(expected[static_cast<std::size_t>(i)], base32_by_bits(bytes)) << i;
   }
   for (KernelClass kernel : BOTH) {
-    for (Model model : {Model::threads, Model::openmp}) {
-      EXPECT_EQ(all_keys(generate(model, seeded(300, 100, 11, kernel), 7, 3)), expected) << static_cast<int>(model);
+    for (WorkerKind model : PARALLEL_KINDS) {
+      EXPECT_EQ(all_keys(generate(workers_for(model, 3), seeded(300, 100, 11, kernel), 7)), expected) << static_cast<int>(model);
     }
   }
 }
@@ -105,13 +107,13 @@ TEST(Keygen, ProbeIndexIsTheGenerationOrderWhateverTheChunksAndWorkers) {
 TEST(Keygen, VariantSeedsGiveDifferentDigests) {
   // The checker's variants 11..14: each repetition's answer is its own.
   std::set<std::string> digests;
-  for (std::uint64_t seed : {11u, 12u, 13u, 14u}) digests.insert(checksum(run_model(Model::seq, seeded(257, 100, seed), 1)));
+  for (std::uint64_t seed : {11u, 12u, 13u, 14u}) digests.insert(checksum(run_model(WorkerKind::calling_thread, seeded(257, 100, seed), 1)));
   EXPECT_EQ(digests.size(), 4u);
 }
 
 TEST(Keygen, StrongChecksumIsTheOrderFreeDigestOfTheKeys) {
   for (KernelClass kernel : BOTH) {
-    const Generated generated = run_model(Model::threads, strong(7, 1000, kernel), 2);
+    const Generated generated = run_model(WorkerKind::threads, strong(7, 1000, kernel), 2);
     std::uint64_t sum = 0;
     for (const auto& key : all_keys(generated)) sum += parbench::fnv1a64(key);
     EXPECT_EQ(checksum(generated), parbench::digest_hex(sum));
@@ -120,7 +122,7 @@ TEST(Keygen, StrongChecksumIsTheOrderFreeDigestOfTheKeys) {
 
 TEST(Keygen, StrongKeysDiffer) {
   for (KernelClass kernel : BOTH) {
-    for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+    for (WorkerKind model : CHUNKED_KINDS) {
       const auto keys = all_keys(run_model(model, strong(64, 16, kernel), 2));
       EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size());
     }
@@ -131,18 +133,18 @@ TEST(Keygen, PortableAndTunedGiveTheSameKeys) {
   for (const Params& params : {seeded(257, 1000, 7), seeded(101, 37, 99), seeded(5, 3, 12345)}) {
     Params tuned = params;
     tuned.kernel = KernelClass::tuned;
-    EXPECT_EQ(all_keys(run_model(Model::seq, params, 1)), all_keys(run_model(Model::seq, tuned, 1)));
+    EXPECT_EQ(all_keys(run_model(WorkerKind::calling_thread, params, 1)), all_keys(run_model(WorkerKind::calling_thread, tuned, 1)));
   }
 }
 
 TEST(Keygen, EveryModelAgreesForArbitraryParamsAndChunks) {
   for (KernelClass kernel : BOTH) {
     for (const Params& params : {seeded(257, 1000, 7, kernel), seeded(101, 37, 99, kernel), seeded(5, 3, 12345, kernel)}) {
-      const std::string expected = checksum(run_model(Model::seq, params, 1));
+      const std::string expected = checksum(run_model(WorkerKind::calling_thread, params, 1));
       for (int workers : {1, 3, 8}) {
         for (std::int64_t chunk : {std::int64_t{1}, std::int64_t{10}, parbench::default_chunk(params.count, workers, CHUNK_CAP_KEYS)}) {
-          for (Model model : {Model::seq, Model::threads, Model::openmp}) {
-            EXPECT_EQ(checksum(generate(model, params, chunk, workers)), expected)
+          for (WorkerKind model : CHUNKED_KINDS) {
+            EXPECT_EQ(checksum(generate(workers_for(model, workers), params, chunk)), expected)
                 << "model " << static_cast<int>(model) << " x" << workers << " chunk " << chunk;
           }
         }
@@ -152,10 +154,10 @@ TEST(Keygen, EveryModelAgreesForArbitraryParamsAndChunks) {
 }
 
 TEST(KeygenBusy, EveryWorkerReportsAnIntervalInsideTheRepetition) {
-  for (Model model : {Model::threads, Model::openmp}) {
+  for (WorkerKind model : PARALLEL_KINDS) {
     parbench::BusyLog busy(2);
     const std::uint64_t start = parbench::monotonic_ns();
-    generate(model, strong(2000, 100), 1000, 2, &busy);
+    generate(workers_for(model, 2), strong(2000, 100), 1000, &busy);
     const std::string json = busy.json(start);
     EXPECT_EQ(json.rfind("[[0,", 0), 0u) << json;
     EXPECT_NE(json.find("],[1,"), std::string::npos) << json;
@@ -165,7 +167,7 @@ TEST(KeygenBusy, EveryWorkerReportsAnIntervalInsideTheRepetition) {
 TEST(KeygenChunking, SmokeScaleOnTwoWorkersUsesBoth) {
   // 2000 keys on 2 workers: chunks of 1000, one per worker, even if one thread starts late.
   const Params params = strong(2000, 1000);
-  for (Model model : {Model::threads, Model::openmp}) {
+  for (WorkerKind model : PARALLEL_KINDS) {
     const Generated generated = run_model(model, params, 2);
     EXPECT_EQ(generated.ran.chunks, 2);
     EXPECT_EQ(generated.ran.workers_used, 2) << "model " << static_cast<int>(model);
@@ -174,13 +176,13 @@ TEST(KeygenChunking, SmokeScaleOnTwoWorkersUsesBoth) {
 
 TEST(KeygenChunking, LargeCountsAreCutInChunksOf1024Keys) {
   const Params params{5000, 8, Source::seeded, 1};
-  const Generated generated = run_model(Model::threads, params, 2);
+  const Generated generated = run_model(WorkerKind::threads, params, 2);
   EXPECT_EQ(generated.ran.chunks, 5);  // 1024 x 4 + 904
   EXPECT_EQ(generated.ran.workers_used, 2);
 }
 
 TEST(KeygenResult, PortableKeysAreStdStringsInAVector) {
-  const Generated generated = run_model(Model::threads, strong(300, 1000), 2);
+  const Generated generated = run_model(WorkerKind::threads, strong(300, 1000), 2);
   ASSERT_EQ(generated.strings.size(), 300u);
   EXPECT_TRUE(generated.keys.arenas.empty());
   for (const auto& key : generated.strings) ASSERT_EQ(key.size(), 1600u);
@@ -188,7 +190,7 @@ TEST(KeygenResult, PortableKeysAreStdStringsInAVector) {
 
 TEST(KeygenResult, EveryTunedKeyIsItsOwnStringInTheWorkersArenas) {
   const Params params = strong(3000, 1000, KernelClass::tuned);
-  const Generated generated = run_model(Model::threads, params, 2);
+  const Generated generated = run_model(WorkerKind::threads, params, 2);
   ASSERT_EQ(generated.keys.views.size(), 3000u);
   EXPECT_EQ(generated.keys.arenas.size(), 2u);
   for (std::size_t i = 1; i < generated.keys.views.size(); ++i) {
@@ -201,9 +203,9 @@ TEST(KeygenResult, EveryTunedKeyIsItsOwnStringInTheWorkersArenas) {
 }
 
 TEST(KeygenCeiling, BothPartsAreTimed) {
-  for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+  for (WorkerKind model : CHUNKED_KINDS) {
     for (KernelClass kernel : BOTH) {
-      const CeilingTimes times = time_ceiling(model, strong(300, 1000, kernel), 150, 2);
+      const CeilingTimes times = time_ceiling(workers_for(model, 2), strong(300, 1000, kernel), 150);
       EXPECT_GT(times.csprng_ns, 0u);
       EXPECT_GT(times.base32_ns, 0u);
     }

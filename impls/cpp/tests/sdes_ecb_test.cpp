@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "digest.hpp"
+#include "workers_for.hpp"
 #include "workloads/sdes_ecb.hpp"
 
 using namespace parbench::sdes_ecb;
 using parbench::KernelClass;
+using parbench::WorkerKind;
 
 namespace {
 std::uint8_t encrypt_with(unsigned key, std::uint8_t plain) { return encrypt_byte(plain, derive_subkeys(key)); }
@@ -35,6 +37,28 @@ TEST(SdesEncrypt, Key1110001110Plain01010101) { EXPECT_EQ(encrypt_with(0b1110001
 TEST(SdesEncrypt, Key1111111111Plain10101010) { EXPECT_EQ(encrypt_with(0b1111111111, 0b10101010), 0b00000100); }
 TEST(SdesEncrypt, Key1010000010Plain10010111) { EXPECT_EQ(encrypt_with(0b1010000010, 0b10010111), 0b00111000); }
 TEST(SdesEncrypt, Key1010000010Plain00000011) { EXPECT_EQ(encrypt_with(0b1010000010, 0b00000011), 0b11010000); }
+
+// The spec's vectors again, through the portable kernel's loop over a span (both ciphers): the
+// loop that runs is the reference procedure, byte for byte.
+TEST(SdesPortableKernel, GivesTheSpecsByteVectorsThroughTheSpanLoop) {
+  const struct {
+    unsigned key;
+    std::uint8_t plain, cipher;
+  } vectors[] = {{0b0000000000, 0b10101010, 0b00010001}, {0b1110001110, 0b10101010, 0b11001010},
+                 {0b1110001110, 0b01010101, 0b01110000}, {0b1111111111, 0b10101010, 0b00000100},
+                 {0b1010000010, 0b10010111, 0b00111000}, {0b1010000010, 0b00000011, 0b11010000}};
+  for (const auto& vector : vectors) {
+    for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
+      std::uint8_t out = 0;
+      encrypt_span(make_cipher(cipher, vector.key, KernelClass::portable), &vector.plain, &out, 1);
+      EXPECT_EQ(out, vector.cipher) << "key " << vector.key << " cipher " << static_cast<int>(cipher);
+    }
+  }
+}
+
+// The reference procedure's key schedule, evaluated by the compiler.
+static_assert(reference::subkeys(0b1010000010).k1 == 0b10100100 && reference::subkeys(0b1010000010).k2 == 0b01000011);
+static_assert(reference::encrypt_byte(0b10100100, 0b01000011, 0b10010111) == 0b00111000);
 
 TEST(SdesDecrypt, SwappingTheSubkeysInvertsEveryByteForEveryKey) {
   for (unsigned key = 0; key < 1024; ++key) {
@@ -82,9 +106,10 @@ TEST(SdesKernels, PortableAndTunedGiveTheSameCiphertextForEveryKey) {
 }
 
 TEST(SdesKernels, KernelDetailSaysWhatRan) {
-  EXPECT_EQ(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::portable)),
-            "256-byte table of the key, one lookup per byte, plain loop");
-  EXPECT_NE(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::portable)).find("per-byte permutations"), std::string::npos);
+  // docs/protocol.md, "Kernel classes": the portable kernel's name, for both ciphers.
+  EXPECT_EQ(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::portable)), "reference, transliterated");
+  EXPECT_EQ(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::portable)), "reference, transliterated");
+  EXPECT_EQ(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::tuned)).rfind("mask-and-shift permutations with packed S-box constants", 0), 0u);
   EXPECT_NE(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::tuned)), kernel_detail(make_cipher(Cipher::table, 642)));
   // Streaming stores are a tuned-table technique only.
   EXPECT_FALSE(make_cipher(Cipher::table, 642, KernelClass::portable, STREAMING_FROM_BYTES).streaming_stores);
@@ -140,9 +165,9 @@ TEST(SdesEcb, EveryModelAgreesForArbitraryChunksAndWorkers) {
     encrypt_span(state, plain.data(), expected.data(), plain.size());
     for (std::size_t chunk : {1u, 977u, 65536u, 1u << 20}) {
       for (int workers : {1, 2, 5}) {
-        for (Model model : {Model::seq, Model::threads, Model::openmp}) {
+        for (WorkerKind model : CHUNKED_KINDS) {
           std::fill(out.begin(), out.end(), 0);
-          run_model(model, encrypting(state), plain.data(), out.data(), plain.size(), chunk, workers);
+          run_model(workers_for(model, workers), encrypting(state), plain.data(), out.data(), plain.size(), chunk);
           ASSERT_EQ(out, expected) << "model " << static_cast<int>(model) << " chunk " << chunk << " workers " << workers;
         }
       }
@@ -168,8 +193,8 @@ TEST(SdesChunking, TenMebibytesOnTwoWorkersAreTenChunksOfOneMebibyteOnTwoThreads
   std::vector<std::uint8_t> in(n, 1), out(n);
   const std::int64_t chunk = parbench::default_chunk(static_cast<std::int64_t>(n), 2, CHUNK_CAP_BYTES);
   EXPECT_EQ(chunk, 1 << 20);
-  for (Model model : {Model::threads, Model::openmp}) {
-    const parbench::ChunkRun ran = run_model(model, streaming_copy(), in.data(), out.data(), n, chunk, 2);
+  for (WorkerKind model : PARALLEL_KINDS) {
+    const parbench::ChunkRun ran = run_model(workers_for(model, 2), streaming_copy(), in.data(), out.data(), n, chunk);
     EXPECT_EQ(ran.chunks, 10);
     EXPECT_EQ(ran.workers_used, 2) << "model " << static_cast<int>(model);
   }
@@ -181,9 +206,9 @@ TEST(SdesChunking, SmokeSizeOnTwoWorkersUsesBothEvenWhenOneChunkIsQuick) {
   std::vector<std::uint8_t> in(n, 3), out(n);
   const CipherState cipher = make_cipher(Cipher::table, 642, KernelClass::tuned, n);
   for (int attempt = 0; attempt < 20; ++attempt) {
-    for (Model model : {Model::threads, Model::openmp}) {
-      const auto ran = run_model(model, encrypting(cipher), in.data(), out.data(), n,
-                                 parbench::default_chunk(static_cast<std::int64_t>(n), 2, CHUNK_CAP_BYTES), 2);
+    for (WorkerKind model : PARALLEL_KINDS) {
+      const auto ran = run_model(workers_for(model, 2), encrypting(cipher), in.data(), out.data(), n,
+                                 parbench::default_chunk(static_cast<std::int64_t>(n), 2, CHUNK_CAP_BYTES));
       ASSERT_EQ(ran.chunks, 2);
       ASSERT_EQ(ran.workers_used, 2) << "model " << static_cast<int>(model);
     }

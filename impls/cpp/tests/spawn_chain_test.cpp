@@ -1,6 +1,7 @@
 // spawn-chain against workloads/spawn-chain.md: the answer that comes back is n, for every unit kind.
 #include <gtest/gtest.h>
 
+#include "os_threads.hpp"
 #include "workloads/spawn_chain.hpp"
 
 using namespace parbench::spawn_chain;
@@ -54,4 +55,19 @@ TEST(SpawnChain, SharedFibersLogWhereTheLinksRan) {
   // Which thread runs the links is the work-sharing scheduler's choice; the ones that ran log.
   const std::string logged = busy.json(start);
   EXPECT_TRUE(logged.rfind("[[0,", 0) == 0 || logged.rfind("[[1,", 0) == 0) << logged;
+}
+
+TEST(SpawnChainWarm, SharedFibersRunEveryRepetitionOnTheThreadsMadeBefore) {
+  // Protocol 3's warm start: the shared_work threads are made once and each repetition's chain,
+  // and its ceiling, run on them; the answers are those of fresh threads.
+  const std::size_t threads_before = os_threads();
+  parbench::SharedFiberThreads warm(2);
+  EXPECT_EQ(os_threads(), threads_before + 2);
+  for (std::int64_t start : {0, 123456, 7}) {
+    ChainRun run{start, 0, nullptr};
+    EXPECT_EQ(chain_fibers_shared(1000, 2, &run, &warm), start + 1000);
+    EXPECT_EQ(run.live_units, 1000);
+    EXPECT_GT(handoff_fibers_shared_ns(100, 2, &warm), 0u);
+    EXPECT_EQ(os_threads(), threads_before + 2) << "a warm repetition made no thread";
+  }
 }

@@ -61,20 +61,44 @@ defmodule Parbench.Workloads.BatchJobTest do
       end)
       |> Digest.order_free()
 
-    for model <- ["seq", "async_stream", "process_per_doc", "pool"], kernel <- ["portable", "tuned"] do
-      dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-#{model}-#{kernel}")
+    cases = [{"seq", nil}, {"async_stream", "cold"}, {"async_stream", "warm"}, {"process_per_doc", "cold"}, {"pool", "cold"}, {"pool", "warm"}]
+
+    for {model, start} <- cases, kernel <- ["portable", "tuned"] do
+      dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-#{model}-#{start}-#{kernel}")
       File.rm_rf!(dir)
       File.mkdir_p!(Path.join(dir, "docs"))
       db = "sqlite:" <> Path.join(dir, "job.sqlite")
       write_inputs(documents, Path.join(dir, "docs"), Database.connection_string(db))
 
-      context = BatchJob.prepare(model, %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "kernel" => kernel}, 3)
+      context = BatchJob.prepare(model, %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "kernel" => kernel, "start" => start}, 3)
       {docs, checksum, extra} = BatchJob.summarize(BatchJob.run(context), context)
-      assert {docs, checksum} == {12, expected}, "#{model} #{kernel}"
+      BatchJob.finish(context)
+      assert {docs, checksum} == {12, expected}, "#{model} #{start} #{kernel}"
       assert context.extra.kernel == kernel and context.extra.lcs == %{"portable" => "cells", "tuned" => "bitparallel"}[kernel]
       assert extra.cpu_ns > 0 and extra.io_ns > 0
       assert_counted(model, extra)
     end
+  end
+
+  @tag :odbc
+  test "warm pool: the processes made before the repetition are the ones that process its documents" do
+    dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-warm-pool-#{System.unique_integer([:positive])}")
+    File.mkdir_p!(Path.join(dir, "docs"))
+    db = "sqlite:" <> Path.join(dir, "job.sqlite")
+    documents = for doc_id <- 0..5, do: {doc_id, "old text #{doc_id}", "new text #{doc_id}", [{0, 3, "A"}]}
+    write_inputs(documents, Path.join(dir, "docs"), Database.connection_string(db))
+
+    context = BatchJob.prepare("pool", %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "kernel" => "portable", "start" => "warm"}, 2)
+    {_docs, _times, tally} = BatchJob.run(context)
+    processed_by = tally.table |> :ets.tab2list() |> Enum.map(&elem(&1, 0)) |> MapSet.new()
+    assert MapSet.subset?(processed_by, MapSet.new(context.pool.workers)) and MapSet.size(processed_by) > 0
+    BatchJob.finish(context)
+    File.rm_rf!(dir)
+  end
+
+  test "process_per_doc is cold only: a process per document is made for its repetition" do
+    assert Map.keys(BatchJob.models()["process_per_doc"].start) == ["cold"]
+    assert BatchJob.models()["process_per_doc"].start_unavailable["warm"] =~ "cold by nature"
   end
 
   # Documents are the chunks; connection owners are dealt documents round-robin, so all are used.

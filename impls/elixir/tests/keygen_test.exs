@@ -74,13 +74,14 @@ defmodule Parbench.Workloads.KeygenTest do
 
   test "keygen has a portable kernel only, named in every line" do
     assert Map.keys(Keygen.kernels()) == ["portable"]
-    assert %{kernel: "portable", kernel_detail: ":crypto.strong_rand_bytes/1" <> _} =
+    assert %{kernel: "portable", kernel_detail: "reference, transliterated: :crypto.strong_rand_bytes/1" <> _} =
              Keygen.prepare("seq", %{"count" => "1", "source" => "strong", "kernel" => "portable"}, 1).extra
   end
 
   for model <- ["flow", "async_stream"] do
     test "#{model} reports one busy interval per worker" do
-      assert %{busy: [[0, _, _], [1, _, _]], workers_used: 2} = run_case(unquote(model), seeded(2000, 8, 1), 2) |> elem(2)
+      # Keys of 1000 bytes, so that one chunk does not end before the other begins.
+      assert %{busy: [[0, _, _], [1, _, _]], workers_used: 2} = run_case(unquote(model), seeded(2000, 1000, 1), 2) |> elem(2)
     end
   end
 
@@ -135,5 +136,54 @@ defmodule Parbench.Workloads.KeygenTest do
       assert %{ceiling: "csprng+base32", ceiling_ns: total, csprng_ns: csprng, base32_ns: base32} = Keygen.ceiling(context)
       assert csprng > 0 and base32 > 0 and total == csprng + base32
     end
+  end
+
+  # Warm: the model's workers are made in prepare (before the ready line) and reused by every
+  # repetition; finish/1 ends them.
+  defp warm_repetitions(model, options, seeds, workers \\ 2) do
+    context = Keygen.prepare(model, Map.put(options, "start", "warm"), workers)
+
+    try do
+      for seed <- seeds do
+        varied = Keygen.vary(context, seed)
+        {_keys, tally, _probes} = result = Keygen.run(varied)
+        # Read before summarize/2, which deletes the tally.
+        stages = if model == "flow", do: stage_pids(tally)
+        {Keygen.summarize(result, varied), stages}
+      end
+    after
+      Keygen.finish(context)
+    end
+  end
+
+  # The flow's workers are its stages, recorded by pid in the tally.
+  defp stage_pids(%{table: table}), do: table |> :ets.tab2list() |> Enum.map(&elem(&1, 0)) |> MapSet.new()
+
+  for model <- ["flow", "async_stream"] do
+    test "warm #{model} gives cold's digests, probes and chunking for every repetition's seed" do
+      options = Map.put(seeded(3000, 8, 0), "probes", "0,2999")
+
+      for {{{items, checksum, extra}, _}, seed} <- Enum.zip(warm_repetitions(unquote(model), options, [1, 2, 1]), [1, 2, 1]) do
+        {^items, expected, expected_extra} = probed("seq", options, [0, 2999], 1, seed)
+        assert checksum == expected
+        assert extra.probes == expected_extra.probes
+        assert %{chunks: 3, workers_used: 2} = extra
+      end
+    end
+  end
+
+  test "warm flow: the same stages take the batches of every repetition, and none outlives finish" do
+    [{_, first} | rest] = warm_repetitions("flow", seeded(4000, 8, 0), [1, 2, 3])
+    assert MapSet.size(first) == 2
+    for {_, stages} <- rest, do: assert(stages == first)
+    refute Enum.any?(first, &Process.alive?/1)
+  end
+
+  test "a warm start is timed and offered only where the model keeps its workers" do
+    context = Keygen.prepare("flow", Map.put(seeded(10, 8, 0), "start", "warm"), 2)
+    assert context.start_ns > 0
+    Keygen.finish(context)
+    assert Keygen.models()["distributed"].start_unavailable["cold"] =~ "started once"
+    assert Map.keys(Keygen.models()["flow"].start) |> Enum.sort() == ["cold", "warm"]
   end
 end

@@ -35,48 +35,109 @@ defmodule Parbench.ProtocolTest do
       ceiling: fn _variant -> %{ceiling: "copy", ceiling_ns: 1} end}
   end
 
+  # Protocol 3: the variants arrive one line per repetition, as the launcher writes them to stdin.
+  defp variants(lines) do
+    {:ok, device} = StringIO.open(Enum.map_join(lines, &"#{&1}\n"))
+    device
+  end
+
+  defp repeat_output(steps, warmup, repeat, lines),
+    do: ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, warmup, repeat, %{workers: 2}, variants(lines)) end)
+
   test "repeat prints W warm-up lines then exactly R lines, rep 0..R-1, with the ceiling's fields after the work's" do
     counter = :counters.new(1, [])
-    output = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps(counter), 2, 3, %{workers: 2}) end)
+    output = repeat_output(steps(counter), 2, 3, [1, 2, 3, 4, 5])
     lines = String.split(output, "\n", trim: true)
     assert length(lines) == 5
     assert :counters.get(counter, 1) == 5
 
     for {line, index} <- Enum.with_index(lines) do
       label = if index < 2, do: ~s("warmup":#{index}), else: ~s("rep":#{index - 2})
-      assert line =~ ~r/^\{#{label},"ns":\d+,"items":3,"checksum":"c","extra":\{/
+      assert line =~ ~r/^\{#{label},"ns":\d+,"items":3,"checksum":"c#{index + 1}","extra":\{/
       assert line =~ ~s("ceiling":"copy") and line =~ ~s("chunks":2) and line =~ ~s("workers":2)
     end
   end
 
-  test "repetition j uses variants[j], warm-ups first, and every line carries the proof fields" do
-    output = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps(:counters.new(1, [])), 1, 2, %{}, [7, 0, 4294967295]) end)
-    lines = String.split(output, "\n", trim: true)
+  test "repetition j uses the j-th line of stdin, warm-ups first, and every line carries the proof fields" do
+    lines = steps(:counters.new(1, [])) |> repeat_output(1, 2, [7, 0, 4_294_967_295]) |> String.split("\n", trim: true)
     assert Enum.map(lines, &(Regex.run(~r/"checksum":"c(\d+)"/, &1) |> List.last())) == ["7", "0", "4294967295"]
 
     for line <- lines, field <- ~w(cpu_user_ns cpu_sys_ns checksum_ns prepare_ns cleanup_ns),
         do: assert(line =~ ~r/"#{field}":\d+/, field)
   end
 
-  test "variants must cover every repetition" do
-    assert {:bad_args, "--variants has 2 values" <> _} = catch_throw(Protocol.repeat(steps(:counters.new(1, [])), 1, 2, %{}, [1, 2]))
+  test "each variant is read only when its repetition starts, after the repetition before it has run" do
+    parent = self()
+    steps = %{steps(:counters.new(1, [])) | work: fn variant -> send(parent, {:worked, variant}) && {:done, variant} end}
+    stdin = spawn_link(fn -> hand_out_lines(parent, [3, 4]) end)
+
+    ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, 0, 2, %{}, stdin) end)
+    assert Process.info(self(), :messages) == {:messages, [{:asked, 0}, {:worked, 3}, {:asked, 1}, {:worked, 4}]}
+  end
+
+  # A stand-in for stdin: an io server that answers each line request with the next variant and
+  # tells the test when it was asked.
+  defp hand_out_lines(test, lines) do
+    for {variant, j} <- Enum.with_index(lines) do
+      receive do
+        {:io_request, from, reply_as, {:get_line, _encoding, _prompt}} ->
+          send(test, {:asked, j})
+          send(from, {:io_reply, reply_as, "#{variant}\n"})
+      end
+    end
+  end
+
+  test "end of stdin where a variant is due is a bad argument naming the repetition" do
+    assert {:bad_args, "stdin closed before repetition 1"} =
+             catch_throw(ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps(:counters.new(1, [])), 1, 2, %{}, variants([5])) end))
+  end
+
+  test "a variant that is not a non-negative decimal integer is a bad argument" do
+    for bad <- ["x", "-1", "5 6", ""] do
+      assert {:bad_args, "repetition 0's variant must be" <> _} = catch_throw(Protocol.read_variant(variants([bad]), 0))
+    end
+  end
+
+  test "the ready line says the start mode, and start_ns only for warm" do
+    assert ExUnit.CaptureIO.capture_io(fn -> Protocol.ready(nil, nil) end) == ~s({"ready":"none"}\n)
+    assert ExUnit.CaptureIO.capture_io(fn -> Protocol.ready("cold", nil) end) == ~s({"ready":"cold"}\n)
+    assert ExUnit.CaptureIO.capture_io(fn -> Protocol.ready("warm", 1234, %{workers: 2}) end) ==
+             ~s({"ready":"warm","start_ns":1234,"extra":{"workers":2}}\n)
+  end
+
+  test "--start: cold by default where offered, else the only mode; a mode not offered is a bad argument with its reason" do
+    both = %{start: %{"cold" => "c", "warm" => "w"}}
+    warm_only = %{start: %{"warm" => "w"}, start_unavailable: %{"cold" => "the nodes outlive every repetition"}}
+    assert Protocol.start_mode(both, nil) == "cold"
+    assert Protocol.start_mode(both, "warm") == "warm"
+    assert Protocol.start_mode(warm_only, nil) == "warm"
+    assert Protocol.start_mode(%{family: "seq"}, nil) == nil
+    assert {:bad_args, "--start cold is not offered: the nodes outlive every repetition"} = catch_throw(Protocol.start_mode(warm_only, "cold"))
+    assert {:bad_args, "--start must be cold or warm" <> _} = catch_throw(Protocol.start_mode(both, "hot"))
+  end
+
+  test "every model with workers offers a start mode or says why not, and every line of a case echoes it" do
+    for {_name, %{models: models}} <- Parbench.CLI.listing().workloads, {model, entry} <- models, entry[:workers] do
+      assert Map.keys(Map.get(entry, :start, %{})) ++ Map.keys(Map.get(entry, :start_unavailable, %{})) |> Enum.sort() ==
+               ["cold", "warm"], model
+    end
   end
 
   test "busy intervals become ns from the repetition's clock start" do
-    steps = %{vary: fn nil -> nil end,
+    steps = %{vary: fn 0 -> nil end,
               work: fn nil -> :erlang.monotonic_time(:nanosecond) end,
               summarize: fn at, nil -> {1, "x", %{busy: [[0, at, at + 5]]}} end,
               ceiling: fn nil -> %{} end}
 
-    [line] = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, 0, 1, %{}) end) |> String.split("\n", trim: true)
+    [line] = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, 0, 1, %{}, variants([0])) end) |> String.split("\n", trim: true)
     [_, from, to] = Regex.run(~r/"busy":\[\[0,(\d+),(\d+)\]\]/, line)
     {from, to} = {String.to_integer(from), String.to_integer(to)}
     ns = Regex.run(~r/"ns":(\d+)/, line) |> List.last() |> String.to_integer()
     assert from >= 0 and from <= ns and to == from + 5
   end
 
-  test "--variants and --probes are comma-separated non-negative integers" do
-    assert Protocol.integer_list_option(%{"variants" => "0,5,4294967295"}, "variants") == [0, 5, 4_294_967_295]
+  test "--probes are comma-separated non-negative integers" do
+    assert Protocol.integer_list_option(%{"probes" => "0,5,4294967295"}, "probes") == [0, 5, 4_294_967_295]
     assert Protocol.integer_list_option(%{}, "probes") == nil
     assert {:bad_args, _} = catch_throw(Protocol.integer_list_option(%{"probes" => "1,-2"}, "probes"))
   end

@@ -23,7 +23,7 @@ defmodule Parbench.WorkTallyTest do
 
     task =
       Task.async(fn ->
-        ChunkStream.map(1..6, 3, fn chunk ->
+        ChunkStream.map(1..6, %{workers: 3, pool: nil}, fn chunk ->
           send(test_process, {:started, self()})
           receive(do: (:go -> chunk))
         end, tally, true)
@@ -40,7 +40,7 @@ defmodule Parbench.WorkTallyTest do
 
   test "a stream of one worker uses one" do
     tally = WorkTally.new()
-    assert ChunkStream.map(1..5, 1, &(&1 * 2), tally, true) == [2, 4, 6, 8, 10]
+    assert ChunkStream.map(1..5, %{workers: 1, pool: nil}, &(&1 * 2), tally, true) == [2, 4, 6, 8, 10]
     assert %{chunks: 5, workers_used: 1} = WorkTally.summary(tally)
   end
 end

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { base32Module } from '../src/base32_wasm.js';
-import { KeyBuffers } from '../src/workloads/keygen_worker.js';
+import { WasmKeyBuffers } from '../src/workloads/keygen_worker.js';
 import { report, timeIt } from './measure.mjs';
 
 const count = Number(process.argv[2] ?? 20480);
@@ -13,7 +13,7 @@ const keyBytes = 1000;
 const width = 1600;
 const block = 1024;
 const blocks = Math.ceil(count / block);
-const buffers = new KeyBuffers(base32Module(), block, keyBytes);
+const buffers = new WasmKeyBuffers(base32Module(), block, keyBytes);
 crypto.randomFillSync(buffers.raw);
 
 const ALPHABET = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');

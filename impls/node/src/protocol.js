@@ -1,4 +1,5 @@
-/** The harness protocol: command-line parsing, timing, JSON lines and exit codes (docs/protocol.md). */
+/** The harness protocol: command-line parsing, the ready line, variants on stdin, timing, JSON lines and exit codes (docs/protocol.md). */
+import fs from 'node:fs';
 import os from 'node:os';
 
 /** Bad arguments: exit 2 with one line on stderr. */
@@ -7,7 +8,10 @@ export class UsageError extends Error {}
 /** A resource limit stopped the work: exit 3 after a JSON line carrying the runtime's own message. */
 export class LimitError extends Error {}
 
-const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'warmup', 'repeat', 'variants', 'kernel']);
+const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'warmup', 'repeat', 'kernel', 'start']);
+
+/** Protocol 3's start modes: workers made inside every repetition, or once before the ready line. */
+export const START_MODES = ['cold', 'warm'];
 
 /** The kernel classes of protocol 2; a workload that has them lists each one's detail under `kernels`. */
 export const KERNELS = ['portable', 'tuned'];
@@ -33,25 +37,26 @@ export function parseOptions(args) {
   return options;
 }
 
-function parseInteger(name, text, minimum, maximum = Number.MAX_SAFE_INTEGER) {
-  if (!/^-?\d+$/.test(text)) throw new UsageError(`--${name} must be an integer, got '${text}'`);
+/** `label` names the value in the error: `--workers`, or a variant's line. */
+function parseInteger(label, text, minimum, maximum = Number.MAX_SAFE_INTEGER) {
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${label} must be an integer, got '${text}'`);
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
-    throw new UsageError(`--${name} must be an integer in [${minimum}, ${maximum}], got '${text}'`);
+    throw new UsageError(`${label} must be an integer in [${minimum}, ${maximum}], got '${text}'`);
   }
   return value;
 }
 
 /** Converts one param by its declared kind: int, uint64 (kept as BigInt), choice or string. */
-function parseParam(workload, name, spec, text) {
+function parseParam(workload, name, spec, text, label = `--${name}`) {
   switch (spec.kind) {
-    case 'int': return parseInteger(name, text, spec.minimum ?? 0, spec.maximum);
+    case 'int': return parseInteger(label, text, spec.minimum ?? 0, spec.maximum);
     case 'uint64':
-      if (!/^\d+$/.test(text) || BigInt(text) >= 2n ** 64n) throw new UsageError(`--${name} must be an integer in [0, 2^64), got '${text}'`);
+      if (!/^\d+$/.test(text) || BigInt(text) >= 2n ** 64n) throw new UsageError(`${label} must be an integer in [0, 2^64), got '${text}'`);
       return BigInt(text);
     case 'list': {
       // Comma-separated non-negative integers (keygen's --probes).
-      if (!/^\d+(,\d+)*$/.test(text)) throw new UsageError(`--${name} must be comma-separated non-negative integers, got '${text}'`);
+      if (!/^\d+(,\d+)*$/.test(text)) throw new UsageError(`${label} must be comma-separated non-negative integers, got '${text}'`);
       return text.split(',').map(Number);
     }
     case 'choice':
@@ -63,7 +68,7 @@ function parseParam(workload, name, spec, text) {
   }
 }
 
-/** Turns the arguments after the workload name into {model, params, workers, warmup, repeat}. */
+/** Turns the arguments after the workload name into {model, params, workers, start, warmup, repeat, kernel}. */
 export function parseInvocation(workload, args) {
   const options = parseOptions(args);
   const modelNames = Object.keys(workload.models);
@@ -78,7 +83,7 @@ export function parseInvocation(workload, args) {
     const spec = workload.params[name];
     if (!spec || spec.variantOnly) {
       const valid = publicParams(workload).map((p) => `--${p.replaceAll('_', '-')}`);
-      const protocol = ['--model', '--workers', '--warmup', '--repeat', '--variants', ...(workload.kernels ? ['--kernel'] : [])];
+      const protocol = ['--model', '--workers', '--start', '--warmup', '--repeat', ...(workload.kernels ? ['--kernel'] : [])];
       throw new UsageError(`unknown option --${option} for ${workload.name}; valid: ${[...valid, ...protocol].join(', ')}`);
     }
     params[name] = parseParam(workload, option, spec, text);
@@ -91,16 +96,17 @@ export function parseInvocation(workload, args) {
 
   let workers;
   if (workload.models[model].workers) {
-    workers = options.workers === undefined ? defaultWorkers() : parseInteger('workers', options.workers, 1);
+    workers = options.workers === undefined ? defaultWorkers() : parseInteger('--workers', options.workers, 1);
   } else if (options.workers !== undefined) {
     throw new UsageError(`model '${model}' of ${workload.name} takes no --workers`);
   }
-  const warmup = options.warmup === undefined ? 0 : parseInteger('warmup', options.warmup, 0);
-  const repeat = options.repeat === undefined ? 1 : parseInteger('repeat', options.repeat, 1);
-  return { model, params, workers, warmup, repeat, kernel: parseKernel(workload, options.kernel), variants: parseVariants(workload, options.variants, warmup + repeat) };
+  const warmup = options.warmup === undefined ? 0 : parseInteger('--warmup', options.warmup, 0);
+  const repeat = options.repeat === undefined ? 1 : parseInteger('--repeat', options.repeat, 1);
+  const start = parseStart(workload, model, options.start);
+  return { model, params, workers, start, warmup, repeat, kernel: parseKernel(workload, options.kernel) };
 }
 
-/** The params `--list` names: the variant-only ones (spawn-chain's start, the swarm's salt) come from --variants alone. */
+/** The params `--list` names: the variant-only ones (spawn-chain's start value, the swarm's salt) come from stdin alone. */
 export function publicParams(workload) {
   return Object.keys(workload.params).filter((name) => !workload.params[name].variantOnly);
 }
@@ -117,16 +123,77 @@ function parseKernel(workload, text) {
 }
 
 /**
- * `--variants v0,...`: one value per repetition, warm-ups first, each parsed like the workload's
- * variant param (sdes-ecb's key, keygen's seed, spawn-chain's start, the swarm's salt). A
- * workload without one (batch-job, noop: a fresh database per process) accepts and ignores them.
+ * `--start cold|warm`, only for models whose entry offers it (`start`); the default is cold where
+ * offered, else the only mode. Undefined for a model that offers none (its ready line says "none").
  */
-function parseVariants(workload, text, repetitions) {
-  if (text === undefined) return undefined;
-  const values = text.split(',');
-  if (values.length !== repetitions) throw new UsageError(`--variants needs ${repetitions} values (warm-ups + repeats), got ${values.length}`);
+function parseStart(workload, modelName, text) {
+  const model = workload.models[modelName];
+  const offered = Object.keys(model.start ?? {});
+  if (text === undefined) return offered.includes('cold') ? 'cold' : offered[0];
+  if (!START_MODES.includes(text)) throw new UsageError(`--start must be one of ${START_MODES.join(', ')}, got '${text}'`);
+  if (offered.includes(text)) return text;
+  const why = model.start_unavailable?.[text] ?? 'it has no workers to start';
+  const valid = offered.length > 0 ? `; valid: ${offered.join(', ')}` : '';
+  throw new UsageError(`model '${modelName}' of ${workload.name} has no --start ${text}: ${why}${valid}`);
+}
+
+/**
+ * Reads stdin one line at a time, synchronously: the launcher writes the next variant only after
+ * reading the line before it, so the repetition loop blocks here, outside every clock, and no
+ * event-loop turn is added to it. Keeps what follows a newline for the next call.
+ */
+export class StdinLines {
+  // A variant is at most 20 digits; a line longer than this is not one.
+  static MAX_LINE_BYTES = 1024;
+
+  constructor(fd = 0) {
+    this.fd = fd;
+    this.pending = Buffer.alloc(0);
+    this.chunk = Buffer.alloc(4096);
+  }
+
+  /** The next line without its newline, or null at the end of input (an unterminated last line counts). */
+  next() {
+    for (;;) {
+      const newline = this.pending.indexOf(0x0a);
+      if (newline >= 0) return this.take(newline, newline + 1);
+      if (this.pending.length > StdinLines.MAX_LINE_BYTES) throw new UsageError(`a stdin line longer than ${StdinLines.MAX_LINE_BYTES} bytes is not a variant (one decimal integer a line)`);
+      const read = readBlocking(this.fd, this.chunk);
+      if (read === 0) return this.pending.length > 0 ? this.take(this.pending.length, this.pending.length) : null;
+      this.pending = Buffer.concat([this.pending, this.chunk.subarray(0, read)]);
+    }
+  }
+
+  take(end, next) {
+    const line = this.pending.toString('latin1', 0, end);
+    this.pending = this.pending.subarray(next);
+    return line.endsWith('\r') ? line.slice(0, -1) : line;
+  }
+}
+
+// A non-blocking stdin (one inherited that way) answers EAGAIN until the launcher writes: wait 1 ms.
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+function readBlocking(fd, buffer) {
+  for (;;) {
+    try {
+      return fs.readSync(fd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if (error.code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+/**
+ * Repetition j's variant line as the workload's variant param (sdes-ecb's key, keygen's seed,
+ * spawn-chain's start value, the swarm's salt); a workload without one (batch-job, noop: a fresh
+ * database per process) reads the line and ignores it.
+ */
+export function parseVariant(workload, line, index) {
   if (!workload.variantParam) return undefined;
-  return values.map((value) => parseParam(workload, 'variants', workload.params[workload.variantParam], value));
+  const name = workload.variantParam;
+  return parseParam(workload, name, workload.params[name], line.trim(), `the variant of repetition ${index} (${name}, from stdin)`);
 }
 
 /**
@@ -136,12 +203,12 @@ function parseVariants(workload, text, repetitions) {
  * itself, since only it knows where its work begins and ends.
  */
 export class Repetition {
-  constructor(index, params, kernel) {
+  constructor(index, params, kernel, begunNs = nowNs()) {
     this.index = index;
     this.params = params;
     this.kernel = kernel;
     this.extra = {};
-    this.begunNs = nowNs();
+    this.begunNs = begunNs;
   }
 
   /**
@@ -214,18 +281,33 @@ export class BusyInterval {
   }
 }
 
-/** Repetition j's params: the base ones with the workload's variant param replaced by variants[j]. */
-export function paramsOf(workload, params, variants, index) {
-  return variants === undefined ? params : { ...params, [workload.variantParam]: variants[index] };
+/** A repetition's params: the base ones with the workload's variant param replaced by its variant. */
+export function paramsOf(workload, params, variant) {
+  return variant === undefined ? params : { ...params, [workload.variantParam]: variant };
 }
 
-/** Runs one repetition and returns its line's fields: {ns, items, checksum, extra}. */
-export async function runRepetition(workload, session, { params, workers, kernel, variants }, index) {
-  const repetition = new Repetition(index, paramsOf(workload, params, variants, index), kernel);
+/**
+ * Runs one repetition from its variant line (read before, outside every phase) and returns its
+ * line's fields: {ns, items, checksum, extra}. Deriving its params from the line is `prepare_ns`.
+ */
+export async function runRepetition(workload, session, { params, workers, start, kernel }, index, variantLine) {
+  const begunNs = nowNs();
+  const repetition = new Repetition(index, paramsOf(workload, params, parseVariant(workload, variantLine, index)), kernel, begunNs);
   const result = await session.runOnce(repetition);
-  const extra = { ...(workers !== undefined ? { workers } : {}), ...result.extra, ...repetition.extra };
+  const extra = { ...(workers !== undefined ? { workers } : {}), ...(start !== undefined ? { start } : {}), ...result.extra, ...repetition.extra };
   if (kernel !== undefined) Object.assign(extra, { kernel, kernel_detail: workload.kernelDetail(kernel, repetition.params) });
   return { ns: repetition.ns, items: result.items, checksum: String(result.checksum), extra };
+}
+
+/**
+ * The ready line, once, after the arguments are checked and the inputs loaded (and, warm, the
+ * workers made: `start_ns`, which the session measured), before the first variant is read.
+ */
+export function readyLine({ workers, start }, session) {
+  const line = { ready: start ?? 'none' };
+  if (start === 'warm') line.start_ns = Math.round(session.startNs);
+  if (workers !== undefined) line.extra = { workers };
+  return line;
 }
 
 /** One result line: `{"warmup":j,...}` or `{"rep":i,...}`; pipes and files are synchronous on Linux. */
@@ -235,15 +317,18 @@ export function printLine(label, index, result) {
 }
 
 /**
- * Runs the warm-up repetitions, then the timed ones, one JSON line each (warm-ups labelled
- * `warmup`); repetition j uses variants[j]. `session` is what a workload's prepare() returns:
- * {runOnce(repetition), close()}.
+ * Prints the ready line, then runs the warm-up repetitions and the timed ones, each after reading
+ * its variant from stdin, one JSON line each (warm-ups labelled `warmup`). `session` is what a
+ * workload's prepare() returns: {runOnce(repetition), close(), startNs (warm)}.
  */
-export async function runRepetitions(workload, session, invocation) {
+export async function runRepetitions(workload, session, invocation, lines = new StdinLines()) {
   const { warmup, repeat } = invocation;
   try {
+    process.stdout.write(JSON.stringify(readyLine(invocation, session)) + '\n');
     for (let index = 0; index < warmup + repeat; index++) {
-      const result = await runRepetition(workload, session, invocation, index);
+      const variantLine = lines.next();
+      if (variantLine === null) throw new UsageError(`stdin closed before repetition ${index}`);
+      const result = await runRepetition(workload, session, invocation, index, variantLine);
       if (index < warmup) printLine('warmup', index, result);
       else printLine('rep', index - warmup, result);
     }

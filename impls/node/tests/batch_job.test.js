@@ -72,21 +72,26 @@ function makeJob(docs, words) {
   return { docsDir, template, expected: expected.hex() };
 }
 
-test('every model writes the same aligned annotations to SQLite', async () => {
+/** Every model, in each start mode it offers (`undefined`: a model with none). */
+const CASES = Object.entries(batchJob.models).flatMap(([model, info]) => Object.keys(info.start ?? { none: '' }).map((start) => [model, info.start ? start : undefined]));
+
+test('every model, cold and warm, writes the same aligned annotations to SQLite', async () => {
   const job = makeJob(12, 150);
-  for (const model of Object.keys(batchJob.models)) {
-    const copy = path.join(folder, `${model}.sqlite`);
+  for (const [model, start] of CASES) {
+    const label = `${model} ${start ?? ''}`;
+    const copy = path.join(folder, `${model}-${start}.sqlite`);
     fs.copyFileSync(job.template, copy);
-    const result = await runModel(batchJob, model, { docs_dir: job.docsDir, db: `sqlite:${copy}` }, 3);
-    assert.equal(result.items, 12, model);
-    assert.equal(result.checksum, job.expected, model);
+    const result = await runModel(batchJob, model, { docs_dir: job.docsDir, db: `sqlite:${copy}` }, 3, { start });
+    assert.equal(result.items, 12, label);
+    assert.equal(result.checksum, job.expected, label);
+    assert.equal(result.extra.start, start, label);
     const db = new Database(copy, { readonly: true });
     const statuses = db.prepare('SELECT status, count(*) AS n FROM documents GROUP BY status').all();
     db.close();
-    assert.deepEqual(statuses, [{ status: 'aligned', n: 12 }], model);
+    assert.deepEqual(statuses, [{ status: 'aligned', n: 12 }], label);
     if (batchJob.models[model].workers) {
-      assert.equal(result.extra.chunks, 12, model);
-      assert.equal(result.extra.workers_used, 3, `${model}: every worker processed a document`);
+      assert.equal(result.extra.chunks, 12, label);
+      assert.equal(result.extra.workers_used, 3, `${label}: every worker processed a document`);
     }
   }
 });

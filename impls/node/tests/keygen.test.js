@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { base32Module } from '../src/base32_wasm.js';
 import { keygen } from '../src/workloads/keygen.js';
 import { base32Lower, encodeBase32Into } from '../src/workloads/keygen_worker.js';
-import { runModel, runModelRepetitions } from './helpers.js';
+import { quietThreadCount, runModel, runModelRepetitions, threadIds } from './helpers.js';
 
 const BASE32_VECTORS = [['', ''], ['f', 'my======'], ['fo', 'mzxq===='], ['foo', 'mzxw6==='],
   ['foob', 'mzxw6yq='], ['fooba', 'mzxw6ytb'], ['foobar', 'mzxw6ytboi======']];
@@ -97,13 +97,27 @@ for (const model of Object.keys(keygen.models)) {
     });
   }
 
-  test(`${model}: repetition j uses seed variants[j]`, async () => {
-    const results = await runModelRepetitions(keygen, model, { count: 3, bytes: 10, source: 'seeded', seed: 99n, probes: [1] }, 2, { variants: [7n, 1n] });
-    assert.equal(results[1].checksum, 'd3605c1b2c10e632');
-    assert.deepEqual(results[1].extra.probes, [VECTOR_KEYS[1]]);
-    assert.notEqual(results[0].checksum, results[1].checksum);
-  });
+  for (const start of Object.keys(keygen.models[model].start ?? { none: '' })) {
+    test(`${model} ${start}: repetition j uses the seed of its stdin line`, async () => {
+      const results = await runModelRepetitions(keygen, model, { count: 3, bytes: 10, source: 'seeded', seed: 99n, probes: [1] }, 2,
+        { start: start === 'none' ? undefined : start, variants: [7n, 1n, 18446744073709551615n] });
+      assert.equal(results[1].checksum, 'd3605c1b2c10e632');
+      assert.deepEqual(results[1].extra.probes, [VECTOR_KEYS[1]]);
+      assert.notEqual(results[0].checksum, results[1].checksum);
+    });
+  }
 }
+
+test('worker-threads warm: the strong source keeps its keys fresh on reused workers, ceiling included, and makes no thread', async () => {
+  const before = await quietThreadCount();
+  const seen = [];
+  const results = await runModelRepetitions(keygen, 'worker-threads', { count: 300, bytes: 20, source: 'strong' }, 2,
+    { start: 'warm', variants: [0, 0, 0], afterEach: () => seen.push(threadIds()) });
+  assert.equal(new Set(results.map((result) => result.checksum)).size, 3);
+  assert.ok(results.every((result) => result.extra.ceiling_ns > 0 && result.extra.workers_used === 2));
+  assert.equal(seen[0].length, before + 2);
+  assert.deepEqual(seen[2], seen[0]);
+});
 
 test('worker-threads: probes follow the generation order whatever order chunks arrive in', async () => {
   const probes = [0, 299, 300, 1999];

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 
 const RUN = new URL('../run', import.meta.url).pathname;
-const run = (...args) => spawnSync(RUN, args, { encoding: 'utf8', cwd: '/' });
+/** Runs the runtime with no stdin lines (stdin at EOF at once). */
+const run = (...args) => spawnSync(RUN, args, { encoding: 'utf8', cwd: '/', input: '' });
+/** Runs the runtime with one stdin line per variant, as the launcher writes them. */
+const runFed = (variants, ...args) => spawnSync(RUN, args, { encoding: 'utf8', cwd: '/', input: variants.map((v) => `${v}\n`).join('') });
+const lines = (result) => result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+/** Every stdout line but the ready line. */
+const repetitionLines = (result) => lines(result).slice(1);
 
 test('--list is one JSON object naming every workload, its params and model families', () => {
   const result = run('--list');
@@ -18,22 +24,106 @@ test('--list is one JSON object naming every workload, its params and model fami
   assert.ok(listing.sources.strong);
 });
 
-test('noop prints a warmup line per warm-up, then one rep line per timed repetition', () => {
-  const result = run('noop', '--model', 'seq', '--warmup', '2', '--repeat', '3');
+test('noop prints the ready line, then a warmup line per warm-up and one rep line per timed repetition', () => {
+  const result = runFed([0, 0, 0, 0, 0], 'noop', '--model', 'seq', '--warmup', '2', '--repeat', '3');
   assert.equal(result.status, 0);
-  const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
-  assert.deepEqual(lines.map((line) => [line.warmup, line.rep, line.items, line.checksum]),
+  assert.deepEqual(lines(result)[0], { ready: 'none' });
+  const repetitions = repetitionLines(result);
+  assert.deepEqual(repetitions.map((line) => [line.warmup, line.rep, line.items, line.checksum]),
     [[0, undefined, 0, 'noop'], [1, undefined, 0, 'noop'], [undefined, 0, 0, 'noop'], [undefined, 1, 0, 'noop'], [undefined, 2, 0, 'noop']]);
-  assert.ok(lines.every((line) => Number.isInteger(line.ns) && line.ns >= 0));
+  assert.ok(repetitions.every((line) => Number.isInteger(line.ns) && line.ns >= 0));
   for (const field of ['cpu_user_ns', 'cpu_sys_ns', 'checksum_ns', 'prepare_ns']) {
-    assert.ok(lines.every((line) => Number.isInteger(line.extra[field]) && line.extra[field] >= 0), field);
+    assert.ok(repetitions.every((line) => Number.isInteger(line.extra[field]) && line.extra[field] >= 0), field);
   }
 });
 
-test('--workers is printed under extra.workers', () => {
-  const result = run('keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'strong', '--workers', '3', '--warmup', '0', '--repeat', '1');
+test('--workers is printed under extra.workers, in the ready line and every repetition', () => {
+  const result = runFed([1], 'keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'strong', '--workers', '3', '--warmup', '0', '--repeat', '1');
   assert.equal(result.status, 0);
-  assert.equal(JSON.parse(result.stdout).extra.workers, 3);
+  const [ready, line] = lines(result);
+  assert.equal(ready.extra.workers, 3);
+  assert.equal(line.extra.workers, 3);
+});
+
+// Protocol 3: the ready line, a variant line per repetition on stdin, --start.
+
+test('stdin closed before a repetition: exit 2 naming it, after the lines of those that ran', () => {
+  const result = runFed([5], 'spawn-chain', '--model', 'promises', '--n', '3', '--warmup', '1', '--repeat', '1');
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr.trim(), 'stdin closed before repetition 1');
+  assert.deepEqual(repetitionLines(result).map((line) => [line.warmup, line.checksum]), [[0, '8']]);
+  assert.equal(run('noop', '--model', 'seq', '--repeat', '1').stderr.trim(), 'stdin closed before repetition 0');
+});
+
+test('the ready line comes first, before any variant is read (it is printed with stdin still open and empty)', async () => {
+  const child = spawn(RUN, ['spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1'], { cwd: '/' });
+  const first = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(String(data))));
+  assert.deepEqual(JSON.parse(first.split('\n')[0]), { ready: 'none' });
+  child.stdin.end('7\n');
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.equal(code, 0);
+});
+
+test('repetition j uses the variant of stdin line j (spawn-chain: the start value)', () => {
+  const result = runFed([0, 123456, 5], 'spawn-chain', '--model', 'promises', '--n', '1000', '--warmup', '1', '--repeat', '2');
+  assert.equal(result.status, 0);
+  assert.deepEqual(repetitionLines(result).map((line) => line.checksum), ['1000', '124456', '1005']);
+});
+
+test('a variant line that is no valid variant exits 2 saying what is valid', () => {
+  const result = runFed(['abc'], 'spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1');
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /variant of repetition 0 \(start, from stdin\) must be an integer/);
+  assert.equal(runFed([2 ** 31], 'spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1').status, 2);
+});
+
+test('batch-job and noop read a line per repetition and ignore what it says', () => {
+  const result = runFed(['9', 'anything'], 'noop', '--model', 'seq', '--repeat', '2');
+  assert.equal(result.status, 0);
+  assert.equal(repetitionLines(result).length, 2);
+});
+
+test('--variants is gone: an unknown option, exit 2', () => {
+  const result = run('spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1', '--variants', '1');
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /^unknown option --variants for spawn-chain/);
+});
+
+test('--list: every model with workers offers cold and warm; chains and swarms say why neither applies', () => {
+  const { workloads } = JSON.parse(run('--list').stdout);
+  for (const [name, workload] of Object.entries(workloads)) {
+    for (const [modelName, model] of Object.entries(workload.models)) {
+      if (model.workers) assert.deepEqual(Object.keys(model.start), ['cold', 'warm'], `${name} ${modelName}`);
+      else assert.equal(model.start, undefined, `${name} ${modelName}`);
+    }
+  }
+  for (const name of ['spawn-chain', 'coroutine-swarm']) {
+    for (const [modelName, model] of Object.entries(workloads[name].models)) {
+      if (modelName !== 'seq') assert.deepEqual(Object.keys(model.start_unavailable), ['cold', 'warm'], `${name} ${modelName}`);
+    }
+  }
+});
+
+test('--start: cold is the default and echoed; warm prints ready warm with start_ns and echoes warm', () => {
+  const args = ['keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'seeded', '--workers', '2', '--repeat', '2'];
+  const cold = lines(runFed([1, 2], ...args));
+  assert.deepEqual(cold[0], { ready: 'cold', extra: { workers: 2 } });
+  assert.deepEqual(cold.slice(1).map((line) => line.extra.start), ['cold', 'cold']);
+  const warm = lines(runFed([1, 2], ...args, '--start', 'warm'));
+  assert.equal(warm[0].ready, 'warm');
+  assert.ok(Number.isInteger(warm[0].start_ns) && warm[0].start_ns > 0);
+  assert.deepEqual(warm.slice(1).map((line) => line.extra.start), ['warm', 'warm']);
+  assert.deepEqual(warm.slice(1).map((line) => line.checksum), cold.slice(1).map((line) => line.checksum));
+});
+
+test('--start on a model without it, or an unknown mode, exits 2 with the reason', () => {
+  const seq = run('keygen', '--model', 'seq', '--start', 'cold');
+  assert.equal(seq.status, 2);
+  assert.match(seq.stderr, /^model 'seq' of keygen has no --start cold/);
+  const chain = run('spawn-chain', '--model', 'worker-threads', '--n', '3', '--start', 'warm');
+  assert.equal(chain.status, 2);
+  assert.match(chain.stderr, /has no --start warm: each link is its own worker_thread/);
+  assert.equal(run('keygen', '--model', 'worker-threads', '--start', 'hot').status, 2);
 });
 
 test('an unknown model exits 2 with one line naming the valid ones', () => {
@@ -48,8 +138,6 @@ test('an unknown workload or param exits 2', () => {
   assert.equal(run('keygen', '--model', 'seq', '--colour', 'red').status, 2);
   assert.equal(run('sdes-ecb', '--model', 'seq', '--input', '/dev/null', '--key', '1024').status, 2);
 });
-
-const lines = (result) => result.stdout.trim().split('\n').map((line) => JSON.parse(line));
 
 test('--list offers kernels: sdes-ecb and keygen portable and tuned, batch-job portable only', () => {
   const { workloads } = JSON.parse(run('--list').stdout);
@@ -67,16 +155,11 @@ test('--kernel tuned where there is none, an unknown kernel, or a kernel for spa
   assert.equal(run('spawn-chain', '--model', 'promises', '--n', '3', '--kernel', 'portable').status, 2);
 });
 
-test('--variants must give one value per repetition', () => {
-  assert.equal(run('spawn-chain', '--model', 'promises', '--n', '3', '--warmup', '1', '--repeat', '2', '--variants', '1,2').status, 2);
-  assert.equal(run('sdes-ecb', '--model', 'seq', '--input', '/dev/null', '--variants', '1024').status, 2);
-});
-
-test('keygen lines carry kernel, kernel_detail and the probed keys; repetition j uses seed variants[j]', () => {
-  const result = run('keygen', '--model', 'seq', '--count', '3', '--bytes', '10', '--source', 'seeded', '--kernel', 'tuned',
-    '--warmup', '1', '--repeat', '1', '--variants', '2,1', '--probes', '2,0');
+test('keygen lines carry kernel, kernel_detail and the probed keys; repetition j uses the seed of stdin line j', () => {
+  const result = runFed([2, 1], 'keygen', '--model', 'seq', '--count', '3', '--bytes', '10', '--source', 'seeded', '--kernel', 'tuned',
+    '--warmup', '1', '--repeat', '1', '--probes', '2,0');
   assert.equal(result.status, 0);
-  const [warm, timed] = lines(result);
+  const [warm, timed] = repetitionLines(result);
   assert.equal(warm.warmup, 0);
   assert.notEqual(warm.checksum, 'd3605c1b2c10e632');
   assert.equal(timed.checksum, 'd3605c1b2c10e632');
@@ -86,8 +169,8 @@ test('keygen lines carry kernel, kernel_detail and the probed keys; repetition j
 });
 
 test('parallel models report busy intervals inside the repetition', () => {
-  const result = run('keygen', '--model', 'worker-threads', '--count', '100', '--bytes', '5', '--source', 'strong', '--workers', '2', '--warmup', '0', '--repeat', '1');
-  const [line] = lines(result);
+  const result = runFed([0], 'keygen', '--model', 'worker-threads', '--count', '100', '--bytes', '5', '--source', 'strong', '--workers', '2', '--warmup', '0', '--repeat', '1');
+  const [line] = repetitionLines(result);
   assert.deepEqual(line.extra.busy.map(([worker]) => worker).sort(), [0, 1]);
   for (const [, start, end] of line.extra.busy) assert.ok(start >= 0 && start <= end && end <= line.ns);
 });

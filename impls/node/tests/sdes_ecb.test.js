@@ -6,8 +6,15 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../src/table_lookup_wasm.js';
 import { sdesEcb } from '../src/workloads/sdes_ecb.js';
-import { encryptByte, portableEncryptByte, expandPermute, initialPermutation, instantiateTableLookup, inverseInitialPermutation, keyTable, permute, permute4, subkeys } from '../src/workloads/sdes_ecb_worker.js';
-import { runModel, runModelRepetitions } from './helpers.js';
+import * as portable from '../src/workloads/sdes_ecb_portable.js';
+import { EP, IP, IP_INV, P4, permute, subkeys } from '../src/workloads/sdes_ecb_portable.js';
+import * as tuned from '../src/workloads/sdes_ecb_tuned.js';
+import { instantiateTableLookup } from '../src/workloads/sdes_ecb_worker.js';
+import { quietThreadCount, runModel, runModelRepetitions, threadCountSettled, threadIds } from './helpers.js';
+
+/** The key's table from the reference procedure: the expected ciphertext of every test here. */
+const keyTable = (key) => portable.keyTable(...subkeys(key));
+const KERNEL_ROUNDS = { portable, tuned };
 
 const KERNELS = Object.keys(sdesEcb.kernels);
 
@@ -37,15 +44,23 @@ const VECTORS = [
   ['1010000010', '10010111', '00111000'],
   ['1010000010', '00000011', '11010000'],
 ];
-for (const [key, plain, cipher] of VECTORS) {
-  test(`key ${key}, plaintext ${plain} -> ${cipher}`, () => {
-    const [k1, k2] = subkeys(parseInt(key, 2));
-    assert.equal(encryptByte(k1, k2, parseInt(plain, 2)), parseInt(cipher, 2));
+for (const [kernel, rounds] of Object.entries(KERNEL_ROUNDS)) {
+  for (const [key, plain, cipher] of VECTORS) {
+    test(`${kernel}: key ${key}, plaintext ${plain} -> ${cipher}`, () => {
+      const [k1, k2] = subkeys(parseInt(key, 2));
+      assert.equal(rounds.encryptByte(k1, k2, parseInt(plain, 2)), parseInt(cipher, 2));
+    });
+  }
+
+  test(`${kernel}: table of key 642, bytes 0x00..0xff`, () => {
+    assert.equal(Buffer.from(rounds.keyTable(...subkeys(642))).toString('hex'), KEY_642_TABLE);
   });
 }
 
-test('table of key 642, bytes 0x00..0xff', () => {
-  assert.equal(Buffer.from(keyTable(642)).toString('hex'), KEY_642_TABLE);
+test('portable permute: output bit k is input bit table[k], counted from 1 at the most significant', () => {
+  assert.equal(permute(0b1000000000, 10, [1, 2]), 0b10);
+  assert.equal(permute(0b0000000001, 10, [10, 1]), 0b10);
+  assert.equal(permute(0b0110, 4, P4), 0b1010);
 });
 
 for (const model of Object.keys(sdesEcb.models)) {
@@ -108,41 +123,16 @@ for (const model of Object.keys(sdesEcb.models)) {
 }
 
 const SPEC_PERMUTATIONS = [
-  ['IP = 2 6 3 1 4 8 5 7', initialPermutation, 8, [2, 6, 3, 1, 4, 8, 5, 7]],
-  ['IP⁻¹ = 4 1 3 5 7 2 8 6', inverseInitialPermutation, 8, [4, 1, 3, 5, 7, 2, 8, 6]],
-  ['E/P = 4 1 2 3 2 3 4 1', expandPermute, 4, [4, 1, 2, 3, 2, 3, 4, 1]],
-  ['P4 = 2 4 3 1', permute4, 4, [2, 4, 3, 1]],
+  ['IP = 2 6 3 1 4 8 5 7', tuned.initialPermutation, 8, IP],
+  ['IP⁻¹ = 4 1 3 5 7 2 8 6', tuned.inverseInitialPermutation, 8, IP_INV],
+  ['E/P = 4 1 2 3 2 3 4 1', tuned.expandPermute, 4, EP],
+  ['P4 = 2 4 3 1', tuned.permute4, 4, P4],
 ];
 for (const [name, shifted, width, table] of SPEC_PERMUTATIONS) {
-  test(`${name}: the shift-and-mask form equals the spec's table on every input`, () => {
+  test(`tuned ${name}: the shift-and-mask form equals the portable permute over the spec's table on every input`, () => {
     for (let value = 0; value < 1 << width; value++) assert.equal(shifted(value), permute(value, width, table), `input ${value}`);
   });
 }
-
-// The spec's S-DES written plainly (2-D S-boxes, row and column as the spec says), as the reference.
-function referenceEncrypt(key, plain) {
-  const S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]];
-  const S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]];
-  const bit = (value, width, position) => (value >> (width - position)) & 1;
-  const sbox = (box, n) => box[(bit(n, 4, 1) << 1) | bit(n, 4, 4)][(bit(n, 4, 2) << 1) | bit(n, 4, 3)];
-  const round = (block, k) => {
-    const mixed = permute(block & 15, 4, [4, 1, 2, 3, 2, 3, 4, 1]) ^ k;
-    const f = permute((sbox(S0, mixed >> 4) << 2) | sbox(S1, mixed & 15), 4, [2, 4, 3, 1]);
-    return (((block >> 4) ^ f) << 4) | (block & 15);
-  };
-  const [k1, k2] = subkeys(key);
-  const first = round(permute(plain, 8, [2, 6, 3, 1, 4, 8, 5, 7]), k1);
-  return permute(round(((first & 15) << 4) | (first >> 4), k2), 8, [4, 1, 3, 5, 7, 2, 8, 6]);
-}
-
-test('encryptByte equals the plainly written S-DES for every key and every byte', () => {
-  for (let key = 0; key < 1024; key++) {
-    const [k1, k2] = subkeys(key);
-    for (let plain = 0; plain < 256; plain++) {
-      if (encryptByte(k1, k2, plain) !== referenceEncrypt(key, plain)) assert.fail(`key ${key} plain ${plain}`);
-    }
-  }
-});
 
 for (const pairs of [0, 1]) {
   test(`the WebAssembly look-up (pairs ${pairs}) maps every byte at any offset and length`, () => {
@@ -177,18 +167,17 @@ test(`from ${PAIRS_MIN_BYTES} bytes on (the pair table), every model still agree
 });
 
 // Protocol 2: the kernels agree, and every repetition encrypts under its own key.
-test('the portable rounds (loops over the spec\'s tables) equal the tuned shift-and-mask rounds for every key and byte', () => {
+test('the tuned shift-and-mask rounds equal the portable reference procedure for every key and byte', () => {
   for (let key = 0; key < 1024; key++) {
     const [k1, k2] = subkeys(key);
     for (let plain = 0; plain < 256; plain++) {
-      if (portableEncryptByte(k1, k2, plain) !== encryptByte(k1, k2, plain)) assert.fail(`key ${key} plain ${plain}`);
+      if (tuned.encryptByte(k1, k2, plain) !== portable.encryptByte(k1, k2, plain)) assert.fail(`key ${key} plain ${plain}`);
     }
   }
-  assert.equal(Buffer.from(keyTable(642, 'portable')).toString('hex'), KEY_642_TABLE);
 });
 
 test('portable and tuned kernels give the same ciphertext under every key, for both ciphers', async () => {
-  // 64 keys spread over 0..1023, one per repetition (--variants), each checked against the reference table.
+  // 64 keys spread over 0..1023, one per repetition (a stdin line each), each checked against the reference table.
   const plain = crypto.randomBytes(4099);
   const input = inputFile('kernels.bin', plain);
   const keys = Array.from({ length: 64 }, (_, k) => (k * 16 + k) % 1024);
@@ -201,14 +190,38 @@ test('portable and tuned kernels give the same ciphertext under every key, for b
   }
 });
 
-test('worker-threads: repetition j encrypts under key variants[j] and reports every worker busy', async () => {
-  const input = inputFile('variants.bin', crypto.randomBytes(10000));
-  const results = await runModelRepetitions(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'table' }, 2, { variants: [642, 1023, 5] });
-  const plain = fs.readFileSync(input);
-  assert.deepEqual(results.map((result) => result.checksum),
-    [642, 1023, 5].map((key) => crypto.createHash('sha256').update(plain.map((b) => keyTable(key)[b])).digest('hex')));
-  for (const { ns, extra } of results) {
-    assert.deepEqual(extra.busy.map(([worker]) => worker).sort(), [0, 1]);
-    for (const [, begin, end] of extra.busy) assert.ok(begin >= 0 && begin <= end && end <= ns);
-  }
+for (const start of ['cold', 'warm']) {
+  test(`worker-threads ${start}: repetition j encrypts under the key of its stdin line and reports every worker busy`, async () => {
+    const input = inputFile('variants.bin', crypto.randomBytes(10000));
+    const results = await runModelRepetitions(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'table' }, 2, { start, variants: [642, 1023, 5] });
+    const plain = fs.readFileSync(input);
+    assert.deepEqual(results.map((result) => result.checksum),
+      [642, 1023, 5].map((key) => crypto.createHash('sha256').update(plain.map((b) => keyTable(key)[b])).digest('hex')));
+    for (const { ns, extra } of results) {
+      assert.equal(extra.start, start);
+      assert.deepEqual(extra.busy.map(([worker]) => worker).sort(), [0, 1]);
+      for (const [, begin, end] of extra.busy) assert.ok(begin >= 0 && begin <= end && end <= ns);
+    }
+  });
+}
+
+test('worker-threads warm: every repetition, ceiling included, runs on the threads made before the first; none is made or ended', async () => {
+  const before = await quietThreadCount();
+  const input = inputFile('warm.bin', crypto.randomBytes(50000));
+  const seen = [];
+  const results = await runModelRepetitions(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'bitwise' }, 2,
+    { start: 'warm', variants: [1, 2, 3], afterEach: () => seen.push(threadIds()) });
+  assert.equal(results.length, 3);
+  assert.equal(seen[0].length, before + 2, 'the two warm workers are alive after the first repetition');
+  assert.deepEqual(seen[1], seen[0]);
+  assert.deepEqual(seen[2], seen[0]);
+});
+
+test('worker-threads cold: every repetition ends the threads it made, the ceiling\'s too', async () => {
+  const before = await quietThreadCount();
+  const input = inputFile('cold.bin', crypto.randomBytes(50000));
+  const counts = [];
+  await runModelRepetitions(sdesEcb, 'worker-threads', { input, key: 642, cipher: 'bitwise' }, 2,
+    { start: 'cold', variants: [1, 2], afterEach: async () => counts.push(await threadCountSettled(before)) });
+  assert.deepEqual(counts, [before, before]);
 });

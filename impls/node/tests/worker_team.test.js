@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReadyWorkers, runWorkers, workersReport } from '../src/worker_team.js';
-import { threadCount, threadCountSettled } from './helpers.js';
+import { ColdTeam, runWorkers, startTeam, WarmTeam, workersReport } from '../src/worker_team.js';
+import { quietThreadCount, threadCount, threadCountSettled } from './helpers.js';
 
 const FIXTURE = new URL('./fixtures/echo_worker.js', import.meta.url);
 
@@ -29,9 +29,63 @@ test('a worker that throws rejects runWorkers', async () => {
   await assert.rejects(runWorkers(FIXTURE, 'fail', 2, {}), /deliberate/);
 });
 
-test('ReadyWorkers run tasks on threads started before, until ended', async () => {
-  const team = await ReadyWorkers.start(FIXTURE, 2);
-  const results = await team.run('echo', { chunks: 1 });
-  assert.deepEqual(results.map((result) => result.index), [0, 1]);
-  await team.end();
+test('a WarmTeam runs every task on the same threads, started before, until ended', async () => {
+  const before = await quietThreadCount();
+  const team = await WarmTeam.start(FIXTURE, 2);
+  try {
+    assert.equal(threadCount(), before + 2);
+    const first = await team.run('echo', { chunks: 1 });
+    const second = await team.run('echo', { chunks: 1 });
+    assert.deepEqual(first.map((result) => result.index), [0, 1]);
+    assert.deepEqual(second.map((result) => result.threadId), first.map((result) => result.threadId));
+    assert.equal(threadCount(), before + 2);
+  } finally {
+    await team.end();
+  }
+  assert.equal(await threadCountSettled(before), before);
+});
+
+test('a ColdTeam starts new threads for every task and ends them', async () => {
+  const before = await quietThreadCount();
+  const team = new ColdTeam(FIXTURE, 2);
+  const first = await team.run('echo', { chunks: 1 });
+  const second = await team.run('echo', { chunks: 1 });
+  assert.equal(new Set([...first, ...second].map((result) => result.threadId)).size, 4);
+  assert.equal(await threadCountSettled(before), before);
+});
+
+test('a warm worker keeps its state from one task to the next; a cold one starts afresh', async () => {
+  const team = await WarmTeam.start(FIXTURE, 1);
+  try {
+    await team.run('count', {});
+    assert.deepEqual((await team.run('count', {})).map((result) => result.count), [2]);
+  } finally {
+    await team.end();
+  }
+  const cold = new ColdTeam(FIXTURE, 1);
+  await cold.run('count', {});
+  assert.deepEqual((await cold.run('count', {})).map((result) => result.count), [1]);
+});
+
+test('a WarmTeam passes posts on before the result, and rejects when a task throws', async () => {
+  const team = await WarmTeam.start(FIXTURE, 2);
+  try {
+    const posted = [];
+    await team.run('postTwice', {}, (message, index) => posted.push([message.n, index]));
+    assert.equal(posted.length, 4);
+    await assert.rejects(team.run('fail', {}), /deliberate/);
+  } finally {
+    await team.end();
+  }
+});
+
+test('startTeam: warm starts the team now and says how long it took; cold starts nothing', async () => {
+  const before = await quietThreadCount();
+  const cold = await startTeam('cold', FIXTURE, 2);
+  assert.ok(cold.team instanceof ColdTeam);
+  assert.equal(cold.startNs, undefined);
+  assert.equal(threadCount(), before);
+  const warm = await startTeam('warm', FIXTURE, 2);
+  assert.ok(warm.team instanceof WarmTeam && warm.startNs > 0);
+  await warm.team.end();
 });

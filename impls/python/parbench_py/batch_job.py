@@ -1,6 +1,7 @@
 """batch-job: re-align each pending document's annotations (LCS, CPU) and store them in one transaction (I/O)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing.util
 import os
@@ -10,6 +11,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Iterator
 
 from . import dask_cluster, parallel
 from .checksums import order_free_digest
@@ -18,55 +20,57 @@ from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
 Span = tuple[int, int, str]
 
 
-def lcs_offset_map(old: bytes, new: bytes) -> list[int]:
-    """M from the spec: where each offset of `old` (and its end) lands in `new`.
+# The alignment of docs/workloads/batch-job.md, step 2, in plain Python: written from the spec's
+# text alone, so that it shares no code with the harness's oracle that checks it.
 
-    The suffix table dp[i][j] = LCS(old[i:], new[j:]) is filled row by row from the bottom,
-    keeping every row because the walk from (0, 0) reads them all.
-    """
-    n, m = len(old), len(new)
-    rows = [[0] * (m + 1) for _ in range(n + 1)]
-    # (j, new[j]) from the right, made once: the inner loop then does no index arithmetic
-    # for `new`, and `right` carries row[j + 1] in a local (about 40 % faster in CPython).
-    new_from_right = list(zip(range(m - 1, -1, -1), reversed(new)))
-    for i in range(n - 1, -1, -1):
-        byte, below, row = old[i], rows[i + 1], rows[i]
-        right = 0
-        for j, new_byte in new_from_right:
-            if new_byte == byte:
-                right = below[j + 1] + 1
+def suffix_lcs_table(old: bytes, new: bytes) -> list[list[int]]:
+    """dp[i][j] = LCS(old[i:], new[j:]): the length of the longest common subsequence of the two
+    suffixes; the row and column past the end are 0 (an empty suffix has nothing in common)."""
+    dp = [[0] * (len(new) + 1) for _ in range(len(old) + 1)]
+    for i in range(len(old) - 1, -1, -1):
+        row, next_row, byte = dp[i], dp[i + 1], old[i]
+        for j in range(len(new) - 1, -1, -1):
+            if byte == new[j]:
+                row[j] = next_row[j + 1] + 1
+            elif next_row[j] >= row[j + 1]:   # the larger of the two neighbours, without a call per cell
+                row[j] = next_row[j]
             else:
-                down = below[j]
-                if down > right:
-                    right = down
-            row[j] = right
-    matched_to = [-1] * n
+                row[j] = row[j + 1]
+    return dp
+
+
+def walk_matches(old: bytes, new: bytes, dp: list[list[int]]) -> dict[int, int]:
+    """i -> j for every byte the walk from (0, 0) matches: equal bytes match and step both;
+    otherwise step i when dp[i+1][j] >= dp[i][j+1] (ties go to i), else step j."""
+    matched: dict[int, int] = {}
     i = j = 0
-    while i < n and j < m:
+    while i < len(old) and j < len(new):
         if old[i] == new[j]:
-            matched_to[i] = j
-            i += 1
-            j += 1
-        elif rows[i + 1][j] >= rows[i][j + 1]:
+            matched[i] = j
+            i, j = i + 1, j + 1
+        elif dp[i + 1][j] >= dp[i][j + 1]:
             i += 1
         else:
             j += 1
-    offset_map = [0] * (n + 1)
-    offset_map[n] = m
-    for i in range(n - 1, -1, -1):
-        offset_map[i] = matched_to[i] if matched_to[i] >= 0 else offset_map[i + 1]
-    return offset_map
+    return matched
+
+
+def offset_map(old: bytes, new: bytes) -> list[int]:
+    """M: M[len(old)] = len(new); from the end down, M[i] is the byte of `new` that byte i of
+    `old` matched, or M[i+1] where it matched none."""
+    matched = walk_matches(old, new, suffix_lcs_table(old, new))
+    mapped = [0] * (len(old) + 1)
+    mapped[len(old)] = len(new)
+    for i in range(len(old) - 1, -1, -1):
+        mapped[i] = matched.get(i, mapped[i + 1])
+    return mapped
 
 
 def align(old: bytes, new: bytes, spans: list[Span]) -> list[Span]:
-    """Each span [b, e) becomes [M[b], M[e]); spans that collapse to nothing are dropped."""
-    offset_map = lcs_offset_map(old, new)
-    aligned = []
-    for begin, end, label in spans:
-        new_begin, new_end = offset_map[begin], offset_map[end]
-        if new_begin < new_end:
-            aligned.append((new_begin, new_end, label))
-    return aligned
+    """Each span [b, e) becomes [M[b], M[e]); one with M[b] >= M[e] is dropped."""
+    mapped = offset_map(old, new)
+    moved = [(mapped[begin], mapped[end], label) for begin, end, label in spans]
+    return [(begin, end, label) for begin, end, label in moved if begin < end]
 
 
 class Database:
@@ -191,74 +195,103 @@ def _units_extra(docs: int, workers_used: int) -> dict:
     return parallel.chunk_extra(1, docs, workers_used)
 
 
-def run_threads(job: Job) -> Outcome:
-    """W threads, each with its own connection, take documents from one queue until it is empty."""
-    doc_ids = _pending(job.params["db"])
-    work: queue.SimpleQueue = queue.SimpleQueue()
-    for doc_id in doc_ids:
-        work.put(doc_id)
-    first_round = parallel.ThreadFirstRound(min(job.workers, len(doc_ids)))
-    done: list[tuple[int, int, int, DocumentTimes]] = []   # list.append is atomic under the GIL
-    failures: list[BaseException] = []
+class ThreadConnections:
+    """One connection per pool thread, opened by the thread at its first document (or, warm,
+    before the ready line) and closed by the caller once the pool's threads are done with it."""
 
-    def worker() -> None:
-        try:
-            database = Database(job.params["db"])
-            try:
-                while True:
-                    try:
-                        doc_id = work.get_nowait()
-                    except queue.Empty:
-                        return
-                    done.append(first_round.run(process_document, database, job.params["docs_dir"], doc_id))
-            finally:
-                database.close()
-        except BaseException as error:  # surfaced in the main thread below
-            failures.append(error)
-            first_round.abort()
+    def __init__(self, url: str):
+        self.url = url
+        self.by_thread: dict[int, Database] = {}   # a dict assignment is atomic under the GIL
 
-    threads = [threading.Thread(target=worker) for _ in range(job.workers)]
-    started = []
+    def mine(self) -> Database:
+        thread = threading.get_ident()
+        if thread not in self.by_thread:
+            self.by_thread[thread] = Database(self.url)
+        return self.by_thread[thread]
+
+    def close(self) -> None:
+        for database in self.by_thread.values():
+            database.close()
+        self.by_thread.clear()
+
+
+@dataclass
+class WarmThreads(parallel.WarmPool):
+    """The threads model's warm start: the pool, and the connection each of its threads opened."""
+    connections: ThreadConnections | None = None
+
+
+@contextlib.contextmanager
+def _warm_threads(params: dict, workers: int, loaded: None) -> Iterator[WarmThreads]:
+    connections = ThreadConnections(params["db"])
+    pool = parallel.ThreadPool(workers)
     try:
-        for thread in threads:
-            thread.start()
-            started.append(thread)
-    except RuntimeError as error:
-        first_round.abort()
-        raise LimitReached(str(error)) from error
+        pool.start_every_worker().run_chunks(connections.mine, [()] * workers)
+        yield WarmThreads(pool, connections=connections)
     finally:
-        for thread in started:
-            thread.join()
-    if failures:
-        raise failures[0]
-    ran = parallel.gather_timed(done)
+        pool.shutdown()
+        connections.close()
+
+
+def _document_on_pool_thread(connections: ThreadConnections, docs_dir: str, doc_id: int) -> DocumentTimes:
+    return process_document(connections.mine(), docs_dir, doc_id)
+
+
+def run_threads(job: Job) -> Outcome:
+    """W threads, each with its own connection, one document a task from the pool's queue."""
+    doc_ids = _pending(job.params["db"])
+    warm = isinstance(job.session, WarmThreads)
+    connections = job.session.connections if warm else ThreadConnections(job.params["db"])
+    try:
+        with parallel.pool_for(job, lambda: parallel.ThreadPool(job.workers)) as pool:
+            ran = pool.run_chunks(_document_on_pool_thread,
+                                  [(connections, job.params["docs_dir"], doc_id) for doc_id in doc_ids])
+    finally:
+        if not warm:
+            connections.close()
     return _outcome(job, ran.results,
                     {"switch_interval_s": sys.getswitchinterval(), **_units_extra(len(doc_ids), ran.workers_used)},
                     ran.busy)
 
 
-# Each pool process's own connection, opened by the pool initializer after the fork
-# (a connection must never cross a fork).
+# Each pool process's own connection, opened after the fork (a connection must never cross a
+# fork) by its first document, or, warm, before the ready line; closed when the process exits.
 _process_database: Database | None = None
 
 
-def _open_process_database(url: str) -> None:
+def _process_database_for(url: str) -> Database:
     global _process_database
-    _process_database = Database(url)
-    multiprocessing.util.Finalize(_process_database, _process_database.close, exitpriority=10)
+    if _process_database is None:
+        _process_database = Database(url)
+        multiprocessing.util.Finalize(_process_database, _process_database.close, exitpriority=10)
+    return _process_database
 
 
-def _process_document_in_pool(docs_dir: str, doc_id: int) -> DocumentTimes:
-    return process_document(_process_database, docs_dir, doc_id)
+def _process_document_in_pool(url: str, docs_dir: str, doc_id: int) -> DocumentTimes:
+    return process_document(_process_database_for(url), docs_dir, doc_id)
+
+
+def _open_process_database(url: str) -> None:
+    _process_database_for(url)   # the connection stays in the process; nothing goes back
+
+
+@contextlib.contextmanager
+def _warm_processes(params: dict, workers: int, loaded: None) -> Iterator[parallel.WarmPool]:
+    pool = parallel.ProcessPool(workers)
+    try:
+        pool.start_every_worker().run_chunks(_open_process_database, [(params["db"],)] * workers)
+        yield parallel.WarmPool(pool)
+    finally:
+        pool.shutdown()
 
 
 def run_processes(job: Job) -> Outcome:
-    doc_ids = _pending(job.params["db"])
+    url = job.params["db"]
+    doc_ids = _pending(url)
     try:
-        with parallel.process_pool(job.workers, len(doc_ids), _open_process_database, (job.params["db"],)) as pool:
-            ran = parallel.gather([
-                pool.submit(parallel.run_in_pool_process, _process_document_in_pool, job.params["docs_dir"], doc_id)
-                for doc_id in doc_ids])
+        with parallel.pool_for(job, lambda: parallel.ProcessPool(job.workers)) as pool:
+            ran = pool.run_chunks(_process_document_in_pool,
+                                  [(url, job.params["docs_dir"], doc_id) for doc_id in doc_ids])
     except OSError as error:
         raise LimitReached(str(error)) from error
     return _outcome(job, ran.results, {"start_method": "fork", **_units_extra(len(doc_ids), ran.workers_used)},
@@ -405,38 +438,55 @@ def docs_directory(text: str) -> str:
 
 docs_directory.__name__ = "directory"
 
+PER_DOCUMENT_WARM = ("its units are made per document, as the work list comes: a unit made before the ready "
+                     "line would be a pool, which is the bounded model's warm start")
 MODELS = {
     "seq": Model("seq", run_seq, note="one connection, documents in doc_id order; SQLite (stdlib sqlite3, "
                                       "WAL, synchronous=FULL) or PostgreSQL (psycopg 3)"),
     "threads": Model("threads", run_threads, workers=True,
-                     note="W threads, each with its own connection, taking documents from a shared queue "
-                          "(every thread takes one before any takes a second), joined inside the timed region; "
-                          "the GIL serialises the LCS, sqlite3/psycopg release it while waiting on the "
-                          "database; SQLite or PostgreSQL"),
+                     note="a ThreadPoolExecutor of W threads, each with its own connection, one document a task "
+                          "(every thread takes one before any takes a second); the GIL serialises the LCS, "
+                          "sqlite3/psycopg release it while waiting on the database; SQLite or PostgreSQL",
+                     starts={"cold": "the W threads made in each repetition, each opening its connection at its "
+                                     "first document; every thread joined and connection closed before the clock stops",
+                             "warm": "the W threads and their W connections made before the ready line; each "
+                                     "repetition submits its documents and waits for them"},
+                     session=_warm_threads),
     "processes": Model("processes", run_processes, workers=True,
-                       note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one "
-                            "connection per process opened after the fork, one document per task; the pool "
-                            "is made and shut down inside the timed region; every worker takes one document "
-                            "before any takes a second; SQLite or PostgreSQL"),
+                       note="ProcessPoolExecutor (fork start method, the Linux default in 3.11), one connection per "
+                            "process opened after the fork, one document per task; every worker takes one document "
+                            "before any takes a second; SQLite or PostgreSQL",
+                       starts={"cold": "a fork ProcessPoolExecutor made in each repetition, each process opening its "
+                                       "connection at its first document; every process reaped (its connection "
+                                       "closed) before the clock stops",
+                               "warm": "the W processes and their W connections made before the ready line; each "
+                                       "repetition submits its documents and waits for them"},
+                       session=_warm_processes),
     "thread-per-doc": Model("threads", run_thread_per_doc,
                             note="the seed's Ruby `thread`: one threading.Thread per document, all started "
-                                 "at once (unbounded), each opening its own connection; SQLite or PostgreSQL"),
+                                 "at once (unbounded), each opening its own connection; SQLite or PostgreSQL",
+                            starts={"cold": "a thread per document, made, joined and its connection closed in the "
+                                            "repetition"},
+                            start_unavailable={"warm": PER_DOCUMENT_WARM}),
     "process-per-doc": Model("processes", run_process_per_doc,
                              note="the seed's Ruby `fork`: one multiprocessing.Process (fork) per document, all "
                                   "at once (unbounded), each opening its own connection, its times back over "
-                                  "a Pipe; SQLite or PostgreSQL"),
+                                  "a Pipe; SQLite or PostgreSQL",
+                             starts={"cold": "a forked process per document, made and reaped in the repetition"},
+                             start_unavailable={"warm": PER_DOCUMENT_WARM}),
 }
 PARAMS = (Param("docs_dir", docs_directory), Param("db", database_url))
 if dask_cluster.available():
     PARAMS += dask_cluster.PARAMS
     MODELS["dask"] = Model(
         "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        starts=dask_cluster.STARTS, start_unavailable=dask_cluster.START_UNAVAILABLE,
         note=dask_cluster.NOTE + ". One task per document; each worker opens its own connection at its first "
              "document and does the document's transaction itself (the SQLite file or PostgreSQL server must be "
              "reachable from the workers); the caller closes every worker's connections (client.run) inside ns")
 
 # Python has one kernel, the portable one: the spec's LCS suffix table filled cell by cell in plain
 # Python (no numpy, no bit-parallel LCS). Nothing engineered exists, so there is no tuned one.
-KERNELS = {"portable": "pure-Python LCS suffix table, cell by cell"}
+KERNELS = {"portable": "reference, transliterated"}
 
 WORKLOAD = Workload(name="batch-job", params=PARAMS, models=MODELS, kernels=KERNELS)

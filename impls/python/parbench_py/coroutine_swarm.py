@@ -106,20 +106,26 @@ def _run_async(job: Job, loop_name: str) -> Outcome:
                    ceiling=ceiling)
 
 
+# Protocol 3: the tasks are the work, made in every repetition on the one event-loop thread;
+# there is no separate pool of OS threads to start cold or keep warm.
+TASKS_ARE_THE_WORK = {"cold": "the tasks are the work itself, made in every repetition on one event-loop thread: "
+                              "there is no pool of OS threads to start",
+                      "warm": "the tasks are the work itself, made in every repetition on one event-loop thread: "
+                              "there is no pool of OS threads to keep"}
 MODELS = {
     "seq": Model("seq", run_seq, note="the same lines in a plain loop, no yields (the article's program 1); "
                                       "sleep_ms is ignored"),
-    "asyncio": Model("async", lambda job: _run_async(job, "asyncio"),
+    "asyncio": Model("async", lambda job: _run_async(job, "asyncio"), start_unavailable=TASKS_ARE_THE_WORK,
                      note="one asyncio Task per task, asyncio.sleep(0) or asyncio.sleep(ms) before each step; "
                           "default event loop"),
 }
 if UVLOOP_AVAILABLE:
-    MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"),
+    MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"), start_unavailable=TASKS_ARE_THE_WORK,
                              note="the asyncio model on uvloop's event loop")
 
 WORKLOAD = Workload(
     name="coroutine-swarm",
     params=(Param("tasks", int, 1000), Param("steps", int, 10), Param("sleep_ms", int, 0)),
     models=MODELS,
-    variant="salt",   # a --variants value is the salt s: task t forms its lines with the id t + s (base 0)
+    variant="salt",   # a repetition's variant is the salt s: task t forms its lines with the id t + s (base 0)
 )

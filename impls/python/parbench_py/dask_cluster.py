@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .protocol import Param, RunFailed, Session
+from .protocol import Param, RunFailed, Session, processes_cpu_ns
 
 CONNECT_TIMEOUT_S = 10.0    # default of --connect-timeout: reaching a scheduler that is already running
 START_TIMEOUT_S = 120.0     # our own cluster: processes start, import distributed and register
@@ -41,10 +41,17 @@ def available() -> bool:
 
 NOTE = ("on a distributed.Client: by default a cluster started for the process from Dask's own "
         "command-line entry points (python -m distributed.cli.dask_scheduler and one dask_worker per "
-        "--workers, --nthreads 1 --no-nanny, 127.0.0.1 only, no dashboard), once per process and outside "
-        "ns (extra.cluster_start_ns); --scheduler tcp://HOST:PORT uses a running cluster instead "
+        "--workers, --nthreads 1 --no-nanny, 127.0.0.1 only, no dashboard), once per process, before the "
+        "ready line (its start_ns); --scheduler tcp://HOST:PORT uses a running cluster instead "
         "(extra.cluster = remote, its memory is not measured). ns covers submitting the tasks, the work "
         "and gathering the results into the caller. A worker that dies fails the run")
+# Protocol 3: the cluster is a service the process connects to once, as a Dask user keeps one.
+STARTS = {"warm": "the cluster (a scheduler and W one-thread worker processes, or the --scheduler one), "
+                  "connected and every worker thread run once before the ready line; each repetition submits "
+                  "its tasks and gathers them"}
+START_UNAVAILABLE = {"cold": "a Dask cluster is started once and kept (a --scheduler cluster is not this process's "
+                             "to start at all); starting one per repetition (processes importing distributed for "
+                             "seconds) is not how Dask is used"}
 
 
 def _die_with_parent() -> None:
@@ -65,6 +72,11 @@ class DaskSession(Session):
     @property
     def threads(self) -> int:
         return self.extra["cluster_threads"]
+
+    def workers_cpu_ns(self) -> int:
+        """Our own cluster's processes (a --scheduler cluster's are not ours to read: 0)."""
+        ours = [*self.processes.values(), *([self.scheduler_process] if self.scheduler_process else [])]
+        return processes_cpu_ns(process.pid for process in ours)
 
     def check(self) -> None:
         lost = self.lost()
@@ -250,6 +262,15 @@ def _workers_by_address(client, cluster: _LocalCluster) -> dict[str, subprocess.
     return {by_name[f"parbench-{index}"]: process for index, process in enumerate(cluster.workers)}
 
 
+def _run_every_worker_thread(client) -> None:
+    """A no-op task per thread of every worker: a worker starts its executor's threads at its
+    first tasks, which would otherwise be inside the first repetition (protocol 3's warm start)."""
+    workers = client.scheduler_info(n_workers=-1)["workers"]
+    futures = [client.submit(int, pure=False, workers=[address], allow_other_workers=False)
+               for address, info in workers.items() for _ in range(info["nthreads"])]
+    client.gather(futures)
+
+
 @contextlib.contextmanager
 def _local_session(workers: int) -> Iterator[DaskSession]:
     started = time.perf_counter_ns()
@@ -265,6 +286,7 @@ def _local_session(workers: int) -> Iterator[DaskSession]:
         _wait_until(deadline, lambda: len(client.scheduler_info(n_workers=-1)["workers"]) >= workers,
                     cluster.failed_process,
                     lambda: f"{len(client.scheduler_info(n_workers=-1)['workers'])} of {workers} workers registered")
+        _run_every_worker_thread(client)
         extra, addresses = _cluster_extra(client, "local", time.perf_counter_ns() - started)
         yield DaskSession(client, addresses, extra, _workers_by_address(client, cluster), cluster.scheduler)
     finally:
@@ -279,6 +301,7 @@ def _remote_session(address: str, timeout_s: float) -> Iterator[DaskSession]:
     started = time.perf_counter_ns()
     client = _connect(address, timeout_s)
     try:
+        _run_every_worker_thread(client)
         extra, addresses = _cluster_extra(client, "remote", time.perf_counter_ns() - started)
         if not addresses:
             raise RunFailed(f"dask scheduler {address} has no workers")
@@ -305,8 +328,8 @@ def _signals_end_the_session() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def dask_session(params: dict[str, Any], workers: int | None) -> Iterator[DaskSession]:
-    """The model's session (protocol.Model.session): the cluster for the whole process.
+def dask_session(params: dict[str, Any], workers: int | None, loaded: Any = None) -> Iterator[DaskSession]:
+    """The model's session (protocol.Model.session, its warm start): the cluster for the whole process.
 
     A fault inside it (a worker killed mid-case) becomes one RunFailed sentence, after the
     cluster is torn down."""

@@ -13,9 +13,9 @@ from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Wo
 STRONG_SOURCE = "os.urandom (getrandom(2), the kernel CSPRNG)"
 # Python has one kernel, the portable one: os.urandom (the standard library's CSPRNG call) per key
 # and the standard library's base64.b32encode. Nothing engineered exists, so there is no tuned one.
-KERNELS = {"portable": "os.urandom per key (seeded: SplitMix64 per key, pure Python) + base64.b32encode(...).lower()"}
-DETAILS = {"strong": "os.urandom per key + base64.b32encode(...).lower()",
-           "seeded": "SplitMix64 per key (pure Python) + base64.b32encode(...).lower()"}
+KERNELS = {"portable": "reference, transliterated: os.urandom, base64.b32encode"}
+DETAILS = {"strong": "reference, transliterated: os.urandom, base64.b32encode",
+           "seeded": "reference, transliterated: SplitMix64, base64.b32encode"}
 
 
 def base32_lower(data: bytes) -> bytes:
@@ -89,15 +89,13 @@ def run_seq(job: Job) -> Outcome:
     return _outcome(keys, job, {}, lambda: ceiling_over(lambda function: _in_caller(function, spans, key_bytes)))
 
 
-def _on_pool(pool, function: Callable, spans: list[tuple[int, int]], key_bytes: int) -> None:
-    for finished in [pool.submit(function, stop - start, key_bytes) for start, stop in spans]:
-        finished.result()
-
-
-def _pool_ceiling(started_pool: Callable, spans: list[tuple[int, int]], key_bytes: int) -> dict:
-    """The ceiling on a pool of the model's kind whose workers were started before its clock."""
-    with started_pool() as pool:
-        return ceiling_over(lambda function: _on_pool(pool, function, spans, key_bytes))
+def _pool_ceiling(job: Job, started_pool: Callable[[], parallel.ThreadPool | parallel.ProcessPool],
+                  spans: list[tuple[int, int]], key_bytes: int) -> dict:
+    """The ceiling on the model's workers: cold, a pool of its kind whose workers start before
+    the ceiling's clock; warm, the process's pool."""
+    sizes = [(stop - start, key_bytes) for start, stop in spans]
+    with parallel.pool_for(job, started_pool) as pool:
+        return ceiling_over(lambda function: pool.run_each(function, sizes))
 
 
 def _flatten(chunks: list[list[bytes]]) -> list[bytes]:
@@ -109,29 +107,25 @@ def _flatten(chunks: list[list[bytes]]) -> list[bytes]:
 
 def run_threads(job: Job) -> Outcome:
     chunk, spans = _spans(job, job.workers)
-    pool, first_round = parallel.thread_pool(job.workers, len(spans))
-    with pool:
-        ran = parallel.gather(parallel.submit_to_threads(
-            pool, first_round, make_keys, [(start, stop, *_args(job)) for start, stop in spans]))
-        keys = _flatten(ran.results)
+    with parallel.pool_for(job, lambda: parallel.ThreadPool(job.workers)) as pool:
+        ran = pool.run_chunks(make_keys, [(start, stop, *_args(job)) for start, stop in spans])
+    keys = _flatten(ran.results)
     extra = {"switch_interval_s": sys.getswitchinterval(), **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
     return _outcome(keys, job, extra, lambda: _pool_ceiling(
-        lambda: parallel.started_thread_pool(job.workers), spans, job.params["bytes"]), ran.busy)
+        job, lambda: parallel.ThreadPool(job.workers).start_every_worker(), spans, job.params["bytes"]), ran.busy)
 
 
 def run_processes(job: Job) -> Outcome:
     chunk, spans = _spans(job, job.workers)
     try:
-        with parallel.process_pool(job.workers, len(spans)) as pool:
-            ran = parallel.gather([
-                pool.submit(parallel.run_in_pool_process, make_keys, start, stop, *_args(job))
-                for start, stop in spans])
-            keys = _flatten(ran.results)
+        with parallel.pool_for(job, lambda: parallel.ProcessPool(job.workers)) as pool:
+            ran = pool.run_chunks(make_keys, [(start, stop, *_args(job)) for start, stop in spans])
     except OSError as error:
         raise LimitReached(str(error)) from error
+    keys = _flatten(ran.results)
     extra = {"start_method": "fork", **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
     return _outcome(keys, job, extra, lambda: _pool_ceiling(
-        lambda: parallel.started_process_pool(job.workers), spans, job.params["bytes"]), ran.busy)
+        job, lambda: parallel.ProcessPool(job.workers).start_every_worker(), spans, job.params["bytes"]), ran.busy)
 
 
 def run_dask(job: Job) -> Outcome:
@@ -156,11 +150,15 @@ CHUNK_NOTE = "--chunk KEYS, default min(1024, ceil(count / workers)); every work
 MODELS = {
     "seq": Model("seq", run_seq, note="list comprehension: os.urandom then base64.b32encode(...).lower()"),
     "threads": Model("threads", run_threads, workers=True,
-                     note="ThreadPoolExecutor made and shut down inside the timed region; the GIL "
-                          "serialises the Base32 encoding (only os.urandom releases it); " + CHUNK_NOTE),
+                     note="ThreadPoolExecutor; the GIL serialises the Base32 encoding (only os.urandom "
+                          "releases it); " + CHUNK_NOTE,
+                     starts=parallel.THREAD_STARTS,
+                     session=parallel.WARM_THREADS),
     "processes": Model("processes", run_processes, workers=True,
-                       note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
-                            "timed region; the keys are pickled back to the parent; " + CHUNK_NOTE),
+                       note="ProcessPoolExecutor with the fork start method; the keys are pickled back to the "
+                            "parent; " + CHUNK_NOTE,
+                       starts=parallel.PROCESS_STARTS,
+                       session=parallel.WARM_PROCESSES),
 }
 PARAMS = (
     Param("count", int, 2000),
@@ -174,6 +172,7 @@ if dask_cluster.available():
     PARAMS += dask_cluster.PARAMS
     MODELS["dask"] = Model(
         "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        starts=dask_cluster.STARTS, start_unavailable=dask_cluster.START_UNAVAILABLE,
         note=dask_cluster.NOTE + ". One task per chunk; each chunk's keys come back to the caller; the "
              "ceiling's two halves run as tasks over the same chunks; --chunk KEYS, default "
              "min(1024, ceil(count / cluster threads))")

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import resource
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager
+from typing import IO, Any, Callable, ContextManager, Iterable
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_ARGUMENTS = 2
@@ -67,19 +68,23 @@ class Job:
     params: dict[str, Any]
     input: Any                     # whatever the workload loaded before the timed region
     workers: int | None
-    session: Any = None            # what the model's session set up for the whole process
+    session: Any = None            # the warm start's Session (its pool), else the do-nothing one
 
 
 class Session:
-    """What a model needs for the whole process rather than per repetition (a Dask cluster).
+    """What a warm model makes once for the whole process (a pool, a Dask cluster).
 
-    Entered before the first repetition and left after the last, even on an error or a signal;
-    its set-up is never in `ns`: it reports its own time in `extra`. The default does nothing.
-    """
+    Entered before the ready line, timed as its start_ns, and left after the last repetition,
+    even on an error or a signal. A cold or seq model gets this default, which does nothing."""
     extra: dict[str, Any] = {}     # merged into every repetition's extra
 
     def check(self) -> None:
         """Called after each repetition's clock stops; raises RunFailed if the run cannot be trusted."""
+
+    def workers_cpu_ns(self) -> int:
+        """The CPU time so far of the session's worker processes, which getrusage cannot see
+        (they are alive, not reaped inside the clock); 0 where it has none."""
+        return 0
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,17 @@ class Model:
     workers: bool = False
     note: str = ""
     flags: str = ""
-    # Makes the model's Session from (params, workers): a context manager for the whole process.
-    session: Callable[[dict[str, Any], int | None], ContextManager[Session]] | None = None
+    # Protocol 3's start modes: what each offered mode makes and where, and why the others cannot apply.
+    starts: dict[str, str] = field(default_factory=dict)
+    start_unavailable: dict[str, str] = field(default_factory=dict)
+    # The warm start's Session from (params, workers, loaded input): a context manager for the
+    # whole process, entered before the ready line.
+    session: Callable[[dict[str, Any], int | None, Any], ContextManager[Session]] | None = None
+
+    @property
+    def default_start(self) -> str | None:
+        """cold where it is offered (protocol 2's contract), else the only mode; None: no --start."""
+        return "cold" if "cold" in self.starts else next(iter(self.starts), None)
 
     def describe(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"family": self.family}
@@ -100,6 +114,10 @@ class Model:
             entry["note"] = self.note
         if self.flags:
             entry["flags"] = self.flags
+        if self.starts:
+            entry["start"] = dict(self.starts)
+        if self.start_unavailable:
+            entry["start_unavailable"] = dict(self.start_unavailable)
         return entry
 
 
@@ -109,8 +127,9 @@ class Workload:
     params: tuple[Param, ...]
     models: dict[str, Model]
     load: Callable[[dict[str, Any]], tuple[Any, int]] = lambda params: (None, 0)  # (input, load_ns)
-    # The param a --variants value replaces in its repetition (key, seed, start, salt); one that
-    # is not a command-line param (spawn-chain's start, coroutine-swarm's salt) has the base value 0.
+    # The param a repetition's variant replaces (key, seed, start, salt); one that is not a
+    # command-line param (spawn-chain's start, coroutine-swarm's salt) has the base value 0.
+    # None: the variant line is read and ignored (batch-job, noop).
     variant: str | None = None
     # Kernel class -> what it runs, for --list (protocol 2's "kernels"); empty: no --kernel.
     kernels: dict[str, str] = field(default_factory=dict)
@@ -126,7 +145,7 @@ class Call:
     workers: int | None
     warmup: int
     repeat: int
-    variants: tuple[int, ...] | None = None   # one per repetition, warm-ups first
+    start: str | None = None       # protocol 3's start mode; None for a model that takes none
 
 
 def _option_pairs(tokens: list[str]) -> dict[str, str]:
@@ -171,7 +190,7 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
             raise BadArguments("--workers must be at least 1")
     elif model.workers:
         workers = os.cpu_count() or 1
-    variants = _variants(options.pop("variants", None), workload, warmup + repeat)
+    start = _start_mode(options.pop("start", None), workload.name, model_name, model)
     params: dict[str, Any] = {}
     if workload.kernels:
         kernel = options.pop("kernel", "portable")
@@ -195,22 +214,43 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
         raise BadArguments(f"unknown parameter {unknown} for {workload.name}; valid: {valid}")
     if workload.variant is not None:
         params.setdefault(workload.variant, 0)
-    return Call(workload, model_name, params, workers, warmup, repeat, variants)
+    return Call(workload, model_name, params, workers, warmup, repeat, start)
 
 
-def _variants(text: str | None, workload: Workload, runs: int) -> tuple[int, ...] | None:
-    """--variants v0,v1,...: W + R non-negative integers, in the order the repetitions run."""
-    if text is None:
-        return None
-    if workload.variant is None:
-        raise BadArguments(f"{workload.name} takes no --variants")
+def _start_mode(asked: str | None, workload: str, model_name: str, model: Model) -> str | None:
+    """--start cold|warm: the mode asked for if the model offers it, else its default."""
+    if not model.starts:
+        if asked is None:
+            return None
+        reasons = "; ".join(f"{mode}: {why}" for mode, why in model.start_unavailable.items())
+        raise BadArguments(f"model {model_name!r} of {workload} takes no --start" + (f" ({reasons})" if reasons else ""))
+    if asked is None:
+        return model.default_start
+    if asked not in ("cold", "warm"):
+        raise BadArguments(f"--start {asked!r} is not valid; valid: cold, warm")
+    if asked not in model.starts:
+        raise BadArguments(f"model {model_name!r} of {workload} has no {asked} start: "
+                           f"{model.start_unavailable.get(asked, 'not offered')}; valid: {', '.join(model.starts)}")
+    return asked
+
+
+def read_variant(workload: Workload, repetition: int, line: str) -> int:
+    """Repetition j's variant from its stdin line (protocol 3): a non-negative decimal integer,
+    checked as the param it replaces where it replaces one (sdes-ecb's 10-bit key)."""
+    if line == "":
+        raise BadArguments(f"stdin closed before repetition {repetition}")
+    text = line.strip()
+    if not text.isdigit():
+        raise BadArguments(f"stdin line {line!r} for repetition {repetition} is not a variant; "
+                           "valid: one non-negative decimal integer per line")
+    replaced = [param for param in workload.params if param.name == workload.variant]
+    if not replaced:
+        return int(text)
     try:
-        values = tuple(int(value) for value in text.split(","))
+        return replaced[0].parse(text)
     except ValueError:
-        raise BadArguments(f"--variants {text!r} is not a comma-separated list of integers") from None
-    if len(values) != runs or any(value < 0 for value in values):
-        raise BadArguments(f"--variants needs {runs} non-negative integers (warm-ups + repeats), got {text!r}")
-    return values
+        raise BadArguments(f"the variant {text} of repetition {repetition} is not a valid "
+                           f"{replaced[0].parse.__name__} (it replaces --{workload.variant})") from None
 
 
 def int_list(text: str) -> tuple[int, ...]:
@@ -245,6 +285,20 @@ def cpu_us() -> tuple[int, int]:
     return (round((own.ru_utime + children.ru_utime) * 1e6), round((own.ru_stime + children.ru_stime) * 1e6))
 
 
+def processes_cpu_ns(pids: Iterable[int]) -> int:
+    """User and system CPU ns of every thread of the processes so far: the first field of each
+    thread's /proc/<pid>/task/<tid>/schedstat (ns, unlike /proc/<pid>/stat's clock ticks)."""
+    total = 0
+    for pid in pids:
+        for task in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+            try:
+                with open(task) as schedstat:
+                    total += int(schedstat.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass   # a thread that ended between the listing and the read
+    return total
+
+
 def busy_intervals(reported: list[tuple[Any, int, int]], clock_start: int) -> list[list[int]]:
     """[[worker, start, end], ...]: one interval per worker, from the start of its first chunk to the
     end of its last, in ns from the repetition's clock start; workers numbered by their first start."""
@@ -264,50 +318,75 @@ def json_line(record: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def run_repetitions(call: Call) -> None:
-    """Loads the input once, then runs every repetition (warm-ups first) and prints its line.
+def run_repetitions(call: Call, variants: IO[str] | None = None) -> None:
+    """Loads the input, makes the warm start's pool, prints the ready line, then runs every
+    repetition (warm-ups first) on the variant it reads from `variants` and prints its line.
 
-    Between two lines the process spends, in this order: prepare_ns (the repetition's params with
-    its variant), ns (the work; CPU read right after the clock starts and right before it stops),
-    checksum_ns (the checksum and the evidence), the ceiling's own fields, cleanup_ns (the
-    session's health check, dropping the result)."""
+    Between two lines the process spends, in this order: reading the variant (outside every
+    clock), prepare_ns (the repetition's params with its variant), ns (the work; CPU read right
+    after the clock starts and right before it stops), checksum_ns (the checksum and the
+    evidence), the ceiling's own fields, cleanup_ns (the session's health check, dropping the result)."""
     loaded, load_ns = call.workload.load(call.params)
     model = call.workload.models[call.model_name]
-    opened = model.session(call.params, call.workers) if model.session else contextlib.nullcontext(Session())
-    with opened as session:
+    warm = call.start == "warm"
+    opened = model.session(call.params, call.workers, loaded) if warm else contextlib.nullcontext(Session())
+    variants = variants or sys.stdin
+    with contextlib.ExitStack() as stack:
+        making = clock_ns()
+        session = stack.enter_context(opened)
+        _print_ready(call, session, clock_ns() - making if warm else None)
         for run in range(call.warmup + call.repeat):
-            prepare_started = clock_ns()
-            params = dict(call.params)
-            if call.variants is not None:
-                params[call.workload.variant] = call.variants[run]
-            job = Job(params, loaded, call.workers, session)
-            started = clock_ns()
-            prepare_ns = started - prepare_started
-            cpu_before = cpu_us()
-            outcome = model.run(job)
-            cpu_after = cpu_us()
-            stopped = clock_ns()
-            checksum = outcome.checksum()
-            evidence = outcome.evidence() if outcome.evidence is not None else {}
-            checksum_ns = clock_ns() - stopped
-            ceiling = outcome.ceiling() if outcome.ceiling is not None else {}
-            cleanup_started = clock_ns()
-            items, extra, busy = outcome.items, outcome.extra, outcome.busy
-            session.check()
-            outcome = job = None   # the result (a million keys) is freed here, not inside the next clock
-            cleanup_ns = clock_ns() - cleanup_started
-            extra = {**session.extra, **extra, **evidence, **ceiling,
-                     "cpu_user_ns": (cpu_after[0] - cpu_before[0]) * 1000,
-                     "cpu_sys_ns": (cpu_after[1] - cpu_before[1]) * 1000,
-                     "checksum_ns": checksum_ns, "prepare_ns": prepare_ns, "cleanup_ns": cleanup_ns}
-            if busy is not None:
-                extra["busy"] = busy_intervals(busy, started)
-            if call.workload.kernels:
-                extra["kernel"] = params["kernel"]
-                detail = call.workload.kernel_detail
-                extra["kernel_detail"] = detail(params) if detail else call.workload.kernels[params["kernel"]]
+            variant = read_variant(call.workload, run, variants.readline())
             label = {"warmup": run} if run < call.warmup else {"rep": run - call.warmup}
-            _print_line(label, stopped - started, items, checksum, extra, call.workers, load_ns)
+            _run_one(call, model, session, loaded, variant, label, load_ns)
+
+
+def _print_ready(call: Call, session: Session, start_ns: int | None) -> None:
+    """The ready line (protocol 3): the mode that runs, and for warm the time its pool took."""
+    ready: dict[str, Any] = {"ready": call.start or "none"}
+    if start_ns is not None:
+        ready["start_ns"] = start_ns
+    extra = {**({"workers": call.workers} if call.workers is not None else {}), **session.extra}
+    if extra:
+        ready["extra"] = extra
+    json_line(ready)
+
+
+def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: int, label: dict[str, int],
+             load_ns: int) -> None:
+    prepare_started = clock_ns()
+    params = dict(call.params)
+    if call.workload.variant is not None:
+        params[call.workload.variant] = variant
+    job = Job(params, loaded, call.workers, session)
+    started = clock_ns()
+    prepare_ns = started - prepare_started
+    cpu_before, workers_before = cpu_us(), session.workers_cpu_ns()
+    outcome = model.run(job)
+    cpu_after, workers_after = cpu_us(), session.workers_cpu_ns()
+    stopped = clock_ns()
+    checksum = outcome.checksum()
+    evidence = outcome.evidence() if outcome.evidence is not None else {}
+    checksum_ns = clock_ns() - stopped
+    ceiling = outcome.ceiling() if outcome.ceiling is not None else {}
+    cleanup_started = clock_ns()
+    items, extra, busy = outcome.items, outcome.extra, outcome.busy
+    session.check()
+    outcome = job = None   # the result (a million keys) is freed here, not inside the next clock
+    cleanup_ns = clock_ns() - cleanup_started
+    extra = {**session.extra, **extra, **evidence, **ceiling,
+             "cpu_user_ns": (cpu_after[0] - cpu_before[0]) * 1000 + workers_after - workers_before,
+             "cpu_sys_ns": (cpu_after[1] - cpu_before[1]) * 1000,
+             "checksum_ns": checksum_ns, "prepare_ns": prepare_ns, "cleanup_ns": cleanup_ns}
+    if call.start is not None:
+        extra["start"] = call.start
+    if busy is not None:
+        extra["busy"] = busy_intervals(busy, started)
+    if call.workload.kernels:
+        extra["kernel"] = params["kernel"]
+        detail = call.workload.kernel_detail
+        extra["kernel_detail"] = detail(params) if detail else call.workload.kernels[params["kernel"]]
+    _print_line(label, stopped - started, items, checksum, extra, call.workers, load_ns)
 
 
 def _print_line(label: dict[str, int], elapsed: int, items: int, checksum: str, extra: dict[str, Any],

@@ -11,55 +11,66 @@ from typing import Any, Callable
 from . import dask_cluster, parallel
 from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
-P10 = (3, 5, 2, 7, 4, 10, 1, 9, 8, 6)
-P8 = (6, 3, 7, 4, 8, 5, 10, 9)
-IP = (2, 6, 3, 1, 4, 8, 5, 7)
-IP_INVERSE = (4, 1, 3, 5, 7, 2, 8, 6)
-EXPAND_PERMUTE = (4, 1, 2, 3, 2, 3, 4, 1)
-P4 = (2, 4, 3, 1)
-S0 = ((1, 0, 3, 2), (3, 2, 1, 0), (0, 2, 1, 3), (3, 1, 3, 2))
-S1 = ((0, 1, 2, 3), (2, 0, 1, 3), (3, 0, 1, 0), (2, 1, 0, 3))
+# The portable kernel is the reference procedure of docs/workloads/sdes-ecb.md, transliterated:
+# the spec's tables as lists of positions and the S-boxes as 4x4 lists, in the same order of
+# operations. Python has no other kernel.
+P10 = [3, 5, 2, 7, 4, 10, 1, 9, 8, 6]
+P8 = [6, 3, 7, 4, 8, 5, 10, 9]
+IP = [2, 6, 3, 1, 4, 8, 5, 7]
+IP_INV = [4, 1, 3, 5, 7, 2, 8, 6]
+EP = [4, 1, 2, 3, 2, 3, 4, 1]
+P4 = [2, 4, 3, 1]
+S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]]
+S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]]
 
 
-def permute(value: int, width: int, table: tuple[int, ...]) -> int:
-    """Output bit k is input bit table[k]; positions are 1-based from the most significant bit."""
+def permute(value: int, width: int, table: list[int]) -> int:
+    """table's positions count from 1 = the most significant of `width` bits."""
     out = 0
     for position in table:
         out = (out << 1) | ((value >> (width - position)) & 1)
     return out
 
 
-def rotate_left5(half: int, by: int) -> int:
+def rotate5(half: int, by: int) -> int:
+    """A left rotation of a 5-bit half."""
     return ((half << by) | (half >> (5 - by))) & 0b11111
 
 
 def subkeys(key: int) -> tuple[int, int]:
     p10 = permute(key, 10, P10)
-    left, right = rotate_left5(p10 >> 5, 1), rotate_left5(p10 & 0b11111, 1)
+    left, right = rotate5(p10 >> 5, 1), rotate5(p10 & 0b11111, 1)
     k1 = permute((left << 5) | right, 10, P8)
-    left, right = rotate_left5(left, 2), rotate_left5(right, 2)
+    left, right = rotate5(left, 2), rotate5(right, 2)
     k2 = permute((left << 5) | right, 10, P8)
     return k1, k2
 
 
+def sbox(box: list[list[int]], bits4: int) -> int:
+    """row = bits 1 and 4, column = bits 2 and 3."""
+    row = (((bits4 >> 3) & 1) << 1) | (bits4 & 1)
+    column = (bits4 >> 1) & 0b11
+    return box[row][column]
+
+
 def f_k(block: int, subkey: int) -> int:
+    """block: 8 bits, left = the high 4, right = the low 4."""
     left, right = block >> 4, block & 0xF
-    mixed = permute(right, 4, EXPAND_PERMUTE) ^ subkey
-    l4, r4 = mixed >> 4, mixed & 0xF
-    s0 = S0[((l4 >> 2) & 0b10) | (l4 & 1)][(l4 >> 1) & 0b11]
-    s1 = S1[((r4 >> 2) & 0b10) | (r4 & 1)][(r4 >> 1) & 0b11]
-    return ((left ^ permute((s0 << 2) | s1, 4, P4)) << 4) | right
+    mixed = permute(right, 4, EP) ^ subkey
+    s = (sbox(S0, mixed >> 4) << 2) | sbox(S1, mixed & 0xF)
+    return ((left ^ permute(s, 4, P4)) << 4) | right
 
 
-def encrypt_block(plain: int, k1: int, k2: int) -> int:
+def encrypt_byte(k1: int, k2: int, plain: int) -> int:
     block = f_k(permute(plain, 8, IP), k1)
     swapped = ((block & 0xF) << 4) | (block >> 4)
-    return permute(f_k(swapped, k2), 8, IP_INVERSE)
+    return permute(f_k(swapped, k2), 8, IP_INV)
 
 
 def table_for_key(key: int) -> bytes:
+    """The table cipher's 256 entries, as bytes: the form bytes.translate looks them up in."""
     k1, k2 = subkeys(key)
-    return bytes(encrypt_block(plain, k1, k2) for plain in range(256))
+    return bytes([encrypt_byte(k1, k2, b) for b in range(256)])
 
 
 def key_schedule(cipher: str, key: int) -> Any:
@@ -70,13 +81,14 @@ def key_schedule(cipher: str, key: int) -> Any:
 def encrypt_span(plaintext: bytes, output, start: int, stop: int, cipher: str, schedule: Any) -> None:
     """Encrypts plaintext[start:stop] into output[start:stop]."""
     if cipher == "table":
-        # bytes.translate can only return a new object: the chunk is sliced out (a copy),
-        # translated (a new object) and copied into the output.
+        # bytes.translate is the standard library's lookup of every byte in the table: it
+        # stands in for the reference's loop `output[i] = table[input[i]]`. It can only return
+        # a new object: the chunk is sliced out (a copy), translated and copied into the output.
         output[start:stop] = plaintext[start:stop].translate(schedule)
         return
     k1, k2 = schedule
-    for index in range(start, stop):
-        output[index] = encrypt_block(plaintext[index], k1, k2)
+    for i in range(start, stop):
+        output[i] = encrypt_byte(k1, k2, plaintext[i])
 
 
 def encrypt_bitwise(data: bytes, key: int) -> bytes:
@@ -91,6 +103,17 @@ def encrypt_table(data: bytes, key: int) -> bytes:
 
 
 CIPHERS = {"bitwise": encrypt_bitwise, "table": encrypt_table}
+
+
+def key_param(text: str) -> int:
+    """A 10-bit S-DES key (--key, and the variant that replaces it)."""
+    key = int(text)
+    if not 0 <= key <= 1023:
+        raise ValueError(text)
+    return key
+
+
+key_param.__name__ = "10-bit key (0 … 1023)"
 
 
 @dataclass(frozen=True)
@@ -173,10 +196,20 @@ def _copy_chunk_in_process(start: int, stop: int) -> None:
     _process_buffers.output[start:stop] = memoryview(_process_buffers.plaintext)[start:stop]
 
 
-def _process_copy_ceiling(job: Job, spans: list[tuple[int, int]]) -> dict:
-    with parallel.started_process_pool(job.workers, _remember_buffers, (job.input,)) as pool:
-        return _copy_ceiling(lambda: [future.result() for future in [
-            pool.submit(_copy_chunk_in_process, start, stop) for start, stop in spans]])
+def _process_pool(job: Job) -> parallel.ProcessPool:
+    return parallel.ProcessPool(job.workers, _remember_buffers, (job.input,))
+
+
+def _warm_processes(params: dict, workers: int, loaded: SdesInput) -> parallel.ProcessPool:
+    return parallel.ProcessPool(workers, _remember_buffers, (loaded,))
+
+
+def _copy_ceiling_on(job: Job, started_pool: Callable[[], parallel.ThreadPool | parallel.ProcessPool],
+                     copy_chunk: Callable, spans: list[tuple[int, int]]) -> dict:
+    """The copy with the model's workers: cold, a pool whose workers start before its clock
+    (and end after it); warm, the process's pool."""
+    with parallel.pool_for(job, started_pool) as pool:
+        return _copy_ceiling(lambda: pool.run_each(copy_chunk, spans))
 
 
 def run_processes(job: Job) -> Outcome:
@@ -184,26 +217,14 @@ def run_processes(job: Job) -> Outcome:
     spans = parallel.chunk_spans(len(job.input.plaintext), chunk)
     schedule = key_schedule(cipher, job.params["key"])
     try:
-        with parallel.process_pool(job.workers, len(spans), _remember_buffers, (job.input,)) as pool:
-            ran = parallel.gather([
-                pool.submit(parallel.run_in_pool_process, _encrypt_chunk_in_process, start, stop, cipher, schedule)
-                for start, stop in spans])
+        with parallel.pool_for(job, lambda: _process_pool(job)) as pool:
+            ran = pool.run_chunks(_encrypt_chunk_in_process, [(start, stop, cipher, schedule) for start, stop in spans])
     except OSError as error:
         raise LimitReached(str(error)) from error
     extra = {"cipher": cipher, "start_method": "fork", **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
-    return Outcome(len(job.input.plaintext), _sha256_of(_ciphertext_in(job.input)), extra,
-                   ceiling=lambda: _process_copy_ceiling(job, spans), busy=ran.busy)
-
-
-def _thread_copy_ceiling(job: Job, spans: list[tuple[int, int]]) -> dict:
-    plaintext, output = memoryview(job.input.plaintext), memoryview(job.input.output)
-
-    def copy_chunk(start: int, stop: int) -> None:
-        output[start:stop] = plaintext[start:stop]
-
-    with parallel.started_thread_pool(job.workers) as pool:
-        return _copy_ceiling(lambda: [future.result() for future in [
-            pool.submit(copy_chunk, start, stop) for start, stop in spans]])
+    return Outcome(len(job.input.plaintext), _sha256_of(_ciphertext_in(job.input)), extra, busy=ran.busy,
+                   ceiling=lambda: _copy_ceiling_on(job, lambda: _process_pool(job).start_every_worker(),
+                                                    _copy_chunk_in_process, spans))
 
 
 def run_threads(job: Job) -> Outcome:
@@ -211,15 +232,19 @@ def run_threads(job: Job) -> Outcome:
     loaded, cipher, chunk = job.input, job.params["cipher"], chunk_for(job)
     spans = parallel.chunk_spans(len(loaded.plaintext), chunk)
     schedule = key_schedule(cipher, job.params["key"])
-    pool, first_round = parallel.thread_pool(job.workers, len(spans))
-    with pool:
-        ran = parallel.gather(parallel.submit_to_threads(
-            pool, first_round, encrypt_span,
-            [(loaded.plaintext, loaded.output, start, stop, cipher, schedule) for start, stop in spans]))
+    with parallel.pool_for(job, lambda: parallel.ThreadPool(job.workers)) as pool:
+        ran = pool.run_chunks(encrypt_span, [(loaded.plaintext, loaded.output, start, stop, cipher, schedule)
+                                             for start, stop in spans])
+    plaintext, output = memoryview(loaded.plaintext), memoryview(loaded.output)
+
+    def copy_chunk(start: int, stop: int) -> None:
+        output[start:stop] = plaintext[start:stop]
+
     extra = {"cipher": cipher, "switch_interval_s": sys.getswitchinterval(),
              **parallel.chunk_extra(chunk, len(spans), ran.workers_used)}
-    return Outcome(len(loaded.plaintext), _sha256_of(_ciphertext_in(loaded)), extra,
-                   ceiling=lambda: _thread_copy_ceiling(job, spans), busy=ran.busy)
+    return Outcome(len(loaded.plaintext), _sha256_of(_ciphertext_in(loaded)), extra, busy=ran.busy,
+                   ceiling=lambda: _copy_ceiling_on(job, lambda: parallel.ThreadPool(job.workers).start_every_worker(),
+                                                    copy_chunk, spans))
 
 
 def _encrypt_shipped_chunk(chunk: bytes, cipher: str, schedule: Any) -> bytes | bytearray:
@@ -269,17 +294,19 @@ MODELS = {
                                       "table: bytes.translate with the key's 256-byte table (it returns a new "
                                       "object, so that allocation is inside the timed region)"),
     "processes": Model("processes", run_processes, workers=True,
-                       note="ProcessPoolExecutor with the fork start method, made and shut down inside the "
-                            "timed region: workers inherit the plaintext through fork and write into the "
-                            "shared, pre-faulted output mapping; " + CHUNK_NOTE),
+                       note="ProcessPoolExecutor with the fork start method: workers inherit the plaintext "
+                            "through fork and write into the shared, pre-faulted output mapping; " + CHUNK_NOTE,
+                       starts=parallel.PROCESS_STARTS, session=parallel.warm_session(_warm_processes)),
     "threads": Model("threads", run_threads, workers=True,
                      note="ThreadPoolExecutor over the same chunks into the same output buffer; the GIL "
                           "serialises both ciphers (bytes.translate does not release it), shown for "
-                          "comparison; " + CHUNK_NOTE),
+                          "comparison; " + CHUNK_NOTE,
+                     starts=parallel.THREAD_STARTS,
+                     session=parallel.WARM_THREADS),
 }
 PARAMS = (
     Param("input", str),
-    Param("key", int, 642),
+    Param("key", key_param, 642),
     Param("cipher", str, "bitwise", choices=tuple(CIPHERS)),
     Param("chunk", parallel.chunk_param, 0),
 )
@@ -287,16 +314,17 @@ if dask_cluster.available():
     PARAMS += dask_cluster.PARAMS
     MODELS["dask"] = Model(
         "distributed", run_dask, workers=True, session=dask_cluster.dask_session,
+        starts=dask_cluster.STARTS, start_unavailable=dask_cluster.START_UNAVAILABLE,
         note=dask_cluster.NOTE + ". The plaintext chunks are scattered to the workers as bytes and the "
              "ciphertext chunks gathered back into the output buffer, inside ns; the copy ceiling makes the same "
              "round trip with a task that copies; --chunk BYTES, default min(1 MiB, ceil(size / cluster threads))")
 
-# Python has one kernel, the portable one: the spec's per-byte permutations and rounds in plain
-# Python, and for `table` the key's 256-byte table looked up by bytes.translate (the standard
-# library's own lookup). Nothing engineered exists, so there is no tuned one.
-DETAILS = {"bitwise": "pure-Python per-byte permutations and Feistel rounds",
-           "table": "the key's 256-byte table, looked up by bytes.translate"}
-KERNELS = {"portable": "bitwise: " + DETAILS["bitwise"] + "; table: " + DETAILS["table"]}
+# Python has one kernel, the portable one: the reference procedure in plain Python, and for
+# `table` the reference's table looked up by bytes.translate, the standard library's call that
+# replaces the lookup loop. Nothing engineered exists, so there is no tuned one.
+DETAILS = {"bitwise": "reference, transliterated",
+           "table": "reference, transliterated: bytes.translate"}
+KERNELS = {"portable": "reference, transliterated: bytes.translate (table cipher)"}
 
 WORKLOAD = Workload(name="sdes-ecb", params=PARAMS, models=MODELS, load=load, variant="key", kernels=KERNELS,
                     kernel_detail=lambda params: DETAILS[params["cipher"]])

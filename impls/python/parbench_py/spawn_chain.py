@@ -189,17 +189,22 @@ def run_threads(job: Job) -> Outcome:
     return _outcome(n, thread_chain(n, job.params["start"]), extra, lambda: thread_hand_off_ns(n))
 
 
+# Protocol 3: a chain's links are its work, made and ended in every repetition; no pool of OS
+# threads runs them apart from the links themselves (asyncio's loop is the one main thread).
+UNITS_ARE_THE_WORK = {"cold": "the links are the work itself: made and ended in every repetition, never a pool",
+                      "warm": "the links are the work itself: links made before the ready line would be the answer "
+                              "half computed"}
 MODELS = {
-    "asyncio": Model("async", lambda job: _run_async(job, "asyncio"),
+    "asyncio": Model("async", lambda job: _run_async(job, "asyncio"), start_unavailable=UNITS_ARE_THE_WORK,
                      note="one asyncio Task per link, each awaiting its own Future; default event loop"),
-    "threads": Model("threads", run_threads,
+    "threads": Model("threads", run_threads, start_unavailable=UNITS_ARE_THE_WORK,
                      note="one OS thread (threading.Thread) per link, a queue.SimpleQueue as its mailbox, every "
                           "link joined inside the timed region; default stack size; thread creation failure is "
                           "a limit (exit 3)"),
 }
 if UVLOOP_AVAILABLE:
-    MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"),
+    MODELS["uvloop"] = Model("async", lambda job: _run_async(job, "uvloop"), start_unavailable=UNITS_ARE_THE_WORK,
                              note="the asyncio model (one Task per link awaiting its own Future) on uvloop's loop")
 
-# A --variants value is the start value sent into the chain (base 0); the answer is start + n.
+# A repetition's variant is the start value sent into the chain (base 0); the answer is start + n.
 WORKLOAD = Workload(name="spawn-chain", params=(Param("n", int, 1000),), models=MODELS, variant="start")

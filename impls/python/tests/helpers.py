@@ -9,7 +9,7 @@ def run_model(workload: Workload, model: str, params: dict, workers: int | None 
     extra holds the ceiling's fields too, timed after the checksum as the protocol does."""
     full = {p.name: p.default for p in workload.params}
     if workload.variant is not None:
-        full.setdefault(workload.variant, 0)   # start / salt: the base value when no --variants are given
+        full.setdefault(workload.variant, 0)   # start / salt: the base value (protocol 3 reads it from stdin)
     if workload.kernels:
         full["kernel"] = "portable"
     full.update(params)

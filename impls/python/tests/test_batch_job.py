@@ -87,21 +87,21 @@ def postgres_or_skip():
 
 class OffsetMap(unittest.TestCase):
     def test_matched_bytes_map_to_their_partner_and_the_end_to_len_new(self):
-        self.assertEqual(batch_job.lcs_offset_map(b"abc", b"axc"), [0, 2, 2, 3])
+        self.assertEqual(batch_job.offset_map(b"abc", b"axc"), [0, 2, 2, 3])
 
     def test_unmatched_offset_takes_the_next_matched_one(self):
-        self.assertEqual(batch_job.lcs_offset_map(b"abxc", b"ac"), [0, 1, 1, 1, 2])
+        self.assertEqual(batch_job.offset_map(b"abxc", b"ac"), [0, 1, 1, 1, 2])
 
     def test_tie_steps_i_when_dp_below_is_at_least_dp_right(self):
         # dp[1][0] = dp[0][1] = 1 at (0, 0): the walk steps i, so "b" (not "a") is matched.
-        self.assertEqual(batch_job.lcs_offset_map(b"ab", b"ba"), [0, 0, 2])
+        self.assertEqual(batch_job.offset_map(b"ab", b"ba"), [0, 0, 2])
 
     def test_empty_texts(self):
-        self.assertEqual(batch_job.lcs_offset_map(b"", b"abc"), [3])
-        self.assertEqual(batch_job.lcs_offset_map(b"abc", b""), [0, 0, 0, 0])
+        self.assertEqual(batch_job.offset_map(b"", b"abc"), [3])
+        self.assertEqual(batch_job.offset_map(b"abc", b""), [0, 0, 0, 0])
 
     def test_identical_texts_map_every_offset_to_itself(self):
-        self.assertEqual(batch_job.lcs_offset_map(b"hello", b"hello"), [0, 1, 2, 3, 4, 5])
+        self.assertEqual(batch_job.offset_map(b"hello", b"hello"), [0, 1, 2, 3, 4, 5])
 
 
 class Align(unittest.TestCase):

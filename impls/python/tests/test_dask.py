@@ -67,11 +67,18 @@ class DaskOnALocalCluster(unittest.TestCase):
         cls.stack = contextlib.ExitStack()
         cls.session = cls.stack.enter_context(dask_cluster.dask_session({"scheduler": "", "connect_timeout": 10}, 2))
         cls.pids = [process.pid for process in [*cls.session.processes.values(), cls.session.scheduler_process]]
+        cls.executor_threads_at_start = cls.session.client.run(
+            lambda: [thread.name for thread in __import__("threading").enumerate() if "Dask-Default-Threads" in thread.name])
 
     @classmethod
     def tearDownClass(cls):
         cls.stack.close()
         assert all(gone(pid) for pid in cls.pids), "a cluster process outlived its session"
+
+    def test_every_worker_thread_ran_before_the_first_repetition(self):
+        # A worker starts its executor's thread at its first task: the warm session runs one
+        # there, so no repetition's task runs on a thread made in that repetition.
+        self.assertEqual([len(names) for names in self.executor_threads_at_start.values()], [1, 1])
 
     def test_the_cluster_is_ours_with_one_thread_per_worker(self):
         extra = self.session.extra
@@ -141,8 +148,11 @@ class DaskFaults(unittest.TestCase):
     def test_a_worker_killed_mid_case_fails_the_run_with_one_line_and_leaves_no_process(self):
         run = subprocess.Popen([RUN, "sdes-ecb", "--model", "dask", "--input", write_file(os.urandom(30000)),
                                 "--cipher", "bitwise", "--workers", "2", "--repeat", "200"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
+            run.stdin.write("642\n" * 200)   # every repetition's variant (a pipe holds far more than 800 bytes)
+            run.stdin.flush()
+            self.assertIn('"ready":"warm"', run.stdout.readline())
             self.assertIn('"rep":0', run.stdout.readline())   # the cluster is up and working
             cluster = children(run.pid)
             worker = next(pid for pid, command in cluster.items() if "dask_worker" in command)

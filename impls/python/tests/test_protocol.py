@@ -7,9 +7,17 @@ import unittest
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")
 
 
-def run(*args: str, shell_prefix: str = "") -> subprocess.CompletedProcess:
+def run(*args: str, shell_prefix: str = "", variants: str = "0\n" * 8) -> subprocess.CompletedProcess:
+    """The run script with `variants` on its stdin (protocol 3: one line per repetition)."""
     command = " ".join([shell_prefix, RUN, *args]).strip()
-    return subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+    return subprocess.run(["bash", "-c", command], input=variants, capture_output=True, text=True, timeout=60)
+
+
+def json_lines(out: subprocess.CompletedProcess) -> list[dict]:
+    """The repetitions' lines, after the ready line."""
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert "ready" in lines[0], lines[0]
+    return lines[1:]
 
 
 class Protocol(unittest.TestCase):
@@ -24,7 +32,7 @@ class Protocol(unittest.TestCase):
 
     def test_noop_prints_one_line_per_repetition(self):
         out = run("noop", "--warmup", "2", "--repeat", "3")
-        lines = [json.loads(line) for line in out.stdout.splitlines()]
+        lines = json_lines(out)
         self.assertEqual([l["warmup"] for l in lines[:2]], [0, 1])   # protocol 2: warm-ups print a line too
         lines = lines[2:]
         self.assertEqual([(l["rep"], l["items"], l["checksum"]) for l in lines], [(i, 0, "noop") for i in range(3)])
@@ -33,8 +41,9 @@ class Protocol(unittest.TestCase):
 
     def test_workers_are_reported_under_extra(self):
         out = run("keygen", "--model", "threads", "--count", "6", "--workers", "3", "--repeat", "1")
-        self.assertEqual(json.loads(out.stdout)["extra"]["workers"], 3)
-        self.assertEqual(len(json.loads(out.stdout)["extra"]["busy"]), 3)
+        line, = json_lines(out)
+        self.assertEqual(line["extra"]["workers"], 3)
+        self.assertEqual(len(line["extra"]["busy"]), 3)
 
     def test_unknown_model_exits_2_with_the_valid_ones(self):
         out = run("keygen", "--model", "foo")
@@ -64,7 +73,7 @@ class Protocol(unittest.TestCase):
         # A 1 GiB address-space limit leaves room for about a hundred 8 MiB thread stacks.
         out = run("spawn-chain", "--model", "threads", "--n", "5000", shell_prefix="ulimit -v 1048576;")
         self.assertEqual(out.returncode, 3, out.stderr)
-        error = json.loads(out.stdout)
+        error, = json_lines(out)
         self.assertEqual(error["error"], "limit")
         self.assertIn("can't start new thread", error["detail"])
 

@@ -19,8 +19,9 @@ SEED_ARTICLE_TEXT = "1234567890\nhogehoge\n私の名前はmorimorikochanです\n
 
 
 def encrypt(key: str, plain: str) -> str:
+    """The reference procedure's encrypt_byte (the portable kernel) on the spec's bit strings."""
     k1, k2 = sdes_ecb.subkeys(int(key, 2))
-    return f"{sdes_ecb.encrypt_block(int(plain, 2), k1, k2):08b}"
+    return f"{sdes_ecb.encrypt_byte(k1, k2, int(plain, 2)):08b}"
 
 
 class SdesBlock(unittest.TestCase):

@@ -29,17 +29,19 @@ class BatchJobTest < Minitest::Test
   # and that digest must be the one computed directly from the alignment.
   def test_models_agree_on_a_real_sqlite_database
     expected = nil
-    Job::MODELS.each_key do |model|
+    runs = Job::MODELS.keys.map { |model| [model, "cold"] } + [%w[thread-pool warm], %w[fork-pool warm]]
+    runs.each do |model, start|
       Dir.mktmpdir do |dir|
         documents = make_inputs(dir)
         expected ||= Digests::OrderFree.of(documents.flat_map do |d|
           Job.align_annotations(d[:old], d[:new], d[:spans]).map { |b, e, label| "#{d[:id]}:#{b}:#{e}:#{label}" }
         end).to_s
         line = protocol_lines("batch-job", "--model", model, "--docs-dir", dir, "--db", "sqlite:#{dir}/job.sqlite",
-                              *(model.end_with?("pool") ? ["--workers", 3] : [])).first
-        assert_equal expected, line["checksum"], model
+                              *(model.end_with?("pool") ? ["--workers", 3, "--start", start] : [])).first
+        assert_equal expected, line["checksum"], "#{model} #{start}"
+        assert_equal (model == "seq" ? nil : start), line["extra"]["start"]
         assert_equal documents.size, line["items"]
-        assert_equal ["portable", Job::KERNELS[:portable]], line["extra"].values_at("kernel", "kernel_detail")
+        assert_equal ["portable", "reference, transliterated"], line["extra"].values_at("kernel", "kernel_detail")
         assert_equal model.end_with?("pool"), line["extra"].key?("busy"), model
         assert_operator line["extra"]["cpu_ns"], :>, 0
         assert_per_document_workers(model, line["extra"], documents.size)

@@ -14,7 +14,7 @@ class SpawnChainTest < Minitest::Test
   # Protocol 2's vector: n 1000, start 123456 -> 124456; every link counted itself in.
   def test_start_value_and_live_units_for_every_model
     Parbench::Workloads::SpawnChain::MODELS.each_key do |model|
-      lines = protocol_lines("spawn-chain", "--model", model, "--n", 1000, "--warmup", 1, "--repeat", 1, "--variants", "123456,7")
+      lines = protocol_lines("spawn-chain", "--model", model, "--n", 1000, "--warmup", 1, "--repeat", 1, variants: [123_456, 7])
       assert_equal %w[124456 1007], lines.map { |line| line["checksum"] }, model
       assert_equal [1000, 1000], lines.map { |line| line["extra"]["live_units"] }, model
     end
@@ -82,7 +82,8 @@ class CoroutineSwarmTest < Minitest::Test
   { 0 => "1161d008ce58dc37", 1000 => "bb33744708f665dd", 4_294_967_295 => "2540eadf7cfb00ad" }.each do |salt, digest|
     define_method("test_tasks_3_steps_10_salt_#{salt}") do
       Swarm::MODELS.each_key do |model|
-        assert_equal digest, checksum_of("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10, "--variants", salt), model
+        assert_equal digest, protocol_lines("coroutine-swarm", "--model", model, "--tasks", 3, "--steps", 10,
+                                             variants: [salt]).first["checksum"], model
       end
     end
   end

@@ -34,7 +34,7 @@ class KeygenTest < Minitest::Test
   def test_probes_of_seed_1_in_every_model_and_kernel
     Keygen::MODELS.each_key.to_a.product(%w[portable tuned]).each do |model, kernel|
       line = protocol_lines("keygen", "--model", model, "--count", 3, "--bytes", 10, "--source", "seeded", "--kernel", kernel,
-                            "--probes", "0,1,2", "--variants", 1, *(model == "seq" ? [] : ["--workers", 2])).first
+                            "--probes", "0,1,2", *(model == "seq" ? [] : ["--workers", 2]), variants: [1]).first
       assert_equal %w[yfoafcpmfufjcz7m m7wi4znbrxv34xsv lzktf67oukj7qc6j], line["extra"]["probes"], "#{model} #{kernel}"
       assert_equal "d3605c1b2c10e632", line["checksum"], "#{model} #{kernel}"
       assert_equal [kernel, Keygen::KERNELS[kernel.to_sym]], line["extra"].values_at("kernel", "kernel_detail")
@@ -53,7 +53,7 @@ class KeygenTest < Minitest::Test
 
   def test_each_repetition_uses_its_own_seed
     lines = protocol_lines("keygen", "--model", "seq", "--count", 3, "--bytes", 10, "--source", "seeded", "--seed", 1,
-                           "--warmup", 1, "--repeat", 2, "--variants", "5,1,5")
+                           "--warmup", 1, "--repeat", 2, variants: [5, 1, 5])
     assert_equal "d3605c1b2c10e632", lines[1]["checksum"]
     refute_equal lines[1]["checksum"], lines[0]["checksum"]
     assert_equal lines[0]["checksum"], lines[2]["checksum"]

@@ -5,9 +5,12 @@ require "test_helper"
 class ProtocolTest < Minitest::Test
   include ProtocolRunner
 
-  def exit_code(*argv)
+  def exit_code(*argv, variants: "0\n" * 8)
     code = nil
-    capture_io { code = Parbench::Protocol.main(argv.map(&:to_s), workloads: Parbench::WORKLOADS, description: Parbench.description) }
+    capture_io do
+      code = Parbench::Protocol.main(argv.map(&:to_s), workloads: Parbench::WORKLOADS, description: Parbench.description,
+                                                       variants: StringIO.new(variants))
+    end
     code
   end
 
@@ -36,10 +39,13 @@ class ProtocolTest < Minitest::Test
     assert_operator extra["cpu_user_ns"] + extra["cpu_sys_ns"], :>, 0
   end
 
-  def test_variants_must_match_the_repetitions
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, "--variants", "1,2")
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "-1")
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "x")
+  # Protocol 3: a variant line per repetition, a non-negative decimal integer; --variants is gone.
+  def test_a_missing_or_malformed_variant_line_is_exit_2
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, variants: "1\n2\n")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, variants: "-1\n")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, variants: "x\n")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "1")
+    assert_equal 0, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, variants: "1\n2\n3\n")
   end
 
   def test_an_absent_tuned_kernel_is_exit_2
@@ -51,7 +57,7 @@ class ProtocolTest < Minitest::Test
   def test_list_offers_the_kernels_each_workload_has
     out, = capture_io { Parbench::Protocol.main(["--list"], workloads: Parbench::WORKLOADS, description: Parbench.description) }
     listed = JSON.parse(out)["workloads"]
-    assert_equal({ "sdes-ecb" => %w[portable], "keygen" => %w[portable tuned], "batch-job" => %w[portable] },
+    assert_equal({ "sdes-ecb" => %w[portable tuned], "keygen" => %w[portable tuned], "batch-job" => %w[portable] },
                  %w[sdes-ecb keygen batch-job].to_h { |w| [w, listed[w]["kernels"].keys] })
     assert_nil listed["spawn-chain"]["kernels"]
   end

@@ -6,31 +6,42 @@ require "digest"
 class SdesEcbTest < Minitest::Test
   include ProtocolRunner
   Sdes = Parbench::Workloads::SdesEcb
+  # The portable kernel (the reference procedure) and the tuned one, each held to the spec's vectors.
+  KERNELS = { "portable" => Parbench::Workloads::SdesPortable, "tuned" => Parbench::Workloads::SdesTuned }.freeze
 
-  def encrypt(key, plain)
-    k1, k2 = Sdes.subkeys(key.to_i(2))
-    format("%08b", Sdes.encrypt_byte(plain.to_i(2), k1, k2))
+  def encrypt(cipher, key, plain)
+    k1, k2 = cipher.subkeys(key.to_i(2))
+    format("%08b", cipher.encrypt_byte(k1, k2, plain.to_i(2)))
   end
 
-  def test_key_1010000010_gives_k1_10100100_and_k2_01000011
-    assert_equal [0b10100100, 0b01000011], Sdes.subkeys(0b1010000010)
-  end
+  KERNELS.each do |kernel, cipher|
+    define_method("test_#{kernel}_key_1010000010_gives_k1_10100100_and_k2_01000011") do
+      assert_equal [0b10100100, 0b01000011], cipher.subkeys(0b1010000010)
+    end
 
-  [%w[0000000000 10101010 00010001], %w[1110001110 10101010 11001010], %w[1110001110 01010101 01110000],
-   %w[1111111111 10101010 00000100], %w[1010000010 10010111 00111000], %w[1010000010 00000011 11010000]].each do |key, plain, cipher|
-    define_method("test_key_#{key}_encrypts_#{plain}_to_#{cipher}") do
-      assert_equal cipher, encrypt(key, plain)
+    [%w[0000000000 10101010 00010001], %w[1110001110 10101010 11001010], %w[1110001110 01010101 01110000],
+     %w[1111111111 10101010 00000100], %w[1010000010 10010111 00111000], %w[1010000010 00000011 11010000]].each do |key, plain, ciphertext|
+      define_method("test_#{kernel}_key_#{key}_encrypts_#{plain}_to_#{ciphertext}") do
+        assert_equal ciphertext, encrypt(cipher, key, plain)
+      end
+    end
+
+    define_method("test_#{kernel}_decryption_swaps_the_subkeys") do
+      k1, k2 = cipher.subkeys(642)
+      assert_equal (0..255).to_a, (0..255).map { |b| cipher.encrypt_byte(k2, k1, cipher.encrypt_byte(k1, k2, b)) }
+    end
+
+    define_method("test_#{kernel}_table_of_key_642") do
+      expected = File.read(File.join(__dir__, "sdes_table_642.hex")).strip
+      assert_equal expected, cipher.table(642).unpack1("H*")
     end
   end
 
-  def test_decryption_swaps_the_subkeys
-    k1, k2 = Sdes.subkeys(642)
-    assert_equal (0..255).to_a, (0..255).map { |b| Sdes.decrypt_byte(Sdes.encrypt_byte(b, k1, k2), k1, k2) }
-  end
-
-  def test_table_of_key_642
-    expected = File.read(File.join(__dir__, "sdes_table_642.hex")).strip
-    assert_equal expected, Sdes.table(642).unpack1("H*")
+  # The reference's S-box lookup: row = bits 1 and 4, column = bits 2 and 3 of the 4-bit input.
+  def test_portable_sbox_reads_row_from_the_outer_bits_and_column_from_the_inner_ones
+    box = Parbench::Workloads::SdesPortable::S0
+    assert_equal [box[0][0], box[2][0], box[0][1], box[1][3]],
+                 [0b0000, 0b1000, 0b0010, 0b0111].map { |bits| Parbench::Workloads::SdesPortable.sbox(box, bits) }
   end
 
   FOX = "The quick brown fox jumps over the lazy dog\n"
@@ -38,7 +49,7 @@ class SdesEcbTest < Minitest::Test
 
   def test_quick_brown_fox_under_key_642_in_both_ciphers_whole_and_in_pieces
     %w[bitwise table].each do |form|
-      writer = Sdes.writer(form, 642)
+      writer = Sdes.writer(form, 642, "portable")
       whole = writer.whole(FOX, "\0".b * FOX.bytesize)
       pieces = Parbench::Chunking.ranges(FOX.bytesize, 10).map { |range| writer.piece(FOX, range) }.join
       assert_equal [FOX_SHA256, FOX_SHA256], [whole, pieces].map { |text| Digest::SHA256.hexdigest(text) }, form
@@ -100,7 +111,7 @@ class SdesEcbTest < Minitest::Test
       wanted = [1023, 642, 5].map { |key| checksum_of("sdes-ecb", "--model", "seq", "--input", path, "--key", key) }
       %w[seq fork ractor].product(%w[bitwise table]).each do |model, cipher|
         lines = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, "--warmup", 1, "--repeat", 2,
-                               "--variants", "1023,642,5", *workers_args(model, 2))
+                               *workers_args(model, 2), variants: [1023, 642, 5])
         assert_equal wanted, lines.map { |line| line["checksum"] }, "#{model} #{cipher}"
         assert_equal [0, nil, nil], lines.map { |line| line["warmup"] }
       end
@@ -112,20 +123,24 @@ class SdesEcbTest < Minitest::Test
     with_input(FOX) do |path|
       code = nil
       capture_io do
-        code = Parbench::Protocol.main(["sdes-ecb", "--model", "seq", "--input", path, "--variants", "1024"],
-                                       workloads: Parbench::WORKLOADS, description: Parbench.description)
+        code = Parbench::Protocol.main(["sdes-ecb", "--model", "seq", "--input", path],
+                                       workloads: Parbench::WORKLOADS, description: Parbench.description,
+                                       variants: StringIO.new("1024\n"))
       end
       assert_equal 2, code
     end
   end
 
-  def test_lines_name_the_portable_kernel_and_tuned_is_refused
+  def test_lines_name_the_kernel_that_ran_and_both_give_the_fox
     with_input(FOX) do |path|
-      %w[bitwise table].each do |cipher|
-        extra = protocol_lines("sdes-ecb", "--model", "seq", "--input", path, "--cipher", cipher, "--kernel", "portable").first["extra"]
-        assert_equal ["portable", Sdes::DETAILS[cipher]], extra.values_at("kernel", "kernel_detail")
+      KERNELS.each_key.to_a.product(%w[bitwise table], %w[seq fork ractor]).each do |kernel, cipher, model|
+        line = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, "--kernel", kernel,
+                              *workers_args(model, 2)).first
+        assert_equal [kernel, Sdes::DETAILS[kernel][cipher]], line["extra"].values_at("kernel", "kernel_detail")
+        assert_equal FOX_SHA256, line["checksum"], "#{kernel} #{cipher} #{model}"
       end
-      assert_raises(Parbench::BadArguments) { Sdes.new(model: "seq", workers: 1, input: path, key: 642, cipher: "table", chunk: 0, kernel: "tuned") }
+      assert_equal "reference, transliterated", Sdes::DETAILS["portable"]["bitwise"]
+      assert_raises(Parbench::BadArguments) { Sdes.new(model: "seq", workers: 1, input: path, key: 642, cipher: "table", chunk: 0, kernel: "fast") }
     end
   end
 

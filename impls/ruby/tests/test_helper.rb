@@ -3,20 +3,37 @@
 require "minitest/autorun"
 require "tmpdir"
 require "json"
+require "stringio"
 require "parbench"
 
 # Runs one protocol call in-process and returns the JSON lines it printed.
 module ProtocolRunner
-  def protocol_lines(*argv)
-    out, = capture_io do
-      assert_equal 0, Parbench::Protocol.main(argv.map(&:to_s), workloads: Parbench::WORKLOADS,
-                                                                description: Parbench.description)
-    end
-    out.lines.map { |line| JSON.parse(line) }
+  # The repetitions' lines (after the ready line) of one call fed `variants` as its stdin;
+  # by default every repetition gets the call's own --key or --seed (sdes-ecb's 642, else 0).
+  def protocol_lines(*argv, variants: nil)
+    all_lines(*argv, variants: variants).drop(1)
   end
 
-  def checksum_of(*argv)
-    protocol_lines(*argv).first.fetch("checksum")
+  # Every line, the ready line first (asserted to be one).
+  def all_lines(*argv, variants: nil)
+    argv = argv.map(&:to_s)
+    variants ||= [default_variant(argv)] * 64
+    out, = capture_io do
+      assert_equal 0, Parbench::Protocol.main(argv, workloads: Parbench::WORKLOADS, description: Parbench.description,
+                                                    variants: StringIO.new(variants.map { |v| "#{v}\n" }.join))
+    end
+    lines = out.lines.map { |line| JSON.parse(line) }
+    assert lines.first&.key?("ready"), "the first line is the ready line: #{lines.first.inspect}"
+    lines
+  end
+
+  def default_variant(argv)
+    given = argv.drop(1).each_slice(2).to_h
+    given["--key"] || given["--seed"] || (argv.first == "sdes-ecb" ? 642 : 0)
+  end
+
+  def checksum_of(*argv, variants: nil)
+    protocol_lines(*argv, variants: variants).first.fetch("checksum")
   end
 
   # Every forked child has been reaped; every Ractor has ended. A Ractor whose final value was

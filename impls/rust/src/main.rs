@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 
-use protocol::{Call, Failure};
+use protocol::{Call, Conversation, Failure};
 use workloads::keygen;
 
 /// The system allocator for the portable kernels; `--kernel tuned` switches to mimalloc
@@ -21,7 +21,7 @@ static ALLOCATOR: allocator::Switch = allocator::Switch;
 
 /// Set by `build` from the toolchain and Cargo profile, so `--list` names what really compiled this.
 const RUSTC_VERSION: &str = env!("PARBENCH_RUSTC_VERSION");
-const BUILD_FLAGS: &str = "opt-level=3, lto=fat, codegen-units=1, panic=unwind, target-cpu=generic x86-64 (the tuned kernels' SIMD chosen at run time), global allocator: system malloc, mimalloc with --kernel tuned";
+const BUILD_FLAGS: &str = "opt-level=3, lto=fat, codegen-units=1, panic=unwind, the default target (x86-64: SSE2; no target-cpu), the tuned kernels' SIMD compiled with #[target_feature] and chosen at run time, global allocator: system malloc, mimalloc with --kernel tuned";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         println!("{}", list());
         return ExitCode::SUCCESS;
     }
-    match Call::parse(&args).and_then(|call| workloads::dispatch(&call)) {
+    match Call::parse(&args).and_then(|call| workloads::dispatch(&call, &mut Conversation::standard())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BadArguments(message)) => {
             eprintln!("{message}");

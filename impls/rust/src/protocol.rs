@@ -1,7 +1,9 @@
-//! The harness protocol: argument parsing, the timed repetition loop and the JSON lines.
+//! The harness protocol: argument parsing, the ready line, the variants read from stdin, the
+//! timed repetition loop and the JSON lines.
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -35,8 +37,8 @@ pub struct Call {
     pub model: String,
     pub warmup: usize,
     pub repeat: usize,
-    /// `--variants`: one value per repetition, warm-ups first (protocol 2).
-    variants: Option<Vec<u64>>,
+    /// `--start` as the registry resolved it for the model (`None`: the model takes none).
+    pub start: Option<Start>,
     params: BTreeMap<String, String>,
 }
 
@@ -53,31 +55,15 @@ impl Call {
             params.insert(name.to_string(), value.clone());
         }
         let model = params.remove("model").ok_or_else(|| bad_args("missing --model"))?;
-        let mut call = Call { workload, model, warmup: 0, repeat: 1, variants: None, params };
+        let mut call = Call { workload, model, warmup: 0, repeat: 1, start: None, params };
         call.warmup = call.take_number("warmup", 0)?;
         call.repeat = call.take_number("repeat", 1)?;
-        if let Some(text) = call.params.remove("variants") {
-            let variants = number_list("variants", &text)?;
-            if variants.len() != call.warmup + call.repeat {
-                return Err(bad_args(format!(
-                    "--variants has {} values; it needs one per repetition, warm-ups first: {}",
-                    variants.len(),
-                    call.warmup + call.repeat
-                )));
-            }
-            call.variants = Some(variants);
-        }
         Ok(call)
     }
 
-    /// The value repetition `index` (warm-ups counted first) uses: its variant, else `base`.
-    pub fn variant(&self, index: usize, base: u64) -> u64 {
-        self.variants.as_ref().map_or(base, |variants| variants[index])
-    }
-
-    /// Every value a repetition of this call may use, so a workload can check them up front.
-    pub fn all_variants(&self, base: u64) -> Vec<u64> {
-        self.variants.clone().unwrap_or_else(|| vec![base])
+    /// The call with its start mode resolved (the registry knows the model's modes).
+    pub fn with_start(self, start: Option<Start>) -> Call {
+        Call { start, ..self }
     }
 
     /// `--kernel portable|tuned` (default portable); `tuned` only where the workload has one.
@@ -176,6 +162,61 @@ impl KernelClass {
         match self {
             KernelClass::Portable => "portable",
             KernelClass::Tuned => "tuned",
+        }
+    }
+}
+
+/// Protocol 3's start mode of a parallel model: its workers made and ended in every repetition
+/// (cold), or made once before the ready line and handed every repetition's work (warm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    Cold,
+    Warm,
+}
+
+impl Start {
+    pub fn parse(name: &str) -> Option<Start> {
+        match name {
+            "cold" => Some(Start::Cold),
+            "warm" => Some(Start::Warm),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Start::Cold => "cold",
+            Start::Warm => "warm",
+        }
+    }
+}
+
+/// What the ready line says (protocol 3): the start mode that runs and, for warm, how long
+/// making the workers took before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// A model without start modes (seq models, chains, swarms).
+    None,
+    Cold,
+    Warm { start_ns: u128, workers: usize },
+}
+
+impl Ready {
+    /// The line itself: `{"ready":"warm","start_ns":…,"extra":{"workers":…}}`.
+    fn line(&self) -> Value {
+        match *self {
+            Ready::None => json!({"ready": "none"}),
+            Ready::Cold => json!({"ready": "cold"}),
+            Ready::Warm { start_ns, workers } => json!({"ready": "warm", "start_ns": start_ns as u64, "extra": {"workers": workers}}),
+        }
+    }
+
+    /// The mode every repetition echoes in `extra.start`.
+    fn start(&self) -> Option<Start> {
+        match self {
+            Ready::None => None,
+            Ready::Cold => Some(Start::Cold),
+            Ready::Warm { .. } => Some(Start::Warm),
         }
     }
 }
@@ -324,17 +365,12 @@ impl Busy {
     }
 }
 
-/// One repetition as the workload sees it: its index (warm-ups first) and the call's variant.
+/// One repetition as the workload sees it: its index (warm-ups first) and its variant, read
+/// from stdin when it starts (the key, the seed, the start value, the salt; 0 where ignored).
 #[derive(Debug, Clone, Copy)]
 pub struct Rep {
     pub index: usize,
-}
-
-impl Rep {
-    /// This repetition's value of the varied param (`base` without `--variants`).
-    pub fn variant(&self, call: &Call, base: u64) -> u64 {
-        call.variant(self.index, base)
-    }
+    pub variant: u64,
 }
 
 /// What one repetition measured; `extra` holds the figures the workload adds.
@@ -374,23 +410,70 @@ pub fn timed<T>(work: impl FnOnce() -> T) -> (T, u128) {
     (result, started.elapsed().as_nanos())
 }
 
-/// Runs the warm-up repetitions, then the timed ones, one JSON line each: `{"warmup":j,…}`,
-/// then `{"rep":i,…}`. `common` is merged into every line's `extra` (workers, kernel,
-/// load_ns…). Each repetition gets its `Rep` (index, so its variant).
-pub fn repeat(call: &Call, common: &Map<String, Value>, mut one_repetition: impl FnMut(Rep) -> Outcome<Sample>) -> Outcome<()> {
+/// The process's side of the protocol's conversation: variants come in (stdin), lines go out
+/// (stdout).
+pub struct Conversation<'a> {
+    input: Box<dyn BufRead + 'a>,
+    output: Box<dyn Write + 'a>,
+}
+
+impl Conversation<'static> {
+    pub fn standard() -> Conversation<'static> {
+        Conversation::new(std::io::stdin().lock(), std::io::stdout())
+    }
+}
+
+impl<'a> Conversation<'a> {
+    pub fn new(input: impl BufRead + 'a, output: impl Write + 'a) -> Conversation<'a> {
+        Conversation { input: Box::new(input), output: Box::new(output) }
+    }
+}
+
+/// Prints the ready line, then runs the warm-up repetitions and the timed ones, one JSON line
+/// each: `{"warmup":j,…}`, then `{"rep":i,…}`. Before each it reads the repetition's variant
+/// (outside any clock). `common` is merged into every line's `extra` (workers, kernel,
+/// load_ns…), and so is the start mode of the ready line.
+pub fn repeat(
+    call: &Call,
+    talk: &mut Conversation,
+    ready: Ready,
+    common: &Map<String, Value>,
+    mut one_repetition: impl FnMut(Rep) -> Outcome<Sample>,
+) -> Outcome<()> {
+    let mut common = common.clone();
+    if let Some(start) = ready.start() {
+        common.insert("start".into(), Value::from(start.name()));
+    }
+    print_line(&mut talk.output, &ready.line())?;
     for index in 0..call.warmup + call.repeat {
-        let sample = one_repetition(Rep { index })?;
+        let variant = read_variant(&mut talk.input, index)?;
+        let sample = one_repetition(Rep { index, variant })?;
         let mut extra = common.clone();
         extra.extend(sample.extra);
         let (label, number) = if index < call.warmup { ("warmup", index) } else { ("rep", index - call.warmup) };
         let mut line = json!({label: number, "ns": sample.ns as u64, "items": sample.items, "checksum": sample.checksum});
         line["extra"] = Value::Object(extra);
-        // One write per line, flushed, so the launcher's timestamp of a line is when it was made.
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{line}").and_then(|()| out.flush()).map_err(|e| crash("writing a result line", e))?;
+        print_line(&mut talk.output, &line)?;
     }
     Ok(())
+}
+
+/// One write per line, flushed, so the launcher's timestamp of a line is when it was made
+/// (and it writes the next variant only once it has read this line).
+fn print_line(output: &mut impl Write, line: &Value) -> Outcome<()> {
+    writeln!(output, "{line}").and_then(|()| output.flush()).map_err(|e| crash("writing a result line", e))
+}
+
+/// The variant of repetition `index`: one decimal line on stdin.
+fn read_variant(input: &mut impl BufRead, index: usize) -> Outcome<u64> {
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) => Err(bad_args(format!("stdin closed before repetition {index}"))),
+        Ok(_) => line.trim().parse().map_err(|_| {
+            bad_args(format!("the variant of repetition {index} must be a non-negative decimal integer, got '{}'", line.trim()))
+        }),
+        Err(e) => Err(crash("reading a variant from stdin", e)),
+    }
 }
 
 #[cfg(test)]
@@ -417,18 +500,79 @@ mod tests {
         assert!(measured.ns > 0);
     }
 
-    #[test]
-    fn variants_give_each_repetition_its_own_value_warm_ups_first() {
-        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2", "--variants", "642,1023,5"]).unwrap();
-        assert_eq!([c.variant(0, 7), c.variant(1, 7), c.variant(2, 7)], [642, 1023, 5]);
-        let plain = call(&["sdes-ecb", "--model", "seq", "--repeat", "2"]).unwrap();
-        assert_eq!([plain.variant(0, 7), plain.variant(1, 7)], [7, 7]);
+    /// The conversation of `call` with `fed` on stdin: each repetition's line holds its variant
+    /// as the checksum; the output's lines, parsed.
+    fn conversation(call: &Call, ready: Ready, fed: &str) -> (Outcome<()>, Vec<Value>) {
+        let mut output = Vec::new();
+        let mut talk = Conversation::new(fed.as_bytes(), &mut output);
+        let outcome = repeat(call, &mut talk, ready, &Map::new(), |rep| {
+            Ok(Sample { ns: 1, items: 0, checksum: rep.variant.to_string(), extra: Map::new() }.with("index", rep.index))
+        });
+        drop(talk);
+        let lines = String::from_utf8(output).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (outcome, lines)
     }
 
     #[test]
-    fn variants_must_match_the_repetitions() {
-        assert!(matches!(call(&["x", "--model", "m", "--repeat", "2", "--variants", "1"]), Err(Failure::BadArguments(_))));
-        assert!(matches!(call(&["x", "--model", "m", "--variants", "a"]), Err(Failure::BadArguments(_))));
+    fn the_ready_line_comes_first_then_one_line_per_variant_read_warm_ups_first() {
+        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
+        let (outcome, lines) = conversation(&c, Ready::None, "642\n1023\n5\n");
+        assert!(outcome.is_ok());
+        assert_eq!(lines[0], json!({"ready": "none"}));
+        assert_eq!((&lines[1]["warmup"], &lines[1]["checksum"]), (&json!(0), &json!("642")));
+        assert_eq!((&lines[2]["rep"], &lines[2]["checksum"]), (&json!(0), &json!("1023")));
+        assert_eq!((&lines[3]["rep"], &lines[3]["checksum"]), (&json!(1), &json!("5")));
+        assert!(lines[1]["extra"].get("start").is_none());
+    }
+
+    #[test]
+    fn each_variant_is_read_only_when_its_repetition_starts() {
+        // A reader that counts the lines taken: repetition j sees exactly j + 1 of them.
+        struct Counting<'a>(&'a [u8], &'a Cell<usize>);
+        impl std::io::Read for Counting<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                // One line at a time, as a pipe that the launcher writes only when asked.
+                let end = self.0.iter().position(|&b| b == b'\n').map_or(self.0.len(), |p| p + 1).min(buf.len());
+                buf[..end].copy_from_slice(&self.0[..end]);
+                self.0 = &self.0[end..];
+                self.1.set(self.1.get() + 1);
+                Ok(end)
+            }
+        }
+        let taken = Cell::new(0);
+        let c = call(&["keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
+        let input = std::io::BufReader::new(Counting(b"11\n12\n13\n", &taken));
+        let mut seen = Vec::new();
+        repeat(&c, &mut Conversation::new(input, Vec::new()), Ready::None, &Map::new(), |rep| {
+            seen.push((rep.index, rep.variant, taken.get()));
+            Ok(Sample { ns: 1, items: 0, checksum: String::new(), extra: Map::new() })
+        })
+        .unwrap();
+        assert_eq!(seen, [(0, 11, 1), (1, 12, 2), (2, 13, 3)]);
+    }
+
+    #[test]
+    fn stdin_closed_before_a_repetition_is_bad_arguments_naming_it() {
+        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
+        let (outcome, lines) = conversation(&c, Ready::None, "642\n1023\n");
+        match outcome {
+            Err(Failure::BadArguments(message)) => assert_eq!(message, "stdin closed before repetition 2"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(lines.len(), 3, "the ready line and the two repetitions that had a variant");
+        let (outcome, _) = conversation(&c, Ready::None, "642\nkey\n");
+        assert!(matches!(outcome, Err(Failure::BadArguments(_))));
+    }
+
+    #[test]
+    fn a_warm_ready_line_carries_start_ns_and_every_line_echoes_the_mode() {
+        let c = call(&["keygen", "--model", "rayon", "--repeat", "2"]).unwrap();
+        let (_, lines) = conversation(&c, Ready::Warm { start_ns: 1234, workers: 2 }, "1\n2\n");
+        assert_eq!(lines[0], json!({"ready": "warm", "start_ns": 1234, "extra": {"workers": 2}}));
+        assert!(lines[1..].iter().all(|line| line["extra"]["start"] == "warm"));
+        let (_, lines) = conversation(&c, Ready::Cold, "1\n2\n");
+        assert_eq!(lines[0], json!({"ready": "cold"}));
+        assert!(lines[1..].iter().all(|line| line["extra"]["start"] == "cold"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 memory) and the run it came from. Read from the store's raw samples, statistics re-derived."""
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,8 @@ class Series:
 
     @property
     def name(self) -> str:
-        return f"{self.runtime} {self.model}"
+        start = dict(self.context).get("start")
+        return f"{self.runtime} {self.model}" + (f" {start}" if start else "")
 
     def at_workers(self, workers: int | None) -> list[Point]:
         return sorted((p for p in self.points if p.workers == workers), key=lambda p: p.value)
@@ -53,14 +55,30 @@ class Evidence:
     note: str = ""
 
 
-def machine_runs(records: list[RunRecord]) -> tuple[list[RunRecord], str]:
-    """The runs of this machine (a fleet's store holds others'); else those of the newest run's."""
-    here = [r for r in records if r.machine.get("hostname") == socket.gethostname()]
-    if here or not records:
-        return here, ""
-    host = records[-1].machine.get("hostname")
-    return ([r for r in records if r.machine.get("hostname") == host],
-            f"no run of this machine in the store: the evidence is machine '{host}''s")
+def machine_runs(records: list[RunRecord], cores: int = 1) -> tuple[list[RunRecord], str]:
+    """The runs of one machine: this one where it has at least the cores asked about; else the
+    machine of the store (a fleet's, or one loaded from another machine's export) that has them,
+    the closest in cores and then the most recently measured, so that a question about 16 cores
+    is answered from 16-core measurements rather than extrapolated from 2; else this machine's
+    runs, else the newest run's machine. A machine is its hostname and its logical CPUs (two
+    machines made from one image share a hostname)."""
+    machines: dict[tuple[str, int], list[RunRecord]] = {}
+    for record in records:
+        key = (str(record.machine.get("hostname")), int(record.machine.get("logical_cpus") or 0))
+        machines.setdefault(key, []).append(record)
+    here = (socket.gethostname(), os.cpu_count() or 1)
+    big_enough = [m for m in machines if m[1] >= cores]
+    if here in big_enough or (not big_enough and here in machines):
+        return machines[here], ""
+    if big_enough:
+        chosen = min(big_enough, key=lambda m: (m[1], -max(r.id or 0 for r in machines[m])))
+        return machines[chosen], (f"answered from the runs of machine '{chosen[0]}' with {chosen[1]} logical CPUs "
+                                  f"(this one, '{here[0]}', has {here[1]}): measured there, not extrapolated")
+    if not records:
+        return [], ""
+    newest = (str(records[-1].machine.get("hostname")), int(records[-1].machine.get("logical_cpus") or 0))
+    return machines[newest], (f"no run of this machine in the store: the evidence is machine "
+                              f"'{newest[0]}''s ({newest[1]} logical CPUs)")
 
 
 def _matches(run: CaseRun, question: Question) -> bool:
@@ -87,7 +105,7 @@ def _point(run: CaseRun, record: RunRecord, question: Question) -> Point | None:
 def gather(records: list[RunRecord], question: Question) -> Evidence:
     """Every verified case of the question's workload and fixed params; where the same point was
     measured in several runs, the newest run's."""
-    chosen, note = machine_runs(records)
+    chosen, note = machine_runs(records, question.cores)
     by_key: dict[tuple, Series] = {}
     for record in sorted(chosen, key=lambda r: r.id or 0):
         for result in record.results:

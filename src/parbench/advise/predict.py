@@ -66,9 +66,15 @@ class WorkerLaw:
         if any(ci is None for ci in self.ci.values()):
             return None
         names = list(self.ci)
-        corners = [dict(zip(names, combo)) for combo in _product([self.ci[n] for n in names])]
+        # The corners of the parameters' CIs, kept to the law's own domain (USL: σ and κ ≥ 0;
+        # Amdahl: 0 ≤ f ≤ 1): a CI that reaches below it describes no machine, and its corner
+        # predicts a negative or infinite speedup far beyond the fitted workers.
+        corners = [{n: min(max(v, 0.0), 1.0) if n in ("f", "sigma") else max(v, 0.0) for n, v in zip(names, combo)}
+                   for combo in _product([self.ci[n] for n in names])]
         values = [WorkerLaw(self.law, c, self.ci, self.fitted_workers, self.at_value, self.run_ids).speedup(workers)
                   for c in corners] + [self.speedup(workers)]
+        if not all(math.isfinite(v) and v > 0 for v in values):
+            return None
         return min(values), max(values)
 
 
@@ -92,7 +98,9 @@ class Prediction:
 
     @property
     def name(self) -> str:
-        return f"{self.runtime} {self.model}" + (f" ×{self.workers}" if self.workers else "")
+        start = self.context.get("start")
+        return (f"{self.runtime} {self.model}" + (f" ×{self.workers}" if self.workers else "")
+                + (f" {start}" if start else ""))
 
 
 @dataclass

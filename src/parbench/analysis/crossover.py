@@ -32,9 +32,68 @@ class CrossoverResult:
     params: dict = field(default_factory=dict)          # the others, fixed
     seq_median_ns: list[float] = field(default_factory=list)
     parallel_median_ns: list[float] = field(default_factory=list)
+    start: str = ""                           # the model's start mode (protocol 3), "" for none
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass
+class ModeRow:
+    """One model's crossovers in each start mode, side by side."""
+    runtime: str
+    model: str
+    crossover: dict = field(default_factory=dict)        # mode → size, or None (never crosses)
+    crossover_ci: dict = field(default_factory=dict)     # mode → (low, high), or None
+    # What warm removes from every repetition: the cold median less the warm one at the smallest
+    # size both measured, where the work itself is next to nothing (None without both modes).
+    fixed_cost_ns: float | None = None
+    at_size: float | None = None
+
+
+@dataclass
+class CrossoverModes:
+    """A size sweep's crossovers by start mode (cold: workers made in each repetition; warm: once
+    per process), one row per parallel model."""
+    workload: str
+    param: str
+    params: dict
+    rows: list[ModeRow] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def by_mode(results: list[CrossoverResult]) -> list[CrossoverModes]:
+    """The crossovers of one sweep regrouped: a table per workload and fixed params, a row per
+    runtime and model, a column per start mode."""
+    tables: dict[tuple, CrossoverModes] = {}
+    for r in results:
+        key = (r.workload, r.param, tuple(sorted(r.params.items(), key=str)))
+        table = tables.setdefault(key, CrossoverModes(r.workload, r.param, dict(r.params)))
+        row = next((x for x in table.rows if (x.runtime, x.model) == (r.runtime, r.model)), None)
+        if row is None:
+            row = ModeRow(r.runtime, r.model)
+            table.rows.append(row)
+        row.crossover[r.start or "cold"] = r.crossover
+        row.crossover_ci[r.start or "cold"] = r.crossover_ci
+    for table in tables.values():
+        for row in table.rows:
+            row.fixed_cost_ns, row.at_size = _fixed_cost(results, row)
+    return list(tables.values())
+
+
+def _fixed_cost(results: list[CrossoverResult], row: ModeRow) -> tuple[float | None, float | None]:
+    cold, warm = (next((r for r in results if (r.runtime, r.model, r.start) == (row.runtime, row.model, mode)), None)
+                  for mode in ("cold", "warm"))
+    if cold is None or warm is None:
+        return None, None
+    shared = sorted(set(cold.sizes) & set(warm.sizes))
+    if not shared:
+        return None, None
+    size = shared[0]
+    return (cold.parallel_median_ns[cold.sizes.index(size)] - warm.parallel_median_ns[warm.sizes.index(size)],
+            size)
 
 
 def _crossing(sizes: np.ndarray, log_ratio: np.ndarray) -> float | None:

@@ -31,9 +31,10 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
         measured = [m for m in members if m.stats is not None and m.case.workers]
         if len(measured) < 2:
             continue
+        without_start = {k: v for k, v in members[0].case.params.items() if k != "start"}
         seq = next((r for r in record.results if r.case.runtime == runtime and r.case.workload == workload
                     and r.case.family == "seq" and r.stats is not None
-                    and r.case.params == members[0].case.params), None)
+                    and r.case.params == without_start), None)
         workers = [m.case.workers for m in measured]
         medians = [m.stats.median_ns for m in measured]
         own = scaling.fit_scaling(workers, medians, cores) if 1 in workers else None
@@ -41,19 +42,25 @@ def analyze_workers(record: RunRecord, cores: int) -> list[Analysis]:
         result = replace(fitted, runtime=runtime, model=model, workload=workload, params=dict(params),
                          speedup_vs_seq=[seq.stats.median_ns / m for m in medians] if seq else None,
                          baseline="the model at 1 worker" if own else "the runtime's seq", cores=cores)
-        out.append(Analysis("scaling", f"{workload}/{runtime}/{model}", result))
+        start = dict(params).get("start")
+        out.append(Analysis("scaling", f"{workload}/{runtime}/{model}" + (f" {start}" if start else ""), result))
     return out
 
 
 def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
-    out = []
-    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+    """One crossover per parallel model and start mode against its runtime's seq at the same
+    params (the start mode is the parallel model's own: seq takes none), then the modes side by
+    side."""
+    out, found_all = [], []
+    rest = lambda r: tuple(sorted((k, v) for k, v in r.case.params.items() if k not in (param, "start")))
     for (workload, runtime), members in _by(record.results, "workload", "runtime").items():
         for other in dict.fromkeys(rest(m) for m in members):
             group = [m for m in members if rest(m) == other and m.stats is not None]
             seqs = {m.case.params[param]: m for m in group if m.case.family == "seq"}
-            for model in dict.fromkeys(m.case.model for m in group if m.case.family != "seq"):
-                pars = {m.case.params[param]: m for m in group if m.case.model == model}
+            for model, start in dict.fromkeys((m.case.model, m.case.params.get("start", ""))
+                                              for m in group if m.case.family != "seq"):
+                pars = {m.case.params[param]: m for m in group
+                        if m.case.model == model and m.case.params.get("start", "") == start}
                 sizes = sorted(set(seqs) & set(pars))
                 if len(sizes) < 2:
                     continue
@@ -62,8 +69,15 @@ def analyze_sizes(record: RunRecord, param: str) -> list[Analysis]:
                     [grouped_samples(pars[s].run) for s in sizes])
                 result = replace(found, runtime=runtime, model=model, workload=workload, param=param,
                                  params=dict(other), seq_median_ns=[seqs[s].stats.median_ns for s in sizes],
-                                 parallel_median_ns=[pars[s].stats.median_ns for s in sizes])
-                out.append(Analysis("crossover", f"{workload}/{runtime}/{model} {dict(other)}", result))
+                                 parallel_median_ns=[pars[s].stats.median_ns for s in sizes], start=start)
+                found_all.append(result)
+                fixed = " ".join(f"{k}={v}" for k, v in other)
+                out.append(Analysis("crossover", f"{workload}/{runtime}/{model}{' ' + start if start else ''}"
+                                                 f"{' · ' + fixed if fixed else ''}", result))
+    for table in crossover.by_mode(found_all):
+        if any(len(row.crossover) > 1 for row in table.rows):
+            fixed = " ".join(f"{k}={v}" for k, v in table.params.items())
+            out.append(Analysis("crossover-modes", f"{table.workload}{' · ' + fixed if fixed else ''}", table))
     return out
 
 
@@ -82,7 +96,8 @@ def analyze_tasks(record: RunRecord, param: str) -> list[Analysis]:
             costs = per_task.per_task_costs(
                 [m.case.params[param] for m in ok], [m.stats.median_ns for m in ok],
                 [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
-            result = replace(costs, runtime=runtime, model=model, workload=workload, param=param, params=dict(other))
+            result = replace(costs, runtime=runtime, model=model, workload=workload, param=param, params=dict(other),
+                             family=group[0].case.family)
             out.append(Analysis("per-task", f"{workload}/{runtime}/{model}", result))
     return out
 

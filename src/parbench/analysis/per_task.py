@@ -35,6 +35,7 @@ class PerTaskResult:
     model: str = ""
     param: str = ""
     params: dict = field(default_factory=dict)
+    family: str = ""              # the model's family: a seq model makes no units to weigh
 
     def as_dict(self) -> dict:
         return asdict(self)

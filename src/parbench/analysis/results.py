@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from parbench.analysis.amdahl_shares import AmdahlRow, AmdahlShares
-from parbench.analysis.crossover import CrossoverResult
+from parbench.analysis.crossover import CrossoverModes, CrossoverResult, ModeRow
 from parbench.analysis.drift import Drift
 from parbench.analysis.per_task import PerTaskResult, Slope
 from parbench.analysis.scaling import Fit, ScalingResult
@@ -62,6 +62,12 @@ def _crossover(data: dict) -> CrossoverResult:
                               "crossover_ci": _pair(data.get("crossover_ci"))})
 
 
+def _crossover_modes(data: dict) -> CrossoverModes:
+    return CrossoverModes(**{**_fields(CrossoverModes, data), "rows": [
+        ModeRow(**{**row, "crossover_ci": {k: _pair(v) for k, v in row.get("crossover_ci", {}).items()}})
+        for row in data["rows"]]})
+
+
 def _per_task(data: dict) -> PerTaskResult:
     return PerTaskResult(**{**_fields(PerTaskResult, data), "time_per_unit_ns": _slope(data.get("time_per_unit_ns")),
                             "bytes_per_unit": _slope(data.get("bytes_per_unit"))})
@@ -73,6 +79,7 @@ def _amdahl_shares(data: dict) -> AmdahlShares:
 
 DECODERS: dict[str, Callable[[dict], object]] = {
     "scaling": _scaling, "crossover": _crossover, "per-task": _per_task, "amdahl-shares": _amdahl_shares,
+    "crossover-modes": _crossover_modes,
     "time-split": lambda data: TimeSplits([TimeSplit(**row) for row in data["rows"]]),
     "drift": lambda data: Drift(**data),
     "machine-ceiling": lambda data: MachineCeiling(**data),

@@ -267,8 +267,10 @@ def scaling_plot(record: RunRecord, subject: str, r: ScalingResult) -> str:
 
 def crossover_plot(record: RunRecord, subject: str, r: CrossoverResult) -> str:
     size_format = format_bytes if r.param == "size" else (lambda v: f"{v:,.0f}")
+    label = f"{r.model} {r.start}".strip()
     series = [svg.Series("seq median", list(zip(r.sizes, r.seq_median_ns))),
-              svg.Series(f"{r.model} median", list(zip(r.sizes, r.parallel_median_ns)))]
+              svg.Series(f"{label} median", list(zip(r.sizes, r.parallel_median_ns)))]
+    series += [svg.Series(f"{r.model} {mode} median", points) for mode, points in _other_modes(record, r).items()]
     markers = []
     if r.crossover:
         markers.append(svg.Marker(r.crossover, f"crossover ≈ {size_format(r.crossover)}", r.crossover_ci))
@@ -276,6 +278,21 @@ def crossover_plot(record: RunRecord, subject: str, r: CrossoverResult) -> str:
                           lambda c: c.case.params.get(r.param) if isinstance(c.case.params.get(r.param), (int, float)) else None)
     return svg.line_plot(f"Time vs {r.param} — {subject}", svg.Axis(r.param, size_format, log=True),
                          svg.Axis("median time", format_duration, log=True), series, markers, failures)
+
+
+def _other_modes(record: RunRecord, r: CrossoverResult) -> dict[str, list[tuple[float, float]]]:
+    """The same model's medians in its other start modes, at each swept value: drawn beside the
+    mode the crossover is about, so that a plot shows both."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    for result in record.results:
+        case = result.case
+        mode = case.params.get("start", "")
+        if ((case.workload, case.runtime, case.model) != (r.workload, r.runtime, r.model) or not mode
+                or mode == r.start or result.stats is None or not isinstance(case.params.get(r.param), (int, float))
+                or any(case.params.get(k) != v for k, v in r.params.items())):
+            continue
+        found.setdefault(mode, []).append((case.params[r.param], result.stats.median_ns))
+    return {mode: sorted(points) for mode, points in found.items()}
 
 
 def per_task_plots(subject: str, r: PerTaskResult) -> list[str]:

@@ -13,6 +13,7 @@ from parbench.errors import PipelineError
 from parbench.escaping import styled
 from parbench.kinds.from_request import describe_runtimes, new_record, settings_for, startup_cases
 from parbench.plan import Request, choose_runtimes, make_plan
+from parbench.protocol import START_MODES
 from parbench.records import Case, RunRecord
 from parbench.report import console as console_report
 from parbench.run import Runner
@@ -57,7 +58,7 @@ def size_strategy(param: str, values: list[int], refinements: int) -> Strategy:
     def refine(record: RunRecord) -> list[dict[str, Any]]:
         tried = {r.case.params.get(param) for r in record.results}
         brackets = {crossover.refine_between(r.sizes, r.ratio)
-                    for _, _, r in analyze_sizes(record, param) if r.sizes} - {None}
+                    for kind, _, r in analyze_sizes(record, param) if kind == "crossover" and r.sizes} - {None}
         return [{param: value} for value in sorted(int(b) for b in brackets) if value not in tried]
     return Strategy("size", param, [{param: v} for v in values], lambda record: analyze_sizes(record, param),
                     refine, refinements)
@@ -139,7 +140,11 @@ class SweepKind:
         invocation.cases = plans[0] if plans else []
 
     def _completed(self, request: Request, workload: str, cores: int) -> Request:
-        """A workers sweep's default counts; a size sweep's seq models beside the named ones."""
+        """A workers sweep's default counts; a size sweep's seq models beside the named ones; both
+        run every start mode a model offers, side by side, unless `--param start=…` picks one
+        (a crossover or a scaling curve is a different answer for a warm pool and a cold one)."""
+        if self.sweep.kind in ("workers", "size") and "start" not in request.params:
+            request = replace(request, params={**request.params, "start": list(START_MODES)})
         if self.sweep.kind == "workers":
             return replace(request, workers=request.workers or default_workers(cores))
         if self.sweep.kind == "size":

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from parbench.analysis.amdahl_shares import AmdahlShares
-from parbench.analysis.crossover import CrossoverResult
+from parbench.analysis.crossover import CrossoverModes, CrossoverResult, ModeRow
 from parbench.analysis.drift import Drift
 from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.results import TimeSplits
 from parbench.analysis.scaling import ScalingResult
-from parbench.records import Analysis
+from parbench.records import Analysis, table_title
 from parbench.units import format_bytes, format_duration
 
 
@@ -60,6 +60,41 @@ def _crossover(subject: str, r: CrossoverResult) -> Table:
     return f"Crossover: {subject}", header, rows, notes
 
 
+def _crossover_modes(subject: str, r: CrossoverModes) -> Table:
+    """Each model's crossover cold and warm side by side, and what warm takes off each repetition."""
+    modes = [m for m in ("cold", "warm") if any(m in row.crossover for row in r.rows)]
+    header = ["model"] + [f"{mode} crossover (95% CI)" for mode in modes] + ["cold − warm per repetition"]
+
+    def crossing(row: ModeRow, mode: str) -> str:
+        if mode not in row.crossover:
+            return "not offered"
+        size, ci = row.crossover[mode], row.crossover_ci.get(mode)
+        if size is None:
+            return "never"
+        return _size(size, r.param) + (f" ({_size(ci[0], r.param)} – {_size(ci[1], r.param)})" if ci else "")
+
+    rows = [[f"{row.runtime} {row.model}"] + [crossing(row, mode) for mode in modes]
+            + [f"{format_duration(row.fixed_cost_ns)} at {_size(row.at_size, r.param)}"
+               if row.fixed_cost_ns is not None else "–"] for row in r.rows]
+    notes = ["cold: the workers are made and ended inside every timed repetition (what a one-shot command pays); "
+             "warm: made once per process before the first repetition (a server's pool); "
+             "the last column is the cold median less the warm one at the smallest size, where the work is next to nothing"]
+    return f"Crossover by start mode: {subject}", header, rows, notes
+
+
+UNIT_FLOOR_BYTES = 16     # a unit of any kind (a future, a coroutine, a process) costs more than this
+
+
+def weightless_units(r: PerTaskResult) -> bool:
+    """A model that says it makes a unit per link or task whose peak memory does not grow with
+    them: the evidence a green chain or swarm leaves that the launcher measures itself."""
+    b = r.bytes_per_unit
+    if r.family in ("", "seq") or b is None or len(r.counts) < 3:
+        return False
+    high = b.per_unit_ci[1] if b.per_unit_ci else b.per_unit
+    return high < UNIT_FLOOR_BYTES
+
+
 def _per_task(subject: str, r: PerTaskResult) -> Table:
     header = [r.param, "median", "peak RSS (tree)"]
     rows = [[f"{n:,}", format_duration(t), format_bytes(m)]
@@ -73,6 +108,10 @@ def _per_task(subject: str, r: PerTaskResult) -> Table:
         ci = f", 95% CI {format_bytes(b.per_unit_ci[0])} – {format_bytes(b.per_unit_ci[1])}" if b.per_unit_ci else ""
         notes.append(f"bytes per unit: {format_bytes(b.per_unit)} (slope{ci}, R² {b.r_squared:.3f}); "
                      f"baseline {format_bytes(b.intercept)}")
+    if weightless_units(r):
+        notes.append(f"⚠ its memory does not grow with its {r.param} (under {UNIT_FLOOR_BYTES} B per unit, the "
+                     "slope's 95% CI included): units that were never made? The cheapest real ones (a C++ "
+                     "coroutine) cost over 100 B")
     if r.largest_ok:
         notes.append(f"largest {r.param} that ran: {r.largest_ok:,}")
     if r.failure:
@@ -108,7 +147,7 @@ def _drift(subject: str, r: Drift) -> Table:
              f"(sentinel: CPU loop {100 * r.cpu_spread:.1f}%, memory loop {100 * r.memory_spread:.1f}%, "
              f"{r.readings} readings; steal up to {100 * r.steal_max:.1f}%, machine busy up to "
              f"{100 * r.busy_max:.0f}%)")
-    rows = [[table, f"{100 * off:.1f}%"] for table, off in r.off_tables.items()]
+    rows = [[table_title(table), f"{100 * off:.1f}%"] for table, off in r.off_tables.items()]
     notes = ([f"{len(rows)} table(s) measured while a sentinel reading beside them was off by more than 5%: "
               "their figures are from a changed machine"] if rows else ["no table measured while the machine was off by more than 5%"])
     return title, ["table measured while the machine was off", "sentinel off by"], rows, notes
@@ -127,6 +166,7 @@ class View:
 VIEWS: dict[str, View] = {
     "drift": View(Drift, _drift),
     "scaling": View(ScalingResult, _scaling), "crossover": View(CrossoverResult, _crossover),
+    "crossover-modes": View(CrossoverModes, _crossover_modes),
     "per-task": View(PerTaskResult, _per_task), "amdahl-shares": View(AmdahlShares, _amdahl_shares),
     "time-split": View(TimeSplits, _time_split, on_console=False),
 }

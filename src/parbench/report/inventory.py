@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.escaping import console as console_text, styled
-from parbench.runtimes import TOOLS, Description, Runtime, distributed_engines, on_path
+from parbench.runtimes import TOOLS, Description, Model, Runtime, distributed_engines, on_path
 from parbench.workloads import Workload
 
 
@@ -36,19 +36,28 @@ def print_doctor(runtimes: dict[str, Runtime], console: Console) -> None:
                       highlight=False)
 
 
+def start_modes(model: Model) -> str:
+    """What each start mode makes, and why a mode the model lacks cannot apply (protocol 3)."""
+    offered = [f"{mode}: {what}" for mode, what in model.starts.items()]
+    missing = [f"no {mode}: {why}" for mode, why in model.start_unavailable.items()]
+    return "\n".join(offered + missing)
+
+
 def print_listing(workloads: dict[str, Workload], described: dict[str, Description], skipped: list[str],
                   console: Console) -> None:
     for workload in workloads.values():
         scales = "; ".join(f"{s}: " + ", ".join(f"{k}={v}" for k, v in p.items())
                            for s, p in workload.scales.items())
         console.print(styled((workload.name, "bold"), f" — {workload.title}\n  {scales}"), highlight=False)
-    models = _table("Models", ("runtime", "workload", "model", "family", "workers", "note"))
+    models = _table("Models", ("runtime", "workload", "model", "family", "workers", "start (--param start=cold,warm)",
+                               "note"))
     kernels = _table("Kernel classes (--param kernel=portable|tuned; portable is every scale's default)",
                      ("runtime", "workload", "kernel", "what runs"))
     for name, d in described.items():
         for workload, offer in d.workloads.items():
             for model in offer.models.values():
-                models.add_row(name, workload, model.name, model.family, "yes" if model.workers else "", model.note)
+                models.add_row(name, workload, model.name, model.family, "yes" if model.workers else "",
+                               start_modes(model), model.note)
             for kernel, detail in offer.kernels.items():
                 kernels.add_row(name, workload, kernel, detail)
     console.print(models)

@@ -8,8 +8,9 @@ import numpy as np
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
 from parbench.escaping import one_line
-from parbench.proofs import overlap_share, unaccounted_ns, unaccounted_too_long
-from parbench.records import CaseResult, RunRecord
+from parbench.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
+                             unaccounted_too_long)
+from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order
 
@@ -25,7 +26,7 @@ class Group:
     def key(self) -> str:
         """The table's name in what the sitting stored beside it (sentinel readings, the machine's
         ceiling): its cases' `Case.table`, as text."""
-        return str((self.workload, tuple(sorted(self.params.items(), key=str))))
+        return table_title((self.workload, tuple(sorted(self.params.items(), key=str))))
 
     @property
     def title(self) -> str:
@@ -36,7 +37,7 @@ def groups(record: RunRecord) -> list[Group]:
     """The run's tables in the reports' order of workloads, each sorted fastest first."""
     out: dict[tuple, Group] = {}
     for result in record.results:
-        params = {} if result.case.workload == "exec" else result.case.params
+        params = {} if result.case.workload == "exec" else {k: v for k, v in result.case.params.items() if k != "start"}
         out.setdefault(result.case.table, Group(result.case.workload, params, [])).results.append(result)
     out = {k: g for k, g in out.items() if k[0] != "noop"}     # shown as the start-up table
     for group in out.values():
@@ -63,7 +64,7 @@ def drift_line(analyses) -> str:
 def drift_mark(group: "Group", analyses) -> str:
     """Why a table's figures are from a changed machine, or ""."""
     drift = drift_of(analyses)
-    share = drift.off_tables.get(group.key) if drift else None
+    share = ({table_title(k): v for k, v in drift.off_tables.items()}.get(group.key)) if drift else None
     return f"measured while the machine was off by {100 * share:.1f}% (drift sentinel)" if share else ""
 
 
@@ -90,7 +91,8 @@ def median_extra(result: CaseResult, key: str) -> float | None:
 
 def machine_ceiling_of(group: "Group", analyses) -> MachineCeiling | None:
     """The machine's own ceiling measured for this table in its sitting, or None."""
-    return next((r for kind, subject, r in analyses or [] if isinstance(r, MachineCeiling) and subject == group.key),
+    return next((r for kind, subject, r in analyses or [] if isinstance(r, MachineCeiling)
+                 and table_title(subject) == group.key),
                 None)
 
 
@@ -115,7 +117,9 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
-            f"✓ {verified}/{len(result.run.repetitions)}"]
+            f"✓ {verified}/{len(result.run.repetitions)}" + (
+                f" partial ({processes_behind(result)} process(es), the run stopped)"
+                if result.run.status == "interrupted" else "")]
 
 
 def peak_of(result: CaseResult, key: str) -> int | None:
@@ -181,6 +185,84 @@ def unaccounted_per_repetition(result: CaseResult) -> float | None:
     return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
 
 
+def measured_cores(result: CaseResult) -> float | None:
+    """Cores the launcher saw the tree keep busy in a repetition (its own CPU reading, not the
+    implementation's: protocol 3), median over the verified repetitions long enough to read."""
+    found = [float(r.extra["measured_cores"]) for r in result.run.repetitions
+             if r.verified and isinstance(r.extra.get("measured_cores"), (int, float))
+             and int(r.extra.get("gap_ns") or 0) >= MEASURED_FROM_NS]
+    return float(np.median(found)) if found else None
+
+
+MEASURED_FROM_NS = 5_000_000     # shorter repetitions: reading the threads costs a share of them
+CLAIMED_OVERLAP = 0.5            # intervals that say two workers were busy at once most of the time …
+FEW_CORES = 1.2                  # … while the launcher saw barely more than one core busy
+SEQ_MANY_CORES = 1.5             # a sequential model that kept more cores busy than this
+
+
+def busy_cpu_share(result: CaseResult) -> float | None:
+    """The CPU the launcher measured in a repetition over the busy time its workers' intervals
+    claim (median over the verified repetitions long enough to read): about 1 for workers that
+    computed through their intervals on a quiet machine, about 0 for workers that slept."""
+    shares = []
+    for r in result.run.repetitions:
+        busy, cpu = r.extra.get("busy"), r.extra.get("measured_cpu_ns")
+        if not r.verified or not isinstance(busy, list) or not isinstance(cpu, int):
+            continue
+        claimed = sum(max(0, i[2] - i[1]) for i in busy if isinstance(i, list) and len(i) == 3)
+        if claimed > 0:
+            shares.append(cpu / claimed)
+    return float(np.median(shares)) if shares else None
+
+
+def quiet_machine(result: CaseResult) -> bool:
+    """Nothing else kept the machine busy beside the case's processes (the launcher's reading)."""
+    return all(float(r.extra.get("others_cores", 0)) <= BUSY_MACHINE_CORES for r in result.run.repetitions)
+
+
+SLEPT = 0.1          # workers that used a tenth of the CPU their intervals claim did not compute
+
+
+def overlap_unseen(result: CaseResult) -> tuple[float, float] | None:
+    """(the overlap the workers' intervals claim, the cores the launcher measured) for a parallel
+    case whose intervals say its workers overlapped while the launcher saw otherwise: about one
+    core busy on a quiet machine, or far less CPU than the intervals claim on any machine (a busy
+    machine slows real workers down, it does not make them idle)."""
+    found, cores, share = overlaps(result), measured_cores(result), busy_cpu_share(result)
+    if (result.case.workers or 0) < 2 or not found or cores is None:
+        return None
+    claimed = float(np.median(found))
+    if claimed < CLAIMED_OVERLAP:
+        return None
+    idle = share is not None and share < SLEPT
+    return (claimed, cores) if idle or (quiet_machine(result) and cores < FEW_CORES) else None
+
+
+def booked_outside(result: CaseResult) -> float | None:
+    """The median time per repetition booked as preparation or cleanup (outside the timed
+    region) where it exceeds the timed work itself in most repetitions, else None."""
+    lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
+    flagged = [booked_outside_ns(line) for line in lines if booked_outside_too_much(line)]
+    return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
+
+
+OS_UNIT_FAMILIES = ("threads", "processes")
+
+
+def units_unseen(result: CaseResult) -> int | None:
+    """The units a chain of OS threads or processes says it had alive at once, where the launcher
+    saw no thread or process made, nor any CPU on one, in any of its repetitions: a chain that
+    never spawned. None where the evidence is there (or cannot be read)."""
+    reps = [r for r in result.run.repetitions if r.verified]
+    claimed = [r.extra.get("live_units") for r in reps]
+    seen = [r.extra.get("new_threads") for r in reps]
+    if (result.case.family not in OS_UNIT_FAMILIES or not reps or not all(isinstance(c, int) and c > 1 for c in claimed)
+            or not all(isinstance(s, int) for s in seen)):
+        return None
+    made = sum(seen) + sum(int(r.extra.get("new_thread_cpu_ns") or 0) for r in reps)
+    return max(claimed) if made == 0 else None
+
+
 ROUGH_BELOW = 3      # a CI from fewer fresh processes than this is rough (two groups to resample)
 
 
@@ -239,9 +321,21 @@ def outlier_note(result: CaseResult) -> str:
     if missing is not None:
         notes.append(f"{format_duration(missing)} per repetition between its lines is not accounted for by "
                      "its timed work or any phase it reports: work outside the timer?")
+    if unseen := overlap_unseen(result):
+        notes.append(f"its workers' intervals claim {100 * unseen[0]:.0f}% overlap, but the launcher measured "
+                     f"{unseen[1]:.2f} cores busy: workers that did not run at the same time")
+    if (units := units_unseen(result)) is not None:
+        notes.append(f"it says {units:,} {result.case.family} were alive at once, but the launcher saw none made "
+                     "in any repetition: a chain that never spawned")
+    if (outside := booked_outside(result)) is not None:
+        notes.append(f"it booked {format_duration(outside)} per repetition as preparation or cleanup, more than "
+                     "its timed work: work outside the timer?")
     cores = timed_cores(result)
     if result.case.family == "seq" and cores is not None and cores > 1.2:
         notes.append(f"seq used {cores:.1f} cores in its timed region (JIT, GC or runtime threads)")
+    seen = measured_cores(result)
+    if result.case.family == "seq" and seen is not None and seen > SEQ_MANY_CORES:
+        notes.append(f"the launcher saw this sequential model keep {seen:.1f} cores busy")
     stopped = result.run.flags.get("stopped") or result.run.flags.get("processes_cut_by_budget")
     if stopped and "budget" in str(stopped):
         notes.append(f"stopped at its {stopped}")

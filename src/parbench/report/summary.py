@@ -37,6 +37,7 @@ class Cell:
     rival: Cell | None = None     # the best is that seq: the runtime's fastest other case, what parallelism costs
     cluster_start_ns: float | None = None   # a distributed case: its cluster's start-up, outside the timing
     cluster: str = ""             # extra.cluster: "local", or "remote" (its memory is not measured)
+    partial: str = ""             # a case a stopped run cut short: how many processes it kept
 
     @property
     def deciding(self) -> Cell:
@@ -79,6 +80,8 @@ class Cell:
                      else f" · ≈ seq (n.s. [{low:.2f}–{high:.2f}])")
         if self.one_worker:
             line += " · ran on 1 worker"
+        if self.partial:
+            line += f" · {self.partial}"
         return line
 
 
@@ -107,7 +110,8 @@ def anchor_of(group: Group) -> str:
 
 
 def _model(result: CaseResult) -> str:
-    return result.case.model + (f" ×{result.case.workers}" if result.case.workers else "")
+    start = f" {result.case.params['start']}" if result.case.params.get("start") else ""
+    return result.case.model + (f" ×{result.case.workers}" if result.case.workers else "") + start
 
 
 def _singular(unit: str) -> str:
@@ -123,7 +127,9 @@ def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell
                 kernel=str(result.case.params.get("kernel", "")),
                 fastest=result.case.key == fastest_key, one_worker=one_worker(result) or never_overlapped(result),
                 cluster_start_ns=median_extra(result, "cluster_start_ns"),
-                cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""))
+                cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""),
+                partial=(f"partial: {len({r.process for r in result.run.repetitions if r.verified})} process(es) "
+                         "before the run stopped" if result.run.status == "interrupted" else ""))
     if result.vs_seq is not None:
         low, high = result.vs_seq.ratio_ci
         cell.speedup, cell.speedup_ci = 1 / result.vs_seq.ratio, (1 / high, 1 / low)
@@ -170,7 +176,9 @@ def _rank(row: Row, results: dict[str, CaseResult], fastest: CaseResult | None) 
         cell.fastest = row.compares_runtimes and fastest is not None and _tie_with_fastest(cell, results, fastest)
     if not row.compares_runtimes:
         overridden = next((r for r in results.values() if r.case.overrides), None)
-        row.own_sizes = ("; ".join(overridden.case.overrides) if overridden else "the only runtime in this table")
+        runtimes = {r.case.runtime for r in results.values()}
+        row.own_sizes = ("; ".join(overridden.case.overrides) if overridden else
+                         "the only runtime in this table" if len(runtimes) <= 1 else "")
 
 
 def summary(record: RunRecord) -> tuple[list[str], list[Row]]:

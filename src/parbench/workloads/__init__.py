@@ -10,17 +10,21 @@ from __future__ import annotations
 import functools
 import importlib
 import itertools
+import random
+import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from parbench.oracle_cache import cached
 from parbench.project import WORKLOADS_DIR
 from parbench.workloads import noop
 from parbench.workloads.params import Anything, ParamError
 
 SCALES = ("smoke", "quick", "seed")
+VARIANT_POOL = 16      # the fewest variants a parameter set's pool holds (Workload.variant_pool)
 
 
 class SpecError(ValueError):
@@ -85,10 +89,28 @@ class Workload:
 
     def variants(self, params: dict[str, Any], count: int) -> list[int] | None:
         """One value per repetition (warm-ups first), so that no repetition can reuse another's
-        result (protocol 2); the same list for every process of a case, so the oracle's answers
-        are computed once. None: the workload takes none (each process is fresh anyway)."""
+        result: a fresh random draw for each process from the parameter set's secret pool
+        (variant_pool), which no benchmark can read or predict, so none can work out its answers
+        before its repetitions start. None: the workload takes none (each process is fresh)."""
+        pool = self.variant_pool(params, count)
+        if pool is None:
+            return None
+        if count <= len(pool):
+            return random.SystemRandom().sample(pool, count)
+        return [pool[j % len(pool)] for j in range(count)]
+
+    def variant_pool(self, params: dict[str, Any], count: int) -> list[int] | None:
+        """The variants any process of this parameter set may get: drawn once from a secret seed
+        and kept with the oracle's answers (hidden from benchmarks), so that the oracle computes
+        each answer once; at least VARIANT_POOL of them, more where a process needs more."""
         choose_variants = getattr(self.module, "variants", None)
-        return choose_variants(params, count) if choose_variants else None
+        if choose_variants is None:
+            return None
+        size = max(VARIANT_POOL, 1 << max(0, count - 1).bit_length())
+        frozen = {"params": {k: str(v) for k, v in params.items()}, "size": size}
+        drawn = cached(f"variants-{self.name}", frozen,
+                       lambda: ",".join(map(str, choose_variants(params, size, random.Random(secrets.randbits(128))))))
+        return [int(v) for v in drawn.split(",") if v]
 
     def process_extras(self, params: dict[str, Any], rng) -> dict[str, Any]:
         """Arguments the harness chooses afresh for each process (positions to probe…)."""

@@ -464,15 +464,16 @@ JobTimes job_seq(const std::string& url, const std::string& docs_dir) {
   return times;
 }
 
-JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers, BusyLog* busy) {
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, const ChunkWorkers& workers, BusyLog* busy) {
   SummedTimes summed;
   JobTimes list_times;
   const std::vector<std::int64_t> work = pending_documents(url, list_times);
   summed.add(list_times);
   // One document is one chunk. Each worker opens its connection on its own thread; it is closed
-  // when the worker's processor is destroyed, on that thread, before the join.
+  // when the worker's processor is destroyed, on that thread, before the join (cold) or before the
+  // round ends (warm).
   const ChunkPlan plan(static_cast<std::int64_t>(work.size()), 1);
-  const ChunkRun ran = run_chunks_on_threads(plan, workers, [&] {
+  const ChunkRun ran = workers.run(plan, [&] {
     JobTimes connecting;
     std::shared_ptr<Database> database = timed_connect(url, connecting);
     summed.add(connecting);
@@ -533,48 +534,55 @@ JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir)
 }
 
 namespace {
-// The only kernel: lcs_offset_map above is the spec's suffix table as plain nested loops.
-const std::string ALIGNMENT_DETAIL = "LCS suffix table dp[i][j] in one std::vector<int32_t>, plain nested loops";
+// The only kernel: lcs_offset_map above is the spec's suffix table dp[i][j] (one std::vector, row
+// i at i * (m + 1)) in plain nested loops, its walk and its offset map, as batch-job.md says.
+const std::string ALIGNMENT_DETAIL = "reference, transliterated";
 }  // namespace
 
 WorkloadInfo describe() {
   return {"batch-job",
           {"docs_dir", "db", "kernel"},
-          {{"seq", "seq", false, "one connection (opened and closed inside the timed region), documents in order"},
-           {"threads", "threads", true,
-            "bounded pool: --workers std::jthreads started and joined inside the timed region, each opening and closing its "
-            "own connection; worker w takes document w, then claims documents one at a time from a shared index"},
-           {"thread-per-doc", "threads", false,
-            "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the "
-            "seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}},
+          {{.name = "seq", .family = "seq", .note = "one connection (opened and closed inside the timed region), documents in order"},
+           {.name = "threads",
+            .family = "threads",
+            .workers = true,
+            .note = "bounded pool of --workers std::threads, each opening and closing its own connection inside the timed "
+                    "region; worker w takes document w, then claims documents one at a time from a shared index",
+            .start = THREADS_START},
+           {.name = "thread-per-doc",
+            .family = "threads",
+            .note = "one std::jthread per document, all started at once, each opening its own connection inside the timed region (the "
+                    "seed's Ruby Thread idiom); PostgreSQL refusing connections is a limit (exit 3)"}},
           ALIGNMENT_DETAIL};
 }
 
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
-  require_known_model(call, info);
-  call.accept_only(call.model == "threads" ? std::vector<std::string>{"docs_dir", "db", "kernel", "workers"}
-                                           : std::vector<std::string>{"docs_dir", "db", "kernel"});
+  const ModelInfo& model = require_known_model(call, info);
+  call.accept_only(model.workers ? std::vector<std::string>{"docs_dir", "db", "kernel", "workers"}
+                                 : std::vector<std::string>{"docs_dir", "db", "kernel"});
+  const StartMode start = start_mode(call, model);
   const KernelClass kernel = kernel_class(call, info);
   const std::string docs_dir = call.text("docs_dir");
   const std::string url = call.text("db");
-  const int workers = call.model == "threads" ? call.workers() : 1;
+  const int worker_count = model.workers ? call.workers() : 1;
+  ChunkWorkers workers(worker_kind_named(call.model), worker_count, start);
 
-  run_repetitions(call, [&] {
+  run_repetitions(call, workers.ready(), [&] {
     JobTimes times;
     Repetition repetition;
-    BusyLog busy(workers);
+    BusyLog busy(worker_count);
     time_region(repetition, [&] {
       if (call.model == "seq") times = job_seq(url, docs_dir);
       else if (call.model == "threads") times = job_threads(url, docs_dir, workers, &busy);
       else times = job_thread_per_doc(url, docs_dir);
     });
-    if (call.model == "threads") repetition.busy = busy.json(repetition.clock_start);
+    if (model.workers) repetition.busy = busy.json(repetition.clock_start);
     repetition.items = times.docs;
     // Read back after the timed region; the harness recomputes it from the database as well.
     time_checksum(repetition, [&] { return connect(url)->annotations_digest(); });
     const bool per_doc = call.model == "thread-per-doc";
-    repetition.extra = {{per_doc ? "threads" : "workers", per_doc ? static_cast<std::int64_t>(times.docs) : std::int64_t{workers}},
+    repetition.extra = {{per_doc ? "threads" : "workers", per_doc ? static_cast<std::int64_t>(times.docs) : std::int64_t{worker_count}},
                         {"chunks", static_cast<std::int64_t>(times.docs)},
                         {"workers_used", std::int64_t{times.workers_used}},
                         {"cpu_ns", static_cast<std::int64_t>(times.cpu_ns)},

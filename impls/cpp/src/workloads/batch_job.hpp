@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chunking.hpp"
 #include "protocol.hpp"
 
 namespace parbench::batch_job {
@@ -61,8 +62,9 @@ struct JobTimes {
 // Every model opens its connections, reads the work list, runs every document, joins its
 // threads and closes its connections before it returns (all inside the timed region).
 JobTimes job_seq(const std::string& url, const std::string& docs_dir);
-// A bounded pool of `workers` threads, one connection each, documents handed out one at a time.
-JobTimes job_threads(const std::string& url, const std::string& docs_dir, int workers, BusyLog* busy = nullptr);
+// A bounded pool of threads (fresh in the call, or warm: `workers`), one connection each opened in
+// the call, documents handed out one at a time.
+JobTimes job_threads(const std::string& url, const std::string& docs_dir, const ChunkWorkers& workers, BusyLog* busy = nullptr);
 // One std::thread per pending document, each opening its own connection (the seed's Ruby `thread`).
 JobTimes job_thread_per_doc(const std::string& url, const std::string& docs_dir);
 

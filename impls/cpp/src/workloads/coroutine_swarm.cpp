@@ -108,13 +108,13 @@ Outcome swarm_fibers(const Params& params) {
   return outcome;
 }
 
-Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy) {
-  const std::uint64_t start = monotonic_ns();  // spawn_ns includes starting the worker threads
+Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy, SharedFiberThreads* warm) {
+  const std::uint64_t start = monotonic_ns();  // cold: spawn_ns includes starting the worker threads
   Outcome outcome;
   std::atomic<std::uint64_t> total{0};
   // Tasks step on several threads at once: the protocol's counter as atomics.
   std::atomic<std::int64_t> last{-1}, switches{0};
-  run_on_shared_fibers(workers, [&] {
+  run_on_shared_fibers(workers, warm, [&] {
     std::vector<boost::fibers::fiber> tasks;
     tasks.reserve(static_cast<std::size_t>(params.tasks));
     for (std::int64_t task = 0; task < params.tasks; ++task) {
@@ -168,9 +168,9 @@ std::uint64_t yield_coroutines_ns(std::int64_t yields) {
 
 std::uint64_t yield_fibers_ns(std::int64_t yields) { return fiber_yield_ns(yields); }
 
-std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers) {
+std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers, SharedFiberThreads* warm) {
   std::uint64_t ns = 0;
-  run_on_shared_fibers(workers, [&] { ns = fiber_yield_ns(yields); });
+  run_on_shared_fibers(workers, warm, [&] { ns = fiber_yield_ns(yields); });
   return ns;
 }
 
@@ -178,36 +178,41 @@ WorkloadInfo describe() {
   const std::string ceiling = "; extra.ceiling_ns (sleep 0): one such unit yielding tasks x steps times";
   return {"coroutine-swarm",
           {"tasks", "steps", "sleep_ms"},
-          {{"seq", "seq", false, "plain nested loop, no yields; refuses --sleep-ms > 0 (it would only sleep)"},
-           {"coroutines", "async", false,
-            "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap" + ceiling},
-           {"fibers", "fibers", false,
-            "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes); "
-            "every fiber joined" + ceiling},
-           {"fibers-shared", "fibers", true,
-            "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate, idle threads poll the shared queue; threads started and "
-            "joined per repetition), this_fiber::yield / sleep_for" + ceiling}}};
+          {{.name = "seq", .family = "seq", .note = "plain nested loop, no yields; refuses --sleep-ms > 0 (it would only sleep)"},
+           {.name = "coroutines",
+            .family = "async",
+            .note = "C++20 stackless coroutines on a single-threaded FIFO scheduler; bare yield = requeue, sleep = timer heap" + ceiling},
+           {.name = "fibers",
+            .family = "fibers",
+            .note = "Boost.Fiber round_robin on one thread, this_fiber::yield / sleep_for, default fixedsize_stack (extra.stack_bytes); "
+                    "every fiber joined" + ceiling},
+           {.name = "fibers-shared",
+            .family = "fibers",
+            .workers = true,
+            .note = "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate, idle threads poll the shared queue "
+                    "during a repetition), this_fiber::yield / sleep_for; every fiber made and joined per repetition" + ceiling,
+            .start = SHARED_FIBERS_START}}};
 }
 
 void run(const Invocation& call) {
-  require_known_model(call, describe());
-  call.accept_only(call.model == "fibers-shared" ? std::vector<std::string>{"tasks", "steps", "sleep_ms", "workers"}
-                                                 : std::vector<std::string>{"tasks", "steps", "sleep_ms"});
-  const int workers = call.model == "fibers-shared" ? call.workers() : 1;
+  const WorkloadInfo info = describe();
+  const ModelInfo& model = require_known_model(call, info);
+  call.accept_only(model.workers ? std::vector<std::string>{"tasks", "steps", "sleep_ms", "workers"}
+                                 : std::vector<std::string>{"tasks", "steps", "sleep_ms"});
+  const StartMode start = start_mode(call, model);
+  const int workers = model.workers ? call.workers() : 1;
   Params params{call.integer("tasks"), call.integer("steps"), call.integer_or("sleep_ms", 0), 0};
   if (params.tasks < 0 || params.steps < 0 || params.sleep_ms < 0) throw UsageError("--tasks, --steps and --sleep-ms must be >= 0");
   if (call.model == "seq" && params.sleep_ms > 0) {
     throw UsageError("seq runs the lines in a plain loop and cannot sleep; use --sleep-ms 0 (valid models for sleeps: coroutines, fibers)");
   }
+  const SharedFiberWorkers shared(workers, start);
 
-  for (std::int64_t salt : call.variants) {
-    if (salt > 0xffffffffll) throw UsageError("--variants are coroutine-swarm salts (0..2^32-1), got " + std::to_string(salt));
-  }
-
-  // Repetition j salts the task ids with variants[j] (0 without --variants).
-  run_repetitions(call, 0, [&](std::int64_t salt) {
+  // Repetition j salts the task ids with its variant.
+  run_repetitions(call, shared.ready(), [&](std::uint64_t salt) {
+    if (salt > 0xffffffffull) throw UsageError("a coroutine-swarm variant is a salt 0..2^32-1, got " + std::to_string(salt));
     Params salted = params;
-    salted.salt = salt;
+    salted.salt = static_cast<std::int64_t>(salt);
     Outcome outcome;
     Repetition repetition;
     BusyLog busy(workers);
@@ -215,9 +220,9 @@ void run(const Invocation& call) {
       if (call.model == "seq") outcome = swarm_seq(salted);
       else if (call.model == "coroutines") outcome = swarm_coroutines(salted);
       else if (call.model == "fibers") outcome = swarm_fibers(salted);
-      else outcome = swarm_fibers_shared(salted, workers, &busy);
+      else outcome = swarm_fibers_shared(salted, workers, &busy, shared.warm());
     });
-    if (call.model == "fibers-shared") repetition.busy = busy.json(repetition.clock_start);
+    if (model.workers) repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(params.tasks);
     time_checksum(repetition, [&] { return digest_hex(outcome.digest_sum); });
     repetition.extra.push_back({"switches", outcome.switches});
@@ -230,7 +235,7 @@ void run(const Invocation& call) {
       const std::int64_t yields = params.tasks * params.steps;
       const std::uint64_t ceiling_ns = call.model == "coroutines" ? yield_coroutines_ns(yields)
                                        : call.model == "fibers"   ? yield_fibers_ns(yields)
-                                                                  : yield_fibers_shared_ns(yields, workers);
+                                                                  : yield_fibers_shared_ns(yields, workers, shared.warm());
       repetition.extra.push_back({"ceiling", std::string("yield")});
       repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling_ns)});
     }

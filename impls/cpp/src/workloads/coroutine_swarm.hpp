@@ -5,6 +5,7 @@
 #include <string>
 
 #include "protocol.hpp"
+#include "shared_fibers.hpp"
 
 namespace parbench::coroutine_swarm {
 
@@ -45,15 +46,16 @@ class SwitchCounter {
 Outcome swarm_seq(const Params& params);
 Outcome swarm_coroutines(const Params& params);
 Outcome swarm_fibers(const Params& params);
-// Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N);
-// `busy` gets each thread's span of running steps.
-Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy = nullptr);
+// Boost.Fiber's shared_work scheduler: every task may run on any of `workers` threads (M:N), fresh
+// ones made and joined in the call or the `warm` ones; `busy` gets each thread's span of running steps.
+Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy = nullptr, SharedFiberThreads* warm = nullptr);
 
 // The ceiling (sleep_ms = 0): one unit of the model's kind yields `yields` times with the
 // model's bare yield and forms no lines; returns that time.
 std::uint64_t yield_coroutines_ns(std::int64_t yields);
 std::uint64_t yield_fibers_ns(std::int64_t yields);
-std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers);
+// Cold: on threads made before its clock; warm: on the warm ones.
+std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers, SharedFiberThreads* warm = nullptr);
 
 WorkloadInfo describe();
 void run(const Invocation& call);

@@ -24,27 +24,6 @@
 
 namespace parbench::keygen {
 
-namespace {
-
-using tuned::ALPHABET;
-
-// The reference form, for the last (possibly partial) group: 1..5 input bytes give 2, 4, 5, 7, 8
-// significant characters; the rest is '=' padding.
-void encode_groups_with_padding(const unsigned char* bytes, std::size_t n, char* out) {
-  static const int significant[] = {0, 2, 4, 5, 7, 8};
-  for (std::size_t at = 0; at < n; at += 5, out += 8) {
-    const std::size_t take = std::min<std::size_t>(5, n - at);
-    std::uint64_t group = 0;
-    for (std::size_t k = 0; k < 5; ++k) group = (group << 8) | (k < take ? bytes[at + k] : 0);
-    for (int c = 0; c < 8; ++c) out[c] = c < significant[take] ? ALPHABET[(group >> (35 - 5 * c)) & 31] : '=';
-  }
-}
-
-
-}  // namespace
-
-const char* base32_kernel_name() { return tuned::base32_kernel_name(); }
-
 void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out) {
   // Whole input bytes go into a bit buffer; whenever it holds 5 bits or more, the top 5 become a letter.
   unsigned buffer = 0;
@@ -55,10 +34,10 @@ void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string&
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      out += ALPHABET[(buffer >> bits) & 31];
+      out += BASE32_ALPHABET[(buffer >> bits) & 31];
     }
   }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
   while ((out.size() - start) % 8 != 0) out += '=';
 }
 
@@ -82,14 +61,9 @@ void fill_getrandom(unsigned char* out, std::size_t n) {
   }
 }
 
-void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out) {
-  const std::size_t done = tuned::encode_full_groups(bytes, n, out);
-  encode_groups_with_padding(bytes + done, n - done, out + done / 5 * 8);
-}
-
-std::string base32_lower(const unsigned char* bytes, std::size_t n) {
+std::string base32_tuned(const unsigned char* bytes, std::size_t n) {
   std::string out(base32_length(n), '=');
-  base32_lower_into(bytes, n, out.data());
+  tuned::base32_into(bytes, n, out.data());
   return out;
 }
 
@@ -151,7 +125,7 @@ class KeyMaker {
       }
       char* text = arena->claim(static_cast<std::size_t>(n) * length);
       for (std::int64_t k = 0; k < n; ++k, text += length) {
-        base32_lower_into(key(k), key_bytes_, text);
+        tuned::base32_into(key(k), key_bytes_, text);
         out.keys.views[static_cast<std::size_t>(batch_first + k)] = std::string_view(text, length);
       }
     });
@@ -168,7 +142,7 @@ class KeyMaker {
         scratch_.clear();
         base32_plain_append(key(0), key_bytes_, scratch_);
       } else {
-        base32_lower_into(key(0), key_bytes_, encoded_.data());
+        tuned::base32_into(key(0), key_bytes_, encoded_.data());
       }
     }
   }
@@ -207,17 +181,14 @@ class KeyMaker {
 // Runs every chunk of keys with the model's workers: `make_work()` runs on each worker's thread
 // and returns its `work(maker, first, end)`; the worker's KeyMaker is made there too.
 template <class MakeWork>
-ChunkRun run_chunks(Model model, const Params& params, std::int64_t chunk, int workers, MakeWork&& make_work,
+ChunkRun run_chunks(const ChunkWorkers& workers, const Params& params, std::int64_t chunk, MakeWork&& make_work,
                     BusyLog* busy = nullptr) {
   const ChunkPlan plan(params.count, chunk);
-  auto make_worker = [&] {
+  return workers.run(plan, [&] {
     return [&plan, maker = KeyMaker(params, chunk), work = make_work()](std::int64_t c) mutable {
       work(maker, plan.begin(c), plan.end(c));
     };
-  };
-  if (model == Model::threads) return run_chunks_on_threads(plan, workers, make_worker, busy);
-  if (model == Model::openmp) return run_chunks_openmp(plan, workers, make_worker, busy);
-  return run_chunks_here(plan, make_worker, busy);
+  }, busy);
 }
 
 // Kernels before 5.14 refuse MADV_POPULATE_WRITE (EINVAL); the writes then fault page by page.
@@ -251,12 +222,12 @@ char* KeyArena::claim(std::size_t bytes) {
   return start;
 }
 
-Generated generate(Model model, const Params& params, std::int64_t chunk, int workers, BusyLog* busy) {
+Generated generate(const ChunkWorkers& workers, const Params& params, std::int64_t chunk, BusyLog* busy) {
   Generated generated;
   generated.kernel = params.kernel;
   if (params.kernel == KernelClass::portable) {
     generated.strings.resize(static_cast<std::size_t>(params.count));
-    generated.ran = run_chunks(model, params, chunk, workers, [&] {
+    generated.ran = run_chunks(workers, params, chunk, [&] {
       return [&generated](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.make_keys(first, end, generated, nullptr); };
     }, busy);
     return generated;
@@ -265,9 +236,9 @@ Generated generate(Model model, const Params& params, std::int64_t chunk, int wo
   keys.views.resize(static_cast<std::size_t>(params.count));
   // One arena per worker, reserved here (address space only) and handed out as workers start.
   const std::size_t worst_case = static_cast<std::size_t>(params.count) * base32_length(static_cast<std::size_t>(params.key_bytes));
-  for (int w = 0; w < workers; ++w) keys.arenas.push_back(std::make_unique<KeyArena>(worst_case));
+  for (int w = 0; w < workers.workers(); ++w) keys.arenas.push_back(std::make_unique<KeyArena>(worst_case));
   std::atomic<std::size_t> next_arena{0};
-  generated.ran = run_chunks(model, params, chunk, workers, [&] {
+  generated.ran = run_chunks(workers, params, chunk, [&] {
     KeyArena& arena = *keys.arenas[next_arena.fetch_add(1)];
     return [&arena, &generated](KeyMaker& maker, std::int64_t first, std::int64_t end) {
       maker.make_keys(first, end, generated, &arena);
@@ -276,15 +247,15 @@ Generated generate(Model model, const Params& params, std::int64_t chunk, int wo
   return generated;
 }
 
-CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk, int workers) {
+CeilingTimes time_ceiling(const ChunkWorkers& workers, const Params& params, std::int64_t chunk) {
   CeilingTimes times;
   times.csprng_ns = time_ns([&] {
-    run_chunks(model, params, chunk, workers, [] {
+    run_chunks(workers, params, chunk, [] {
       return [](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.random_only(first, end); };
     });
   });
   times.base32_ns = time_ns([&] {
-    run_chunks(model, params, chunk, workers, [] {
+    run_chunks(workers, params, chunk, [] {
       return [](KeyMaker& maker, std::int64_t first, std::int64_t end) { maker.encode_only(first, end); };
     });
   });
@@ -299,7 +270,9 @@ std::string checksum(const Generated& generated) {
 
 namespace {
 
-const std::string PORTABLE_DETAIL = "plain Base32 loop into one std::string per key, kept in a std::vector<std::string>";
+const std::string PORTABLE_DETAIL = "reference, transliterated";
+// The portable kernel's one library call: C++ has no standard CSPRNG.
+const std::string PORTABLE_GENERATOR = "getrandom(2)";
 
 std::string tuned_detail() {
   const std::string encoder = std::string(tuned::base32_kernel_name()) == "avx512vbmi"
@@ -308,15 +281,14 @@ std::string tuned_detail() {
   return encoder + " written into per-worker mmap arenas (pages populated per batch), a std::vector<std::string_view> of keys";
 }
 
-const std::string PORTABLE_GENERATOR = "getrandom(2) per batch of keys (~1 MiB, at most a chunk)";
 const std::string TUNED_GENERATOR = "OpenSSL CTR-DRBG (AES-256) per worker, seeded from getrandom";
 
 }  // namespace
 
 std::string kernel_detail(const Params& params) {
-  const bool tuned = params.kernel == KernelClass::tuned;
-  const std::string generator = params.source == Source::seeded ? "SplitMix64 bytes (seeded)" : tuned ? TUNED_GENERATOR : PORTABLE_GENERATOR;
-  return generator + " + " + (tuned ? tuned_detail() : PORTABLE_DETAIL);
+  const bool seeded = params.source == Source::seeded;
+  if (params.kernel == KernelClass::portable) return PORTABLE_DETAIL + ": " + (seeded ? "SplitMix64 bytes (seeded)" : PORTABLE_GENERATOR);
+  return (seeded ? "SplitMix64 bytes (seeded)" : TUNED_GENERATOR) + " + " + tuned_detail();
 }
 
 WorkloadInfo describe() {
@@ -325,23 +297,22 @@ WorkloadInfo describe() {
                            "class decides generator, encoder and store (extra.kernel_detail)";
   return {"keygen",
           {"count", "bytes", "source", "seed", "chunk", "kernel", "probes"},
-          {{"seq", "seq", false, "every chunk in order on the main thread; " + keys},
-           {"threads", "threads", true,
-            "--workers std::jthreads started and joined per repetition; worker w takes chunk w, then claims chunks from an atomic counter; " +
-                rule + keys},
-           {"openmp", "data-parallel", true,
-            "#pragma omp for schedule(static,1) over chunks (libgomp); the team is started by the region and ended by "
-            "omp_pause_resource_all(omp_pause_hard) in every repetition; " + rule + keys}},
-          PORTABLE_GENERATOR + " + " + PORTABLE_DETAIL,
+          {{.name = "seq", .family = "seq", .note = "every chunk in order on the main thread; " + keys},
+           {.name = "threads",
+            .family = "threads",
+            .workers = true,
+            .note = "--workers std::threads; worker w takes chunk w, then claims chunks from an atomic counter; " + rule + keys,
+            .start = THREADS_START},
+           {.name = "openmp",
+            .family = "data-parallel",
+            .workers = true,
+            .note = "#pragma omp for schedule(static,1) over chunks on libgomp's team; " + rule + keys,
+            .start = OPENMP_START}},
+          PORTABLE_DETAIL + ": " + PORTABLE_GENERATOR,
           TUNED_GENERATOR + " + " + tuned_detail()};
 }
 
 namespace {
-
-Model model_named(const std::string& name) {
-  if (name == "seq") return Model::seq;
-  return name == "threads" ? Model::threads : Model::openmp;
-}
 
 Params read_params(const Invocation& call) {
   Params params;
@@ -359,29 +330,30 @@ Params read_params(const Invocation& call) {
 
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
-  require_known_model(call, info);
-  const Model model = model_named(call.model);
-  call.accept_only(model == Model::seq
-                       ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes"}
-                       : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "workers"});
+  const ModelInfo& model = require_known_model(call, info);
+  call.accept_only(model.workers
+                       ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "workers"}
+                       : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes"});
+  const StartMode start = start_mode(call, model);
   Params params = read_params(call);
   params.kernel = kernel_class(call, info);
-  const int workers = model == Model::seq ? 1 : call.workers();
-  const std::int64_t chunk = chosen_chunk(call, params.count, workers, CHUNK_CAP_KEYS);
+  const int worker_count = model.workers ? call.workers() : 1;
+  const std::int64_t chunk = chosen_chunk(call, params.count, worker_count, CHUNK_CAP_KEYS);
   const std::vector<std::int64_t> probes = call.integer_list("probes");
   for (std::int64_t probe : probes) {
     if (probe >= params.count) throw UsageError("--probes are key indices 0.." + std::to_string(params.count - 1) + ", got " + std::to_string(probe));
   }
+  ChunkWorkers workers(worker_kind_named(call.model), worker_count, start);
 
-  // Repetition j's seed is variants[j] (seeded; strong ignores it).
-  run_repetitions(call, static_cast<std::int64_t>(params.seed), [&](std::int64_t seed) {
+  // Repetition j's seed is its variant (seeded; strong ignores it).
+  run_repetitions(call, workers.ready(), [&](std::uint64_t seed) {
     Params repetition_params = params;
-    repetition_params.seed = static_cast<std::uint64_t>(seed);
+    repetition_params.seed = seed;
     Generated generated;
     Repetition repetition;
-    BusyLog busy(workers);
-    time_region(repetition, [&] { generated = generate(model, repetition_params, chunk, workers, &busy); });
-    if (model != Model::seq) repetition.busy = busy.json(repetition.clock_start);
+    BusyLog busy(worker_count);
+    time_region(repetition, [&] { generated = generate(workers, repetition_params, chunk, &busy); });
+    if (model.workers) repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(params.count);
     std::vector<std::string> probed;
     // The probes are read with the checksum (in checksum_ns): both only read the result.
@@ -390,10 +362,10 @@ void run(const Invocation& call) {
       return checksum(generated);
     });
     const ChunkRun ran = generated.ran;
-    const CeilingTimes ceiling = time_ceiling(model, repetition_params, chunk, workers);
+    const CeilingTimes ceiling = time_ceiling(workers, repetition_params, chunk);
     // The keys are dropped after the checksum and the ceiling, as the spec says.
     repetition.cleanup_ns = static_cast<std::int64_t>(time_ns([&] { generated = Generated{}; }));
-    report_chunks(repetition.extra, workers, ChunkPlan(params.count, chunk), ran);
+    report_chunks(repetition.extra, worker_count, ChunkPlan(params.count, chunk), ran);
     report_kernel(repetition.extra, params.kernel, kernel_detail(repetition_params));
     if (!probes.empty()) repetition.extra.push_back({"probes", RawJson{json_string_list(probed)}});
     repetition.extra.push_back({"ceiling", std::string("csprng+base32")});
@@ -402,8 +374,8 @@ void run(const Invocation& call) {
     repetition.extra.push_back({"base32_ns", static_cast<std::int64_t>(ceiling.base32_ns)});
     // The process's page faults across `ns` (cpu_user_ns / cpu_sys_ns say where the time went).
     repetition.extra.push_back({"minor_faults", repetition.cpu.minor_faults});
-    if (model == Model::openmp) {
-      repetition.extra.push_back({"omp_team", std::string("per repetition")});
+    if (workers.kind() == WorkerKind::openmp) {
+      repetition.extra.push_back({"omp_team", std::string("made before the ready line")});
       repetition.extra.push_back({"omp_wait_policy", openmp_wait_policy()});
     }
     return repetition;

@@ -12,16 +12,15 @@
 
 namespace parbench::keygen {
 
+// RFC 4648's alphabet, lower case.
+constexpr char BASE32_ALPHABET[] = "abcdefghijklmnopqrstuvwxyz234567";
 // Characters of the Base32 text of `n` bytes, padding included.
 constexpr std::size_t base32_length(std::size_t n) { return (n + 4) / 5 * 8; }
 // The portable encoder: RFC 4648 in a plain loop (a 5-bit window over a bit buffer), appended to `out`.
 void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out);
 std::string base32_plain(const unsigned char* bytes, std::size_t n);
-// The tuned encoder: writes base32_length(n) characters to `out`.
-void base32_lower_into(const unsigned char* bytes, std::size_t n, char* out);
-std::string base32_lower(const unsigned char* bytes, std::size_t n);
-// The form the tuned encoder was compiled with (-march decides): avx512vbmi or letter-pairs.
-const char* base32_kernel_name();
+// The tuned encoder (keygen_tuned.hpp), into a new string.
+std::string base32_tuned(const unsigned char* bytes, std::size_t n);
 
 // The portable generator: getrandom(2) until `n` bytes are filled.
 void fill_getrandom(unsigned char* out, std::size_t n);
@@ -41,8 +40,6 @@ struct Params {
 
 // Chunk size cap of the chunking rule: chunk = min(1024, ceil(count / workers)) keys.
 constexpr std::int64_t CHUNK_CAP_KEYS = 1024;
-
-enum class Model { seq, threads, openmp };
 
 // A worker's share of the result: its keys back to back in one private anonymous mapping,
 // reserved for the worst case (MAP_NORESERVE: only pages that are written get memory).
@@ -79,16 +76,16 @@ struct Generated {
   std::string_view key(std::size_t i) const { return kernel == KernelClass::portable ? std::string_view(strings[i]) : keys.views[i]; }
 };
 
-// seq: every chunk in order on the calling thread; threads / openmp: the chunks over `workers`
-// threads started and ended inside the call (chunking.hpp).
-Generated generate(Model model, const Params& params, std::int64_t chunk, int workers, BusyLog* busy = nullptr);
+// seq: every chunk in order on the calling thread; threads / openmp: the chunks over the model's
+// workers, made in the call (cold) or before (warm) (chunking.hpp).
+Generated generate(const ChunkWorkers& workers, const Params& params, std::int64_t chunk, BusyLog* busy = nullptr);
 
 // The ceiling's two parts, with the same model, chunks and workers, nothing kept.
 struct CeilingTimes {
   std::uint64_t csprng_ns = 0;  // the generator alone filling count x bytes bytes
   std::uint64_t base32_ns = 0;  // the encoder alone over count keys of fixed bytes
 };
-CeilingTimes time_ceiling(Model model, const Params& params, std::int64_t chunk, int workers);
+CeilingTimes time_ceiling(const ChunkWorkers& workers, const Params& params, std::int64_t chunk);
 
 // The order-free digest of the encoded keys (both sources).
 std::string checksum(const Generated& generated);

@@ -4,11 +4,18 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
 
+#include "workloads/keygen.hpp"
+
 namespace parbench::keygen::tuned {
+
+namespace {
+
+constexpr const char* ALPHABET = BASE32_ALPHABET;
 
 #if defined(__AVX512VBMI__) && defined(__AVX512BW__)
 // 40 bytes -> 64 characters per step: vpermb puts each 5-byte group, reversed, in the low
@@ -64,6 +71,25 @@ std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* 
 }
 constexpr const char* KERNEL = "letter-pairs";
 #endif
+
+// The last (possibly partial) group: 1..5 input bytes give 2, 4, 5, 7, 8 significant characters;
+// the rest is '=' padding.
+void encode_groups_with_padding(const unsigned char* bytes, std::size_t n, char* out) {
+  static const int significant[] = {0, 2, 4, 5, 7, 8};
+  for (std::size_t at = 0; at < n; at += 5, out += 8) {
+    const std::size_t take = std::min<std::size_t>(5, n - at);
+    std::uint64_t group = 0;
+    for (std::size_t k = 0; k < 5; ++k) group = (group << 8) | (k < take ? bytes[at + k] : 0);
+    for (int c = 0; c < 8; ++c) out[c] = c < significant[take] ? ALPHABET[(group >> (35 - 5 * c)) & 31] : '=';
+  }
+}
+
+}  // namespace
+
+void base32_into(const unsigned char* bytes, std::size_t n, char* out) {
+  const std::size_t done = encode_full_groups(bytes, n, out);
+  encode_groups_with_padding(bytes + done, n - done, out + done / 5 * 8);
+}
 
 const char* base32_kernel_name() { return KERNEL; }
 

@@ -6,12 +6,9 @@
 
 namespace parbench::keygen::tuned {
 
-// RFC 4648's alphabet, lower case.
-constexpr char ALPHABET[] = "abcdefghijklmnopqrstuvwxyz234567";
-
-// Encodes the whole 5-byte groups at the start of bytes[0..n) (8 letters each) with the widest form
-// this machine has; returns how many bytes it encoded (the rest goes through the reference form).
-std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* out);
+// Writes the base32_length(n) characters of bytes[0..n) to `out`: the whole 5-byte groups with the
+// widest form this machine has, the last partial group and its padding group by group.
+void base32_into(const unsigned char* bytes, std::size_t n, char* out);
 // avx512vbmi or letter-pairs.
 const char* base32_kernel_name();
 

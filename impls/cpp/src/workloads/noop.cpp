@@ -11,9 +11,10 @@ namespace {
 WorkloadInfo describe() { return {"noop", {}, {{"seq", "seq", false, "an empty timed region: boot and harness overhead"}}}; }
 
 void run(const Invocation& call) {
-  require_known_model(call, describe());
+  const WorkloadInfo info = describe();
+  require_known_model(call, info);
   call.accept_only({});
-  run_repetitions(call, [] {
+  run_repetitions(call, Ready{}, [] {
     Repetition repetition;
     time_region(repetition, [] {});
     time_checksum(repetition, [] { return std::string("noop"); });

@@ -1,87 +1,72 @@
-// sdes-ecb's cipher of one byte (Schaefer 1996, as Stallings tabulates it), shared by the portable
-// kernel (sdes_ecb.cpp, built for the compiler's default target) and the tuned one
-// (sdes_ecb_tuned.cpp, the same rounds built for this machine): one source, two builds.
+// sdes-ecb's portable kernel: the "Reference procedure" of docs/workloads/sdes-ecb.md, transliterated
+// (the spec's tables as arrays of positions looped over as written, the S-boxes as 4x4 arrays, the
+// same order of operations). Built for the compiler's default target in sdes_ecb.cpp.
+// sdes_ecb_tuned.cpp reads the tables only to check its own forms at compile time: a function of
+// this header called there would be compiled -march=native too, and the linker keeps one copy of
+// an inline function for both files.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
-namespace parbench::sdes_ecb::cipher {
+namespace parbench::sdes_ecb::reference {
 
-// Permutation tables, 1-based, bit 1 = most significant, as the spec writes them.
 constexpr int P10[] = {3, 5, 2, 7, 4, 10, 1, 9, 8, 6};
 constexpr int P8[] = {6, 3, 7, 4, 8, 5, 10, 9};
 constexpr int IP[] = {2, 6, 3, 1, 4, 8, 5, 7};
-constexpr int IP_INVERSE[] = {4, 1, 3, 5, 7, 2, 8, 6};
-constexpr int EXPAND_PERMUTE[] = {4, 1, 2, 3, 2, 3, 4, 1};
+constexpr int IP_INV[] = {4, 1, 3, 5, 7, 2, 8, 6};
+constexpr int EP[] = {4, 1, 2, 3, 2, 3, 4, 1};
 constexpr int P4[] = {2, 4, 3, 1};
 constexpr std::uint8_t S0[4][4] = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
 constexpr std::uint8_t S1[4][4] = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
 
-// Any permutation, one bit at a time, straight from the table (the key schedule, and the
-// reference the per-byte forms below are checked against at compile time).
+// The table's positions count from 1 = the most significant of `width` bits.
 template <std::size_t N>
-constexpr unsigned permute(unsigned value, int input_width, const int (&positions)[N]) {
+constexpr unsigned permute(unsigned value, int width, const int (&table)[N]) {
   unsigned out = 0;
-  for (int position : positions) out = (out << 1) | ((value >> (input_width - position)) & 1u);
+  for (int position : table) out = (out << 1) | ((value >> (width - position)) & 1u);
   return out;
 }
 
-constexpr unsigned rotate5(unsigned half, int by) { return ((half << by) | (half >> (5 - by))) & 31u; }
+// A left rotation of a 5-bit half.
+constexpr unsigned rotate5(unsigned half, unsigned by) { return ((half << by) | (half >> (5 - by))) & 0b11111u; }
 
-// The per-byte permutations move the bits that travel the same distance together, one mask and one
-// shift per distance (Go's kernel writes them the same way): bit by bit, g++ makes the portable
-// loop 1.6x slower (16 against 10 ns a byte at its default target).
-constexpr unsigned initial_permute(unsigned b) {
-  return (b & 0x40u) << 1 | (b & 0x04u) << 4 | (b & 0x20u) | (b & 0x80u) >> 3 | (b & 0x12u) >> 1 | (b & 0x01u) << 2 |
-         (b & 0x08u) >> 2;
-}
-constexpr unsigned inverse_permute(unsigned b) {
-  return (b & 0x10u) << 3 | (b & 0x80u) >> 1 | (b & 0x20u) | (b & 0x09u) << 1 | (b & 0x02u) << 2 | (b & 0x40u) >> 4 |
-         (b & 0x04u) >> 2;
-}
-constexpr unsigned expand_permute(unsigned r) { return (r & 1u) << 7 | (r & 0xeu) << 3 | (r & 7u) << 1 | r >> 3; }
-constexpr unsigned permute4(unsigned s) { return (s & 4u) << 1 | (s & 1u) << 2 | (s & 2u) | s >> 3; }
+struct Subkeys {
+  std::uint8_t k1;
+  std::uint8_t k2;
+};
 
-constexpr bool same_as_table(unsigned (*form)(unsigned), int width, const int* table, int n) {
-  for (unsigned v = 0; v < (1u << width); ++v) {
-    unsigned expected = 0;
-    for (int k = 0; k < n; ++k) expected = (expected << 1) | ((v >> (width - table[k])) & 1u);
-    if (form(v) != expected) return false;
-  }
-  return true;
+// key: 10 bits.
+constexpr Subkeys subkeys(unsigned key) {
+  const unsigned p10 = permute(key, 10, P10);
+  unsigned left = rotate5(p10 >> 5, 1), right = rotate5(p10 & 0b11111u, 1);
+  const unsigned k1 = permute((left << 5) | right, 10, P8);
+  left = rotate5(left, 2);
+  right = rotate5(right, 2);
+  const unsigned k2 = permute((left << 5) | right, 10, P8);
+  return {static_cast<std::uint8_t>(k1), static_cast<std::uint8_t>(k2)};
 }
-static_assert(same_as_table(initial_permute, 8, IP, 8));
-static_assert(same_as_table(inverse_permute, 8, IP_INVERSE, 8));
-static_assert(same_as_table(expand_permute, 4, EXPAND_PERMUTE, 8));
-static_assert(same_as_table(permute4, 4, P4, 4));
 
-// Each S-box packed into one constant, the entry for 4-bit input v (row from bits 1 and 4, column
-// from bits 2 and 3) in the 2 bits at 2v, so a lookup is one shift of a register. Looked up in the
-// byte array, it is a load per nibble that g++ cannot vectorise (x86 has no byte gather); with the
-// shift, g++ vectorises the loop by itself wherever the target has variable shifts (AVX2 and up).
-constexpr std::uint32_t pack_sbox(const std::uint8_t (&box)[4][4]) {
-  std::uint32_t packed = 0;
-  for (unsigned v = 0; v < 16; ++v) packed |= std::uint32_t{box[((v >> 2) & 2u) | (v & 1u)][(v >> 1) & 3u]} << (2 * v);
-  return packed;
+// Row = bits 1 and 4, column = bits 2 and 3 of the 4-bit input.
+constexpr unsigned sbox(const std::uint8_t (&box)[4][4], unsigned bits4) {
+  const unsigned row = (((bits4 >> 3) & 1u) << 1) | (bits4 & 1u);
+  const unsigned column = (bits4 >> 1) & 0b11u;
+  return box[row][column];
 }
-constexpr std::uint32_t S0_PACKED = pack_sbox(S0);
-constexpr std::uint32_t S1_PACKED = pack_sbox(S1);
-constexpr unsigned sbox(std::uint32_t packed, unsigned nibble) { return (packed >> (2 * nibble)) & 3u; }
 
+// block: 8 bits, left = the high 4, right = the low 4.
 constexpr unsigned f_k(unsigned block, unsigned subkey) {
-  const unsigned left = block >> 4, right = block & 15u;
-  const unsigned mixed = expand_permute(right) ^ subkey;
-  const unsigned substituted = (sbox(S0_PACKED, mixed >> 4) << 2) | sbox(S1_PACKED, mixed & 15u);
-  return ((left ^ permute4(substituted)) << 4) | right;
+  const unsigned left = block >> 4, right = block & 0xfu;
+  const unsigned mixed = permute(right, 4, EP) ^ subkey;
+  const unsigned s = (sbox(S0, mixed >> 4) << 2) | sbox(S1, mixed & 0xfu);
+  return ((left ^ permute(s, 4, P4)) << 4) | right;
 }
 
-constexpr unsigned swap_halves(unsigned block) { return ((block & 15u) << 4) | (block >> 4); }
-
-// IP, f_K(first), SW, f_K(second), IP⁻¹. Always inlined (as Rust's encrypt_byte is,
-// #[inline(always)]): a call per byte is a loop the vectoriser cannot touch.
-[[gnu::always_inline]] inline std::uint8_t run_rounds(std::uint8_t block, unsigned first, unsigned second) {
-  const unsigned after_first = f_k(initial_permute(block), first);
-  return static_cast<std::uint8_t>(inverse_permute(f_k(swap_halves(after_first), second)));
+// Decryption is the same with k1 and k2 swapped.
+constexpr std::uint8_t encrypt_byte(unsigned k1, unsigned k2, unsigned plain) {
+  const unsigned block = f_k(permute(plain, 8, IP), k1);
+  const unsigned swapped = ((block & 0xfu) << 4) | (block >> 4);
+  return static_cast<std::uint8_t>(permute(f_k(swapped, k2), 8, IP_INV));
 }
 
-}  // namespace parbench::sdes_ecb::cipher
+}  // namespace parbench::sdes_ecb::reference

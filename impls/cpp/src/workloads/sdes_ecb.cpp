@@ -9,22 +9,15 @@
 
 #include "digest.hpp"
 #include "registry.hpp"
-#include "workloads/sdes_cipher.hpp"
 #include "workloads/sdes_ecb_tuned.hpp"
 
 namespace parbench::sdes_ecb {
 
 namespace {
 
-using cipher::P10;
-using cipher::P8;
-using cipher::permute;
-using cipher::rotate5;
-using cipher::run_rounds;
-
-// The portable bitwise kernel: the per-byte rounds, built for the compiler's default target.
+// The portable bitwise kernel: the reference rounds per byte, built for the compiler's default target.
 void encrypt_bitwise(Subkeys keys, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = run_rounds(in[i], keys.k1, keys.k2);
+  for (std::size_t i = 0; i < n; ++i) out[i] = reference::encrypt_byte(keys.k1, keys.k2, in[i]);
 }
 
 // The portable table kernel: one lookup per byte.
@@ -32,44 +25,37 @@ void encrypt_table_scalar(const std::uint8_t* table, const std::uint8_t* in, std
   for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
 
-}  // namespace
-
-Subkeys derive_subkeys(unsigned key10) {
-  const unsigned p10 = permute(key10 & 0x3ffu, 10, P10);
-  unsigned left = rotate5(p10 >> 5, 1), right = rotate5(p10 & 31u, 1);
-  const unsigned k1 = permute((left << 5) | right, 10, P8);
-  left = rotate5(left, 2);
-  right = rotate5(right, 2);
-  const unsigned k2 = permute((left << 5) | right, 10, P8);
-  return {static_cast<std::uint8_t>(k1), static_cast<std::uint8_t>(k2)};
-}
-
-std::uint8_t encrypt_byte(std::uint8_t plain, Subkeys keys) { return run_rounds(plain, keys.k1, keys.k2); }
-
-std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys) { return run_rounds(cipher, keys.k2, keys.k1); }
-
-std::array<std::uint8_t, 256> derive_table(unsigned key10) {
-  const Subkeys keys = derive_subkeys(key10);
+std::array<std::uint8_t, 256> table_of(Subkeys keys) {
   std::array<std::uint8_t, 256> table{};
-  for (unsigned b = 0; b < 256; ++b) table[b] = encrypt_byte(static_cast<std::uint8_t>(b), keys);
+  for (unsigned b = 0; b < 256; ++b) table[b] = reference::encrypt_byte(keys.k1, keys.k2, b);
   return table;
 }
 
+}  // namespace
+
+Subkeys derive_subkeys(unsigned key10) { return reference::subkeys(key10 & 0x3ffu); }
+
+std::uint8_t encrypt_byte(std::uint8_t plain, Subkeys keys) { return reference::encrypt_byte(keys.k1, keys.k2, plain); }
+
+std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys) { return reference::encrypt_byte(keys.k2, keys.k1, cipher); }
+
+std::array<std::uint8_t, 256> derive_table(unsigned key10) { return table_of(derive_subkeys(key10)); }
+
 CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel, std::size_t buffer_bytes) {
-  return {cipher, kernel, derive_subkeys(key10), derive_table(key10),
-          tuned::has_streaming_stores() && kernel == KernelClass::tuned && cipher == Cipher::table &&
-              buffer_bytes >= STREAMING_FROM_BYTES};
+  const Subkeys keys = derive_subkeys(key10);
+  const bool table = cipher == Cipher::table;
+  return {cipher, kernel, keys, table ? table_of(keys) : std::array<std::uint8_t, 256>{},
+          tuned::has_streaming_stores() && kernel == KernelClass::tuned && table && buffer_bytes >= STREAMING_FROM_BYTES};
 }
 
 namespace {
 
-const std::string BITWISE_DETAIL =
-    "per-byte permutations (masks and shifts) and Feistel rounds in a plain loop, S-boxes as packed 32-bit constants";
-const std::string PORTABLE_BITWISE_DETAIL = BITWISE_DETAIL + ", built for the compiler's default target (" PARBENCH_CXX_PORTABLE_FLAGS ")";
-const std::string PORTABLE_TABLE_DETAIL = "256-byte table of the key, one lookup per byte, plain loop";
+// Both ciphers' portable kernel, as docs/protocol.md names it.
+const std::string PORTABLE_DETAIL = "reference, transliterated";
 
 std::string tuned_bitwise_detail() {
-  return "the portable per-byte rounds built with " PARBENCH_CXX_TUNED_FLAGS ": g++ vectorises the loop by itself (" +
+  return "mask-and-shift permutations with packed S-box constants, one byte per loop iteration, built with " PARBENCH_CXX_TUNED_FLAGS
+         ": g++ vectorises the loop by itself (" +
          std::string(tuned::bitwise_isa()) + ")";
 }
 
@@ -85,10 +71,8 @@ std::string tuned_table_detail() {
 }  // namespace
 
 std::string kernel_detail(const CipherState& state) {
-  if (state.cipher == Cipher::bitwise) {
-    return state.kernel == KernelClass::tuned ? tuned_bitwise_detail() : PORTABLE_BITWISE_DETAIL;
-  }
-  if (state.kernel == KernelClass::portable) return PORTABLE_TABLE_DETAIL;
+  if (state.kernel == KernelClass::portable) return PORTABLE_DETAIL;
+  if (state.cipher == Cipher::bitwise) return tuned_bitwise_detail();
   return tuned_table_detail() + (state.streaming_stores ? " (streaming stores on)" : "");
 }
 
@@ -115,23 +99,21 @@ SpanKernel glibc_memcpy() {
   return [](const std::uint8_t* in, std::uint8_t* out, std::size_t n) { std::memcpy(out, in, n); };
 }
 
-ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                   std::size_t chunk, int workers, BusyLog* busy) {
-  if (model == Model::seq) {
+ChunkRun run_model(const ChunkWorkers& workers, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
+                   std::size_t chunk, BusyLog* busy) {
+  if (workers.kind() == WorkerKind::calling_thread) {
     const std::uint64_t start = monotonic_ns();
     kernel(in, out, n);
     if (busy) busy->span(0, start, monotonic_ns());
     return {n > 0 ? 1 : 0, 1};
   }
   const ChunkPlan plan(static_cast<std::int64_t>(n), static_cast<std::int64_t>(chunk));
-  auto make_worker = [&] {
+  return workers.run(plan, [&] {
     return [&](std::int64_t c) {
       const auto begin = static_cast<std::size_t>(plan.begin(c));
       kernel(in + begin, out + begin, static_cast<std::size_t>(plan.end(c)) - begin);
     };
-  };
-  return model == Model::threads ? run_chunks_on_threads(plan, workers, make_worker, busy)
-                                 : run_chunks_openmp(plan, workers, make_worker, busy);
+  }, busy);
 }
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n) {
@@ -146,14 +128,19 @@ WorkloadInfo describe() {
       "extra.baseline_memcpy_ns = with glibc memcpy";
   return {"sdes-ecb",
           {"input", "key", "cipher", "chunk", "kernel"},
-          {{"seq", "seq", false, "one call over the whole buffer on the main thread (--chunk accepted, ignored)" + ceiling},
-           {"threads", "threads", true,
-            "--workers std::jthreads started and joined per repetition; worker w takes chunk w, then claims chunks from an "
-            "atomic counter; chunk min(1 MiB, ceil(size/workers))" + ceiling},
-           {"openmp", "data-parallel", true,
-            "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)); the team is started by the "
-            "region and ended by omp_pause_resource_all(omp_pause_hard) in every repetition" + ceiling}},
-          "bitwise: " + PORTABLE_BITWISE_DETAIL + "; table: " + PORTABLE_TABLE_DETAIL,
+          {{.name = "seq", .family = "seq", .note = "one call over the whole buffer on the main thread (--chunk accepted, ignored)" + ceiling},
+           {.name = "threads",
+            .family = "threads",
+            .workers = true,
+            .note = "--workers std::threads; worker w takes chunk w, then claims chunks from an atomic counter; chunk "
+                    "min(1 MiB, ceil(size/workers))" + ceiling,
+            .start = THREADS_START},
+           {.name = "openmp",
+            .family = "data-parallel",
+            .workers = true,
+            .note = "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)) on libgomp's team" + ceiling,
+            .start = OPENMP_START}},
+          PORTABLE_DETAIL,
           "bitwise: " + tuned_bitwise_detail() + "; table: " + tuned_table_detail()};
 }
 
@@ -173,20 +160,15 @@ std::vector<std::uint8_t> load_file(const std::string& path) {
 
 namespace {
 
-Model model_named(const std::string& name) {
-  if (name == "seq") return Model::seq;
-  return name == "threads" ? Model::threads : Model::openmp;
-}
-
-void report_kernels(Extra& extra, Model model, const CipherState& cipher) {
+void report_kernels(Extra& extra, const ChunkWorkers& workers, const CipherState& cipher) {
   report_kernel(extra, cipher.kernel, kernel_detail(cipher));
   if (cipher.cipher == Cipher::table) {
     extra.push_back({"table_kernel", std::string(cipher.kernel == KernelClass::tuned ? tuned::table_kernel_name() : "scalar")});
     extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
   }
   extra.push_back({"ceiling_kernel", std::string("non-temporal ") + tuned::stream_copy_kernel_name()});
-  if (model == Model::openmp) {
-    extra.push_back({"omp_team", std::string("per repetition")});
+  if (workers.kind() == WorkerKind::openmp) {
+    extra.push_back({"omp_team", std::string("made before the ready line")});
     extra.push_back({"omp_wait_policy", openmp_wait_policy()});
   }
 }
@@ -195,11 +177,10 @@ void report_kernels(Extra& extra, Model model, const CipherState& cipher) {
 
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
-  require_known_model(call, info);
-  const Model model = model_named(call.model);
-  const bool parallel = model != Model::seq;
-  call.accept_only(parallel ? std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel", "workers"}
-                            : std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel"});
+  const ModelInfo& model = require_known_model(call, info);
+  call.accept_only(model.workers ? std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel", "workers"}
+                                 : std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel"});
+  const StartMode start = start_mode(call, model);
   const KernelClass kernel = kernel_class(call, info);
   const std::string cipher_name = call.text("cipher");
   if (cipher_name != "bitwise" && cipher_name != "table") {
@@ -207,9 +188,6 @@ void run(const Invocation& call) {
   }
   const Cipher cipher_kind = cipher_name == "bitwise" ? Cipher::bitwise : Cipher::table;
   const std::int64_t base_key = call.integer("key");
-  for (std::int64_t key : call.variants) {
-    if (key > 1023) throw UsageError("--variants are sdes-ecb keys: 10 bits (0..1023), got " + std::to_string(key));
-  }
   if (base_key < 0 || base_key > 1023) throw UsageError("--key must be a 10-bit key (0..1023)");
 
   std::vector<std::uint8_t> plaintext;
@@ -219,38 +197,39 @@ void run(const Invocation& call) {
   // repetition (and its ceiling) writes into this same buffer.
   std::vector<std::uint8_t> ciphertext(n, 0);
 
-  const int workers = parallel ? call.workers() : 1;
-  const std::int64_t chunk = parallel ? chosen_chunk(call, static_cast<std::int64_t>(n), workers, CHUNK_CAP_BYTES)
-                                      : std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
+  const int worker_count = model.workers ? call.workers() : 1;
+  const std::int64_t chunk = model.workers ? chosen_chunk(call, static_cast<std::int64_t>(n), worker_count, CHUNK_CAP_BYTES)
+                                           : std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
+  ChunkWorkers workers(worker_kind_named(call.model), worker_count, start);
   auto run_with = [&](const SpanKernel& span_kernel, BusyLog* busy) {
-    return run_model(model, span_kernel, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), workers,
-                     busy);
+    return run_model(workers, span_kernel, plaintext.data(), ciphertext.data(), n, static_cast<std::size_t>(chunk), busy);
   };
 
-  // Repetition j encrypts under key variants[j] (--key without --variants).
-  run_repetitions(call, base_key, [&](std::int64_t key) {
+  // Repetition j encrypts under its variant, the key the launcher sends.
+  run_repetitions(call, workers.ready(), [&](std::uint64_t key) {
+    if (key > 1023) throw UsageError("an sdes-ecb variant is a 10-bit key (0..1023), got " + std::to_string(key));
     Repetition repetition;
     ChunkRun ran;
     CipherState cipher;
-    BusyLog busy(workers);
+    BusyLog busy(worker_count);
     time_region(repetition, [&] {
       cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), kernel, n);
       ran = run_with(encrypting(cipher), &busy);
     });
-    if (parallel) repetition.busy = busy.json(repetition.clock_start);
+    if (model.workers) repetition.busy = busy.json(repetition.clock_start);
     // The output was faulted in before the first repetition: what is left is thread stacks.
     const std::int64_t minor_faults = repetition.cpu.minor_faults;
     repetition.items = n;
     time_checksum(repetition, [&] { return sha256_hex(ciphertext.data(), n); });
     const std::uint64_t ceiling_ns = time_ns([&] { run_with(streaming_copy(), nullptr); });
     const std::uint64_t memcpy_ns = time_ns([&] { run_with(glibc_memcpy(), nullptr); });
-    report_chunks(repetition.extra, workers, ChunkPlan(static_cast<std::int64_t>(n), chunk), ran);
+    report_chunks(repetition.extra, worker_count, ChunkPlan(static_cast<std::int64_t>(n), chunk), ran);
     repetition.extra.push_back({"load_ns", static_cast<std::int64_t>(load_ns)});
     repetition.extra.push_back({"minor_faults", minor_faults});
     repetition.extra.push_back({"ceiling", std::string("copy")});
     repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling_ns)});
     repetition.extra.push_back({"baseline_memcpy_ns", static_cast<std::int64_t>(memcpy_ns)});
-    report_kernels(repetition.extra, model, cipher);
+    report_kernels(repetition.extra, workers, cipher);
     return repetition;
   });
 }

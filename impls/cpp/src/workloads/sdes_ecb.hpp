@@ -9,14 +9,13 @@
 
 #include "chunking.hpp"
 #include "protocol.hpp"
+#include "workloads/sdes_cipher.hpp"
 
 namespace parbench::sdes_ecb {
 
-struct Subkeys {
-  std::uint8_t k1;
-  std::uint8_t k2;
-};
+using reference::Subkeys;
 
+// The reference procedure's key schedule and rounds (sdes_cipher.hpp), for one key or one byte.
 Subkeys derive_subkeys(unsigned key10);
 std::uint8_t encrypt_byte(std::uint8_t plain, Subkeys keys);
 std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys);
@@ -25,15 +24,15 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10);
 enum class Cipher { bitwise, table };
 
 // What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
-// The kernel class decides how the span is computed: portable = the per-byte rounds, or one table
-// lookup per byte, in plain loops built for the compiler's default target; tuned = the same rounds
-// built for this machine (g++ vectorises them), or the table looked up with SIMD
-// (sdes_ecb_tuned.hpp).
+// The kernel class decides how the span is computed: portable = the reference procedure's rounds
+// per byte, or its table looked up per byte, in plain loops built for the compiler's default
+// target; tuned = mask-and-shift rounds with packed S-boxes built for this machine (g++ vectorises
+// them), or the table looked up with SIMD (sdes_ecb_tuned.hpp).
 struct CipherState {
   Cipher cipher;
   KernelClass kernel;
   Subkeys subkeys;
-  std::array<std::uint8_t, 256> table;
+  std::array<std::uint8_t, 256> table;  // `table` only: the reference derives it for that cipher alone
   bool streaming_stores;  // tuned table kernel writes around the caches (buffers of STREAMING_FROM_BYTES and up)
 };
 
@@ -66,12 +65,10 @@ SpanKernel glibc_memcpy();
 // Chunk size cap of the chunking rule: chunk = min(1 MiB, ceil(size / workers)).
 constexpr std::int64_t CHUNK_CAP_BYTES = std::int64_t{1} << 20;
 
-enum class Model { seq, threads, openmp };
-
-// seq: one call over the whole buffer on the calling thread. threads / openmp: `chunk`-byte
-// chunks over `workers` threads started and ended inside the call (see chunking.hpp).
-ChunkRun run_model(Model model, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
-                   std::size_t chunk, int workers, BusyLog* busy = nullptr);
+// seq (the calling thread): one call over the whole buffer. threads / openmp: `chunk`-byte chunks
+// over the model's workers, made in the call (cold) or before (warm) (see chunking.hpp).
+ChunkRun run_model(const ChunkWorkers& workers, const SpanKernel& kernel, const std::uint8_t* in, std::uint8_t* out, std::size_t n,
+                   std::size_t chunk, BusyLog* busy = nullptr);
 
 std::string sha256_hex(const std::uint8_t* bytes, std::size_t n);
 

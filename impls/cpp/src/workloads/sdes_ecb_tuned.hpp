@@ -7,7 +7,8 @@
 
 namespace parbench::sdes_ecb::tuned {
 
-// The portable per-byte rounds (sdes_cipher.hpp), built for this machine: g++ vectorises them.
+// Mask-and-shift permutations with packed S-box constants, per byte, built for this machine: g++
+// vectorises the loop.
 void encrypt_bitwise(std::uint8_t k1, std::uint8_t k2, const std::uint8_t* in, std::uint8_t* out, std::size_t n);
 // What encrypt_bitwise became here: the widest vector extension the build had.
 const char* bitwise_isa();

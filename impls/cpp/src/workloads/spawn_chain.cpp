@@ -161,12 +161,12 @@ std::int64_t chain_fibers(std::int64_t n, ChainRun* run) {
   return fiber_chain(n, run ? *run : local, false);
 }
 
-std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run) {
+std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run, SharedFiberThreads* warm) {
   ChainRun local;
   ChainRun& chain = run ? *run : local;
   std::int64_t answer = 0;
   std::exception_ptr limit;
-  run_on_shared_fibers(workers, [&] {
+  run_on_shared_fibers(workers, warm, [&] {
     try {
       answer = fiber_chain(n, chain, true);
     } catch (...) {
@@ -261,9 +261,9 @@ std::uint64_t handoff_coroutines_ns(std::int64_t n) {
 
 std::uint64_t handoff_fibers_ns(std::int64_t n) { return fiber_handoff_ns(n); }
 
-std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers) {
+std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers, SharedFiberThreads* warm) {
   std::uint64_t ns = 0;
-  run_on_shared_fibers(workers, [&] { ns = fiber_handoff_ns(n); });
+  run_on_shared_fibers(workers, warm, [&] { ns = fiber_handoff_ns(n); });
   return ns;
 }
 
@@ -284,52 +284,64 @@ WorkloadInfo describe() {
   const std::string ceiling = "; extra.ceiling_ns: two such units pass a counter n times";
   return {"spawn-chain",
           {"n"},
-          {{"threads", "threads", false,
-            "one std::thread per link, mutex + condition_variable inbox, every link joined inside the timed region; default "
-            "pthread stack (ulimit -s), recorded as extra.stack_bytes" + ceiling},
-           {"coroutines", "async", false,
-            "one C++20 stackless coroutine per link with a one-value mailbox, on a single-threaded FIFO scheduler; every "
-            "link has returned (its frame freed) before the clock stops" + ceiling},
-           {"fibers", "fibers", false,
-            "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, every "
-            "fiber joined; default fixedsize_stack (extra.stack_bytes)" + ceiling},
-           {"fibers-shared", "fibers", true,
-            "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with "
-            "GOMAXPROCS=workers; idle threads poll the shared queue); fibers and threads started and joined per repetition" + ceiling}}};
+          {{.name = "threads",
+            .family = "threads",
+            .note = "one std::thread per link, mutex + condition_variable inbox, every link joined inside the timed region; default "
+                    "pthread stack (ulimit -s), recorded as extra.stack_bytes" + ceiling},
+           {.name = "coroutines",
+            .family = "async",
+            .note = "one C++20 stackless coroutine per link with a one-value mailbox, on a single-threaded FIFO scheduler; every "
+                    "link has returned (its frame freed) before the clock stops" + ceiling},
+           {.name = "fibers",
+            .family = "fibers",
+            .note = "one Boost.Fiber per link with an unbuffered_channel (as skynet), round_robin scheduler on one thread, every "
+                    "fiber joined; default fixedsize_stack (extra.stack_bytes)" + ceiling},
+           {.name = "fibers-shared",
+            .family = "fibers",
+            .workers = true,
+            .note = "the same fiber chain on Boost.Fiber's shared_work scheduler over --workers threads (M:N, like goroutines with "
+                    "GOMAXPROCS=workers; idle threads poll the shared queue during a repetition); every fiber made and joined "
+                    "per repetition" + ceiling,
+            .start = SHARED_FIBERS_START}}};
 }
 
 void run(const Invocation& call) {
-  require_known_model(call, describe());
-  call.accept_only(call.model == "fibers-shared" ? std::vector<std::string>{"n", "workers"} : std::vector<std::string>{"n"});
-  const int workers = call.model == "fibers-shared" ? call.workers() : 1;
+  const WorkloadInfo info = describe();
+  const ModelInfo& model = require_known_model(call, info);
+  call.accept_only(model.workers ? std::vector<std::string>{"n", "workers"} : std::vector<std::string>{"n"});
+  const StartMode start = start_mode(call, model);
+  const int workers = model.workers ? call.workers() : 1;
   const std::int64_t n = call.integer("n");
   if (n < 1) throw UsageError("--n must be >= 1");
   Extra extra;
   if (call.model == "threads") extra.push_back({"stack_bytes", default_thread_stack_bytes()});
   if (call.model == "fibers-shared") extra.push_back({"workers", std::int64_t{workers}});
   if (call.model == "fibers" || call.model == "fibers-shared") extra.push_back({"stack_bytes", default_fiber_stack_bytes()});
+  const SharedFiberWorkers shared(workers, start);
 
   auto handoff_ns = [&] {
     if (call.model == "threads") return handoff_threads_ns(n);
     if (call.model == "coroutines") return handoff_coroutines_ns(n);
     if (call.model == "fibers") return handoff_fibers_ns(n);
-    return handoff_fibers_shared_ns(n, workers);
+    return handoff_fibers_shared_ns(n, workers, shared.warm());
   };
 
-  // Repetition j sends variants[j] into the chain (0 without --variants).
-  run_repetitions(call, 0, [&](std::int64_t start) {
+  // Repetition j sends its variant into the chain.
+  run_repetitions(call, shared.ready(), [&](std::uint64_t variant) {
+    if (variant > 0x7fffffffull) throw UsageError("a spawn-chain variant is a start value 0..2^31-1, got " + std::to_string(variant));
+    const auto start_value = static_cast<std::int64_t>(variant);
     std::int64_t answer = 0;
     Repetition repetition;
     BusyLog busy(workers);
-    ChainRun chain{start, 0, &busy};
+    ChainRun chain{start_value, 0, &busy};
     // Every link is joined (threads, fibers) or has returned (coroutines) before the clock stops.
     time_region(repetition, [&] {
       if (call.model == "threads") answer = chain_threads(n, &chain);
       else if (call.model == "coroutines") answer = chain_coroutines(n, &chain);
       else if (call.model == "fibers") answer = chain_fibers(n, &chain);
-      else answer = chain_fibers_shared(n, workers, &chain);
+      else answer = chain_fibers_shared(n, workers, &chain, shared.warm());
     });
-    if (call.model == "fibers-shared") repetition.busy = busy.json(repetition.clock_start);
+    if (model.workers) repetition.busy = busy.json(repetition.clock_start);
     repetition.items = static_cast<std::uint64_t>(n);
     time_checksum(repetition, [&] { return std::to_string(answer); });
     repetition.extra = extra;

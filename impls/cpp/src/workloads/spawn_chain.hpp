@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "protocol.hpp"
+#include "shared_fibers.hpp"
 
 namespace parbench::spawn_chain {
 
@@ -19,14 +20,16 @@ struct ChainRun {
 std::int64_t chain_threads(std::int64_t n, ChainRun* run = nullptr);
 std::int64_t chain_coroutines(std::int64_t n, ChainRun* run = nullptr);
 std::int64_t chain_fibers(std::int64_t n, ChainRun* run = nullptr);
-std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run = nullptr);
+// On fresh threads made and joined in the call, or on `warm` ones (of `workers` threads).
+std::int64_t chain_fibers_shared(std::int64_t n, int workers, ChainRun* run = nullptr, SharedFiberThreads* warm = nullptr);
 
 // The ceiling: two units of the model's kind, created before the clock, pass a counter back and
 // forth with the model's own primitive until it has been handed over n times; returns that time.
 std::uint64_t handoff_threads_ns(std::int64_t n);
 std::uint64_t handoff_coroutines_ns(std::int64_t n);
 std::uint64_t handoff_fibers_ns(std::int64_t n);
-std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers);
+// Cold: on threads made before its clock; warm: on the warm ones.
+std::uint64_t handoff_fibers_shared_ns(std::int64_t n, int workers, SharedFiberThreads* warm = nullptr);
 
 std::int64_t default_thread_stack_bytes();
 std::int64_t default_fiber_stack_bytes();

@@ -53,8 +53,9 @@ defmodule Parbench.CLI do
     unless Map.has_key?(models, model),
       do: throw({:bad_args, "unknown model '#{model}' for #{workload_name}; valid: #{Enum.join(Map.keys(models), ", ")}"})
 
-    allowed = ["model", "warmup", "repeat", "max-processes", "variants"] ++ workload_params(workload) ++
-                if(models[model][:workers], do: ["workers"], else: [])
+    allowed = ["model", "warmup", "repeat", "max-processes"] ++ workload_params(workload) ++
+                if(models[model][:workers], do: ["workers"], else: []) ++
+                if(Map.has_key?(models[model], :start) or Map.has_key?(models[model], :start_unavailable), do: ["start"], else: [])
 
     case Map.keys(options) -- allowed do
       [] -> :ok
@@ -66,26 +67,25 @@ defmodule Parbench.CLI do
     workers = Protocol.integer_option(options, "workers", System.schedulers_online())
     if workers < 1, do: throw({:bad_args, "--workers must be at least 1"})
 
-    variants = Protocol.integer_list_option(options, "variants")
-    options = with_kernel(workload, options)
+    start = Protocol.start_mode(models[model], Map.get(options, "start"))
+    options = options |> with_kernel(workload) |> Map.put("start", start)
 
+    # A warm model makes its workers here, after the inputs and before the ready line.
     context = workload.prepare(model, options, workers)
-    common_extra = Map.merge(runtime_extra(models[model], workers), Map.get(context, :extra, %{}))
+    common_extra = Map.merge(runtime_extra(models[model], workers, start), Map.get(context, :extra, %{}))
 
     try do
-      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra, variants)
+      Protocol.ready(start, Map.get(context, :start_ns), Map.take(common_extra, [:workers, :schedulers]))
+      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
     after
-      # Peer nodes are stopped whatever ended the repetitions.
+      # Peer nodes and warm pools are stopped whatever ended the repetitions.
       workload.finish(context)
     end
   end
 
   # One repetition's steps, all through the Parbench.Workload behaviour.
   defp steps(workload, context) do
-    %{vary: fn
-            nil -> context
-            variant -> workload.vary(context, variant)
-          end,
+    %{vary: &workload.vary(context, &1),
       work: &workload.run/1,
       summarize: &workload.summarize/2,
       ceiling: &workload.ceiling/1}
@@ -93,7 +93,7 @@ defmodule Parbench.CLI do
 
   # --kernel portable|tuned where the workload has kernels (default portable); one a workload
   # does not have is a bad argument. The workload reads the checked value from its options.
-  defp with_kernel(workload, options) do
+  defp with_kernel(options, workload) do
     case workload.kernels() do
       kernels when kernels == %{} -> options
       kernels -> Map.put(options, "kernel", Protocol.choice_option(options, "kernel", Enum.sort(Map.keys(kernels)), "portable"))
@@ -106,13 +106,14 @@ defmodule Parbench.CLI do
   defp workload_params(workload), do: Enum.map(workload.params(), &String.replace(&1, "_", "-"))
 
   # The VM flags that change limits are part of every case (workloads/README.md).
-  defp runtime_extra(model_entry, workers) do
+  defp runtime_extra(model_entry, workers, start) do
     base = %{
       erl_flags: System.get_env("PARBENCH_ERL_FLAGS", ""),
       process_limit: :erlang.system_info(:process_limit),
       schedulers: System.schedulers_online()
     }
 
+    base = if start, do: Map.put(base, :start, start), else: base
     if model_entry[:workers], do: Map.put(base, :workers, workers), else: base
   end
 

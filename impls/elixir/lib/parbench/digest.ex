@@ -3,17 +3,14 @@ defmodule Parbench.Digest do
   import Bitwise
 
   @fnv_offset 0xCBF29CE484222325
+  @fnv_prime 0x100000001B3
   @mask64 0xFFFFFFFFFFFFFFFF
   @golden_gamma 0x9E3779B97F4A7C15
 
   @doc "FNV-1a 64 of a binary, as an integer."
   def fnv1a64(data) when is_binary(data), do: fnv_bytes(data, @fnv_offset)
 
-  # The prime is 2^40 + 0x1b3, so h * prime is a shift plus a small product: fewer big integers.
-  defp fnv_bytes(<<byte, rest::binary>>, hash) do
-    mixed = bxor(hash, byte)
-    fnv_bytes(rest, (mixed <<< 40) + mixed * 0x1B3 &&& @mask64)
-  end
+  defp fnv_bytes(<<byte, rest::binary>>, hash), do: fnv_bytes(rest, bxor(hash, byte) * @fnv_prime &&& @mask64)
 
   defp fnv_bytes(<<>>, hash), do: hash
 

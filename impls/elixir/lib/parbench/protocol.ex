@@ -50,7 +50,7 @@ defmodule Parbench.Protocol do
     Map.get(options, name) || throw({:bad_args, "missing --#{name}"})
   end
 
-  @doc "Reads a comma-separated list of non-negative integers (`--variants`, `--probes`), or nil when absent."
+  @doc "Reads a comma-separated list of non-negative integers (`--probes`), or nil when absent."
   def integer_list_option(options, name) do
     case Map.fetch(options, name) do
       :error -> nil
@@ -65,31 +65,73 @@ defmodule Parbench.Protocol do
   end
 
   @doc """
-  Runs `warmup` + `repeat` repetitions of a case (protocol 2), printing one JSON line for each:
-  `{"warmup":j,…}` for the warm-ups, then `{"rep":i,…}`. Repetition j runs `steps.vary.(variants[j])`
-  first (nil without `--variants`: the base params), then the timed `steps.work.(varied)`;
-  after the clock stops, `steps.summarize.(result, varied)` gives `{items, checksum, extra}`
-  (timed as `checksum_ns`), then `steps.ceiling.(varied)` times the workload's ceiling in the same
-  repetition while the result is still held. Afterwards the result is dropped and this process
-  collects its garbage, so that no repetition pays for the previous one's heap.
+  The start mode a model runs (protocol 3): `--start` when the model's `--list` entry offers it,
+  else its default (cold where offered, else the only mode offered); nil for a model that takes
+  no `--start` (ready "none"). A mode the model cannot run is a bad argument with its reason.
   """
-  def repeat(steps, warmup, repeat, common_extra, variants \\ nil) do
-    if variants != nil and length(variants) != warmup + repeat,
-      do: throw({:bad_args, "--variants has #{length(variants)} values; --warmup #{warmup} + --repeat #{repeat} need #{warmup + repeat}"})
+  def start_mode(model_entry, asked) do
+    offered = Map.get(model_entry, :start, %{})
 
+    cond do
+      asked == nil and Map.has_key?(offered, "cold") -> "cold"
+      asked == nil -> offered |> Map.keys() |> List.first()
+      Map.has_key?(offered, asked) -> asked
+      asked not in ["cold", "warm"] -> throw({:bad_args, "--start must be cold or warm, got #{inspect(asked)}"})
+      true -> throw({:bad_args, "--start #{asked} is not offered: #{Map.get(model_entry[:start_unavailable] || %{}, asked, "it has no workers")}"})
+    end
+  end
+
+  @doc """
+  Prints protocol 3's ready line, the first line on stdout, once the arguments are checked and the
+  inputs loaded: the start mode that runs ("none" without one) and, for warm, `start_ns`, the time
+  spent making the workers before it.
+  """
+  def ready(start, start_ns, extra \\ %{})
+
+  def ready("warm", start_ns, extra),
+    do: IO.puts(encode_json(%{ready: "warm", start_ns: start_ns, extra: extra}, [:ready, :start_ns, :extra]))
+
+  def ready(start, _start_ns, _extra), do: IO.puts(encode_json(%{ready: start || "none"}))
+
+  @doc """
+  Runs `warmup` + `repeat` repetitions of a case, printing one JSON line for each: `{"warmup":j,…}`
+  for the warm-ups, then `{"rep":i,…}`. Before each, warm-ups included, the repetition's variant
+  is read as one line from `variants` (stdin: protocol 3), outside every clock; then
+  `steps.vary.(variant)` derives the repetition's context (`prepare_ns`) and `steps.work.(varied)`
+  runs timed. After the clock stops, `steps.summarize.(result, varied)` gives
+  `{items, checksum, extra}` (timed as `checksum_ns`), then `steps.ceiling.(varied)` times the
+  workload's ceiling in the same repetition while the result is still held. Afterwards the result
+  is dropped and this process collects its garbage, so that no repetition pays for the previous
+  one's heap.
+  """
+  def repeat(steps, warmup, repeat, common_extra, variants \\ :stdio) do
     labels = Enum.map(0..(warmup - 1)//1, &{:warmup, &1}) ++ Enum.map(0..(repeat - 1)//1, &{:rep, &1})
 
     for {{label, index}, j} <- Enum.with_index(labels) do
-      {ns, items, checksum, extra} = repetition(steps, variants && Enum.at(variants, j))
+      {ns, items, checksum, extra} = repetition(steps, read_variant(variants, j))
       line = %{label => index, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
       IO.puts(encode_json(line, [label, :ns, :items, :checksum, :extra]))
+    end
+  end
+
+  @doc "Repetition j's variant: one decimal integer on a line of its own; end of file is a bad argument (exit 2)."
+  def read_variant(device, j) do
+    case IO.read(device, :line) do
+      :eof -> throw({:bad_args, "stdin closed before repetition #{j}"})
+      {:error, reason} -> throw({:bad_args, "stdin unreadable before repetition #{j}: #{inspect(reason)}"})
+      text ->
+        case Integer.parse(String.trim_trailing(text)) do
+          {variant, ""} when variant >= 0 -> variant
+          _ -> throw({:bad_args, "repetition #{j}'s variant must be a non-negative decimal integer on a line of its own, got #{inspect(String.trim_trailing(text))}"})
+        end
     end
   end
 
   # Every phase between two lines is measured: prepare_ns (deriving the variant, reading the CPU
   # counters), ns, checksum_ns, the ceiling's own ns, and cleanup_ns = the rest of the gap (the
   # ceiling's set-up and tear-down, the CPU counters after the clock, dropping the result and
-  # the forced garbage collection). Only encoding and printing the line are left outside.
+  # the forced garbage collection). Only reading the variant, encoding and printing the line
+  # are left outside.
   defp repetition(steps, variant) do
     entered = now()
     context = steps.vary.(variant)

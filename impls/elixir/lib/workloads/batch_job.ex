@@ -1,7 +1,7 @@
 defmodule Parbench.Workloads.BatchJob do
   @moduledoc "batch-job (seed 002): re-aligns every pending document's annotations (LCS) and rewrites them in the database."
   use Parbench.Workload
-  alias Parbench.{ChunkStream, Database, Digest, Protocol, WorkTally}
+  alias Parbench.{ChunkStream, Database, Digest, Protocol, WorkerPool, WorkTally}
   alias Parbench.Workloads.BatchJob.Alignment
 
   @label_type {:sql_varchar, 255}
@@ -17,7 +17,7 @@ defmodule Parbench.Workloads.BatchJob do
 
   @impl true
   def kernels do
-    %{"portable" => "cells: the spec's LCS suffix table cell by cell (lists and tuples of integers), then its walk",
+    %{"portable" => "reference, transliterated",
       "tuned" => "bitparallel: the same suffix table kept as one big-integer bit vector per row (Hyyrö's bit-parallel LCS over the reversed strings), then the spec's walk"}
   end
 
@@ -30,17 +30,24 @@ defmodule Parbench.Workloads.BatchJob do
       "async_stream" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per document; " <> odbc <> "; workers_used = the most documents in progress at once"
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per document; " <> odbc <> ", one per document as in cold; workers_used = the most documents in progress at once (cold), the pool's processes that took a document (warm)",
+        start: WorkerPool.start_modes("document")
       },
       "process_per_doc" => %{
         family: "actors",
         workers: true,
-        note: "one process per document, all at once (unbounded), for the file and the alignment; their database work goes as messages to workers connection-owning processes (documents dealt round-robin), because one :odbc connection per document means one OS odbcserver process each and :odbc's connect times out when a hundred start at once; workers_used = connection owners that served a document"
+        note: "one process per document, all at once (unbounded), for the file and the alignment; their database work goes as messages to workers connection-owning processes (documents dealt round-robin), because one :odbc connection per document means one OS odbcserver process each and :odbc's connect times out when a hundred start at once; workers_used = connection owners that served a document",
+        start: %{"cold" => "one process per document (Task.async) and workers connection-owning processes, each with its :odbc connection (an odbcserver OS process), all started and ended inside ns"},
+        start_unavailable: %{"warm" => "one process per document is made for its document in every repetition: cold by nature (the warm pool of this workload is `pool`)"}
       },
       "pool" => %{
         family: "actors",
         workers: true,
-        note: "workers long-lived processes, one :odbc connection each, taking the next document from an :atomics counter; workers_used = pool processes that processed a document"
+        note: "workers processes, one :odbc connection each, taking the next document from an :atomics counter; workers_used = pool processes that processed a document",
+        start: %{
+          "cold" => "workers pool processes (Task.async), spawned inside ns, each opening its :odbc connection (an odbcserver OS process), draining the counter and closing it; all awaited before ns ends",
+          "warm" => "workers long-lived pool processes (Parbench.WorkerPool) spawned before the ready line (start_ns); each repetition sends each one message, and each opens its :odbc connection inside ns (the spec's timed region holds the connections), drains the counter and closes it"
+        }
       }
     }
   end
@@ -56,7 +63,11 @@ defmodule Parbench.Workloads.BatchJob do
     extra = %{lcs: lcs, kernel: kernel, kernel_detail: kernels()[kernel]}
     extra = if model == "seq", do: extra, else: Map.put(extra, :chunk, 1)
     %{model: model, job: job, connection_string: connection_string, workers: workers, extra: extra}
+    |> WorkerPool.for_start(options["start"])
   end
+
+  @impl true
+  def finish(context), do: WorkerPool.stop_for(context)
 
   @impl true
   def run(%{model: model, connection_string: connection_string} = context) do
@@ -81,9 +92,9 @@ defmodule Parbench.Workloads.BatchJob do
     end)
   end
 
-  defp process_all("async_stream", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
+  defp process_all("async_stream", doc_ids, tally, %{job: job, connection_string: connection_string} = context) do
     process_one = fn doc_id -> Database.with_connection(connection_string, &process_document(direct(&1), job, doc_id)) end
-    ChunkStream.map(doc_ids, workers, process_one, tally, false)
+    ChunkStream.map(doc_ids, context, process_one, tally, false)
   end
 
   defp process_all("process_per_doc", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
@@ -102,19 +113,16 @@ defmodule Parbench.Workloads.BatchJob do
     end
   end
 
-  defp process_all("pool", doc_ids, tally, %{job: job, connection_string: connection_string, workers: workers}) do
+  defp process_all("pool", doc_ids, tally, %{job: job, connection_string: connection_string} = context) do
     queue = List.to_tuple(doc_ids)
     next_index = :atomics.new(1, signed: false)
-
-    1..workers
-    |> Enum.map(fn _ ->
-      Task.async(fn ->
-        Database.with_connection(connection_string, &drain_queue(direct(&1), job, queue, next_index, tally, []))
-      end)
-    end)
-    |> Task.await_many(:infinity)
-    |> Enum.concat()
+    drain = fn -> Database.with_connection(connection_string, &drain_queue(direct(&1), job, queue, next_index, tally, [])) end
+    context |> on_each_worker(drain) |> Enum.concat()
   end
+
+  # The pool's workers: spawned for the repetition (cold) or the warm pool's.
+  defp on_each_worker(%{pool: %WorkerPool{} = pool}, work), do: WorkerPool.run(pool, fn _worker -> work.() end)
+  defp on_each_worker(%{workers: workers}, work), do: 1..workers |> Enum.map(fn _ -> Task.async(work) end) |> Task.await_many(:infinity)
 
   # The worker here is the connection owner: busy from its first document's start to its last's end.
   defp process_document_on(server, job, doc_id, tally),

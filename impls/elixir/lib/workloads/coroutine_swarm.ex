@@ -14,7 +14,8 @@ defmodule Parbench.Workloads.CoroutineSwarm do
       "seq" => %{family: "seq", note: "the same lines in a plain loop, no processes (the article's program 1)"},
       "processes" => %{
         family: "green",
-        note: "one spawn/1 process per task; before each step :erlang.yield/0 (sleep-ms 0) or Process.sleep/1; each task sends its partial digest to the caller; the creating process runs at high priority while it spawns, and every task waits for a :go message, sent to the first task once all exist and passed on by each task to the next as it starts (an event loop's order), so all exist before any runs; --max-processes N adds +P N"
+        note: "one spawn/1 process per task; before each step :erlang.yield/0 (sleep-ms 0) or Process.sleep/1; each task sends its partial digest to the caller; the creating process runs at high priority while it spawns, and every task waits for a :go message, sent to the first task once all exist and passed on by each task to the next as it starts (an event loop's order), so all exist before any runs; --max-processes N adds +P N",
+        start_unavailable: Parbench.Workload.units_are_the_work("task")
       }
     }
   end
@@ -28,7 +29,7 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     %{model: model, tasks: tasks, steps: steps, sleep_ms: sleep_ms, salt: 0, extra: extra}
   end
 
-  @doc "The repetition's salt (`--variants`): task t forms its lines with the id t + salt."
+  @doc "The repetition's salt (its variant, read from stdin): task t forms its lines with the id t + salt."
   @impl true
   def vary(context, salt), do: %{context | salt: salt}
 

@@ -1,7 +1,8 @@
 defmodule Parbench.Workloads.Keygen do
   @moduledoc "keygen (seed 000): random keys encoded as lower-case Base32, sequentially, across schedulers (Flow, tasks) and across nodes."
   use Parbench.Workload
-  alias Parbench.{Chunking, ChunkStream, Cluster, Digest, Protocol, WorkTally}
+  alias Parbench.{Chunking, ChunkStream, Cluster, Digest, Protocol, WorkerPool, WorkTally}
+  alias Parbench.Workloads.Keygen.WarmFlow
 
   # The chunking rule's cap for keygen, in keys (docs/workloads/keygen.md).
   @chunk_cap 1024
@@ -12,10 +13,10 @@ defmodule Parbench.Workloads.Keygen do
   @impl true
   def params, do: ["count", "bytes", "source", "seed", "chunk", "kernel", "probes"]
 
-  # Today's code is plain Elixir/OTP (the standard CSPRNG call per key, the standard library's
-  # encoder): it is the portable kernel, and there is no tuned one.
-  @portable_detail ":crypto.strong_rand_bytes/1 per key (OpenSSL RAND_bytes) + Base.encode32(case: :lower)"
-  @seeded_detail "SplitMix64 bytes per key (seeded source, in place of :crypto.strong_rand_bytes/1) + Base.encode32(case: :lower)"
+  # The reference procedure is the standard CSPRNG call per key and the standard library's
+  # encoder, which is all this code does: it is the portable kernel, and there is no tuned one.
+  @portable_detail "reference, transliterated: :crypto.strong_rand_bytes/1 per key (OpenSSL RAND_bytes) + Base.encode32(case: :lower)"
+  @seeded_detail "reference, transliterated: SplitMix64 bytes per key (seeded source, in place of :crypto.strong_rand_bytes/1) + Base.encode32(case: :lower)"
 
   @impl true
   def kernels, do: %{"portable" => @portable_detail}
@@ -27,18 +28,25 @@ defmodule Parbench.Workloads.Keygen do
       "flow" => %{
         family: "data-parallel",
         workers: true,
-        note: "#{flow_versions_text()}: Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0) |> Flow.map(generate) |> Flow.map(encode) |> Enum.to_list(), as the seed; each stage takes batches of exactly min(1024, ceil(count/workers)) keys (--chunk overrides); keys in the order Flow delivers them; workers_used = distinct stages that processed a batch",
-        versions: flow_versions()
+        note: "#{flow_versions_text()}: Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0) |> Flow.map(generate) |> Flow.map(encode) |> Enum.to_list(), as the seed (cold); each stage takes batches of exactly min(1024, ceil(count/workers)) keys (--chunk overrides); keys in the order Flow delivers them; workers_used = distinct stages that processed a batch",
+        versions: flow_versions(),
+        start: %{
+          "cold" => "Flow's coordinator, supervisor, producer and workers stages, started by Enum.to_list inside each repetition's ns and ended before it stops (the coordinator's :DOWN comes after its supervisor has shut every stage down)",
+          "warm" => "one flow with the same stages and maps, started before the ready line (start_ns) and kept up: Flow.from_stages([an index producer], stages: workers, max_demand: chunk, min_demand: 0) |> … |> Flow.into_stages([a key collector]); each repetition hands the producer its indices and waits for the collector's keys"
+        }
       },
       "distributed" => %{
         family: "distributed",
         workers: true,
-        note: "Erlang distribution: workers = peer BEAM nodes (:peer, 127.0.0.1), started before the timed region (extra.cluster_start_ns) and stopped after the last repetition; chunks of min(1024, ceil(count/workers)) keys (--chunk overrides) are dealt round-robin to the nodes, one :erpc process per node generates and encodes its share, and the keys come back over the distribution connection to the caller; workers_used = nodes that returned a chunk"
+        note: "Erlang distribution: workers = peer BEAM nodes (:peer, 127.0.0.1), started before the ready line (start_ns, extra.cluster_start_ns) and stopped after the last repetition; chunks of min(1024, ceil(count/workers)) keys (--chunk overrides) are dealt round-robin to the nodes, one :erpc process per node generates and encodes its share, and the keys come back over the distribution connection to the caller; workers_used = nodes that returned a chunk",
+        start: %{"warm" => "the peer nodes (one BEAM OS process each, :peer) and their agents, started before the ready line (start_ns); each repetition starts one :erpc process on each node and waits for its keys"},
+        start_unavailable: %{"cold" => "the peer nodes are started once, before the first repetition (a BEAM node takes 0.6-1 s to boot here), and no repetition starts or stops one"}
       },
       "async_stream" => %{
         family: "data-parallel",
         workers: true,
-        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn (stood in for Flow before Flow was built here); workers_used = the most chunks in progress at once"
+        note: "Task.async_stream(ordered: false, max_concurrency: workers), one task per chunk of min(1024, ceil(count/workers)) keys (--chunk overrides), each key generated and encoded in turn (stood in for Flow before Flow was built here); workers_used = the most chunks in progress at once (cold), the pool's processes that took a chunk (warm)",
+        start: WorkerPool.start_modes("chunk of keys")
       }
     }
   end
@@ -70,7 +78,11 @@ defmodule Parbench.Workloads.Keygen do
     context = %{model: model, count: count, key_bytes: key_bytes, source: source, seed: seed,
                 workers: workers, chunk: chunk, probes: probes, extra: extra}
 
-    if model == "distributed", do: start_cluster(context), else: context
+    case model do
+      "distributed" -> start_cluster(context)
+      "flow" -> if(options["start"] == "warm", do: start_flow(context), else: Map.put(context, :warm_flow, nil))
+      _ -> WorkerPool.for_start(context, options["start"])
+    end
   end
 
   # The peers boot outside the timed region, as the VM's own boot is (the contract's one exception).
@@ -78,14 +90,24 @@ defmodule Parbench.Workloads.Keygen do
     {start_ns, cluster} = Protocol.time_ns(fn -> Cluster.start(nodes, System.get_env("PARBENCH_ERL_FLAGS", "")) end)
     extra = Map.merge(extra, %{nodes: nodes, cluster_start_ns: start_ns, epmd: cluster.epmd})
     # Parbench.Protocol also counts the peers' CPU time as the case's (the cluster's agents).
-    %{context | extra: extra} |> Map.put(:cluster, cluster)
+    %{context | extra: extra} |> Map.merge(%{cluster: cluster, start_ns: start_ns})
+  end
+
+  # The warm flow's stages read each repetition's job (its key source, tally and probes) from a
+  # table, once per batch: they were built before any repetition existed.
+  defp start_flow(%{workers: workers, chunk: chunk} = context) do
+    jobs = :ets.new(:keygen_flow_jobs, [:set, :public, read_concurrency: true])
+    job_of_batch = fn -> :ets.lookup_element(jobs, :job, 2) end
+    {start_ns, flow} = Protocol.time_ns(fn -> WarmFlow.start(workers, chunk, &key_stages(&1, job_of_batch)) end)
+    Map.merge(context, %{warm_flow: flow, flow_jobs: jobs, start_ns: start_ns})
   end
 
   @impl true
   def finish(%{cluster: cluster}), do: Cluster.stop(cluster)
-  def finish(_context), do: :ok
+  def finish(%{warm_flow: flow}) when flow != nil, do: WarmFlow.stop(flow)
+  def finish(context), do: WorkerPool.stop_for(context)
 
-  @doc "The repetition's seed (`--variants`); the strong source has none to vary."
+  @doc "The repetition's seed (its variant, read from stdin); the strong source has none to vary."
   @impl true
   def vary(%{source: "seeded"} = context, seed), do: %{context | seed: seed}
   def vary(context, _seed), do: context
@@ -104,33 +126,20 @@ defmodule Parbench.Workloads.Keygen do
     {keys, nil, nil}
   end
 
-  def run(%{model: "flow", count: count, chunk: chunk, workers: workers} = context) do
+  def run(%{model: "flow"} = context) do
     tally = WorkTally.new()
     probes = probe_store(context)
-    caller = self()
-
-    keys =
-      0..(count - 1)//1
-      |> Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0,
-        on_init: fn _stage -> report_coordinator(caller) end)
-      |> Flow.map_batch(&begin_batch/1)
-      |> Flow.map(key_source(context))
-      |> Flow.map(&encode/1)
-      |> Flow.map(&end_key(&1, tally, probes))
-      |> Enum.to_list()
-
-    await_flow_end(workers)
-    {keys, tally, probes}
+    {flow_keys(context, %{key_source: key_source(context), tally: tally, probes: probes}), tally, probes}
   end
 
-  def run(%{model: "async_stream", count: count, chunk: chunk, workers: workers} = context) do
+  def run(%{model: "async_stream", count: count, chunk: chunk} = context) do
     tally = WorkTally.new()
     probes = probe_store(context)
     key_source = key_source(context)
 
     keys =
       Chunking.spans(count, chunk)
-      |> ChunkStream.map(workers, &generate_span(&1, key_source, probes), tally, false)
+      |> ChunkStream.map(context, &generate_span(&1, key_source, probes), tally, false)
       |> Enum.concat()
 
     {keys, tally, probes}
@@ -171,24 +180,60 @@ defmodule Parbench.Workloads.Keygen do
 
   defp flow_extra(_model, _workers, _chunk), do: %{}
 
+  # Cold: the flow is started by Enum.to_list and ends with the repetition.
+  defp flow_keys(%{warm_flow: nil, count: count, chunk: chunk, workers: workers}, job) do
+    caller = self()
+
+    keys =
+      0..(count - 1)//1
+      |> Flow.from_enumerable(stages: workers, max_demand: chunk, min_demand: 0,
+        on_init: fn _stage -> report_coordinator(caller) end)
+      |> key_stages(fn -> job end)
+      |> Enum.to_list()
+
+    await_flow_end(workers)
+    keys
+  end
+
+  # Warm: the flow started before the ready line gets the repetition's job and its indices.
+  defp flow_keys(%{warm_flow: flow, flow_jobs: jobs, count: count}, job) do
+    :ets.insert(jobs, {:job, job})
+    WarmFlow.run(flow, count)
+  end
+
+  # What every stage does, cold or warm: generate and encode each key of its batch.
+  defp key_stages(flow, job_of_batch) do
+    flow
+    |> Flow.map_batch(&begin_batch(&1, job_of_batch.()))
+    |> Flow.map(&generate_key/1)
+    |> Flow.map(&encode/1)
+    |> Flow.map(&end_key/1)
+  end
+
   # Runs in a stage, once per batch of max_demand keys (a chunk), before the maps (Flow allows
-  # map_batch only there): the stage remembers the batch's indices and when it began it.
-  defp begin_batch(batch) do
-    Process.put(:keygen_batch, {batch, WorkTally.now()})
+  # map_batch only there): the stage remembers the batch's indices, when it began it and the
+  # repetition's job.
+  defp begin_batch(batch, job) do
+    Process.put(:keygen_batch, {batch, WorkTally.now(), job})
     batch
+  end
+
+  defp generate_key(index) do
+    {_batch, _started, job} = Process.get(:keygen_batch)
+    job.key_source.(index)
   end
 
   # The last map of the stage, once per key in the batch's order: pairs the key with its index
   # (for --probes) and, at the batch's last key, records the chunk and its busy interval.
-  defp end_key(key, tally, probes) do
-    {[index | rest], started} = Process.get(:keygen_batch)
+  defp end_key(key) do
+    {[index | rest], started, %{tally: tally, probes: probes} = job} = Process.get(:keygen_batch)
     if probes != nil and is_map_key(probes.wanted, index), do: :ets.insert(probes.found, {index, key})
 
     if rest == [] do
       WorkTally.record(tally, self(), started, WorkTally.now())
       Process.delete(:keygen_batch)
     else
-      Process.put(:keygen_batch, {rest, started})
+      Process.put(:keygen_batch, {rest, started, job})
     end
 
     key
@@ -251,7 +296,8 @@ defmodule Parbench.Workloads.Keygen do
   defp probed(_keys, found, wanted) when is_map(found), do: Enum.map(wanted, &Map.fetch!(found, &1))
 
   @doc """
-  The ceiling "csprng+base32", with the case's workers and chunks: the CSPRNG filling
+  The ceiling "csprng+base32", with the case's workers and chunks (tasks for cold models and
+  for both flows, the warm pool for warm async_stream, the nodes for distributed): the CSPRNG filling
   `count × bytes` bytes (one `:crypto.strong_rand_bytes` call per chunk), then `Base.encode32`
   alone encoding `count` keys of fixed bytes; nothing is kept.
   """
@@ -269,7 +315,7 @@ defmodule Parbench.Workloads.Keygen do
   defp each_chunk(%{model: "distributed", cluster: cluster}, spans, fun),
     do: spans |> Cluster.deal(cluster.nodes) |> Cluster.map_shares(&Enum.each(&1, fun))
 
-  defp each_chunk(%{workers: workers}, spans, fun), do: ChunkStream.map(spans, workers, fun, nil, false)
+  defp each_chunk(context, spans, fun), do: ChunkStream.map(spans, context, fun, nil, false)
 
   defp fill_random({_first, length}, key_bytes) do
     :crypto.strong_rand_bytes(length * key_bytes)

@@ -16,15 +16,18 @@ defmodule Parbench.Workloads.SpawnChain do
     %{
       "spawn" => %{
         family: "actors",
-        note: "the seed's chain: one spawn/3 process per link, each waiting in receive; " <> limit
+        note: "the seed's chain: one spawn/3 process per link, each waiting in receive; " <> limit,
+        start_unavailable: Parbench.Workload.units_are_the_work("link")
       },
       "distributed" => %{
         family: "distributed",
-        note: "the spawn chain across Erlang distribution: links alternate between two peer BEAM nodes (:peer, 127.0.0.1; started before the timed region, extra.cluster_start_ns, stopped after the last repetition), each created there with spawn_request from the caller's node, so every hop (and the caller's first send and last receive) crosses nodes: a cross-node message beside spawn's local one; " <> limit <> " (on the peers too)"
+        note: "the spawn chain across Erlang distribution: links alternate between two peer BEAM nodes (:peer, 127.0.0.1; started before the timed region, extra.cluster_start_ns, stopped after the last repetition), each created there with spawn_request from the caller's node, so every hop (and the caller's first send and last receive) crosses nodes: a cross-node message beside spawn's local one; " <> limit <> " (on the peers too)",
+        start_unavailable: Parbench.Workload.units_are_the_work("link")
       },
       "genserver" => %{
         family: "actors",
-        note: "the same chain of OTP GenServers: each link started with GenServer.start/2 (which waits for its init), the pass by GenServer.cast/2, each link stopping after its pass; the BEAM's raw process cost beside an OTP abstraction's; " <> limit
+        note: "the same chain of OTP GenServers: each link started with GenServer.start/2 (which waits for its init), the pass by GenServer.cast/2, each link stopping after its pass; the BEAM's raw process cost beside an OTP abstraction's; " <> limit,
+        start_unavailable: Parbench.Workload.units_are_the_work("link")
       }
     }
   end
@@ -40,7 +43,7 @@ defmodule Parbench.Workloads.SpawnChain do
     if model == "distributed", do: start_cluster(context), else: context
   end
 
-  @doc "The repetition's start value (`--variants`): sent into the chain instead of 0; the answer is start + n."
+  @doc "The repetition's start value (its variant, read from stdin): sent into the chain instead of 0; the answer is start + n."
   @impl true
   def vary(context, start), do: %{context | start: start}
 

@@ -5,29 +5,20 @@ import { loadDriver, openStore } from '../batch_database.js';
 import { OrderFreeDigest } from '../digest.js';
 import { claimChunks, newChunkCounter } from '../chunking.js';
 import { BusyInterval, nowNs, UsageError } from '../protocol.js';
-import { runWorkers, workersReport } from '../worker_team.js';
+import { startTeam, workersReport } from '../worker_team.js';
 
 /**
  * The spec's offset map: M[i] = where old byte i lands in new (M[n] = len(new)), from the LCS walk
- * over the suffix table dp[i][j] = LCS(old[i:], new[j:]).
+ * over the suffix table dp[i][j] = LCS(old[i:], new[j:]), written as the spec's steps.
  */
 export function lcsOffsetMap(oldBytes, newBytes) {
   const n = oldBytes.length;
   const m = newBytes.length;
-  const width = m + 1;
-  const table = Math.min(n, m) < 0xffff ? new Uint16Array((n + 1) * width) : new Uint32Array((n + 1) * width);
+  // Row n and column m stay 0: the LCS of an empty suffix.
+  const dp = Array.from({ length: n + 1 }, () => new Int32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) {
-    const row = i * width;
-    const below = row + width;
-    const oldByte = oldBytes[i];
     for (let j = m - 1; j >= 0; j--) {
-      if (oldByte === newBytes[j]) {
-        table[row + j] = table[below + j + 1] + 1;
-      } else {
-        const down = table[below + j];
-        const right = table[row + j + 1];
-        table[row + j] = down >= right ? down : right;
-      }
+      dp[i][j] = oldBytes[i] === newBytes[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
     }
   }
   const matchedTo = new Int32Array(n).fill(-1);
@@ -35,8 +26,10 @@ export function lcsOffsetMap(oldBytes, newBytes) {
   let j = 0;
   while (i < n && j < m) {
     if (oldBytes[i] === newBytes[j]) {
-      matchedTo[i++] = j++;
-    } else if (table[(i + 1) * width + j] >= table[i * width + j + 1]) {
+      matchedTo[i] = j;
+      i++;
+      j++;
+    } else if (dp[i + 1][j] >= dp[i][j + 1]) {
       i++;
     } else {
       j++;
@@ -60,7 +53,7 @@ export function alignAnnotations(oldText, newText, spans) {
   return aligned;
 }
 
-const KERNEL_DETAIL = 'plain JS LCS suffix table (Uint16Array), walk and offset map';
+const KERNEL_DETAIL = 'reference, transliterated';
 
 function documentPath(docsDir, docId) {
   return path.join(docsDir, `${docId}.json`);
@@ -132,76 +125,130 @@ function prepareSeq({ docs_dir: docsDir, db }) {
   };
 }
 
-// fs.promises reads run on libuv's thread pool, whose size bounds how many overlap.
+// fs.promises reads run on libuv's thread pool, whose size bounds how many overlap. Node starts
+// that pool as it boots, so its threads exist before the ready line in both start modes.
 const UV_THREADPOOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+
+/** `count` connections, one per lane or worker. */
+function openStores(db, count) {
+  return Promise.all(Array.from({ length: count }, () => openStore(db)));
+}
+
+function closeStores(stores) {
+  return Promise.all(stores.map((store) => store.close()));
+}
 
 /**
  * `workers` promise chains (lanes) on the one event loop, each with its own connection, each
  * taking the next pending document; they overlap waiting on PostgreSQL and the file system, never
- * alignment. Lanes start in order and each takes a document before its first await.
+ * alignment. Lanes start in order and each takes a document before its first await. Cold opens
+ * the lanes' connections inside every repetition, warm once here.
  */
-function prepareAsync({ docs_dir: docsDir, db }, workers) {
+async function prepareAsync({ docs_dir: docsDir, db }, workers, start) {
+  const startBegin = nowNs();
+  const warmStores = start === 'warm' ? await openStores(db, workers) : null;
+  const runLanes = async (laneStores, timing) => {
+    const docIds = await laneStores[0].pendingDocIds();
+    let next = 0;
+    // A lane is busy from its first document's start to its last one's end.
+    const lane = async (laneStore) => {
+      const busy = new BusyInterval();
+      let docs = 0;
+      for (; next < docIds.length; docs++) {
+        busy.begin();
+        await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
+        busy.end();
+      }
+      return { docs, ...busy.toJSON() };
+    };
+    const perLane = await Promise.all(laneStores.map(lane));
+    const extra = { chunks: docIds.length, workers_used: perLane.filter((result) => result.docs > 0).length, uv_threadpool_size: UV_THREADPOOL_SIZE };
+    return { docs: docIds.length, extra, busy: perLane };
+  };
   return {
+    startNs: warmStores ? nowNs() - startBegin : undefined,
     runOnce: (repetition) => timedJob(repetition, db, async (timing) => {
-      const laneStores = await Promise.all(Array.from({ length: workers }, () => openStore(db)));
+      if (warmStores) return runLanes(warmStores, timing);
+      const laneStores = await openStores(db, workers);
       try {
-        const docIds = await laneStores[0].pendingDocIds();
-        let next = 0;
-        // A lane is busy from its first document's start to its last one's end.
-        const lane = async (laneStore) => {
-          const busy = new BusyInterval();
-          let docs = 0;
-          for (; next < docIds.length; docs++) {
-            busy.begin();
-            await processDocument(laneStore, readDocumentAsync, docsDir, docIds[next++], timing);
-            busy.end();
-          }
-          return { docs, ...busy.toJSON() };
-        };
-        const perLane = await Promise.all(laneStores.map(lane));
-        const extra = { chunks: docIds.length, workers_used: perLane.filter((result) => result.docs > 0).length, uv_threadpool_size: UV_THREADPOOL_SIZE };
-        return { docs: docIds.length, extra, busy: perLane };
+        return await runLanes(laneStores, timing);
       } finally {
-        await Promise.all(laneStores.map((laneStore) => laneStore.close()));
+        await closeStores(laneStores);
       }
     }),
+    close: async () => {
+      if (warmStores) await closeStores(warmStores);
+    },
   };
 }
 
 /**
- * Every repetition starts `workers` worker threads, each with its own connection; each takes its
- * own document first, then claims more with Atomics.add; the work list is read on the main thread.
+ * `workers` worker threads, each with its own connection, started in every repetition (cold) or
+ * once here with their connections open (warm); each takes its own document first, then claims
+ * more with Atomics.add; the work list is read on the main thread (warm: over a connection it keeps).
  */
-function prepareWorkerThreads({ docs_dir: docsDir, db }, workers) {
+async function prepareWorkerThreads({ docs_dir: docsDir, db }, workers, start) {
+  const startBegin = nowNs();
+  const { team } = await startTeam(start, import.meta.url, workers);
+  const listStore = start === 'warm' ? await openStore(db) : null;
+  if (start === 'warm') await team.run('openWorkerStore', { db });
+  const startNs = start === 'warm' ? nowNs() - startBegin : undefined;
+  const pendingDocIds = () => (listStore ? listStore.pendingDocIds() : withStore(db, (store) => store.pendingDocIds()));
   return {
-    runOnce: (repetition) => timedJob(repetition, db, async (timing, start) => {
-      const docIds = await withStore(db, (store) => store.pendingDocIds());
+    startNs,
+    runOnce: (repetition) => timedJob(repetition, db, async (timing, clockStart) => {
+      const docIds = await pendingDocIds();
       const task = { docsDir, db, docIds: Int32Array.from(docIds), counter: newChunkCounter(workers).buffer };
-      const results = await runWorkers(import.meta.url, 'alignDocuments', workers, task);
+      const results = await team.run('alignDocuments', task);
       for (const result of results) {
         timing.cpu_ns += result.cpu_ns;
         timing.io_ns += result.io_ns;
       }
-      const report = workersReport(results, start);
+      const report = workersReport(results, clockStart);
       if (report.chunks_done !== docIds.length) throw new Error(`workers processed ${report.chunks_done} of ${docIds.length} documents`);
       return { docs: docIds.length, extra: { chunks: docIds.length, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns }, busy: results };
     }),
+    close: async () => {
+      if (start === 'warm') {
+        await team.run('closeWorkerStore', {});
+        await listStore.close();
+      }
+      await team.end();
+    },
   };
 }
 
-/** Worker side: opens its own connection and processes documents until none are left. */
-export async function alignDocuments({ docsDir, db, docIds, counter }, worker) {
+/** Warm worker side: the connection this worker keeps for every repetition. */
+export async function openWorkerStore({ db }, worker, post, state) {
+  state.store = await openStore(db);
+  return { chunks: 0 };
+}
+
+export async function closeWorkerStore(task, worker, post, state) {
+  await state.store.close();
+  state.store = undefined;
+  return { chunks: 0 };
+}
+
+/**
+ * Worker side: processes documents until none are left, over the connection it keeps (warm) or
+ * one it opens and closes here (cold).
+ */
+export async function alignDocuments(task, worker, post, state) {
+  if (state.store) return alignClaimedDocuments(state.store, task, worker);
+  return withStore(task.db, (store) => alignClaimedDocuments(store, task, worker));
+}
+
+async function alignClaimedDocuments(store, { docsDir, docIds, counter }, worker) {
   const timing = { cpu_ns: 0, io_ns: 0 };
   const busy = new BusyInterval();
   let docs = 0;
-  await withStore(db, async (store) => {
-    for (const index of claimChunks(new Int32Array(counter), worker, docIds.length)) {
-      busy.begin();
-      await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
-      busy.end();
-      docs++;
-    }
-  });
+  for (const index of claimChunks(new Int32Array(counter), worker, docIds.length)) {
+    busy.begin();
+    await processDocument(store, readDocumentSync, docsDir, docIds[index], timing);
+    busy.end();
+    docs++;
+  }
   return { ...timing, chunks: docs, ...busy.toJSON() };
 }
 
@@ -219,22 +266,30 @@ export const batchJob = {
     async: {
       family: 'async',
       workers: true,
-      note: 'N promise chains (N = --workers) on one event loop, one connection each, opened and closed inside the timed region; better-sqlite3 is synchronous, so with SQLite only file reads overlap',
+      note: 'N promise chains (N = --workers) on one event loop, one connection each; better-sqlite3 is synchronous, so with SQLite only file reads overlap',
+      start: {
+        cold: 'the lanes\' N connections opened inside each repetition\'s clock and closed before it stops; the lanes (promise chains) started and settled inside it; libuv\'s thread pool is Node\'s own, started at boot',
+        warm: 'the lanes\' N connections opened once before the ready line and kept; each repetition starts one promise chain per open connection and awaits them all',
+      },
     },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: 'every repetition starts --workers worker_threads inside the timed region and joins them (exit); one connection per worker; each takes its own document first, then claims more with Atomics.add',
+      note: '--workers worker_threads, one connection per worker; each takes its own document first, then claims more with Atomics.add',
+      start: {
+        cold: 'the Workers started inside each repetition\'s clock, each opening and closing its connection there, and joined (exited) before it stops; the main thread\'s work-list connection too',
+        warm: 'the Workers started once before the ready line, each opening its connection then, and the main thread\'s work-list connection; each repetition posts the work list to every worker and awaits its reply',
+      },
     },
   },
-  async prepare({ model, params, workers }) {
+  async prepare({ model, params, workers, start }) {
     // stat, not fs.existsSync: access(2) ignores the benchmark user's CAP_DAC_READ_SEARCH (sdes_ecb.js).
     if (!fs.statSync(params.docs_dir, { throwIfNoEntry: false })) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
     if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
     // Loading the driver is start-up, not the job (worker threads load theirs inside, as they start).
     await loadDriver(params.db);
     if (model === 'seq') return prepareSeq(params);
-    if (model === 'async') return prepareAsync(params, workers);
-    return prepareWorkerThreads(params, workers);
+    if (model === 'async') return prepareAsync(params, workers, start);
+    return prepareWorkerThreads(params, workers, start);
   },
 };

@@ -96,7 +96,7 @@ export const coroutineSwarm = {
     tasks: { kind: 'int', default: 1000 },
     steps: { kind: 'int', default: 10 },
     sleep_ms: { kind: 'int', default: 0 },
-    // Task t's id in its lines is t + salt: 0, or repetition j's variant (--variants).
+    // Task t's id in its lines is t + salt: 0, or the variant read from stdin before the repetition.
     salt: { kind: 'int', default: 0, maximum: 2 ** 32 - 1, variantOnly: true },
   },
   variantParam: 'salt',
@@ -105,10 +105,18 @@ export const coroutineSwarm = {
     async: {
       family: 'async',
       note: 'one async function per task; yield = await timers/promises setImmediate() (an event-loop turn); sleep = await timers/promises setTimeout(ms)',
+      start_unavailable: {
+        cold: 'the tasks are the work itself, made in every repetition; one JS thread runs them on the event loop, which is always there',
+        warm: 'the tasks are the work itself: tasks made before the repetition would leave nothing to measure',
+      },
     },
     'async-microtask': {
       family: 'async',
       note: 'one async function per task; yield = await of a resolved promise (microtask queue only, the event loop never turns); sleep = await setTimeout(ms)',
+      start_unavailable: {
+        cold: 'the tasks are the work itself, made in every repetition; one JS thread runs them on the event loop, which is always there',
+        warm: 'the tasks are the work itself: tasks made before the repetition would leave nothing to measure',
+      },
     },
   },
   prepare({ model }) {

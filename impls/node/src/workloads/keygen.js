@@ -3,7 +3,7 @@ import { base32Module } from '../base32_wasm.js';
 import { chunkBounds, chunkPlan, KEYS_CAP, newChunkCounter } from '../chunking.js';
 import { OrderFreeDigest } from '../digest.js';
 import { nowNs, UsageError } from '../protocol.js';
-import { runWorkers, withReadyWorkers, workersReport } from '../worker_team.js';
+import { startTeam, workersReport } from '../worker_team.js';
 import { appendKeys, base32Chunks, csprngChunks, encodedLength, fillKeyBytes, keyBuffers } from './keygen_worker.js';
 
 // Worker threads load the keys' module only.
@@ -17,8 +17,8 @@ export const STRONG_SOURCE = `crypto.randomFillSync (OpenSSL ${process.versions.
  * differ in the encoder (and, on worker threads, in how a chunk reaches the main thread).
  */
 export const KERNEL_DETAILS = {
-  portable: 'crypto.randomFillSync per chunk + plain JS Base32 (5 bits at a time into a Buffer), a latin1 string per key; worker threads post their keys as strings',
-  tuned: 'crypto.randomFillSync per chunk + WebAssembly Base32 (1,024-entry character-pair table), a latin1 string per key; worker threads transfer raw records the main thread decodes',
+  portable: 'reference, transliterated: crypto.randomFillSync, plain-JS Base32',
+  tuned: 'crypto.randomFillSync + WebAssembly Base32 through a 1,024-entry character-pair table; worker threads transfer raw records the main thread decodes',
 };
 
 /** The checksum of a finished run for both sources: the order-free digest of the keys. */
@@ -85,14 +85,16 @@ function timeSeqCeiling(task) {
 }
 
 /**
- * Every repetition starts `workers` worker threads; each makes its own chunk of keys, then claims
- * more with Atomics.add, and posts each chunk to the main thread, which appends its keys to the
- * one array as they arrive: strings cannot be shared between isolates.
+ * `workers` worker threads, started in every repetition (cold) or once here (warm); each makes its
+ * own chunk of keys, then claims more with Atomics.add, and posts each chunk to the main thread,
+ * which appends its keys to the one array as they arrive: strings cannot be shared between isolates.
  */
-function prepareWorkerThreads(params, workers, kernel) {
+async function prepareWorkerThreads(params, workers, kernel, start) {
   const width = encodedLength(params.bytes);
   const { chunk, chunks } = chunkPlan(params.count, workers, KEYS_CAP, params.chunk);
+  const { team, startNs } = await startTeam(start, WORKER_MODULE, workers);
   return {
+    startNs,
     async runOnce(repetition) {
       const job = jobOf(repetition.params, kernel);
       const task = () => ({ ...job, chunk, chunks, counter: newChunkCounter(workers).buffer });
@@ -104,27 +106,28 @@ function prepareWorkerThreads(params, workers, kernel) {
         if (strings) for (const key of strings) keys.push(key);
         else appendKeys(keys, encoded, width);
       };
-      const start = repetition.startClock();
-      const results = await runWorkers(WORKER_MODULE, 'generateChunks', workers, task(), receive);
+      const clockStart = repetition.startClock();
+      const results = await team.run('generateChunks', task(), receive);
       repetition.stopClock();
       repetition.recordBusy(results);
-      const report = workersReport(results, start);
+      const report = workersReport(results, clockStart);
       const keyAt = (position) => keys[chunkStarts[Math.floor(position / chunk)] + (position % chunk)];
       const result = await finish(repetition, keys, job, keyAt, { chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns });
-      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(await timeParallelCeiling(repetition, workers, task)));
+      if (job.source === 'strong') Object.assign(result.extra, ceilingExtra(await timeParallelCeiling(repetition, team, task)));
       return result;
     },
+    close: () => team.end(),
   };
 }
 
-/** Both parts of the ceiling on the same number of worker threads, started before the clocks. */
-function timeParallelCeiling(repetition, workers, task) {
-  return withReadyWorkers(repetition, WORKER_MODULE, workers, async (team) => {
+/** Both parts of the ceiling on as many worker threads, running before the clocks. */
+function timeParallelCeiling(repetition, team, task) {
+  return team.withCeilingWorkers(repetition, async (ceilingTeam) => {
     const times = [];
     for (const part of ['csprngChunks', 'base32Chunks']) {
-      const start = nowNs();
-      await team.run(part, task());
-      times.push(nowNs() - start);
+      const begin = nowNs();
+      await ceilingTeam.run(part, task());
+      times.push(nowNs() - begin);
     }
     return times;
   });
@@ -140,7 +143,7 @@ export const keygen = {
     chunk: { kind: 'int', default: 0 },
     probes: { kind: 'list', default: [] },
   },
-  // --variants: repetition j uses seed variants[j] (the strong source ignores it).
+  // Protocol 3: repetition j uses the seed read from stdin before it (the strong source ignores it).
   variantParam: 'seed',
   kernels: KERNEL_DETAILS,
   kernelDetail: (kernel) => KERNEL_DETAILS[kernel],
@@ -149,12 +152,16 @@ export const keygen = {
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); each makes its own chunk of keys (randomFillSync, the kernel's Base32), then claims more with Atomics.add, and posts each chunk to the main thread, which keeps the keys as strings in one array (strings cannot cross isolates); chunk min(${KEYS_CAP}, ceil(count/workers)) keys or --chunk`,
+      note: `--workers worker_threads (cold: started and joined inside every repetition's timed region; warm: started once before the first repetition); each makes its own chunk of keys (randomFillSync, the kernel's Base32), then claims more with Atomics.add, and posts each chunk to the main thread, which keeps the keys as strings in one array (strings cannot cross isolates); chunk min(${KEYS_CAP}, ceil(count/workers)) keys or --chunk`,
+      start: {
+        cold: 'the Workers started inside each repetition\'s clock (each seeds its own OpenSSL DRBG there) and joined (exited) before it stops; the ceiling\'s Workers started and terminated within the repetition',
+        warm: 'the Workers started once before the ready line (each seeds its DRBG in its first repetition, a warm-up where there is one); each repetition posts the task to every worker and awaits its reply, the keys arriving as posts; the ceiling runs on the same Workers',
+      },
     },
   },
-  prepare({ model, params, workers, kernel = 'portable' }) {
+  prepare({ model, params, workers, start, kernel = 'portable' }) {
     const outside = params.probes.find((position) => position >= params.count);
     if (outside !== undefined) throw new UsageError(`--probes ${outside} is not a key index below --count ${params.count}`);
-    return model === 'seq' ? prepareSeq(kernel) : prepareWorkerThreads(params, workers, kernel);
+    return model === 'seq' ? prepareSeq(kernel) : prepareWorkerThreads(params, workers, kernel, start);
   },
 };

@@ -33,6 +33,7 @@ function encodeTail(source, start, remaining, target, targetStart) {
 /**
  * The portable encoder: RFC 4648 Base32 as plain JS writes it, five bits at a time through a
  * bit buffer, characters into `target` from `targetStart`, '=' to a multiple of eight.
+ * Fewer than 5 bits are left over before each byte, so 12 bits of buffer hold every pending one.
  */
 export function encodeBase32Into(source, start, end, target, targetStart) {
   let out = targetStart;
@@ -69,9 +70,9 @@ export class PortableKeyBuffers {
   }
 }
 
-/** The kernel's key buffers: the same interface, a plain JS encoder or the WebAssembly one. */
+/** The kernel's key buffers: the same interface, the plain JS encoder (portable) or the WebAssembly one (tuned). */
 export function keyBuffers(kernel, module, capacity, keyBytes) {
-  return kernel === 'portable' ? new PortableKeyBuffers(capacity, keyBytes) : new KeyBuffers(module, capacity, keyBytes);
+  return kernel === 'portable' ? new PortableKeyBuffers(capacity, keyBytes) : new WasmKeyBuffers(module, capacity, keyBytes);
 }
 
 /** The keys of a chunk's records as strings (each a one-byte string, copied by latin1 decoding), appended to `keys`. */
@@ -86,7 +87,7 @@ export function appendKeys(keys, records, width) {
  * `keyBytes` bytes, in one WebAssembly memory [pairs | raw | records] that the encoder works in: key k's bytes are at
  * raw[k·keyBytes], its characters at records[k·width].
  */
-export class KeyBuffers {
+export class WasmKeyBuffers {
   constructor(module, capacity, keyBytes) {
     this.keyBytes = keyBytes;
     this.width = encodedLength(keyBytes);

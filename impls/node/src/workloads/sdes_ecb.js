@@ -4,21 +4,20 @@ import fs from 'node:fs';
 import { BYTES_CAP, chunkPlan, newChunkCounter } from '../chunking.js';
 import { LimitError, nowNs, UsageError } from '../protocol.js';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../table_lookup_wasm.js';
-import { runWorkers, withReadyWorkers, workersReport } from '../worker_team.js';
-import { encryptRange, instantiateTableLookup, keyTable, subkeys } from './sdes_ecb_worker.js';
+import { startTeam, workersReport } from '../worker_team.js';
+import * as portable from './sdes_ecb_portable.js';
+import * as tuned from './sdes_ecb_tuned.js';
+import { encryptRange, instantiateTableLookup } from './sdes_ecb_worker.js';
 
 // Worker threads load the cipher's module only.
 const WORKER_MODULE = new URL('./sdes_ecb_worker.js', import.meta.url);
 
 /** What each kernel runs, per cipher: `extra.kernel_detail` and `--list`'s kernels. */
 export const KERNEL_DETAILS = {
-  portable: {
-    bitwise: 'plain JS per byte: every permutation a loop over the spec\'s table, S-boxes as nested arrays, two Feistel rounds',
-    table: 'plain JS: the key\'s 256-byte table (Uint8Array), one lookup per byte',
-  },
+  portable: { bitwise: 'reference, transliterated', table: 'reference, transliterated' },
   tuned: {
-    bitwise: 'JS per byte, permutations hand-expanded into shift-and-mask groups',
-    table: 'WebAssembly loop, 64K pair table (two bytes a lookup) from 1 MiB, the 256-byte table below',
+    bitwise: 'hand-expanded shift-and-mask permutations, flat S-box arrays (JS per byte)',
+    table: 'WebAssembly look-up loop, 64K pair table (two bytes a look-up) from 1 MiB, the 256-byte table below',
   },
 };
 
@@ -72,15 +71,12 @@ function readFileInto(path, bytes) {
  * table for a large input).
  */
 export function makeCipher(kind, kernel, key, memory, size) {
-  if (kind === 'table') {
-    const table = keyTable(key, kernel);
-    if (kernel === 'portable') return { kind, kernel, table };
-    const pairs = size >= PAIRS_MIN_BYTES;
-    writeTables(table, memory.buffer, pairs);
-    return { kind, kernel, pairs };
-  }
-  const [k1, k2] = subkeys(key);
-  return { kind, kernel, k1, k2 };
+  const [k1, k2] = portable.subkeys(key);
+  if (kind === 'bitwise') return { kind, kernel, k1, k2 };
+  if (kernel === 'portable') return { kind, kernel, table: portable.keyTable(k1, k2) };
+  const pairs = size >= PAIRS_MIN_BYTES;
+  writeTables(tuned.keyTable(k1, k2), memory.buffer, pairs);
+  return { kind, kernel, pairs };
 }
 
 function sha256Hex(bytes) {
@@ -108,10 +104,10 @@ function prepareSeq(params, kernel) {
 }
 
 /**
- * Every repetition starts `workers` worker threads over the shared memory; each encrypts its
- * own chunk, then claims more with Atomics.add; the repetition ends when all have exited.
+ * `workers` worker threads over the shared memory, started in every repetition (cold) or once
+ * here (warm); each encrypts its own chunk, then claims more with Atomics.add.
  */
-function prepareWorkerThreads(params, workers, kernel) {
+async function prepareWorkerThreads(params, workers, kernel, start) {
   const { memory, input, output, loadNs } = loadBuffers(params.input, true, kernel);
   const { chunk, chunks } = chunkPlan(input.length, workers, BYTES_CAP, params.chunk);
   // tuned: the compiled module goes to the workers with the memory (V8 shares its code between
@@ -121,32 +117,35 @@ function prepareWorkerThreads(params, workers, kernel) {
     : { inputBuffer: input.buffer, outputBuffer: output.buffer };
   const sharedTask = { ...buffers, size: input.length, chunk, chunks };
   const task = (cipher) => ({ ...sharedTask, cipher, counter: newChunkCounter(workers).buffer });
+  const { team, startNs } = await startTeam(start, WORKER_MODULE, workers);
   return {
+    startNs,
     async runOnce(repetition) {
       const { cipher, key } = repetition.params;
-      const start = repetition.startClock();
-      const results = await runWorkers(WORKER_MODULE, 'encryptChunks', workers, task(makeCipher(cipher, kernel, key, memory, input.length)));
+      const clockStart = repetition.startClock();
+      const results = await team.run('encryptChunks', task(makeCipher(cipher, kernel, key, memory, input.length)));
       repetition.stopClock();
       repetition.recordBusy(results);
-      const report = workersReport(results, start);
+      const report = workersReport(results, clockStart);
       if (report.chunks_done !== chunks) throw new Error(`workers encrypted ${report.chunks_done} of ${chunks} chunks`);
       const checksum = await repetition.checksum(() => sha256Hex(output));
-      const ceilingNs = await timeParallelCopy(repetition, workers, task(null));
+      const ceilingNs = await timeParallelCopy(repetition, team, task(null));
       return {
         items: input.length,
         checksum,
         extra: { load_ns: loadNs, chunk, chunks, workers_used: report.workers_used, workers_start_ns: report.workers_start_ns, ceiling: COPY_CEILING, ceiling_ns: ceilingNs },
       };
     },
+    close: () => team.end(),
   };
 }
 
-/** The copy ceiling: the same chunks copied by as many worker threads, started before the clock. */
-function timeParallelCopy(repetition, workers, task) {
-  return withReadyWorkers(repetition, WORKER_MODULE, workers, async (team) => {
-    const start = nowNs();
-    await team.run('copyChunks', task);
-    return nowNs() - start;
+/** The copy ceiling: the same chunks copied by as many worker threads, running before its clock. */
+function timeParallelCopy(repetition, team, task) {
+  return team.withCeilingWorkers(repetition, async (ceilingTeam) => {
+    const begin = nowNs();
+    await ceilingTeam.run('copyChunks', task);
+    return nowNs() - begin;
   });
 }
 
@@ -158,22 +157,29 @@ export const sdesEcb = {
     cipher: { kind: 'choice', choices: ['bitwise', 'table'], default: 'table' },
     chunk: { kind: 'int', default: 0 },
   },
-  // --variants: repetition j encrypts under key variants[j].
+  // Protocol 3: repetition j encrypts under the key read from stdin before it.
   variantParam: 'key',
-  kernels: Object.fromEntries(Object.entries(KERNEL_DETAILS).map(([kernel, detail]) => [kernel, `bitwise: ${detail.bitwise}; table: ${detail.table}`])),
+  kernels: {
+    portable: KERNEL_DETAILS.portable.bitwise,
+    tuned: `bitwise: ${KERNEL_DETAILS.tuned.bitwise}; table: ${KERNEL_DETAILS.tuned.table}`,
+  },
   kernelDetail: (kernel, params) => KERNEL_DETAILS[kernel][params.cipher],
   models: {
-    seq: { family: 'seq', note: 'output pre-faulted once before timing; key schedule inside; portable: plain typed arrays, JS loops; tuned: input and output in one WebAssembly.Memory, table looked up by a WebAssembly loop (pair table from 1 MiB), bitwise with shift-and-mask permutations' },
+    seq: { family: 'seq', note: 'output pre-faulted once before timing; key schedule inside; portable: the reference procedure over plain typed arrays; tuned: input and output in one WebAssembly.Memory, table looked up by a WebAssembly loop (pair table from 1 MiB), bitwise with shift-and-mask permutations' },
     'worker-threads': {
       family: 'threads',
       workers: true,
-      note: `every repetition starts --workers worker_threads inside the timed region and joins them (exit); input and output shared with no copy (portable: two SharedArrayBuffers; tuned: one shared WebAssembly.Memory, the compiled module passed to every worker), output pre-faulted once before timing; each worker takes its own chunk, then claims more with Atomics.add; chunk min(${BYTES_CAP}, ceil(size/workers)) bytes or --chunk`,
+      note: `--workers worker_threads (cold: started and joined inside every repetition's timed region; warm: started once before the first repetition); input and output shared with no copy (portable: two SharedArrayBuffers; tuned: one shared WebAssembly.Memory, the compiled module passed to every worker), output pre-faulted once before timing; each worker takes its own chunk, then claims more with Atomics.add; chunk min(${BYTES_CAP}, ceil(size/workers)) bytes or --chunk`,
+      start: {
+        cold: 'the Workers started inside each repetition\'s clock and joined (exited) before it stops; the copy ceiling\'s Workers started and terminated within the repetition',
+        warm: 'the Workers started once before the ready line; each repetition posts the chunks\' task to every worker and awaits its reply; the copy ceiling runs on the same Workers',
+      },
     },
   },
-  prepare({ model, params, workers, kernel = 'portable' }) {
+  prepare({ model, params, workers, start, kernel = 'portable' }) {
     // stat, not fs.existsSync: access(2) asks as the real user without capabilities, and parbench's
     // benchmark user reads a project under a root-only folder by CAP_DAC_READ_SEARCH alone.
     if (!fs.statSync(params.input, { throwIfNoEntry: false })) throw new UsageError(`--input '${params.input}' does not exist`);
-    return model === 'seq' ? prepareSeq(params, kernel) : prepareWorkerThreads(params, workers, kernel);
+    return model === 'seq' ? prepareSeq(params, kernel) : prepareWorkerThreads(params, workers, kernel, start);
   },
 };

@@ -172,7 +172,7 @@ export const spawnChain = {
   name: 'spawn-chain',
   params: {
     n: { kind: 'int', default: 1000, minimum: 1 },
-    // The value sent into the chain: 0, or repetition j's variant (--variants).
+    // The value sent into the chain: 0, or the variant read from stdin before the repetition.
     start: { kind: 'int', default: 0, maximum: 2 ** 31 - 1, variantOnly: true },
   },
   variantParam: 'start',
@@ -180,11 +180,19 @@ export const spawnChain = {
     promises: {
       family: 'async',
       note: 'each link an async function awaiting its own promise, resolved by the next link (microtask hops); a link ends by itself after its send; live_units counted by each link as it starts and after its send',
+      start_unavailable: {
+        cold: 'the links are the work itself, made in every repetition; no pool of threads runs them (the one event loop is always there)',
+        warm: 'the links are the work itself: a chain made before the repetition would leave nothing to measure',
+      },
     },
     'worker-threads': {
       family: 'threads',
       note: `each link a worker_thread (its own V8 isolate and event loop) joined by MessageChannel ports; all online before the pass; every link exited inside the timed region; live_units from a shared Atomics counter each link increments as it starts and decrements after its send; stops with a limit result when free memory falls below ${MEMORY_RESERVE_MIB} MiB`,
       flags: `memory reserve ${MEMORY_RESERVE_MIB} MiB`,
+      start_unavailable: {
+        cold: 'each link is its own worker_thread, made and ended in every repetition: the units are the work itself, there is no separate pool to start cold',
+        warm: 'each link is its own worker_thread and the chain is the work: links made before the repetition would leave nothing to measure',
+      },
     },
   },
   prepare({ model }) {

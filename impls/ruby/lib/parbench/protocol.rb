@@ -17,18 +17,23 @@ module Parbench
   # CLOCK_MONOTONIC readings (nil for models without workers).
   Outcome = Struct.new(:items, :checksum, :extra, :ceiling, :release, :busy, keyword_init: true)
 
-  # The harness protocol (docs/protocol.md): argument parsing, the timed loop, JSON lines,
-  # exit codes 0/2/3 and `--list`.
+  # One call: the workload, its model and params, and how many repetitions in which start mode.
+  Call = Struct.new(:klass, :model, :spec, :params, :workers, :warmup, :repeat, :start, keyword_init: true)
+
+  # The harness protocol (docs/protocol.md): argument parsing, the ready line, the variants read
+  # from stdin, the timed loop, JSON lines, exit codes 0/2/3 and `--list`.
   module Protocol
     module_function
 
-    def main(argv, workloads:, description:)
+    START_MODES = %w[cold warm].freeze
+
+    # `variants` is where each repetition's variant line is read from (protocol 3: stdin).
+    def main(argv, workloads:, description:, variants: $stdin)
       if argv == ["--list"]
         puts JSON.generate(list(workloads, description))
         return 0
       end
-      workload_class, model, params, workers, warmup, repeat, variants = parse(argv, workloads)
-      measure(workload_class, model, params, workers, warmup, repeat, variants)
+      measure(parse(argv, workloads), variants)
       0
     rescue BadArguments => e
       warn "parbench-ruby: #{e.message}"
@@ -64,14 +69,47 @@ module Parbench
         raise BadArguments, "--model is required; valid for #{name}: #{klass::MODELS.keys.join(', ')}"
       spec = klass::MODELS[model] or
         raise BadArguments, "unknown model '#{model}' for #{name}; valid: #{klass::MODELS.keys.join(', ')}"
-      warmup = integer(options.delete("warmup") || "0", "warmup")
-      repeat = integer(options.delete("repeat") || "1", "repeat")
-      variants = variants_for(options.delete("variants"), warmup + repeat)
-      # Checked before the first repetition, so a bad variant is exit 2 with no line printed.
-      variants&.each { |variant| klass.check_variant(variant) } if klass.respond_to?(:check_variant)
-      workers = workers_for(options.delete("workers"), spec, model)
-      params = params_for(klass, spec, options)
-      [klass, model, params, workers, warmup, repeat, variants]
+      Call.new(klass: klass, model: model, spec: spec,
+               warmup: integer(options.delete("warmup") || "0", "warmup"),
+               repeat: integer(options.delete("repeat") || "1", "repeat"),
+               start: start_for(options.delete("start"), spec, "model '#{model}' of #{name}"),
+               workers: workers_for(options.delete("workers"), spec, model),
+               params: params_for(klass, spec, options))
+    end
+
+    # `--start cold|warm` (protocol 3): the mode asked for if the model offers it, else its
+    # default (cold where offered, else the only mode); nil for a model that takes none.
+    def start_for(value, spec, what)
+      offered = spec.fetch(:start, {})
+      unavailable = spec.fetch(:start_unavailable, {})
+      if offered.empty?
+        return nil if value.nil?
+
+        reasons = unavailable.map { |mode, why| "#{mode}: #{why}" }.join("; ")
+        raise BadArguments, "#{what} takes no --start#{reasons.empty? ? '' : " (#{reasons})"}"
+      end
+      return (offered.key?(:cold) ? "cold" : offered.keys.first.to_s) if value.nil?
+      raise BadArguments, "--start must be one of #{START_MODES.join(', ')}, got '#{value}'" unless START_MODES.include?(value)
+      return value if offered.key?(value.to_sym)
+
+      raise BadArguments, "#{what} has no #{value} start: #{unavailable.fetch(value.to_sym, 'not offered')}; " \
+                          "valid: #{offered.keys.join(', ')}"
+    end
+
+    # Repetition j's variant, read from its own line (protocol 3): a non-negative decimal
+    # integer, checked by the workload where a variant has a range (sdes-ecb's 10-bit key).
+    def read_variant(variants, repetition, klass)
+      line = variants.gets
+      raise BadArguments, "stdin closed before repetition #{repetition}" if line.nil?
+
+      text = line.strip
+      unless text.match?(/\A[0-9]+\z/)
+        raise BadArguments, "stdin line #{line.inspect} for repetition #{repetition} is not a variant; " \
+                            "valid: one non-negative decimal integer per line"
+      end
+      variant = Integer(text, 10)
+      klass.check_variant(variant) if klass.respond_to?(:check_variant)
+      variant
     end
 
     def pairs(args)
@@ -84,20 +122,7 @@ module Parbench
       end
     end
 
-    # `--variants v0,...`: one non-negative integer per repetition, warm-ups first; nil when
-    # absent (every repetition then uses the base params). What a variant is, is the workload's.
-    def variants_for(value, repetitions)
-      return nil if value.nil?
-
-      variants = integer_list(value, "variants")
-      unless variants.size == repetitions
-        raise BadArguments, "--variants needs #{repetitions} values (warm-ups + repetitions), got #{variants.size}"
-      end
-
-      variants
-    end
-
-    # A comma-separated list of non-negative integers (`--variants`, `--probes`).
+    # A comma-separated list of non-negative integers (`--probes`).
     def integer_list(value, name)
       values = value.split(",").map { |text| integer(text.strip, name) }
       raise BadArguments, "--#{name} takes non-negative integers, got '#{value}'" if values.any?(&:negative?)
@@ -145,28 +170,51 @@ module Parbench
       raise BadArguments, "--#{name.tr('_', '-')} must be an integer, got '#{text}'"
     end
 
-    # Loading happens outside the timed region; each repetition, warm-ups included, is timed
-    # around `run` only, then its checksum is taken, then its ceiling is timed, then what it
-    # left behind is released (docs/workloads/README.md, docs/protocol.md "Proof of work").
-    # Every phase between two lines is timed and reported, so the harness can account for
-    # the gap: prepare_ns (deriving the variant), ns, checksum_ns, ceiling_ns, cleanup_ns.
-    def measure(klass, model, params, workers, warmup, repeat, variants)
+    # Loading happens outside the timed region; a warm start then makes the model's workers
+    # (`start_workers`, timed as start_ns); the ready line follows. Each repetition, warm-ups
+    # included, reads its variant, then is timed around `run` only, then its checksum is taken,
+    # then its ceiling is timed, then what it left behind is released (docs/workloads/README.md,
+    # docs/protocol.md "Proof of work" and "Protocol 3"). Every phase between two lines is timed
+    # and reported, so the harness can account for the gap: prepare_ns (deriving the variant),
+    # ns, checksum_ns, ceiling_ns, cleanup_ns. A warm start's workers end after the last line.
+    def measure(call, variants)
       started = now_ns
-      workload = klass.new(model: model, workers: workers, **params)
+      workload = call.klass.new(model: call.model, workers: call.workers, **call.params)
       load_ns = now_ns - started
-      (warmup + repeat).times do |j|
-        label = j < warmup ? { warmup: j } : { rep: j - warmup }
-        print_line(label.merge(repetition(workload, variants&.[](j), load_ns)))
+      print_ready(call, call.start == "warm" ? time_ns { workload.start_workers } : nil)
+      (call.warmup + call.repeat).times do |j|
+        variant = read_variant(variants, j, call.klass)
+        label = j < call.warmup ? { warmup: j } : { rep: j - call.warmup }
+        line = repetition(workload, variant, load_ns)
+        line[:extra][:start] = call.start if call.start
+        print_line(label.merge(line))
       end
+    ensure
+      workload&.stop_workers if call.start == "warm"
+    end
+
+    def time_ns
+      started = now_ns
+      yield
+      now_ns - started
+    end
+
+    # The ready line (protocol 3): the start mode that runs ("none" for a model that takes
+    # none), and for warm the time its workers took to make.
+    def print_ready(call, start_ns)
+      ready = { ready: call.start || "none" }
+      ready[:start_ns] = start_ns if start_ns
+      ready[:extra] = { workers: call.workers } if call.spec[:workers]
+      print_line(ready)
     end
 
     def repetition(workload, variant, load_ns)
       prepared = now_ns
       workload.prepare(variant)
       started = now_ns
-      cpu_before = cpu_ns
+      cpu_before = cpu_ns(workload)
       outcome = workload.run
-      cpu_after = cpu_ns
+      cpu_after = cpu_ns(workload)
       elapsed = now_ns - started
       checksum_started = now_ns
       checksum = outcome.checksum.respond_to?(:call) ? outcome.checksum.call : outcome.checksum
@@ -185,10 +233,25 @@ module Parbench
     # User and system CPU of the process and of its children reaped so far, in ns. getrusage
     # (RUSAGE_SELF covers every thread, so every Ractor; RUSAGE_CHILDREN every forked worker
     # that was waited for) through Process.times, which keeps the two apart; the clock of
-    # CLOCK_PROCESS_CPUTIME_ID gives only their sum.
-    def cpu_ns
+    # CLOCK_PROCESS_CPUTIME_ID gives only their sum. A warm pool's processes are not reaped
+    # inside the clock: the workload reads theirs (`workers_cpu_ns`, user and system together),
+    # counted as user time.
+    def cpu_ns(workload)
       times = Process.times
-      [((times.utime + times.cutime) * 1e9).round, ((times.stime + times.cstime) * 1e9).round]
+      workers = workload.respond_to?(:workers_cpu_ns) ? workload.workers_cpu_ns : 0
+      [((times.utime + times.cutime) * 1e9).round + workers, ((times.stime + times.cstime) * 1e9).round]
+    end
+
+    # User and system CPU ns of every thread of the processes so far: the first field of each
+    # thread's /proc/<pid>/task/<tid>/schedstat (ns, unlike /proc/<pid>/stat's clock ticks).
+    def processes_cpu_ns(pids)
+      pids.sum do |pid|
+        Dir.glob("/proc/#{pid}/task/*/schedstat").sum do |path|
+          Integer(File.read(path).split.first, 10)
+        rescue SystemCallError, ArgumentError, TypeError
+          0 # a thread that ended between the listing and the read
+        end
+      end
     end
 
     # Busy intervals from absolute monotonic readings to ns from the repetition's clock start.

@@ -9,8 +9,8 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
-use crate::parallel::{in_rayon_pool, Chunking, Ran};
-use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
+use crate::parallel::{Chunking, Ran, Shape, TokioWorkers, Workers, RAYON_START};
+use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Conversation, Failure, Outcome, Ready, Sample};
 use crate::workloads::{plain, Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -23,21 +23,27 @@ pub const WORKLOAD: Workload = Workload {
             family: "threads",
             workers: true,
             params: &[],
-            note: "bounded pool: --workers std threads spawned and joined inside the timed region, one connection each, taking document ids from a shared queue",
+            note: "bounded pool: --workers OS threads, each opening its own connection in the repetition and taking document ids from a shared queue; cold: std::thread::scope threads spawned and joined in each repetition; warm: threads spawned once before the ready line, handed each repetition's job through a channel each, joined at exit",
+            start: THREADS_START,
+            start_unavailable: &[],
         },
         Model {
             name: "rayon",
             family: "data-parallel",
             workers: true,
             params: &[],
-            note: "Rayon's own scheduler: par_iter().try_for_each_init over the work list, one connection per Rayon job split; blocking I/O on a pool of --workers threads built and joined inside the timed region (build_scoped, pool.install)",
+            note: "Rayon's own scheduler: par_iter().try_for_each_init over the work list inside pool.install, one connection per Rayon job split, blocking I/O on a ThreadPool of --workers threads; cold: built, dropped and its threads joined in each repetition; warm: one pool built before the ready line",
+            start: RAYON_START,
+            start_unavailable: &[],
         },
         Model {
             name: "tokio",
             family: "async",
             workers: true,
             params: &[],
-            note: "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections (rusqlite / sync postgres client); alignment on the --workers async threads; runtime built and shut down inside the timed region",
+            note: "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections opened in the repetition (rusqlite / sync postgres client), at most --workers blocking threads; alignment on the --workers async threads; cold: the runtime built and shut down in each repetition; warm: built before the ready line with its blocking threads started",
+            start: TOKIO_START,
+            start_unavailable: &[],
         },
     ],
     kernels: &[("portable", PORTABLE)],
@@ -45,7 +51,24 @@ pub const WORKLOAD: Workload = Workload {
 };
 
 /// The alignment as the spec reads it; there is no tuned kernel.
-const PORTABLE: &str = "LCS suffix table over bytes (one Vec<u32>, plain nested loops) and the spec's walk";
+const PORTABLE: &str = "reference, transliterated";
+
+const THREADS_START: &[(&str, &str)] = &[
+    ("cold", "--workers std::thread::scope threads spawned and joined in each repetition, each opening its connection"),
+    ("warm", "--workers std threads spawned before the ready line, handed each repetition's job through a channel each, joined at exit; each opens its connection in the repetition"),
+];
+
+const TOKIO_START: &[(&str, &str)] = &[
+    ("cold", "a multi-thread tokio runtime (--workers worker threads, up to --workers blocking threads started on demand) built and shut down (threads joined) in each repetition"),
+    ("warm", "one multi-thread tokio runtime built before the ready line with its --workers worker threads and --workers blocking threads started; block_on per repetition"),
+];
+
+/// The tokio model's threads, workers and blocking ones, as `ps` and /proc show them.
+const TOKIO_THREAD_NAME: &str = "batch-tokio";
+
+/// The blocking threads of the tokio model never end while idle: a warm runtime keeps them
+/// for every repetition (tokio's default lets an idle one go after 10 s).
+const BLOCKING_KEEP_ALIVE: Duration = Duration::from_secs(24 * 3600);
 
 /// Long enough that concurrent SQLite writers queue for the lock instead of failing.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -53,18 +76,14 @@ const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(120);
 pub type Span = (i64, i64, String);
 
 /// M from the spec: where each offset of `old` lands in `new` (M[len(old)] = len(new)).
+/// The portable kernel: docs/workloads/batch-job.md's steps as written.
 pub fn lcs_offset_map(old: &[u8], new: &[u8]) -> Vec<i64> {
     let (n, m) = (old.len(), new.len());
-    let width = m + 1;
-    // Suffix table dp[i][j] = LCS(old[i..], new[j..]), row-major; row n and column m stay 0.
-    let mut dp = vec![0u32; (n + 1) * width];
+    // Suffix table dp[i][j] = LCS(old[i..], new[j..]); row n and column m stay 0.
+    let mut dp = vec![vec![0u32; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            dp[i * width + j] = if old[i] == new[j] {
-                dp[(i + 1) * width + j + 1] + 1
-            } else {
-                dp[(i + 1) * width + j].max(dp[i * width + j + 1])
-            };
+            dp[i][j] = if old[i] == new[j] { dp[i + 1][j + 1] + 1 } else { dp[i + 1][j].max(dp[i][j + 1]) };
         }
     }
     let mut matched_to = vec![None; n];
@@ -74,7 +93,7 @@ pub fn lcs_offset_map(old: &[u8], new: &[u8]) -> Vec<i64> {
             matched_to[i] = Some(j);
             i += 1;
             j += 1;
-        } else if dp[(i + 1) * width + j] >= dp[i * width + j + 1] {
+        } else if dp[i + 1][j] >= dp[i][j + 1] {
             i += 1;
         } else {
             j += 1;
@@ -338,26 +357,20 @@ pub fn job_seq(database: &Database, docs_dir: &Path, split: &TimeSplit) -> Outco
     Ok(pending.len())
 }
 
-/// A pool of `workers` threads, each with its own connection, taking the next document id
+/// The pool's threads (`workers`), each with its own connection, taking the next document id
 /// from a shared queue.
-pub fn job_threads(database: &Database, docs_dir: &Path, split: &TimeSplit, workers: usize) -> Outcome<usize> {
+pub fn job_threads(database: &Database, docs_dir: &Path, split: &TimeSplit, workers: &Workers) -> Outcome<usize> {
     let pending = database.connect()?.pending_documents()?;
     let queue = Mutex::new(pending.iter().copied());
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| -> Outcome<()> {
-                    let mut db = database.connect()?;
-                    loop {
-                        let next = queue.lock().expect("work queue").next();
-                        let Some(doc_id) = next else { return Ok(()) };
-                        process_document(&mut db, docs_dir, doc_id, split)?;
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().try_for_each(|h| h.join().map_err(|_| crash("a batch worker", "panicked"))?)
-    })?;
+    let outcomes = workers.on_each_thread(|_| -> Outcome<()> {
+        let mut db = database.connect()?;
+        loop {
+            let next = queue.lock().expect("work queue").next();
+            let Some(doc_id) = next else { return Ok(()) };
+            process_document(&mut db, docs_dir, doc_id, split)?;
+        }
+    });
+    outcomes.into_iter().collect::<Outcome<()>>()?;
     Ok(pending.len())
 }
 
@@ -409,14 +422,46 @@ impl ConnectionPool {
     }
 }
 
-/// One tokio task per document; file and database work borrow one of `workers` connections on
-/// the blocking pool, and the alignment runs on the runtime's async worker threads. The runtime
-/// is built here and dropped before returning (which joins its worker and blocking threads).
-pub fn job_tokio(database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, workers: usize) -> Outcome<usize> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The tokio model's runtime: `workers` async threads and at most `workers` blocking threads
+/// (one per pooled connection), kept while idle.
+fn tokio_runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .thread_name(TOKIO_THREAD_NAME)
         .worker_threads(workers)
+        .max_blocking_threads(workers)
+        .thread_keep_alive(BLOCKING_KEEP_ALIVE)
         .build()
-        .map_err(|e| Failure::Limit(e.to_string()))?;
+}
+
+/// A warm runtime's blocking threads, all started before the ready line: `workers` blocking
+/// calls that wait for each other, so each runs on a thread of its own.
+fn start_blocking_threads(runtime: &tokio::runtime::Runtime, workers: usize) {
+    let all_running = Arc::new(std::sync::Barrier::new(workers));
+    runtime.block_on(async {
+        let calls: Vec<_> = (0..workers)
+            .map(|_| {
+                let all_running = all_running.clone();
+                tokio::task::spawn_blocking(move || {
+                    all_running.wait();
+                })
+            })
+            .collect();
+        for call in calls {
+            call.await.expect("a blocking warm-up call");
+        }
+    });
+}
+
+/// One tokio task per document; file and database work borrow one of `workers` connections on
+/// the blocking pool, and the alignment runs on the runtime's async worker threads, whose
+/// runtime `tokio` makes for the repetition (cold: built here, dropped before returning, which
+/// joins its worker and blocking threads) or holds (warm).
+pub fn job_tokio(database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, tokio: &TokioWorkers) -> Outcome<usize> {
+    let workers = tokio.count;
+    tokio.on_runtime(|runtime| job_on_runtime(runtime, database, docs_dir, split, workers))?
+}
+
+fn job_on_runtime(runtime: &tokio::runtime::Runtime, database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, workers: usize) -> Outcome<usize> {
     let pool = Arc::new(ConnectionPool::open(database, workers)?);
     let done = runtime.block_on(async {
         let pending = pool.with(|db| db.pending_documents()).await?;
@@ -457,24 +502,52 @@ pub fn job_tokio(database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>, w
     done
 }
 
-fn run(call: &Call) -> Outcome<()> {
+/// Where a model runs its documents for the whole process: its pool, team or runtime, made in
+/// each repetition (cold) or once (warm).
+enum Runner {
+    Seq,
+    Threads(Workers),
+    Rayon(Workers),
+    Tokio(TokioWorkers),
+}
+
+impl Runner {
+    fn start(call: &Call, workers: usize) -> Outcome<(Runner, Ready)> {
+        Ok(match call.model.as_str() {
+            "seq" => (Runner::Seq, Ready::None),
+            "threads" => Workers::start(Shape::Threads, workers, call.start).map(|(w, ready)| (Runner::Threads(w), ready))?,
+            "rayon" => Workers::start(Shape::Rayon, workers, call.start).map(|(w, ready)| (Runner::Rayon(w), ready))?,
+            "tokio" => TokioWorkers::start(workers, call.start, tokio_runtime, start_blocking_threads).map(|(t, ready)| (Runner::Tokio(t), ready))?,
+            other => unreachable!("the registry lists no batch-job model '{other}'"),
+        })
+    }
+
+    /// The whole job; busy intervals span whole documents except for tokio, whose file and
+    /// database work runs on the blocking pool rather than on its workers.
+    fn job(&self, database: &Database, docs_dir: &Path, split: &Arc<TimeSplit>) -> Outcome<usize> {
+        match self {
+            Runner::Seq => job_seq(database, docs_dir, split),
+            Runner::Threads(workers) => job_threads(database, docs_dir, split, workers),
+            Runner::Rayon(workers) => workers.in_rayon_pool(false, |pool| pool.install(|| job_rayon(database, docs_dir, split)))?,
+            Runner::Tokio(tokio) => job_tokio(database, docs_dir, split, tokio),
+        }
+    }
+}
+
+fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let docs_dir = PathBuf::from(call.text("docs-dir", None)?);
     let database = Database::from_url(&call.text("db", None)?)?;
     let class = call.kernel(false)?;
     let workers = if call.model == "seq" { 1 } else { call.workers()? };
+    let (runner, ready) = Runner::start(call, workers)?;
     let mut common = Map::new();
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(PORTABLE));
-    repeat(call, &common, |_| {
+    // The variant is 0 and ignored: every process gets a fresh database.
+    repeat(call, talk, ready, &common, |_| {
         let ((split, done), measured) = measure(|origin| {
             let split = Arc::new(TimeSplit::new(workers, origin, call.model != "tokio"));
-            let done = match call.model.as_str() {
-                "seq" => job_seq(&database, &docs_dir, &split),
-                "threads" => job_threads(&database, &docs_dir, &split, workers),
-                "rayon" => in_rayon_pool(workers, false, |pool| pool.install(|| job_rayon(&database, &docs_dir, &split))).and_then(|done| done),
-                "tokio" => job_tokio(&database, &docs_dir, &split, workers),
-                other => unreachable!("the registry lists no batch-job model '{other}'"),
-            };
+            let done = runner.job(&database, &docs_dir, &split);
             (split, done)
         });
         let done = done?;
@@ -495,6 +568,7 @@ fn run(call: &Call) -> Outcome<()> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::protocol::Start;
 
     fn spans(list: &[(i64, i64, &str)]) -> Vec<Span> {
         list.iter().map(|(b, e, l)| (*b, *e, l.to_string())).collect()
@@ -568,23 +642,37 @@ pub(crate) mod tests {
         (folder.clone(), Database::Sqlite(db_path))
     }
 
+    /// The runner of `model` with `workers` workers in `start` mode, as `run` makes it.
+    fn runner(model: &str, workers: usize, start: Option<Start>) -> Runner {
+        let args: Vec<String> = ["batch-job", "--model", model].iter().map(|a| a.to_string()).collect();
+        let call = Call::parse(&args).unwrap().with_start(start);
+        Runner::start(&call, workers).unwrap().0
+    }
+
+    /// Every model in every start mode: (label, model, workers, start).
+    const EVERY_MODEL: [(&str, &str, usize, Option<Start>); 9] = [
+        ("seq", "seq", 1, None),
+        ("threads-1 cold", "threads", 1, Some(Start::Cold)),
+        ("threads-3 cold", "threads", 3, Some(Start::Cold)),
+        ("threads-3 warm", "threads", 3, Some(Start::Warm)),
+        ("rayon cold", "rayon", 2, Some(Start::Cold)),
+        ("rayon warm", "rayon", 2, Some(Start::Warm)),
+        ("tokio cold", "tokio", 3, Some(Start::Cold)),
+        ("tokio warm", "tokio", 3, Some(Start::Warm)),
+        ("tokio-1 warm", "tokio", 1, Some(Start::Warm)),
+    ];
+
     #[test]
-    fn every_model_agrees_on_a_sqlite_job() {
+    fn every_model_agrees_on_a_sqlite_job_in_both_modes() {
+        let _alone = TOKIO_RUNTIMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut digests = Vec::new();
-        for model in ["seq", "threads-1", "threads-3", "rayon", "tokio"] {
-            let (folder, database) = prepare_job(model, 23);
-            let split = Arc::new(TimeSplit::new(3, Instant::now(), model != "tokio"));
-            let done = match model {
-                "seq" => job_seq(&database, &folder, &split),
-                "threads-1" => job_threads(&database, &folder, &split, 1),
-                "threads-3" => job_threads(&database, &folder, &split, 3),
-                "tokio" => job_tokio(&database, &folder, &split, 3),
-                _ => in_rayon_pool(2, false, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
-            }
-            .unwrap();
-            assert_eq!(done, 23, "{model} processed every pending document");
+        for (label, model, workers, start) in EVERY_MODEL {
+            let (folder, database) = prepare_job(&label.replace(' ', "-"), 23);
+            let split = Arc::new(TimeSplit::new(workers, Instant::now(), model != "tokio"));
+            let done = runner(model, workers, start).job(&database, &folder, &split).unwrap();
+            assert_eq!(done, 23, "{label} processed every pending document");
             let mut db = database.connect().unwrap();
-            assert!(db.pending_documents().unwrap().is_empty(), "{model} left documents pending");
+            assert!(db.pending_documents().unwrap().is_empty(), "{label} left documents pending");
             digests.push(db.annotations_digest().unwrap());
             std::fs::remove_dir_all(folder).unwrap();
         }
@@ -593,20 +681,50 @@ pub(crate) mod tests {
 
     #[test]
     fn parallel_models_count_documents_as_chunks_and_the_threads_that_aligned_them() {
-        for model in ["threads", "rayon", "tokio"] {
-            let (folder, database) = prepare_job(&format!("ran-{model}"), 12);
+        let _alone = TOKIO_RUNTIMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (label, model, _, start) in EVERY_MODEL.into_iter().filter(|m| m.1 != "seq") {
+            let (folder, database) = prepare_job(&format!("ran-{}", label.replace(' ', "-")), 12);
             let split = Arc::new(TimeSplit::new(2, Instant::now(), model != "tokio"));
-            match model {
-                "threads" => job_threads(&database, &folder, &split, 2),
-                "rayon" => in_rayon_pool(2, false, |pool| pool.install(|| job_rayon(&database, &folder, &split))).unwrap(),
-                _ => job_tokio(&database, &folder, &split, 2),
-            }
-            .unwrap();
+            runner(model, 2, start).job(&database, &folder, &split).unwrap();
             let ran = Arc::into_inner(split).unwrap().ran();
-            assert_eq!(ran.chunks, 12, "{model}");
-            assert!((1..=2).contains(&ran.workers_used()), "{model}: {ran:?}");
-            assert_eq!(ran.busy.intervals().as_array().unwrap().len(), ran.workers_used(), "{model}");
+            assert_eq!(ran.chunks, 12, "{label}");
+            assert!((1..=2).contains(&ran.workers_used()), "{label}: {ran:?}");
+            assert_eq!(ran.busy.intervals().as_array().unwrap().len(), ran.workers_used(), "{label}");
             std::fs::remove_dir_all(folder).unwrap();
         }
+    }
+
+    /// The threads of this process that a batch-job tokio runtime made, by id (Linux:
+    /// /proc/self/task and each thread's name).
+    fn tokio_threads() -> std::collections::BTreeSet<String> {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|entry| {
+                let path = entry.ok()?.path();
+                let name = std::fs::read_to_string(path.join("comm")).ok()?;
+                (name.trim() == TOKIO_THREAD_NAME).then(|| path.file_name().unwrap().to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+
+    /// Held by the tests that start tokio runtimes, so one can count the threads of its own.
+    pub(crate) static TOKIO_RUNTIMES: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn a_warm_tokio_runtime_starts_every_thread_before_its_first_job_and_makes_none_in_it() {
+        let _alone = TOKIO_RUNTIMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        assert!(tokio_threads().is_empty());
+        let warm = runner("tokio", 2, Some(Start::Warm));
+        let started = tokio_threads();
+        assert_eq!(started.len(), 4, "two worker and two blocking threads: {started:?}");
+        for job in 0..2 {
+            let (folder, database) = prepare_job(&format!("tokio-warm-threads-{job}"), 8);
+            let split = Arc::new(TimeSplit::new(2, Instant::now(), false));
+            warm.job(&database, &folder, &split).unwrap();
+            std::fs::remove_dir_all(folder).unwrap();
+            assert_eq!(tokio_threads(), started, "job {job} ran on the threads made before it");
+        }
+        drop(warm);
+        assert!(tokio_threads().is_empty(), "the runtime's threads end with it");
     }
 }

@@ -1,5 +1,6 @@
 //! coroutine-swarm: `tasks` coroutines each yielding `steps` times and folding its FizzBuzz lines.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -7,20 +8,23 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use crate::checksum::OrderFreeDigest;
-use crate::protocol::{bad_args, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
+use crate::parallel::{nothing_to_warm, TokioWorkers, TOKIO_START};
+use crate::protocol::{bad_args, measure, repeat, timed, Busy, Call, Conversation, Failure, Outcome, Ready, Sample};
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
     name: "coroutine-swarm",
     params: &["tasks", "steps", "sleep_ms"],
     models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: "plain loop; sleep_ms must be 0" },
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: "plain loop; sleep_ms must be 0", start: &[], start_unavailable: &[] },
         Model {
             name: "tokio",
             family: "async",
             workers: true,
             params: &[],
-            note: "tokio::spawn + yield_now / time::sleep on a multi-thread runtime of --workers threads, built and shut down (threads joined) inside the timed region",
+            note: "tokio::spawn + yield_now / time::sleep on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
+            start: TOKIO_START,
+            start_unavailable: &[],
         },
         Model {
             name: "tokio-current-thread",
@@ -28,39 +32,24 @@ pub const WORKLOAD: Workload = Workload {
             workers: false,
             params: &[],
             note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
+            start: &[],
+            start_unavailable: &[],
         },
     ],
     kernels: &[],
     run,
 };
 
-fn push_decimal(line: &mut Vec<u8>, mut value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    line.extend_from_slice(&digits[start..]);
-}
-
 /// Forms "task:step:fizzbuzz(step)" into `line`, reusing its allocation.
 pub fn form_line(line: &mut Vec<u8>, task: u64, step: u64) {
     line.clear();
-    push_decimal(line, task);
-    line.push(b':');
-    push_decimal(line, step);
-    line.push(b':');
-    match (step % 3, step % 5) {
-        (0, 0) => line.extend_from_slice(b"FizzBuzz"),
-        (_, 0) => line.extend_from_slice(b"Buzz"),
-        (0, _) => line.extend_from_slice(b"Fizz"),
-        _ => push_decimal(line, step),
-    }
+    // Writing into a Vec<u8> cannot fail.
+    let _ = match (step % 3, step % 5) {
+        (0, 0) => write!(line, "{task}:{step}:FizzBuzz"),
+        (_, 0) => write!(line, "{task}:{step}:Buzz"),
+        (0, _) => write!(line, "{task}:{step}:Fizz"),
+        _ => write!(line, "{task}:{step}:{step}"),
+    };
 }
 
 /// The scheduler's passes from one task to another, counted at every step as protocol 2 says:
@@ -148,12 +137,12 @@ pub async fn swarm_tokio(tasks: u64, steps: u64, salt: u64, sleep: Option<Durati
     (digest, spawn_ns)
 }
 
-fn make_runtime(workers: Option<usize>) -> Outcome<tokio::runtime::Runtime> {
-    match workers {
-        Some(workers) => tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_time().build(),
-        None => tokio::runtime::Builder::new_current_thread().enable_time().build(),
-    }
-    .map_err(|e| Failure::Limit(e.to_string()))
+fn multi_thread_runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_time().build()
+}
+
+fn current_thread_runtime() -> Outcome<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_time().build().map_err(|e| Failure::Limit(e.to_string()))
 }
 
 /// What a repetition of a tokio model gives back.
@@ -163,46 +152,68 @@ pub struct Swarmed {
     pub shared: Arc<Shared>,
 }
 
-/// One timed repetition (`started` is the clock's start): the runtime built, every task
-/// spawned and finished, the runtime dropped (which joins its threads).
-fn swarm_repetition(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, workers: Option<usize>, started: Instant) -> Outcome<Swarmed> {
-    let shared = Arc::new(Shared { switches: Switches::default(), busy: workers.map(|w| Busy::new(w, started)) });
-    let runtime = make_runtime(workers)?;
-    let (digest, spawn_ns) = runtime.block_on(swarm_tokio(tasks, steps, salt, sleep, started, shared.clone()));
-    drop(runtime);
-    Ok(Swarmed { digest, spawn_ns, shared })
+/// A tokio model's runtime for the whole process: the multi-thread one (cold or warm, as the
+/// start mode says), or a current-thread one built in each repetition.
+pub enum Swarmer {
+    MultiThread(TokioWorkers),
+    CurrentThread,
 }
 
-/// The yield ceiling: one task on a runtime of the same shape yields `yields` times, forming
-/// no lines; the runtime is built before the clock and dropped after it.
-fn yield_ceiling_ns(yields: u64, workers: Option<usize>) -> Outcome<u128> {
-    let runtime = make_runtime(workers)?;
-    runtime.block_on(async {
-        let started = Instant::now();
-        let unit = tokio::spawn(async move {
-            for _ in 0..yields {
-                tokio::task::yield_now().await;
-            }
-        });
-        unit.await.map_err(|e| crate::protocol::crash("the yield ceiling's task", e))?;
-        Ok(started.elapsed().as_nanos())
-    })
+impl Swarmer {
+    /// Runs `work` on the model's runtime; a runtime the call builds is dropped before it returns.
+    fn on_runtime<R>(&self, work: impl FnOnce(&tokio::runtime::Runtime) -> R) -> Outcome<R> {
+        match self {
+            Swarmer::MultiThread(tokio) => tokio.on_runtime(work),
+            Swarmer::CurrentThread => Ok(work(&current_thread_runtime()?)),
+        }
+    }
+
+    fn workers(&self) -> Option<usize> {
+        match self {
+            Swarmer::MultiThread(tokio) => Some(tokio.count),
+            Swarmer::CurrentThread => None,
+        }
+    }
+
+    /// One timed repetition (`started` is the clock's start): the runtime built (cold), every
+    /// task spawned and finished, the runtime dropped (cold; which joins its threads).
+    fn swarm(&self, tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, started: Instant) -> Outcome<Swarmed> {
+        let shared = Arc::new(Shared { switches: Switches::default(), busy: self.workers().map(|w| Busy::new(w, started)) });
+        let (digest, spawn_ns) = self.on_runtime(|runtime| runtime.block_on(swarm_tokio(tasks, steps, salt, sleep, started, shared.clone())))?;
+        Ok(Swarmed { digest, spawn_ns, shared })
+    }
+
+    /// The yield ceiling: one task on the model's runtime (cold: built before the clock and
+    /// dropped after it) yields `yields` times, forming no lines.
+    fn yield_ceiling_ns(&self, yields: u64) -> Outcome<u128> {
+        self.on_runtime(|runtime| {
+            runtime.block_on(async {
+                let started = Instant::now();
+                let unit = tokio::spawn(async move {
+                    for _ in 0..yields {
+                        tokio::task::yield_now().await;
+                    }
+                });
+                unit.await.map_err(|e| crate::protocol::crash("the yield ceiling's task", e))?;
+                Ok(started.elapsed().as_nanos())
+            })
+        })?
+    }
 }
 
-fn run(call: &Call) -> Outcome<()> {
+fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let tasks = call.number("tasks", None)?;
     let steps = call.number("steps", Some(10))?;
     let sleep_ms = call.number("sleep-ms", Some(0))?;
     let sleep = (sleep_ms > 0).then(|| Duration::from_millis(sleep_ms));
     let mut common = Map::new();
-    let workers = match call.model.as_str() {
+    let (swarmer, ready) = match call.model.as_str() {
         "seq" if sleep.is_some() => {
             return Err(bad_args("seq has no scheduler to sleep in; valid --sleep-ms for seq: 0"))
         }
         "seq" => {
-            return repeat(call, &common, |rep| {
-                let salt = rep.variant(call, 0);
-                let ((digest, switches), measured) = measure(|_| swarm_seq(tasks, steps, salt));
+            return repeat(call, talk, Ready::None, &common, |rep| {
+                let ((digest, switches), measured) = measure(|_| swarm_seq(tasks, steps, rep.variant));
                 let (checksum, checksum_ns) = timed(|| digest.hex());
                 Ok(Sample::new(measured, tasks, checksum).with("checksum_ns", checksum_ns as u64).with("switches", switches))
             })
@@ -210,15 +221,15 @@ fn run(call: &Call) -> Outcome<()> {
         "tokio" => {
             let workers = call.workers()?;
             common.insert("workers".into(), Value::from(workers));
-            Some(workers)
+            let (tokio, ready) = TokioWorkers::start(workers, call.start, multi_thread_runtime, nothing_to_warm)?;
+            (Swarmer::MultiThread(tokio), ready)
         }
-        "tokio-current-thread" => None,
+        "tokio-current-thread" => (Swarmer::CurrentThread, Ready::None),
         other => unreachable!("the registry lists no coroutine-swarm model '{other}'"),
     };
-    repeat(call, &common, |rep| {
+    repeat(call, talk, ready, &common, |rep| {
         // The variant is the salt: task t's lines carry the id t + salt.
-        let salt = rep.variant(call, 0);
-        let (outcome, measured) = measure(|started| swarm_repetition(tasks, steps, salt, sleep, workers, started));
+        let (outcome, measured) = measure(|started| swarmer.swarm(tasks, steps, rep.variant, sleep, started));
         let swarmed = outcome?;
         let (checksum, checksum_ns) = timed(|| swarmed.digest.hex());
         let mut sample = Sample::new(measured, tasks, checksum)
@@ -231,7 +242,7 @@ fn run(call: &Call) -> Outcome<()> {
         if sleep.is_some() {
             return Ok(sample);
         }
-        let ceiling_ns = yield_ceiling_ns(tasks * steps, workers)?;
+        let ceiling_ns = swarmer.yield_ceiling_ns(tasks * steps)?;
         Ok(sample.with("ceiling", "yield").with("ceiling_ns", ceiling_ns as u64))
     })
 }
@@ -239,9 +250,17 @@ fn run(call: &Call) -> Outcome<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Start;
+
+    fn swarmer(workers: Option<usize>, start: Start) -> Swarmer {
+        match workers {
+            Some(w) => Swarmer::MultiThread(TokioWorkers::start(w, Some(start), multi_thread_runtime, nothing_to_warm).unwrap().0),
+            None => Swarmer::CurrentThread,
+        }
+    }
 
     fn tokio_swarmed(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, workers: Option<usize>) -> Swarmed {
-        swarm_repetition(tasks, steps, salt, sleep, workers, Instant::now()).unwrap()
+        swarmer(workers, Start::Cold).swarm(tasks, steps, salt, sleep, Instant::now()).unwrap()
     }
 
     fn tokio_swarm(tasks: u64, steps: u64, sleep: Option<Duration>, workers: Option<usize>) -> String {
@@ -315,15 +334,27 @@ mod tests {
     }
 
     #[test]
-    fn the_yield_ceiling_is_timed_for_both_runtimes() {
-        assert!(yield_ceiling_ns(1000, Some(2)).unwrap() > 0);
-        assert!(yield_ceiling_ns(1000, None).unwrap() > 0);
+    fn the_yield_ceiling_is_timed_for_both_runtimes_in_both_modes() {
+        for start in [Start::Cold, Start::Warm] {
+            assert!(swarmer(Some(2), start).yield_ceiling_ns(1000).unwrap() > 0);
+        }
+        assert!(swarmer(None, Start::Cold).yield_ceiling_ns(1000).unwrap() > 0);
+    }
+
+    #[test]
+    fn a_warm_swarm_gives_every_salt_its_own_digest_on_one_runtime() {
+        let warm = swarmer(Some(2), Start::Warm);
+        for (salt, digest) in [(0, "1161d008ce58dc37"), (1000, "bb33744708f665dd"), (4_294_967_295, "2540eadf7cfb00ad")] {
+            let swarmed = warm.swarm(3, 10, salt, None, Instant::now()).unwrap();
+            assert_eq!(swarmed.digest.hex(), digest, "salt {salt}");
+        }
+        assert!(warm.swarm(50, 10, 0, None, Instant::now()).unwrap().shared.switches.count() > 49);
     }
 
     #[test]
     fn spawn_ns_is_within_ns() {
         let started = Instant::now();
-        let spawn_ns = swarm_repetition(100, 2, 0, None, Some(2), started).unwrap().spawn_ns;
+        let spawn_ns = swarmer(Some(2), Start::Cold).swarm(100, 2, 0, None, started).unwrap().spawn_ns;
         assert!(spawn_ns > 0 && spawn_ns <= started.elapsed().as_nanos());
     }
 }

@@ -1,29 +1,41 @@
 //! keygen: `count` random keys of `bytes` bytes, each encoded as lower-case RFC 4648 Base32.
 
 mod base32;
+mod tuned;
 
-use aes::cipher::{KeyIvInit, StreamCipher};
-use rand::rngs::OsRng;
-use rand::{RngCore, TryRngCore};
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rand::RngCore;
 use serde_json::{Map, Value};
 
 use crate::checksum::{splitmix64_fill, OrderFreeDigest};
-use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape, RAYON_BROADCAST_NOTE, RAYON_NOTE, THREADS_NOTE};
-use crate::protocol::{bad_args, measure, repeat, timed, Call, KernelClass, Outcome, Sample};
+use crate::parallel::{
+    run_chunks, time_chunks, Chunking, Ran, Shape, Workers, RAYON_BROADCAST_NOTE, RAYON_BROADCAST_START, RAYON_NOTE, RAYON_START,
+    THREADS_NOTE, THREADS_START,
+};
+use crate::protocol::{bad_args, measure, repeat, timed, Call, Conversation, KernelClass, Outcome, Sample};
 use crate::workloads::{Model, Workload};
 
 pub use base32::encoded_len as base32_len;
-use base32::Encoder;
+use tuned::{AesCtr, Encoder};
 
 pub const WORKLOAD: Workload = Workload {
     name: "keygen",
     params: &["count", "bytes", "source", "seed", "chunk", "probes"],
     models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: "one loop filling one Vec<String>" },
-        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE },
-        Model { name: "rayon-broadcast", family: "data-parallel", workers: true, params: &[], note: RAYON_BROADCAST_NOTE },
-        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE },
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: "one loop filling one Vec<String>", start: &[], start_unavailable: &[] },
+        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, start_unavailable: &[] },
+        Model {
+            name: "rayon-broadcast",
+            family: "data-parallel",
+            workers: true,
+            params: &[],
+            note: RAYON_BROADCAST_NOTE,
+            start: RAYON_BROADCAST_START,
+            start_unavailable: &[],
+        },
+        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, start_unavailable: &[] },
     ],
     kernels: &[("portable", PORTABLE), ("tuned", TUNED)],
     run,
@@ -31,7 +43,7 @@ pub const WORKLOAD: Workload = Workload {
 
 /// Every model stores one String per key in one Vec<String> (slot i holds key i); the kernel
 /// class decides the generator, the encoder and the allocator.
-const PORTABLE: &str = "rand::rng() (ThreadRng: ChaCha12 seeded and reseeded from OsRng, one per thread) fill_bytes per key + plain Base32 (8 characters per 5-byte group pushed to a String); system allocator";
+const PORTABLE: &str = "reference, transliterated: rand::rng() (ThreadRng: ChaCha12 from OsRng) fill_bytes per key, plain Base32 pushed to a String, system allocator";
 const TUNED: &str = "AES-128-CTR keystream (RustCrypto aes+ctr, AES-NI) keyed from OsRng, one per worker + Base32 with AVX-512 VBMI vpermb/vpmultishiftqb (40 bytes to 64 characters a step, non-temporal stores; unchecked scalar writes where the CPU lacks VBMI) + mimalloc as the allocator";
 
 pub const STRONG_SOURCE: &str = "portable: rand::rng() (ThreadRng, ChaCha12 from OsRng); tuned: AES-128-CTR keyed from OsRng (getrandom)";
@@ -43,25 +55,6 @@ pub const CHUNK_CAP: usize = 1024;
 enum Source {
     Strong,
     Seeded(u64),
-}
-
-/// The tuned kernel's strong generator: an AES-128-CTR keystream under a key and nonce read
-/// from the OS (the keystream generator of NIST's CTR_DRBG; 128-bit security).
-struct AesCtr(ctr::Ctr64BE<aes::Aes128>);
-
-impl AesCtr {
-    fn from_os() -> AesCtr {
-        let mut seed = [0u8; 32];
-        OsRng.try_fill_bytes(&mut seed).expect("the OS's random source answers");
-        let (key, nonce) = seed.split_at(16);
-        AesCtr(ctr::Ctr64BE::new(key.into(), nonce.into()))
-    }
-
-    fn fill(&mut self, out: &mut [u8]) {
-        // The keystream is what the cipher XORs into its input; over zeros it is the output.
-        out.fill(0);
-        self.0.apply_keystream(out);
-    }
 }
 
 /// Where a worker's key bytes come from. Strong and seeded share everything else: the key
@@ -143,14 +136,19 @@ struct Kernel {
 impl Kernel {
     /// `extra.kernel_detail`: the generator (or SplitMix64 in its place) and the encoder.
     fn detail(&self) -> String {
-        let generator = match (self.source, self.class) {
-            (Source::Seeded(_), _) => "SplitMix64 bytes (seeded) in the generator's place",
-            (Source::Strong, KernelClass::Portable) => "rand::rng() ThreadRng fill_bytes",
-            (Source::Strong, KernelClass::Tuned) => "AES-128-CTR (AES-NI) keyed from OsRng",
-        };
-        match Base32::of(self.class) {
-            Base32::Plain => format!("{generator} + plain Base32"),
-            Base32::Tuned(encoder) => format!("{generator} + Base32 {} + mimalloc", encoder.name),
+        match (self.source, self.class) {
+            (Source::Strong, KernelClass::Portable) => PORTABLE.into(),
+            (Source::Seeded(_), KernelClass::Portable) => {
+                "reference, transliterated: SplitMix64 bytes (seeded) in rand::rng()'s place, plain Base32 pushed to a String, system allocator".into()
+            }
+            (source, KernelClass::Tuned) => {
+                let generator = match source {
+                    Source::Seeded(_) => "SplitMix64 bytes (seeded) in the generator's place",
+                    Source::Strong => "AES-128-CTR (AES-NI) keyed from OsRng",
+                };
+                let Base32::Tuned(encoder) = Base32::of(self.class) else { unreachable!("the tuned class has the tuned encoder") };
+                format!("{generator} + Base32 {} + mimalloc", encoder.name)
+            }
         }
     }
 }
@@ -181,23 +179,23 @@ impl KeyMaker {
     }
 }
 
-/// The keys of one repetition, made by `shape` into one collection the caller holds (slot i
-/// holds key i): workers started, generators seeded, every key made, workers joined. `None`
-/// for `seq`.
-fn make_keys(shape: Shape, kernel: Kernel, key_bytes: usize, chunking: &Chunking, origin: std::time::Instant) -> Outcome<(Vec<String>, Option<Ran>)> {
+/// The keys of one repetition, made on `workers` into one collection the caller holds (slot i
+/// holds key i): workers started (cold), generators seeded, every key made, workers joined
+/// (cold). `None` for `seq`.
+fn make_keys(workers: &Workers, kernel: Kernel, key_bytes: usize, chunking: &Chunking, origin: Instant) -> Outcome<(Vec<String>, Option<Ran>)> {
     let mut keys = vec![String::new(); chunking.total];
-    let ran = run_chunks(shape, &mut keys, chunking, origin, || KeyMaker::new(kernel, key_bytes), |maker: &mut KeyMaker, first, slots: &mut [String]| {
+    let ran = run_chunks(workers, &mut keys, chunking, origin, || KeyMaker::new(kernel, key_bytes), |maker: &mut KeyMaker, first, slots: &mut [String]| {
         maker.fill_chunk(first, slots)
     })?;
     Ok((keys, ran))
 }
 
 /// The ceiling: the generator alone filling every key's bytes, then the encoder alone encoding
-/// `count` keys of fixed bytes; same kernel, shape, workers and chunks (of nothing: `()`
-/// slots), the workers already started, nothing kept.
-fn with_ceiling(sample: Sample, shape: Shape, kernel: Kernel, key_bytes: usize, chunking: &Chunking) -> Outcome<Sample> {
+/// `count` keys of fixed bytes; same kernel, workers and chunks (of nothing: `()` slots), the
+/// workers already started, nothing kept.
+fn with_ceiling(sample: Sample, workers: &Workers, kernel: Kernel, key_bytes: usize, chunking: &Chunking) -> Outcome<Sample> {
     let mut units = vec![(); chunking.total];
-    let csprng_ns = time_chunks(shape, &mut units, chunking, || KeyMaker::new(kernel, key_bytes), |maker: &mut KeyMaker, first, part: &mut [()]| {
+    let csprng_ns = time_chunks(workers, &mut units, chunking, || KeyMaker::new(kernel, key_bytes), |maker: &mut KeyMaker, first, part: &mut [()]| {
         for index in first..first + part.len() {
             maker.generator.fill(index, &mut maker.raw);
             std::hint::black_box(&maker.raw);
@@ -206,7 +204,7 @@ fn with_ceiling(sample: Sample, shape: Shape, kernel: Kernel, key_bytes: usize, 
     let fixed = vec![0xa5u8; key_bytes];
     let encoder = Base32::of(kernel.class);
     let scratch = || Scratch { text: String::with_capacity(base32_len(key_bytes)), bytes: vec![0u8; base32_len(key_bytes)] };
-    let base32_ns = time_chunks(shape, &mut units, chunking, scratch, |scratch: &mut Scratch, _, part: &mut [()]| {
+    let base32_ns = time_chunks(workers, &mut units, chunking, scratch, |scratch: &mut Scratch, _, part: &mut [()]| {
         for _ in part.iter() {
             encoder.encode_reusing(&fixed, scratch);
             std::hint::black_box(&scratch);
@@ -219,19 +217,23 @@ fn with_ceiling(sample: Sample, shape: Shape, kernel: Kernel, key_bytes: usize, 
         .with("base32_ns", base32_ns as u64))
 }
 
-/// The order-free digest of the encoded keys (both sources).
-fn checksum(keys: &[String]) -> String {
-    keys.par_iter()
-        .map(|k| {
-            let mut d = OrderFreeDigest::default();
-            d.add_item(k.as_bytes());
-            d
-        })
-        .reduce(OrderFreeDigest::default, OrderFreeDigest::add)
-        .hex()
+/// The order-free digest of the encoded keys (both sources), summed over the same chunks on
+/// the model's own workers (not Rayon's global pool, whose threads an earlier repetition
+/// would have made).
+fn checksum(workers: &Workers, keys: &mut [String], chunking: &Chunking) -> Outcome<String> {
+    let sum = AtomicU64::new(0);
+    run_chunks(workers, keys, chunking, Instant::now(), || (), |_: &mut (), _, part: &mut [String]| {
+        let mut digest = OrderFreeDigest::default();
+        for key in part.iter() {
+            digest.add_item(key.as_bytes());
+        }
+        // fetch_add wraps around, as the digest's sum mod 2^64 does.
+        sum.fetch_add(digest.0, Ordering::Relaxed);
+    })?;
+    Ok(OrderFreeDigest(sum.into_inner()).hex())
 }
 
-fn run(call: &Call) -> Outcome<()> {
+fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let shape = Shape::of(call);
     let class = call.kernel(true)?;
     let count = call.number("count", None)? as usize;
@@ -248,26 +250,27 @@ fn run(call: &Call) -> Outcome<()> {
     }
     let chunking = shape.chunking(call, count, CHUNK_CAP)?;
     let source_of = |seed| if strong { Source::Strong } else { Source::Seeded(seed) };
+    let (workers, ready) = Workers::start(shape, chunking.workers, call.start)?;
     let mut common = Map::new();
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(Kernel { class, source: source_of(base_seed) }.detail()));
-    repeat(call, &common, |rep| {
+    repeat(call, talk, ready, &common, |rep| {
         // The variant is the seed; the strong source ignores it.
-        let kernel = Kernel { class, source: source_of(rep.variant(call, base_seed)) };
-        let (made, measured) = measure(|origin| make_keys(shape, kernel, key_bytes, &chunking, origin));
-        let (keys, ran) = made?;
+        let kernel = Kernel { class, source: source_of(rep.variant) };
+        let (made, measured) = measure(|origin| make_keys(&workers, kernel, key_bytes, &chunking, origin));
+        let (mut keys, ran) = made?;
         let ((checksum, probed), checksum_ns) = timed(|| {
             let probed: Vec<Value> = probes.iter().map(|&p| Value::from(keys[p as usize].as_str())).collect();
-            (checksum(&keys), probed)
+            (checksum(&workers, &mut keys, &chunking), probed)
         });
-        let mut sample = Sample::new(measured, count as u64, checksum).with("checksum_ns", checksum_ns as u64);
+        let mut sample = Sample::new(measured, count as u64, checksum?).with("checksum_ns", checksum_ns as u64);
         if !probes.is_empty() {
             sample = sample.with("probes", probed);
         }
         if let Some(ran) = ran {
             sample = sample.with_ran(&chunking, &ran);
         }
-        let sample = with_ceiling(sample, shape, kernel, key_bytes, &chunking)?;
+        let sample = with_ceiling(sample, &workers, kernel, key_bytes, &chunking)?;
         let ((), cleanup_ns) = timed(|| drop(keys));
         Ok(sample.with("cleanup_ns", cleanup_ns as u64))
     })
@@ -276,17 +279,44 @@ fn run(call: &Call) -> Outcome<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Start;
 
-    const SHAPES: [Shape; 4] = [Shape::Seq, Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
     const CLASSES: [KernelClass; 2] = [KernelClass::Portable, KernelClass::Tuned];
+    const PARALLEL: [Shape; 3] = [Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
 
-    fn keys_of(shape: Shape, class: KernelClass, count: usize, key_bytes: usize, source: Source, workers: usize, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
-        let chunking = Chunking::new(count, workers, CHUNK_CAP, chunk);
-        make_keys(shape, Kernel { class, source }, key_bytes, &chunking, std::time::Instant::now()).unwrap()
+    /// Every model in every start mode it has, with `count` workers (seq has one).
+    fn every_model(count: usize) -> Vec<Workers> {
+        let mut all = vec![Workers::start(Shape::Seq, 1, None).unwrap().0];
+        for shape in PARALLEL {
+            for start in [Start::Cold, Start::Warm] {
+                all.push(Workers::start(shape, count, Some(start)).unwrap().0);
+            }
+        }
+        all
     }
 
-    fn keys(shape: Shape, count: usize, key_bytes: usize, source: Source, workers: usize, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
-        keys_of(shape, KernelClass::Portable, count, key_bytes, source, workers, chunk)
+    fn seq() -> Workers {
+        Workers::start(Shape::Seq, 1, None).unwrap().0
+    }
+
+    fn cold(shape: Shape, count: usize) -> Workers {
+        Workers::start(shape, count, Some(Start::Cold)).unwrap().0
+    }
+
+    fn keys_of(workers: &Workers, class: KernelClass, count: usize, key_bytes: usize, source: Source, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
+        let chunking = Chunking::new(count, workers.count, CHUNK_CAP, chunk);
+        make_keys(workers, Kernel { class, source }, key_bytes, &chunking, Instant::now()).unwrap()
+    }
+
+    fn keys(workers: &Workers, count: usize, key_bytes: usize, source: Source, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
+        keys_of(workers, KernelClass::Portable, count, key_bytes, source, chunk)
+    }
+
+    /// The digest as the run computes it, here on one thread.
+    fn digest(keys: &[String]) -> String {
+        let mut keys = keys.to_vec();
+        let chunking = Chunking::new(keys.len(), 1, usize::MAX, None);
+        checksum(&seq(), &mut keys, &chunking).unwrap()
     }
 
     fn workers_of(ran: Option<Ran>) -> Option<(usize, usize)> {
@@ -305,19 +335,30 @@ mod tests {
     #[test]
     fn seeded_count3_bytes10_seed1_keys_and_digest() {
         for class in CLASSES {
-            let (made, _) = keys_of(Shape::Seq, class, 3, 10, Source::Seeded(1), 1, None);
+            let (made, _) = keys_of(&seq(), class, 3, 10, Source::Seeded(1), None);
             assert_eq!(made, ["yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"], "{class:?}");
-            assert_eq!(checksum(&made), "d3605c1b2c10e632");
+            assert_eq!(digest(&made), "d3605c1b2c10e632");
+        }
+    }
+
+    #[test]
+    fn the_digest_on_the_models_workers_is_the_digest_of_every_key() {
+        let (made, _) = keys(&seq(), 3000, 10, Source::Seeded(5), None);
+        let mut one_by_one = OrderFreeDigest::default();
+        made.iter().for_each(|key| one_by_one.add_item(key.as_bytes()));
+        for workers in every_model(2) {
+            let chunking = Chunking::new(made.len(), workers.count, CHUNK_CAP, None);
+            assert_eq!(checksum(&workers, &mut made.clone(), &chunking).unwrap(), one_by_one.hex(), "{:?}", workers.shape);
         }
     }
 
     #[test]
     fn key_i_is_the_i_th_of_the_generation_order_in_every_model() {
         // Probes read slot i: whatever order the chunks ran in, slot i holds key i.
-        let (reference, _) = keys(Shape::Seq, 300, 10, Source::Seeded(11), 1, None);
-        for shape in SHAPES {
-            let (made, _) = keys(shape, 300, 10, Source::Seeded(11), 2, Some(7));
-            assert_eq!([&made[0], &made[100], &made[256]], [&reference[0], &reference[100], &reference[256]], "{shape:?}");
+        let (reference, _) = keys(&seq(), 300, 10, Source::Seeded(11), None);
+        for workers in every_model(2) {
+            let (made, _) = keys(&workers, 300, 10, Source::Seeded(11), Some(7));
+            assert_eq!([&made[0], &made[100], &made[256]], [&reference[0], &reference[100], &reference[256]], "{:?}", workers.shape);
         }
         let mut raw = [0u8; 10];
         splitmix64_fill(11, 256, &mut raw);
@@ -326,7 +367,8 @@ mod tests {
 
     #[test]
     fn each_seed_variant_gives_its_own_keys() {
-        let digests: Vec<String> = [11, 12, 13].iter().map(|&seed| checksum(&keys(Shape::Rayon, 257, 100, Source::Seeded(seed), 2, None).0)).collect();
+        let rayon = cold(Shape::Rayon, 2);
+        let digests: Vec<String> = [11, 12, 13].iter().map(|&seed| digest(&keys(&rayon, 257, 100, Source::Seeded(seed), None).0)).collect();
         assert!(digests[0] != digests[1] && digests[1] != digests[2]);
     }
 
@@ -334,8 +376,8 @@ mod tests {
     fn portable_and_tuned_kernels_give_the_same_keys() {
         for (count, key_bytes, seed) in [(257, 1000, 7), (100, 13, 99), (5, 1, 0)] {
             let source = Source::Seeded(seed);
-            let portable = keys_of(Shape::Seq, KernelClass::Portable, count, key_bytes, source, 1, None).0;
-            let tuned = keys_of(Shape::Seq, KernelClass::Tuned, count, key_bytes, source, 1, None).0;
+            let portable = keys_of(&seq(), KernelClass::Portable, count, key_bytes, source, None).0;
+            let tuned = keys_of(&seq(), KernelClass::Tuned, count, key_bytes, source, None).0;
             assert_eq!(portable, tuned);
         }
     }
@@ -344,13 +386,13 @@ mod tests {
     fn every_model_and_kernel_agrees_on_arbitrary_parameters() {
         for (count, key_bytes, seed) in [(257, 1000, 7), (1000, 13, 99), (5, 1, 0), (0, 10, 1)] {
             let source = Source::Seeded(seed);
-            let expected = checksum(&keys(Shape::Seq, count, key_bytes, source, 1, None).0);
-            for shape in SHAPES {
-                for class in CLASSES {
-                    for (workers, chunk) in [(1, None), (2, None), (3, Some(1)), (8, None), (2, Some(100))] {
-                        let (made, _) = keys_of(shape, class, count, key_bytes, source, workers, chunk);
+            let expected = digest(&keys(&seq(), count, key_bytes, source, None).0);
+            for (worker_count, chunk) in [(1, None), (2, None), (3, Some(1)), (8, None), (2, Some(100))] {
+                for workers in every_model(worker_count) {
+                    for class in CLASSES {
+                        let (made, _) = keys_of(&workers, class, count, key_bytes, source, chunk);
                         assert_eq!(made.len(), count);
-                        assert_eq!(checksum(&made), expected, "{shape:?} {class:?} workers {workers} chunk {chunk:?}");
+                        assert_eq!(digest(&made), expected, "{:?} {class:?} workers {worker_count} chunk {chunk:?}", workers.shape);
                     }
                 }
             }
@@ -358,53 +400,54 @@ mod tests {
     }
 
     #[test]
-    fn parallel_models_report_the_chunks_of_the_rule() {
+    fn parallel_models_report_the_chunks_of_the_rule_in_both_modes() {
         // 4096 keys over 2 workers: chunks of 1024 (the cap), 4 of them. That the broadcast
         // gives each worker a chunk is tested without timing in parallel.rs.
-        let (_, ran) = keys(Shape::Rayon, 4096, 1000, Source::Strong, 2, None);
-        assert_eq!(ran.map(|r| r.chunks), Some(4));
-        let (_, ran) = keys(Shape::Threads, 4096, 1000, Source::Strong, 2, None);
-        assert_eq!(workers_of(ran), Some((4, 2)));
-        assert!(keys(Shape::Seq, 10, 10, Source::Strong, 1, None).1.is_none());
+        for workers in every_model(2) {
+            let (_, ran) = keys(&workers, 4096, 1000, Source::Strong, None);
+            match workers.shape {
+                Shape::Seq => assert!(ran.is_none()),
+                Shape::Threads => assert_eq!(workers_of(ran), Some((4, 2))),
+                _ => assert_eq!(ran.map(|r| r.chunks), Some(4)),
+            }
+        }
     }
 
     #[test]
     fn the_chunk_override_is_what_runs() {
-        let (_, ran) = keys(Shape::Threads, 1000, 10, Source::Strong, 2, Some(300));
+        let (_, ran) = keys(&cold(Shape::Threads, 2), 1000, 10, Source::Strong, Some(300));
         assert_eq!(workers_of(ran), Some((4, 2)));
     }
 
     #[test]
-    fn the_tuned_generator_is_aes128_ctr_under_its_key_and_nonce() {
-        // FIPS-197 C.1's key and plaintext block: with the counter block as the nonce, the
-        // first keystream block is the AES-128 encryption of that block.
-        let key: Vec<u8> = (0..16).collect();
-        let block: Vec<u8> = (0..16).map(|i| i * 0x11).collect();
-        let mut generator = AesCtr(ctr::Ctr64BE::new(key.as_slice().into(), block.as_slice().into()));
-        let mut out = [0xffu8; 16];
-        generator.fill(&mut out);
-        let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(hex, "69c4e0d86a7b0430d8cdb78070b4c55a");
+    fn strong_keys_differ_and_have_the_encoded_length_in_both_kernels() {
+        for workers in [cold(Shape::Rayon, 2), Workers::start(Shape::Rayon, 2, Some(Start::Warm)).unwrap().0] {
+            for class in CLASSES {
+                let (made, _) = keys_of(&workers, class, 10, 1000, Source::Strong, None);
+                assert!(made.iter().all(|k| k.len() == 1600));
+                assert_ne!(made[0], made[1]);
+                let (again, _) = keys_of(&workers, class, 10, 1000, Source::Strong, None);
+                assert_ne!(digest(&made), digest(&again), "{class:?}");
+            }
+        }
     }
 
     #[test]
-    fn strong_keys_differ_and_have_the_encoded_length_in_both_kernels() {
-        for class in CLASSES {
-            let (made, _) = keys_of(Shape::Rayon, class, 10, 1000, Source::Strong, 2, None);
-            assert!(made.iter().all(|k| k.len() == 1600));
-            assert_ne!(made[0], made[1]);
-            let (again, _) = keys_of(Shape::Rayon, class, 10, 1000, Source::Strong, 2, None);
-            assert_ne!(checksum(&made), checksum(&again), "{class:?}");
+    fn the_portable_kernel_is_listed_as_the_reference() {
+        let listed = WORKLOAD.kernels.iter().find(|(class, _)| *class == "portable").unwrap().1;
+        assert!(listed.starts_with("reference, transliterated: "), "{listed}");
+        for source in [Source::Strong, Source::Seeded(1)] {
+            assert!(Kernel { class: KernelClass::Portable, source }.detail().starts_with("reference, transliterated"));
         }
     }
 
     #[test]
     fn the_ceiling_and_its_parts_are_reported_for_every_model() {
-        for shape in SHAPES {
+        for workers in every_model(2) {
             for class in CLASSES {
-                let chunking = Chunking::new(300, 2, CHUNK_CAP, None);
+                let chunking = Chunking::new(300, workers.count, CHUNK_CAP, None);
                 let empty = Sample::new(crate::protocol::measure(|_| ()).1, 0, String::new());
-                let sample = with_ceiling(empty, shape, Kernel { class, source: Source::Strong }, 100, &chunking).unwrap();
+                let sample = with_ceiling(empty, &workers, Kernel { class, source: Source::Strong }, 100, &chunking).unwrap();
                 let part = |name: &str| sample.extra[name].as_u64().unwrap();
                 assert_eq!(sample.extra["ceiling"], "csprng+base32");
                 assert!(part("csprng_ns") > 0 && part("base32_ns") > 0);

@@ -9,7 +9,8 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use serde_json::{Map, Value};
 
-use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Failure, Outcome, Sample};
+use crate::parallel::{nothing_to_warm, TokioWorkers, TOKIO_START};
+use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Conversation, Failure, Outcome, Ready, Sample};
 use crate::workloads::{Model, Workload};
 
 pub const WORKLOAD: Workload = Workload {
@@ -21,7 +22,9 @@ pub const WORKLOAD: Workload = Workload {
             family: "async",
             workers: true,
             params: &[],
-            note: "tokio::spawn tasks linked by tokio::sync::oneshot on a multi-thread runtime of --workers threads, built and shut down (threads joined) inside the timed region",
+            note: "tokio::spawn tasks linked by tokio::sync::oneshot on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
+            start: TOKIO_START,
+            start_unavailable: &[],
         },
         Model {
             name: "tokio-current-thread",
@@ -29,6 +32,8 @@ pub const WORKLOAD: Workload = Workload {
             workers: false,
             params: &[],
             note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
+            start: &[],
+            start_unavailable: &[],
         },
         Model {
             name: "futures-local",
@@ -36,6 +41,8 @@ pub const WORKLOAD: Workload = Workload {
             workers: false,
             params: &[],
             note: "futures::executor::LocalPool with futures::channel::oneshot, one thread",
+            start: &[],
+            start_unavailable: &[],
         },
         Model {
             name: "threads",
@@ -43,6 +50,8 @@ pub const WORKLOAD: Workload = Workload {
             workers: false,
             params: &["stack_bytes"],
             note: "one std::thread per link with a sync_channel(1), every thread joined inside the timed region; default stack 2 MiB (std), --stack-bytes raises or lowers it as a separate case",
+            start: &[],
+            start_unavailable: &[],
         },
     ],
     kernels: &[],
@@ -192,20 +201,23 @@ fn thread_builder(stack_bytes: Option<usize>) -> std::thread::Builder {
     }
 }
 
-fn make_runtime(workers: Option<usize>) -> Outcome<tokio::runtime::Runtime> {
-    match workers {
-        Some(workers) => tokio::runtime::Builder::new_multi_thread().worker_threads(workers).build(),
-        None => tokio::runtime::Builder::new_current_thread().build(),
-    }
-    .map_err(|e| Failure::Limit(e.to_string()))
+fn multi_thread_runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(workers).build()
 }
 
-/// The chain on a runtime built inside the call and dropped before it returns (dropping a
-/// runtime joins every thread it started), so a timed call starts and ends the workers.
-/// `workers: None` is the current-thread runtime.
-pub fn chain_tokio_run(n: u64, start: u64, workers: Option<usize>, busy: Option<Arc<Busy>>) -> Outcome<Chained> {
-    let runtime = make_runtime(workers)?;
-    Ok(runtime.block_on(chain_tokio(n, start, busy)))
+fn current_thread_runtime() -> Outcome<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().build().map_err(|e| Failure::Limit(e.to_string()))
+}
+
+/// The chain on the model's multi-thread runtime: built inside the call and dropped before it
+/// returns (cold: dropping a runtime joins every thread it started), or the warm one.
+pub fn chain_tokio_run(n: u64, start: u64, tokio: &TokioWorkers, busy: Arc<Busy>) -> Outcome<Chained> {
+    tokio.on_runtime(|runtime| runtime.block_on(chain_tokio(n, start, Some(busy))))
+}
+
+/// The chain on a current-thread runtime built and dropped inside the call.
+pub fn chain_tokio_current_thread(n: u64, start: u64) -> Outcome<Chained> {
+    Ok(current_thread_runtime()?.block_on(chain_tokio(n, start, None)))
 }
 
 // The hand-off ceiling: two units of the model's kind, created before the clock, pass a count
@@ -259,8 +271,9 @@ fn handed_over(n: u64, ends: [Option<u64>; 2]) -> Outcome<()> {
     }
 }
 
-pub fn handoff_tokio_ns(n: u64, workers: Option<usize>) -> Outcome<u128> {
-    let runtime = make_runtime(workers)?;
+/// The hand-off on `runtime` (the model's own, or a current-thread one), both tasks spawned
+/// before the clock starts.
+pub fn handoff_tokio_ns(n: u64, runtime: &tokio::runtime::Runtime) -> Outcome<u128> {
     runtime.block_on(async {
         let (to_a, inbox_a) = tokio::sync::oneshot::channel();
         let (to_b, inbox_b) = tokio::sync::oneshot::channel();
@@ -314,41 +327,66 @@ fn stack_bytes(call: &Call) -> Outcome<Option<usize>> {
     }
 }
 
-/// A model's chain (given the start value and the clock's start) and its ceiling.
-type Chain = Box<dyn Fn(u64, Instant) -> Outcome<(Chained, Option<Arc<Busy>>)>>;
-type Ceiling = Box<dyn Fn() -> Outcome<u128>>;
+/// A model's units and what runs them for the whole process.
+enum Chainer {
+    Tokio(TokioWorkers),
+    TokioCurrentThread,
+    FuturesLocal,
+    Threads(Option<usize>),
+}
 
-fn run(call: &Call) -> Outcome<()> {
+impl Chainer {
+    /// The chain of one repetition (given the start value and the clock's start), with the
+    /// busy record of a model with workers.
+    fn chain(&self, n: u64, start: u64, origin: Instant) -> Outcome<(Chained, Option<Arc<Busy>>)> {
+        match self {
+            Chainer::Tokio(tokio) => {
+                let busy = Arc::new(Busy::new(tokio.count, origin));
+                Ok((chain_tokio_run(n, start, tokio, busy.clone())?, Some(busy)))
+            }
+            Chainer::TokioCurrentThread => Ok((chain_tokio_current_thread(n, start)?, None)),
+            Chainer::FuturesLocal => Ok((chain_futures_local(n, start), None)),
+            Chainer::Threads(stack_bytes) => Ok((chain_threads(n, start, *stack_bytes)?, None)),
+        }
+    }
+
+    /// The hand-off ceiling on units of the model's kind: a runtime of the model's own (cold:
+    /// built before the ceiling's clock and dropped after it; warm: the model's).
+    fn ceiling_ns(&self, n: u64) -> Outcome<u128> {
+        match self {
+            Chainer::Tokio(tokio) => tokio.on_runtime(|runtime| handoff_tokio_ns(n, runtime))?,
+            Chainer::TokioCurrentThread => handoff_tokio_ns(n, &current_thread_runtime()?),
+            Chainer::FuturesLocal => handoff_futures_local_ns(n),
+            Chainer::Threads(stack_bytes) => handoff_threads_ns(n, *stack_bytes),
+        }
+    }
+}
+
+fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let n = call.number("n", None)?;
     let mut common = Map::new();
-    let (chain, ceiling): (Chain, Ceiling) = match call.model.as_str() {
+    let (chainer, ready) = match call.model.as_str() {
         "tokio" => {
             let workers = call.workers()?;
             common.insert("workers".into(), Value::from(workers));
-            let chain = move |start, origin| {
-                let busy = Arc::new(Busy::new(workers, origin));
-                Ok((chain_tokio_run(n, start, Some(workers), Some(busy.clone()))?, Some(busy)))
-            };
-            (Box::new(chain), Box::new(move || handoff_tokio_ns(n, Some(workers))))
+            let (tokio, ready) = TokioWorkers::start(workers, call.start, multi_thread_runtime, nothing_to_warm)?;
+            (Chainer::Tokio(tokio), ready)
         }
-        "tokio-current-thread" => {
-            (Box::new(move |start, _| Ok((chain_tokio_run(n, start, None, None)?, None))), Box::new(move || handoff_tokio_ns(n, None)))
-        }
-        "futures-local" => (Box::new(move |start, _| Ok((chain_futures_local(n, start), None))), Box::new(move || handoff_futures_local_ns(n))),
+        "tokio-current-thread" => (Chainer::TokioCurrentThread, Ready::None),
+        "futures-local" => (Chainer::FuturesLocal, Ready::None),
         "threads" => {
             let stack_bytes = stack_bytes(call)?;
             let effective_stack = stack_bytes
                 .or_else(|| std::env::var("RUST_MIN_STACK").ok().and_then(|v| v.parse().ok()))
                 .unwrap_or(STD_DEFAULT_STACK);
             common.insert("stack_bytes".into(), Value::from(effective_stack));
-            (Box::new(move |start, _| Ok((chain_threads(n, start, stack_bytes)?, None))), Box::new(move || handoff_threads_ns(n, stack_bytes)))
+            (Chainer::Threads(stack_bytes), Ready::None)
         }
         other => unreachable!("the registry lists no spawn-chain model '{other}'"),
     };
-    repeat(call, &common, |rep| {
+    repeat(call, talk, ready, &common, |rep| {
         // The variant is the start value sent into the chain; the answer is start + n.
-        let start = rep.variant(call, 0);
-        let (outcome, measured) = measure(|origin| chain(start, origin));
+        let (outcome, measured) = measure(|origin| chainer.chain(n, rep.variant, origin));
         let (chained, busy) = outcome?;
         let (checksum, checksum_ns) = timed(|| chained.value.to_string());
         let mut sample = Sample::new(measured, n, checksum)
@@ -357,7 +395,7 @@ fn run(call: &Call) -> Outcome<()> {
         if let Some(busy) = busy {
             sample = sample.with_busy(&busy);
         }
-        let ceiling_ns = ceiling()?;
+        let ceiling_ns = chainer.ceiling_ns(n)?;
         Ok(sample.with("ceiling", "hand-off").with("ceiling_ns", ceiling_ns as u64))
     })
 }
@@ -365,12 +403,18 @@ fn run(call: &Call) -> Outcome<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Start;
+
+    fn tokio(start: Start) -> TokioWorkers {
+        TokioWorkers::start(2, Some(start), multi_thread_runtime, nothing_to_warm).unwrap().0
+    }
 
     fn every_model(n: u64, start: u64) -> Vec<(&'static str, Chained)> {
-        let busy = Arc::new(Busy::new(2, Instant::now()));
+        let busy = || Arc::new(Busy::new(2, Instant::now()));
         let mut results = vec![
-            ("tokio", chain_tokio_run(n, start, Some(2), Some(busy)).unwrap()),
-            ("tokio-current-thread", chain_tokio_run(n, start, None, None).unwrap()),
+            ("tokio cold", chain_tokio_run(n, start, &tokio(Start::Cold), busy()).unwrap()),
+            ("tokio warm", chain_tokio_run(n, start, &tokio(Start::Warm), busy()).unwrap()),
+            ("tokio-current-thread", chain_tokio_current_thread(n, start).unwrap()),
             ("futures-local", chain_futures_local(n, start)),
         ];
         if n <= 500 {
@@ -397,17 +441,52 @@ mod tests {
 
     #[test]
     fn the_tokio_chain_records_its_worker_threads_busy() {
-        let busy = Arc::new(Busy::new(2, Instant::now()));
-        chain_tokio_run(2000, 5, Some(2), Some(busy.clone())).unwrap();
-        assert!((1..=2).contains(&busy.used()));
+        for start in [Start::Cold, Start::Warm] {
+            let busy = Arc::new(Busy::new(2, Instant::now()));
+            chain_tokio_run(2000, 5, &tokio(start), busy.clone()).unwrap();
+            assert!((1..=2).contains(&busy.used()), "{start:?}");
+        }
+    }
+
+    /// The threads that ran 200 tasks in each of four repetitions on `tokio`'s runtime.
+    fn threads_of_four_repetitions(tokio: &TokioWorkers) -> std::collections::HashSet<std::thread::ThreadId> {
+        let seen = Arc::new(std::sync::Mutex::new(std::collections::HashSet::new()));
+        for _ in 0..4 {
+            let recorded = seen.clone();
+            tokio
+                .on_runtime(|runtime| {
+                    runtime.block_on(async move {
+                        let tasks: Vec<_> = (0..200)
+                            .map(|_| {
+                                let recorded = recorded.clone();
+                                tokio::spawn(async move { recorded.lock().unwrap().insert(std::thread::current().id()) })
+                            })
+                            .collect();
+                        for task in tasks {
+                            task.await.unwrap();
+                        }
+                    })
+                })
+                .unwrap();
+        }
+        Arc::into_inner(seen).unwrap().into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_warm_runtime_runs_every_repetition_on_its_two_threads_and_a_cold_one_on_new_ones() {
+        // ThreadIds are never reused: each cold repetition's runtime adds threads of its own.
+        assert!(threads_of_four_repetitions(&tokio(Start::Warm)).len() <= 2);
+        assert!(threads_of_four_repetitions(&tokio(Start::Cold)).len() >= 4);
     }
 
     #[test]
     fn the_hand_off_ceiling_hands_over_n_times_for_every_model() {
         // handed_over fails the ceiling unless exactly one unit received the count n.
         for n in [0, 1, 2, 999] {
-            assert!(handoff_tokio_ns(n, Some(2)).unwrap() > 0, "tokio n={n}");
-            assert!(handoff_tokio_ns(n, None).unwrap() > 0, "tokio-current-thread n={n}");
+            for start in [Start::Cold, Start::Warm] {
+                assert!(Chainer::Tokio(tokio(start)).ceiling_ns(n).unwrap() > 0, "tokio {start:?} n={n}");
+            }
+            assert!(Chainer::TokioCurrentThread.ceiling_ns(n).unwrap() > 0, "tokio-current-thread n={n}");
             assert!(handoff_futures_local_ns(n).unwrap() > 0, "futures-local n={n}");
             assert!(handoff_threads_ns(n, Some(64 * 1024)).unwrap() > 0, "threads n={n}");
         }

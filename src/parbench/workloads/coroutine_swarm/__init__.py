@@ -31,10 +31,10 @@ SEED = Seed("004", "coroutine-swarm", "coroutine-swarm: 100k asyncio coroutines 
             note="the article printed every line (printing dominated); here lines go into a digest")
 
 
-def variants(params, count: int) -> list[int]:
-    """Salts far apart, so that two repetitions' task ids never overlap."""
-    tasks = int(params["tasks"])
-    return [((j + 1) * (tasks + 1_000_003)) % SALT_LIMIT for j in range(count)]
+def variants(params, count: int, rng) -> list[int]:
+    """Distinct salts drawn from `rng` (a secret generator: protocol 3's variants are not
+    predictable): each repetition's task ids differ from every other's."""
+    return rng.sample(range(SALT_LIMIT), count)
 
 
 def expected_checksum(params, variant: int | None = None) -> str:

@@ -36,10 +36,13 @@ def _seeded(params) -> bool:
     return params.get("source", "strong") == "seeded"
 
 
-def variants(params, count: int) -> list[int] | None:
-    """Seeds after the case's own: seed, seed+1, … (a seeded repetition cannot reuse another's keys)."""
-    base = int(params.get("seed", 0))
-    return [(base + j) % 2 ** 64 for j in range(count)]
+def variants(params, count: int, rng) -> list[int] | None:
+    """Distinct seeds drawn from `rng` (a secret generator: protocol 3's variants are not
+    predictable), so a seeded repetition cannot reuse another's keys."""
+    chosen: set[int] = set()
+    while len(chosen) < count:           # below 2^53: every runtime's integer holds it (a JS number too)
+        chosen.add(rng.getrandbits(53))
+    return sorted(chosen, key=lambda _: rng.random())
 
 
 def expected_checksum(params, variant: int | None = None) -> str | None:

@@ -64,11 +64,10 @@ def footprint(params: dict[str, Any]) -> tuple[int, int]:
     return (0 if cached_input.exists() else size), 2 * size
 
 
-def variants(params, count: int) -> list[int]:
-    """The case's key first, then distinct keys drawn from a generator seeded by it."""
-    key = int(params.get("key", 642))
-    others = random.Random(f"sdes-ecb:{key}").sample([k for k in range(KEYS) if k != key], min(count, KEYS) - 1)
-    chosen = [key] + others
+def variants(params, count: int, rng) -> list[int]:
+    """Distinct keys drawn from `rng` (a secret generator: protocol 3's variants are not
+    predictable); beyond the 1,024 keys there are, they repeat in the same order."""
+    chosen = rng.sample(range(KEYS), min(count, KEYS))
     return [chosen[j % len(chosen)] for j in range(count)]
 
 

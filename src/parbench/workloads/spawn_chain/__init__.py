@@ -34,9 +34,10 @@ SEED = Seed("003", "spawn-chain", "spawn-chain: a chain of N processes passing o
             note="process creation is mostly single-core work: the difference is the CPU and the runtime version")
 
 
-def variants(params, count: int) -> list[int]:
-    """Start values that differ in every repetition and in every digit of the answer."""
-    return [(1_000_003 * (j + 1) + 7919 * j * j) % START_LIMIT for j in range(count)]
+def variants(params, count: int, rng) -> list[int]:
+    """Distinct start values drawn from `rng` (a secret generator: protocol 3's variants are not
+    predictable)."""
+    return rng.sample(range(START_LIMIT), count)
 
 
 def expected_checksum(params, variant: int | None = None) -> str:

@@ -12,21 +12,39 @@ module Parbench
     class BatchJob
       PARAMS = { "docs_dir" => nil, "db" => nil, "kernel" => "portable" }.freeze
       # The alignment is plain Ruby already: there is no tuned kernel.
-      KERNELS = { portable: "plain Ruby LCS: the suffix table dp[i][j] one Array row per byte of old, filled by while loops, " \
-                            "then the spec's walk and offset map" }.freeze
+      KERNELS = { portable: "reference, transliterated" }.freeze
+      # Protocol 3: batch-job runs one repetition per process (a fresh database each), so a
+      # unit made in it never finds an OS thread that an earlier repetition ended (Ruby 3.1
+      # keeps those 3 s for its next Thread or Ractor): its cold start is real.
+      PER_DOCUMENT_WARM = "its units are made per document, as the work list comes: units made before the ready line " \
+                          "would be a pool, which is the bounded model's warm start"
       MODELS = {
         "seq" => { family: "seq", note: "one connection, documents in order (the seed's serial job)" },
         "thread" => { family: "threads",
-                      note: "one Thread per document, each with its own connection (the seed's Thread model; the GVL serialises the Ruby code)" },
+                      note: "one Thread per document, each with its own connection (the seed's Thread model; the GVL serialises the Ruby code)",
+                      start: { cold: "a Thread per document, made, joined and its connection closed in the repetition" },
+                      start_unavailable: { warm: PER_DOCUMENT_WARM } },
         "thread-pool" => { family: "threads", workers: true,
                            note: "W Threads pulling document ids from a Queue, one connection each (OS threads; the GVL lets one run Ruby " \
-                                 "code at a time, the others overlap it only while they wait on the database or the disk)" },
+                                 "code at a time, the others overlap it only while they wait on the database or the disk)",
+                           start: { cold: "W Threads made in the repetition, each opening its connection; every Thread joined and " \
+                                          "connection closed before the clock stops",
+                                    warm: "W Threads and their W connections made before the ready line, each waiting on its own " \
+                                          "inbox; each repetition hands every Thread the repetition's Queue of document ids" } },
         "fork" => { family: "processes",
-                    note: "one Process.fork per document, each with its own connection; cpu_ns/io_ns back over a pipe with Marshal (the seed's process model)" },
+                    note: "one Process.fork per document, each with its own connection; cpu_ns/io_ns back over a pipe with Marshal (the seed's process model)",
+                    start: { cold: "a process forked per document, its connection opened and closed in it, reaped in the repetition" },
+                    start_unavailable: { warm: PER_DOCUMENT_WARM } },
         "fork-pool" => { family: "processes", workers: true,
-                         note: "W forked workers, one connection each, taking documents one at a time from a shared pipe of tickets; figures back over a pipe with Marshal" },
+                         note: "W forked workers, one connection each, taking documents one at a time from a shared pipe of tickets; figures back over a pipe with Marshal",
+                         start: { cold: "W processes forked in the repetition, each opening its connection; every one reaped " \
+                                        "before the clock stops",
+                                  warm: "W processes and their W connections made before the ready line, reading document ids " \
+                                        "from one ticket pipe; each repetition writes its document ids there" } },
         "ractor" => { family: "actors",
-                      note: "one Ractor per document reads its JSON file and aligns; the sqlite3/pg objects are not shareable, so every database read and transaction runs in the main Ractor" }
+                      note: "one Ractor per document reads its JSON file and aligns; the sqlite3/pg objects are not shareable, so every database read and transaction runs in the main Ractor",
+                      start: { cold: "a Ractor per document, made and its value taken in the repetition" },
+                      start_unavailable: { warm: PER_DOCUMENT_WARM } }
       }.freeze
       TICKET = "L<" # a document's index in the work list, as fork-pool hands it out
       TICKET_BYTES = 4
@@ -88,21 +106,72 @@ module Parbench
         queue = Queue.new
         doc_ids.each { |doc_id| queue << doc_id }
         queue.close
+        return run_warm_threads(queue) if @inboxes
+
         busy = @busy
         Array.new(@workers) do |w|
-          Thread.new do
-            started = Protocol.now_ns
-            with_connection do |database|
-              results = []
-              while (doc_id = queue.pop)
-                results << [process(doc_id, database), Thread.current.object_id]
-              end
-              results
-            end
-          ensure
-            busy << [w, started, Protocol.now_ns] # Array#<< holds the GVL: no two threads interleave in it
-          end
+          Thread.new { with_connection { |database| drain(queue, database, w, busy) } }
         end.flat_map(&:value)
+      end
+
+      # One Thread's share of a repetition: documents from `queue` until it is empty; its busy
+      # interval goes to `busy` (Array#<< holds the GVL: no two threads interleave in it).
+      def drain(queue, database, worker, busy)
+        started = Protocol.now_ns
+        results = []
+        while (doc_id = queue.pop)
+          results << [process(doc_id, database), Thread.current.object_id]
+        end
+        results
+      ensure
+        busy << [worker, started, Protocol.now_ns]
+      end
+
+      # The warm start (protocol 3): thread-pool's W Threads, or fork-pool's W processes, and
+      # their connections, made before the ready line.
+      def start_workers
+        @model == "fork-pool" ? start_forked_pool : start_threads
+      end
+
+      def stop_workers
+        @model == "fork-pool" ? stop_forked_pool : stop_threads
+      end
+
+      # Each Thread opens its connection, says so, then drains one repetition's Queue per
+      # message in its inbox; a failure goes to `@answers` in place of its results.
+      def start_threads
+        @answers = Queue.new
+        @inboxes = Array.new(@workers) { Queue.new }
+        @warm_threads = @inboxes.each_with_index.map do |inbox, w|
+          Thread.new do
+            with_connection do |database|
+              @answers << :connected
+              while (queue, busy = inbox.pop)
+                @answers << drain(queue, database, w, busy)
+              end
+            end
+          rescue Exception => e # rubocop:disable Lint/RescueException -- else the main thread would wait forever
+            @answers << e
+          end
+        end
+        @workers.times { take_answer }
+      end
+
+      def run_warm_threads(queue)
+        @inboxes.each { |inbox| inbox << [queue, @busy] }
+        Array.new(@workers) { take_answer }.flat_map(&:itself)
+      end
+
+      def take_answer
+        answer = @answers.pop
+        raise answer if answer.is_a?(Exception)
+
+        answer
+      end
+
+      def stop_threads
+        @inboxes&.each(&:close)
+        @warm_threads&.each(&:join)
       end
 
       def run_fork(doc_ids)
@@ -116,6 +185,8 @@ module Parbench
       # most PIPE_BUF bytes are atomic, so each read takes one whole ticket): an idle worker
       # takes the next document, as a pool's queue does.
       def run_fork_pool(doc_ids)
+        return run_warm_fork_pool(doc_ids) if @pool
+
         tickets, ticket_writer = IO.pipe
         workers = ParallelUnits.fork_workers(@workers) do |_w, channel|
           ticket_writer.close
@@ -135,6 +206,66 @@ module Parbench
         count.times { |k| writer.write([k].pack(TICKET)) }
       ensure
         writer.close
+      end
+
+      # fork-pool's warm start: W processes, each with its connection, reading document ids
+      # (not indices: the work list is read in each repetition) from one ticket pipe that a
+      # feeder Thread, made with them, fills from the main thread's work lists.
+      def start_forked_pool
+        tickets, ticket_writer = IO.pipe
+        @pool = ParallelUnits.fork_workers(@workers) do |_w, channel|
+          ticket_writer.close
+          with_connection do |database|
+            channel.send_message(Marshal.dump(:connected))
+            while (doc_id = BatchJob.next_ticket(tickets))
+              started = Protocol.now_ns
+              times = process(doc_id, database)
+              channel.send_message(Marshal.dump([times, Process.pid, started, Protocol.now_ns]))
+            end
+          end
+        end
+        tickets.close
+        @work_lists = Queue.new
+        @feeder = Thread.new { BatchJob.feed_tickets(@work_lists, ticket_writer) }
+        ParallelUnits.receive_messages(@pool, @workers) { |_worker, message| Marshal.load(message) }
+      end
+
+      def self.feed_tickets(work_lists, writer)
+        while (doc_ids = work_lists.pop)
+          doc_ids.each { |doc_id| writer.write([doc_id].pack(TICKET)) }
+        end
+      ensure
+        writer.close
+      end
+
+      # One repetition on the warm processes: a result per document, each with its worker's
+      # busy interval, gathered into one interval per worker.
+      def run_warm_fork_pool(doc_ids)
+        @work_lists << doc_ids
+        spans = {}
+        results = []
+        ParallelUnits.receive_messages(@pool, doc_ids.size) do |worker, message|
+          times, pid, started, ended = Marshal.load(message)
+          first, last = spans[worker.index]
+          spans[worker.index] = [[first || started, started].min, [last || ended, ended].max]
+          results << [times, pid]
+        end
+        spans.each { |index, (first, last)| @busy << [index, first, last] }
+        results
+      end
+
+      # Closing the feed ends the ticket pipe: every worker reads its end, closes its connection
+      # and exits; each is reaped here.
+      def stop_forked_pool
+        @work_lists&.close
+        @feeder&.join
+        ParallelUnits.each_message(@pool) { |_worker, _message| nil } if @pool
+      end
+
+      # The warm processes' CPU so far: they are not reaped inside the clock, so getrusage
+      # cannot see it (Protocol adds it to cpu_user_ns).
+      def workers_cpu_ns
+        @pool ? Protocol.processes_cpu_ns(@pool.map(&:pid)) : 0
       end
 
       def self.next_ticket(tickets)

@@ -8,12 +8,18 @@ module Parbench
     # steps and folding "t:step:fizzbuzz(step)" into the order-free digest.
     class CoroutineSwarm
       PARAMS = { "tasks" => 1000, "steps" => 10, "sleep_ms" => 0 }.freeze
+      # Protocol 3: the tasks are the work, made in every repetition; neither model has a pool of
+      # OS threads apart from them to start cold or keep warm.
+      TASKS_ARE_THE_WORK = {
+        cold: "the tasks are the work itself, made and ended in every repetition: there is no pool to start",
+        warm: "the tasks are the work itself: tasks made before the ready line would be the swarm half run"
+      }.freeze
       MODELS = {
         "seq" => { family: "seq", note: "the same lines in a plain loop (seed 004's program 1)" },
-        "fiber" => { family: "fibers",
+        "fiber" => { family: "fibers", start_unavailable: TASKS_ARE_THE_WORK,
                      note: "ruby-async tasks, each its own Fiber, on the reactor's Fiber scheduler; Task#yield (back to the reactor, " \
                            "which resumes the next ready task) for sleep_ms 0, Task#sleep otherwise" },
-        "thread" => { family: "threads",
+        "thread" => { family: "threads", start_unavailable: TASKS_ARE_THE_WORK,
                       note: "one Thread (an OS thread) per task, every Thread joined inside the timed region; Thread.pass (hands the " \
                             "GVL on) for sleep_ms 0, Kernel#sleep otherwise; switches counted under a Mutex" }
       }.freeze
@@ -35,7 +41,7 @@ module Parbench
 
       # A variant is the salt: task t forms its lines with the id t + salt.
       def self.check_variant(variant)
-        raise BadArguments, "a --variants salt must be below 2^32, got #{variant}" if variant >= 1 << 32
+        raise BadArguments, "a variant (the salt) must be below 2^32, got #{variant}" if variant >= 1 << 32
       end
 
       def prepare(variant)

@@ -12,10 +12,11 @@ module Parbench
       PARAMS = { "count" => 2000, "bytes" => 1000, "source" => "strong", "seed" => 0, "chunk" => 0,
                  "kernel" => "portable", "probes" => "" }.freeze
       # The generator is the same in both: SecureRandom per key, Ruby's standard CSPRNG API.
-      # Only the Base32 encoder differs.
+      # Only the Base32 encoder differs: Ruby has none, so the portable one is the RFC's steps in
+      # plain Ruby (each 5-byte group as one 40-bit Integer, cut into eight 5-bit digits looked
+      # up in the RFC alphabet).
       KERNELS = {
-        portable: "SecureRandom.random_bytes per key (Random.urandom, getrandom(2)); Base32 in plain Ruby: " \
-                  "each 5-byte group as one 40-bit Integer, cut into eight 5-bit digits looked up in the RFC alphabet",
+        portable: "reference, transliterated: SecureRandom.random_bytes, Base32 in plain Ruby",
         tuned: "SecureRandom.random_bytes per key (Random.urandom, getrandom(2)); Base32 by big Integer: the key's hex " \
                "digits parsed once (String#to_i(16)), printed in radix 32 (Integer#to_s(32), linear in C for a " \
                "power-of-two base) and mapped onto the RFC alphabet with String#tr"
@@ -24,11 +25,15 @@ module Parbench
         "seq" => { family: "seq" },
         "fork" => { family: "processes", workers: true,
                     note: "W forked workers (Process.fork, real OS processes) started and reaped inside the timed region; " \
-                          "worker w makes chunks w, w+W, ... and streams each chunk's keys back over its pipe with Marshal" },
+                          "worker w makes chunks w, w+W, ... and streams each chunk's keys back over its pipe with Marshal",
+                    start: { cold: ParallelUnits::FORK_COLD },
+                    start_unavailable: { warm: ParallelUnits::FORK_NOT_WARM } },
         "ractor" => { family: "actors", workers: true,
-                      note: "W Ractors (each its own OS thread and lock, so they run in parallel) started and ended inside " \
-                            "the timed region; worker w makes chunks w, w+W, ... and sends each chunk's keys to the main " \
-                            "Ractor (Ractor#send, move: true)" }
+                      note: "W Ractors (each its own OS thread and lock, so they run in parallel) made before the ready line; " \
+                            "each repetition sends worker w the seed, it makes chunks w, w+W, ... and sends each chunk's keys " \
+                            "to the main Ractor (Ractor#send, move: true)",
+                      start: { warm: ParallelUnits::RACTOR_WARM },
+                      start_unavailable: { cold: ParallelUnits::RACTOR_NOT_COLD } }
       }.freeze
       SOURCES = %w[strong seeded].freeze
       CHUNK_CAP = 1024
@@ -105,15 +110,28 @@ module Parbench
         end
       end
 
-      def run_ractors(job, gathered, busy)
-        ractors = Chunking.stripes(@chunks, @workers).each_with_index.map do |ranges, w|
-          Ractor.new(Ractor.current, w, ranges, @bytes, @source, @seed, @kernel, job) do |parent, index, my_ranges, bytes, source, seed, kernel, my_job|
-            ParallelUnits.ractor_worker(parent, index) do |deliver|
-              my_ranges.each { |range| deliver.call(range.begin, Keygen.work(my_job, range, bytes, source, seed, kernel)) }
+      # The warm start (protocol 3, the ractor model): W Ractors, each holding its stripe of the
+      # chunks, made before the ready line; every repetition and ceiling half is a message to each.
+      def start_workers
+        @warm_ractors = Chunking.stripes(@chunks, @workers).each_with_index.map do |ranges, w|
+          Ractor.new(Ractor.current, w, ranges, @bytes, @source, @kernel) do |parent, index, my_ranges, bytes, source, kernel|
+            ParallelUnits.serve do |(job, seed)|
+              ParallelUnits.ractor_worker(parent, index) do |deliver|
+                my_ranges.each { |range| deliver.call(range.begin, Keygen.work(job, range, bytes, source, seed, kernel)) }
+              end
             end
           end
         end
-        ParallelUnits.each_ractor_message(ractors, busy: busy) { |w, first, keys| gathered.add(ractors[w], first, keys) }
+      end
+
+      def stop_workers
+        ParallelUnits.stop_ractors(@warm_ractors) if @warm_ractors
+      end
+
+      def run_ractors(job, gathered, busy)
+        ParallelUnits.run_round(@warm_ractors, [job, @seed].freeze, busy: busy) do |w, first, keys|
+          gathered.add(@warm_ractors[w], first, keys)
+        end
       end
 
       # The one collection the caller holds, who delivered to it, and where each chunk landed

@@ -9,6 +9,17 @@ module Parbench
     # CLOCK_MONOTONIC readings: that clock is machine-wide, so a forked child's readings and
     # the parent's clock start are on the same scale; Protocol makes them relative.
     module ParallelUnits
+      # Protocol 3's start modes of the models built on these helpers, for --list.
+      FORK_COLD = "W processes forked in each repetition (each inherits the input and the repetition's key or seed " \
+                  "through fork and exits when its stripe is done), every one reaped before the clock stops"
+      FORK_NOT_WARM = "a fork per repetition is what this model is: a child gets the repetition's variant and the input " \
+                      "by being forked; workers kept across repetitions would have to be sent the work, another model"
+      RACTOR_WARM = "W Ractors (each its own OS thread) made before the ready line, each holding its stripe of the chunks; " \
+                    "each repetition sends every Ractor its job as a message and receives its pieces"
+      RACTOR_NOT_COLD = "Ruby 3.1 keeps an ended Ractor's (or Thread's) OS thread for 3 s and hands it to the next one " \
+                        "made (thread_pthread.c's thread cache), so Ractors made in a repetition would run on the OS " \
+                        "threads an earlier repetition's Ractors ended: a cold start cannot be had within one process"
+
       # How the parent sees one forked worker.
       ForkedWorker = Struct.new(:index, :pid, :reader)
 
@@ -107,6 +118,25 @@ module Parbench
         open&.each_value { |worker| reap(worker, failed: true) }
       end
 
+      # Calls the block with (worker, payload) for the next `count` messages from any of the
+      # long-lived `workers` (a warm pool), as they arrive; a worker that ends meanwhile, or
+      # reports an error, fails the run.
+      def receive_messages(workers, count)
+        by_reader = workers.to_h { |worker| [worker.reader, worker] }
+        payload = String.new(encoding: Encoding::BINARY)
+        while count.positive?
+          IO.select(by_reader.keys)[0].each do |reader|
+            kind, length = read_header(reader)
+            raise "forked worker #{by_reader[reader].index} ended during the run" if kind.nil?
+
+            reader.read(length, payload)
+            raise_child_error(payload) if kind == Channel::ERROR
+            yield by_reader[reader], payload
+            count -= 1
+          end
+        end
+      end
+
       def read_header(reader)
         header = reader.read(Channel::HEADER_BYTES)
         return nil if header.nil?
@@ -148,8 +178,15 @@ module Parbench
       # the `ractors` (started with `ractor_worker`), as they arrive, then takes each Ractor's
       # final value (Ruby 3.1 has no Ractor#join: taking the value is the join). Busy
       # intervals go to `busy` when one is given.
-      def each_ractor_message(ractors, busy: nil)
-        running = ractors.size
+      def each_ractor_message(ractors, busy: nil, &block)
+        receive_rounds(ractors.size, busy: busy, &block)
+        ractors.each(&:take)
+      end
+
+      # In the main Ractor: calls the block with (index, tag, payload) for every message until
+      # `count` workers have each sent FINISHED (one round of work per worker).
+      def receive_rounds(count, busy: nil)
+        running = count
         while running.positive?
           index, tag, payload = Ractor.receive
           if tag.equal?(FINISHED)
@@ -161,6 +198,30 @@ module Parbench
             yield index, tag, payload
           end
         end
+      end
+
+      # ---- Warm Ractors (protocol 3's warm start): made once, before the ready line ----
+      # Each serves one job per repetition, sent to it as a message, and ends at STOP.
+
+      # The message that ends a warm Ractor.
+      STOP = :stop
+
+      # Runs inside a warm Ractor: yields each job it receives until STOP.
+      def serve
+        until (job = Ractor.receive).equal?(STOP)
+          yield job
+        end
+      end
+
+      # In the main Ractor: hands each warm Ractor its job and takes every message of the round.
+      def run_round(ractors, job, busy: nil, &block)
+        ractors.each { |ractor| ractor.send(job) }
+        receive_rounds(ractors.size, busy: busy, &block)
+      end
+
+      # Ends the warm Ractors: STOP to each, then each one's final value (the join).
+      def stop_ractors(ractors)
+        ractors.each { |ractor| ractor.send(STOP) }
         ractors.each(&:take)
       end
     end

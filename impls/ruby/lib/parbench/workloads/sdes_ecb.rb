@@ -3,28 +3,41 @@
 require "digest"
 require_relative "../chunking"
 require_relative "parallel_units"
+require_relative "sdes_portable"
+require_relative "sdes_tuned"
 
 module Parbench
   module Workloads
     # sdes-ecb (seed 001): S-DES in ECB mode, one byte per block, over a file loaded into memory.
     class SdesEcb
       PARAMS = { "input" => nil, "key" => 642, "cipher" => "table", "chunk" => 0, "kernel" => "portable" }.freeze
-      # Both ciphers are plain Ruby and its standard library: there is no tuned kernel.
+      # The portable kernel is the reference procedure transliterated (SdesPortable); the tuned
+      # one the same cipher with straight-line permutations generated from the tables
+      # (SdesTuned). Both table ciphers build the reference's 256-entry table with their own
+      # encrypt_byte and look every byte up with String#tr, the standard library's call that
+      # replaces the lookup loop.
+      CIPHER_OF = { "portable" => SdesPortable, "tuned" => SdesTuned }.freeze
       DETAILS = {
-        "bitwise" => "plain Ruby per byte: P10/P8 key schedule, IP, two Feistel rounds (E/P, S0/S1, P4), IP^-1 " \
-                     "as straight-line bit permutations generated from the spec's tables",
-        "table" => "the key's 256-byte table (each byte through the bitwise cipher) applied with String#tr"
+        "portable" => { "bitwise" => "reference, transliterated", "table" => "reference, transliterated: String#tr" },
+        "tuned" => { "bitwise" => "straight-line bit permutations generated from the spec's tables, S-box indices by masks",
+                     "table" => "the tuned cipher's 256-byte table, looked up with String#tr" }
       }.freeze
-      KERNELS = { portable: "bitwise: #{DETAILS['bitwise']}; table: #{DETAILS['table']}" }.freeze
+      KERNELS = { portable: "reference, transliterated: String#tr (table cipher)",
+                  tuned: "straight-line bit permutations generated from the spec's tables (a shift-and-mask term per " \
+                         "output bit), S-box indices by masks; table cipher: its 256-byte table looked up with String#tr" }.freeze
       MODELS = {
         "seq" => { family: "seq" },
         "fork" => { family: "processes", workers: true,
                     note: "W forked workers (Process.fork, real OS processes) started and reaped inside the timed region; " \
-                          "worker w encrypts chunks w, w+W, ... and streams each back over its pipe into the pre-allocated output String" },
+                          "worker w encrypts chunks w, w+W, ... and streams each back over its pipe into the pre-allocated output String",
+                    start: { cold: ParallelUnits::FORK_COLD },
+                    start_unavailable: { warm: ParallelUnits::FORK_NOT_WARM } },
         "ractor" => { family: "actors", workers: true,
                       note: "W Ractors (each its own OS thread and lock, so they run in parallel) over the frozen (shareable) input, " \
-                            "started and ended inside the timed region; worker w encrypts chunks w, w+W, ... and sends each to the " \
-                            "main Ractor (Ractor#send, move: true), which copies it into the output" }
+                            "made before the ready line; each repetition sends worker w the key, it encrypts chunks w, w+W, ... " \
+                            "and sends each to the main Ractor (Ractor#send, move: true), which copies it into the output",
+                      start: { warm: ParallelUnits::RACTOR_WARM },
+                      start_unavailable: { cold: ParallelUnits::RACTOR_NOT_COLD } }
       }.freeze
       CIPHERS = %w[bitwise table].freeze
       CHUNK_CAP = 1 << 20
@@ -54,17 +67,32 @@ module Parbench
       end
 
       def self.check_variant(variant)
-        check_key(variant, "a --variants key")
+        check_key(variant, "a variant (the key)")
       end
 
       def extra
-        fields = { kernel: @kernel, kernel_detail: DETAILS[@cipher] }
+        fields = { kernel: @kernel, kernel_detail: DETAILS[@kernel][@cipher] }
         @model == "seq" ? fields : fields.merge(workers: @workers, chunk: @chunk, chunks: @chunks.size)
       end
 
       # A variant is the repetition's key (protocol 2): its ciphertext is this repetition's own.
       def prepare(variant)
         @key = variant || @base_key
+      end
+
+      # The warm start (protocol 3, the ractor model): W Ractors, each holding its stripe of the
+      # chunks, made before the ready line; every repetition and ceiling is a message to each.
+      def start_workers
+        stripes = Chunking.stripes(@chunks, @workers)
+        @warm_ractors = stripes.each_with_index.map do |ranges, w|
+          Ractor.new(Ractor.current, w, @plaintext, ranges) do |parent, index, plaintext, my_ranges|
+            ParallelUnits.serve { |job| SdesEcb.encrypt_stripe(parent, index, plaintext, my_ranges, job) }
+          end
+        end
+      end
+
+      def stop_workers
+        ParallelUnits.stop_ractors(@warm_ractors) if @warm_ractors
       end
 
       def run
@@ -86,7 +114,7 @@ module Parbench
       end
 
       def run_sequential(form)
-        SdesEcb.writer(form, @key).whole(@plaintext, @ciphertext)
+        SdesEcb.writer(form, @key, @kernel).whole(@plaintext, @ciphertext)
         nil
       end
 
@@ -94,7 +122,7 @@ module Parbench
         stripes = Chunking.stripes(@chunks, @workers)
         key = @key
         workers = ParallelUnits.fork_workers(@workers) do |w, channel|
-          writer = SdesEcb.writer(form, key)
+          writer = SdesEcb.writer(form, key, @kernel)
           stripes[w].each { |range| channel.send_message(writer.piece(@plaintext, range)) }
         end
         assembly = Assembly.new(@ciphertext, stripes)
@@ -105,18 +133,21 @@ module Parbench
       # Each message names its place in the worker's stripe, so the assembly does not rely on
       # the order the main Ractor's queue hands them over in.
       def run_ractors(form, busy)
-        stripes = Chunking.stripes(@chunks, @workers)
-        ractors = stripes.each_with_index.map do |ranges, w|
-          Ractor.new(Ractor.current, w, @plaintext, ranges, @key, form) do |parent, index, plaintext, my_ranges, key, writer_form|
-            ParallelUnits.ractor_worker(parent, index) do |deliver|
-              writer = SdesEcb.writer(writer_form, key)
-              my_ranges.each_with_index { |range, k| deliver.call(k, writer.piece(plaintext, range)) }
-            end
-          end
+        assembly = Assembly.new(@ciphertext, Chunking.stripes(@chunks, @workers))
+        ParallelUnits.run_round(@warm_ractors, [form, @key, @kernel].freeze, busy: busy) do |w, k, piece|
+          assembly.place(w, @warm_ractors[w], piece, k)
         end
-        assembly = Assembly.new(@ciphertext, stripes)
-        ParallelUnits.each_ractor_message(ractors, busy: busy) { |w, k, piece| assembly.place(w, ractors[w], piece, k) }
         assembly.workers_used
+      end
+
+      # In a Ractor: one job ([form, key, kernel]) over the Ractor's stripe, each piece sent to
+      # `parent` tagged with its place in the stripe.
+      def self.encrypt_stripe(parent, index, plaintext, ranges, job)
+        form, key, kernel = job
+        ParallelUnits.ractor_worker(parent, index) do |deliver|
+          writer = SdesEcb.writer(form, key, kernel)
+          ranges.each_with_index { |range, k| deliver.call(k, writer.piece(plaintext, range)) }
+        end
       end
 
       # Puts each worker's pieces where they belong: the k-th chunk of the worker's stripe, or
@@ -149,19 +180,20 @@ module Parbench
       # `whole` writes the result for all of `plaintext` into `out` (the same size) in place;
       # `piece` returns one chunk's result as a String a worker can send back.
 
-      def self.writer(form, key)
+      def self.writer(form, key, kernel)
         case form
-        when "table" then TableCipher.new(key)
-        when "bitwise" then BitwiseCipher.new(key)
+        when "table" then TableCipher.new(CIPHER_OF.fetch(kernel).table(key))
+        when "bitwise" then BitwiseCipher.new(CIPHER_OF.fetch(kernel), key)
         when "copy" then PlainCopy.new
         end
       end
 
-      # String#tr maps every byte through the key's 256-byte table in C.
+      # The reference's table cipher: String#tr maps every byte through the key's 256-byte table
+      # in C, the standard library's call in place of the loop `output[i] = table[input[i]]`.
       class TableCipher
-        def initialize(key)
+        def initialize(table)
           @from = SdesEcb.tr_escape(ALL_BYTES)
-          @to = SdesEcb.tr_escape(SdesEcb.table(key))
+          @to = SdesEcb.tr_escape(table)
         end
 
         # Copy, then translate in place: tr! is tr's own loop without its new String.
@@ -176,10 +208,12 @@ module Parbench
         end
       end
 
-      # Every byte through the permutations and both Feistel rounds (the seed's CPU-heavy form).
+      # Every byte through the permutations and both Feistel rounds (the seed's CPU-heavy form),
+      # with the kernel's encrypt_byte (SdesPortable's or SdesTuned's).
       class BitwiseCipher
-        def initialize(key)
-          @k1, @k2 = SdesEcb.subkeys(key)
+        def initialize(cipher, key)
+          @cipher = cipher
+          @k1, @k2 = cipher.subkeys(key)
         end
 
         def whole(plaintext, out)
@@ -190,15 +224,13 @@ module Parbench
           write(plaintext, range, "\0".b * range.size)
         end
 
-        # A while loop with setbyte: a block call per byte would cost more than the byte's rounds.
+        # output[i] = encrypt_byte(k1, k2, input[i]) for each byte of the range.
         def write(plaintext, range, out)
-          k1 = @k1
-          k2 = @k2
           first = range.begin
           count = range.size
           i = 0
           while i < count
-            out.setbyte(i, SdesEcb.encrypt_byte(plaintext.getbyte(first + i), k1, k2))
+            out.setbyte(i, @cipher.encrypt_byte(@k1, @k2, plaintext.getbyte(first + i)))
             i += 1
           end
           out
@@ -218,37 +250,7 @@ module Parbench
         end
       end
 
-      # ---- S-DES (Stallings; bit 1 is the most significant) ----
-      # Constants are made deeply shareable so Ractors may read them (seed 002's "make_shareable").
-
-      P10 = Ractor.make_shareable([3, 5, 2, 7, 4, 10, 1, 9, 8, 6])
-      P8 = Ractor.make_shareable([6, 3, 7, 4, 8, 5, 10, 9])
-      IP = Ractor.make_shareable([2, 6, 3, 1, 4, 8, 5, 7])
-      IP_INVERSE = Ractor.make_shareable([4, 1, 3, 5, 7, 2, 8, 6])
-      EXPAND_PERMUTE = Ractor.make_shareable([4, 1, 2, 3, 2, 3, 4, 1])
-      P4 = Ractor.make_shareable([2, 4, 3, 1])
-      S0 = Ractor.make_shareable([[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]])
-      S1 = Ractor.make_shareable([[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]])
       ALL_BYTES = Ractor.make_shareable((0..255).to_a.pack("C*"))
-
-      # Each permutation becomes one straight-line method generated from its table: a loop over
-      # the positions costs several block calls per bit, and the bitwise form runs per byte.
-      def self.define_permutation(name, width, positions)
-        last = positions.size - 1
-        terms = positions.each_with_index.map do |position, k|
-          shift = (width - position) - (last - k)
-          moved = shift.negative? ? "(value << #{-shift})" : "(value >> #{shift})"
-          "(#{moved} & #{1 << (last - k)})"
-        end
-        singleton_class.class_eval("def #{name}(value) = #{terms.join(' | ')}", __FILE__, __LINE__)
-      end
-
-      define_permutation(:p10, 10, P10)
-      define_permutation(:p8, 10, P8)
-      define_permutation(:ip, 8, IP)
-      define_permutation(:ip_inverse, 8, IP_INVERSE)
-      define_permutation(:expand_permute, 4, EXPAND_PERMUTE)
-      define_permutation(:p4, 4, P4)
 
       # tr's own syntax gives ^ - \ a meaning: each is escaped with a backslash. This runs in
       # every Ractor, and two Ruby 3.1 calls are not safe there: a gsub (one Regexp literal
@@ -263,46 +265,6 @@ module Parbench
           escaped << byte
         end
         escaped
-      end
-
-      def self.table(key)
-        k1, k2 = subkeys(key)
-        (0..255).map { |byte| encrypt_byte(byte, k1, k2) }.pack("C*")
-      end
-
-      # C = IP^-1(f_K2(SW(f_K1(IP(P)))))
-      def self.encrypt_byte(plain, k1, k2)
-        block = feistel(ip(plain), k1)
-        block = ((block & 0xF) << 4) | (block >> 4)
-        ip_inverse(feistel(block, k2))
-      end
-
-      def self.decrypt_byte(cipher, k1, k2)
-        encrypt_byte(cipher, k2, k1)
-      end
-
-      def self.subkeys(key)
-        shuffled = p10(key)
-        left = rotate5(shuffled >> 5, 1)
-        right = rotate5(shuffled & 0x1F, 1)
-        k1 = p8((left << 5) | right)
-        left = rotate5(left, 2)
-        right = rotate5(right, 2)
-        [k1, p8((left << 5) | right)]
-      end
-
-      # f_K(L, R) = (L xor F(R, K), R); S-box row = bits 1 and 4, column = bits 2 and 3.
-      def self.feistel(block, subkey)
-        mixed = expand_permute(block & 0xF) ^ subkey
-        l4 = mixed >> 4
-        r4 = mixed & 0xF
-        s0 = S0[((l4 >> 2) & 2) | (l4 & 1)][(l4 >> 1) & 3]
-        s1 = S1[((r4 >> 2) & 2) | (r4 & 1)][(r4 >> 1) & 3]
-        (((block >> 4) ^ p4((s0 << 2) | s1)) << 4) | (block & 0xF)
-      end
-
-      def self.rotate5(half, by)
-        ((half << by) | (half >> (5 - by))) & 0x1F
       end
     end
   end

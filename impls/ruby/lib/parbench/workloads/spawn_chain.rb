@@ -5,16 +5,22 @@ module Parbench
     # spawn-chain (seed 003): n units in a chain, each adds 1 to what it receives and passes it on.
     class SpawnChain
       PARAMS = { "n" => 1000 }.freeze
+      # Protocol 3: a chain's links are its work, made in every repetition; no model has a pool of
+      # OS threads apart from its links.
+      LINKS_ARE_THE_WORK = {
+        cold: "the links are the work itself, made and ended in every repetition: there is no pool to start",
+        warm: "the links are the work itself: links made before the ready line would be the answer half computed"
+      }.freeze
       MODELS = {
-        "fiber" => { family: "fibers",
+        "fiber" => { family: "fibers", start_unavailable: LINKS_ARE_THE_WORK,
                      note: "the seed's chain: one Fiber per link, each transfers n + 1 to the next; each link is started as it is made " \
                            "(it counts itself and transfers back to its maker) so all n are running and waiting when the start value is " \
                            "sent; fails with FiberError \"can't set a guard page\" when the kernel's map count runs out; a repetition's " \
                            "ended Fibers are collected (GC.start) after it, outside the timed region, since their stacks stay mapped until then" },
-        "thread" => { family: "threads",
+        "thread" => { family: "threads", start_unavailable: LINKS_ARE_THE_WORK,
                       note: "one Thread (an OS thread) per link waiting on its own Queue; the start value is sent once every Thread " \
                             "has started running; every Thread joined inside the timed region" },
-        "async" => { family: "async",
+        "async" => { family: "async", start_unavailable: LINKS_ARE_THE_WORK,
                      note: "one ruby-async Task per link waiting on its own Async::Variable (a oneshot), on the Fiber-based reactor" }
       }.freeze
 
@@ -33,7 +39,7 @@ module Parbench
 
       # A variant is the start value sent into the chain instead of 0; the answer is start + n.
       def self.check_variant(variant)
-        raise BadArguments, "a --variants start value must be below 2^31, got #{variant}" if variant >= 1 << 31
+        raise BadArguments, "a variant (the start value) must be below 2^31, got #{variant}" if variant >= 1 << 31
       end
 
       def prepare(variant)

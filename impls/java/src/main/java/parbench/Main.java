@@ -1,5 +1,8 @@
 package parbench;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -47,7 +50,8 @@ public final class Main {
     private static void runCase(String[] argv) throws Exception {
         if (argv.length == 0) {
             throw new Protocol.BadArguments("usage: run <workload> --model <model> [--<param> <value> ...] "
-                    + "--warmup W --repeat R | run --list; workloads: " + workloadNames());
+                    + "[--workers N] [--start cold|warm] --warmup W --repeat R (one variant per line on stdin) "
+                    + "| run --list; workloads: " + workloadNames());
         }
         Workload workload = WORKLOADS.stream().filter(w -> w.name().equals(argv[0])).findFirst()
                 .orElseThrow(() -> new Protocol.BadArguments(
@@ -56,7 +60,7 @@ public final class Main {
         String model = chooseModel(workload, args);
         Protocol.ModelInfo info = workload.models().get(model);
 
-        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat", "variants"));
+        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat"));
         workload.params().forEach(param -> allowed.add(param.replace('_', '-')));
         if (!workload.kernels().isEmpty()) {
             allowed.add("kernel");
@@ -64,7 +68,11 @@ public final class Main {
         if (info.takesWorkers()) {
             allowed.add("workers");
         }
-        args.allowOnly(allowed, workload.name() + " model " + model);
+        if (info.starts().mentioned()) {
+            allowed.add("start");
+        }
+        String context = workload.name() + " model " + model;
+        args.allowOnly(allowed, context);
 
         int workers = args.count("workers", Runtime.getRuntime().availableProcessors(), 1);
         if (info.takesWorkers()) {
@@ -72,32 +80,42 @@ public final class Main {
         }
         int warmup = args.count("warmup", 0, 0);
         int repeat = args.count("repeat", 1, 1);
-        long[] variants = Protocol.variants(args, warmup + repeat);
+        String start = info.starts().choose(args, context);
         if (!workload.kernels().isEmpty()) {
             // A kernel class this runtime lacks is a bad argument, never a silent stand-in.
             args.choice("kernel", "portable", List.copyOf(workload.kernels().keySet()));
         }
 
-        Workload.PreparedCase prepared = workload.prepare(model, args, workers);
+        Workers.Team team = new Workers.Team(workers, start);
+        Workload.PreparedCase prepared = workload.prepare(model, args, team);
         Map<String, Object> extra = new LinkedHashMap<>(prepared.extra());
+        Map<String, Object> readyExtra = new LinkedHashMap<>();
         if (info.takesWorkers()) {
+            readyExtra.put("workers", workers);
             extra.putAll(Protocol.poolSettings(info.family(), workers));
+        }
+        if (!start.equals("none")) {
+            extra.put("start", start);
         }
         extra.put("jvm_flags", Protocol.jvmFlags());
         extra.put("jvm_defaults", Protocol.jvmDefaults());
         extra.put("cpu_clock", Protocol.Cpu.source());
+        System.out.println(Protocol.readyLine(start, team.startNs(), readyExtra));
+        System.out.flush();
+
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         // Warm-ups print their lines too (protocol 2), so the harness can check their checksums.
         for (int j = 0; j < warmup + repeat; j++) {
-            Protocol.Repetition repetition =
-                    Protocol.runRepetition(prepared::run, variants == null ? null : variants[j]);
+            long variant = Protocol.readVariant(stdin, j);
+            Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, variant);
             System.out.println(j < warmup
                     ? Protocol.warmupLine(j, repetition, extra)
                     : Protocol.repetitionLine(j - warmup, repetition, extra));
-            // The launcher timestamps each line as it arrives: the line leaves now, not at exit.
+            // The launcher writes the next variant when this line arrives: it leaves now, not at exit.
             System.out.flush();
         }
         System.out.flush();
-        // Parked pool threads (virtual-thread carriers, JDBC timers) must not keep the JVM alive.
+        // Warm pools, parked carriers and JDBC timers must not keep the JVM alive.
         System.exit(0);
     }
 
@@ -114,10 +132,14 @@ public final class Main {
 
     /**
      * The virtual-thread scheduler reads its size once, when the first virtual thread starts, so
-     * it is set before any work; its carriers then live as long as the JVM.
+     * it is set before any work; its carriers then live as long as the JVM. Its maximum is the
+     * same: by default it adds carriers (up to 256) while a virtual thread is blocked in file I/O
+     * or class loading, and such a carrier, started in some repetition, would be a worker beyond
+     * --workers and one the warm start never made.
      */
     private static void sizeSharedPools(int workers) {
         System.setProperty("jdk.virtualThreadScheduler.parallelism", String.valueOf(workers));
+        System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", String.valueOf(workers));
     }
 
     /** An OutOfMemoryError (heap, or "unable to create native thread") anywhere in the cause chain. */
@@ -140,8 +162,9 @@ public final class Main {
         list.put("version", "java " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + ")");
         list.put("flags", "JVM flags: " + Protocol.jvmFlags() + "; defaults: " + Protocol.jvmDefaults()
-                + "; virtual-thread models set -Djdk.virtualThreadScheduler.parallelism=workers; other models "
-                + "make their pools of workers threads in every repetition");
+                + "; virtual-thread models set -Djdk.virtualThreadScheduler.parallelism=workers and "
+                + "-Djdk.virtualThreadScheduler.maxPoolSize=workers; other models make pools of exactly workers "
+                + "threads (in every repetition when cold, once before the ready line when warm)");
         list.put("sources", Map.of("strong", Keygen.strongSourceName()));
         Map<String, Object> workloads = new LinkedHashMap<>();
         for (Workload workload : WORKLOADS) {
@@ -155,6 +178,12 @@ public final class Main {
                 }
                 if (info.note() != null && !info.note().isEmpty()) {
                     entry.put("note", info.note());
+                }
+                if (!info.starts().offered().isEmpty()) {
+                    entry.put("start", info.starts().offered());
+                }
+                if (!info.starts().unavailable().isEmpty()) {
+                    entry.put("start_unavailable", info.starts().unavailable());
                 }
                 models.put(name, entry);
             });

@@ -1,5 +1,7 @@
 package parbench;
 
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -13,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SequencedMap;
 import java.util.Set;
 
 /** The harness protocol's small pieces: command-line arguments, one JSON line per result, exit codes. */
@@ -36,8 +39,70 @@ public final class Protocol {
         }
     }
 
-    /** How a model runs: its family, whether it takes --workers, what stands in for what. */
-    public record ModelInfo(String family, boolean takesWorkers, String note) {}
+    /** How a model runs: its family, whether it takes --workers, what stands in for what, its start modes. */
+    public record ModelInfo(String family, boolean takesWorkers, String note, Starts starts) {
+        /** A model without start modes (seq): its ready line says "none" and it takes no --start. */
+        public ModelInfo(String family, boolean takesWorkers, String note) {
+            this(family, takesWorkers, note, Starts.NONE);
+        }
+    }
+
+    /**
+     * Protocol 3's start modes of a model: what each offered mode makes and where (`--list`'s
+     * "start"), and why a mode cannot apply ("start_unavailable"). A model offering none runs
+     * with the ready line "none".
+     */
+    public record Starts(SequencedMap<String, String> offered, SequencedMap<String, String> unavailable) {
+        public static final Starts NONE = new Starts(new LinkedHashMap<>(), new LinkedHashMap<>());
+
+        public static Starts coldOrWarm(String cold, String warm) {
+            return new Starts(modes("cold", cold, "warm", warm), new LinkedHashMap<>());
+        }
+
+        public static Starts warmOnly(String warm, String whyNoCold) {
+            return new Starts(modes("warm", warm), modes("cold", whyNoCold));
+        }
+
+        /** The units are the work itself: nothing of a repetition's could be made before it or kept. */
+        public static Starts neither(String whyNoCold, String whyNoWarm) {
+            return new Starts(new LinkedHashMap<>(), modes("cold", whyNoCold, "warm", whyNoWarm));
+        }
+
+        private static SequencedMap<String, String> modes(String... namesAndTexts) {
+            SequencedMap<String, String> modes = new LinkedHashMap<>();
+            for (int i = 0; i < namesAndTexts.length; i += 2) {
+                modes.put(namesAndTexts[i], namesAndTexts[i + 1]);
+            }
+            return modes;
+        }
+
+        /** Whether `--start` means anything to the model (offered, or refused with a reason). */
+        public boolean mentioned() {
+            return !offered.isEmpty() || !unavailable.isEmpty();
+        }
+
+        /** cold where offered, else the only mode offered, else "none". */
+        public String byDefault() {
+            return offered.containsKey("cold") ? "cold" : offered.isEmpty() ? "none" : offered.firstEntry().getKey();
+        }
+
+        /** The mode `--start` asks for, or the default; a mode the model cannot run is a bad argument, with why. */
+        public String choose(Args args, String context) {
+            if (!args.has("start")) {
+                return byDefault();
+            }
+            String asked = args.string("start");
+            if (offered.containsKey(asked)) {
+                return asked;
+            }
+            String valid = offered.isEmpty() ? "it takes no --start" : "valid: " + String.join(", ", offered.keySet());
+            if (unavailable.containsKey(asked)) {
+                throw new BadArguments("--start " + asked + " is not offered by " + context + ": "
+                        + unavailable.get(asked) + "; " + valid);
+            }
+            throw new BadArguments("unknown --start '" + asked + "' for " + context + "; " + valid);
+        }
+    }
 
     /** The `--name value` pairs after the workload name, read by name with their types checked. */
     public static final class Args {
@@ -94,6 +159,19 @@ public final class Protocol {
             return has(name) ? parseNumber(name, values.get(name)) : fallback;
         }
 
+        /** A 64-bit value given as a decimal from 0 to 2^64 - 1 (keygen's --seed), as its 64 bits. */
+        public long unsigned64(String name, long fallback) {
+            if (!has(name)) {
+                return fallback;
+            }
+            try {
+                return parseUnsigned64(values.get(name));
+            } catch (NumberFormatException e) {
+                throw new BadArguments("--" + name + " must be an integer from 0 to 2^64 - 1, got '" + values.get(name)
+                        + "'");
+            }
+        }
+
         /** A count that must be at least `minimum` (sizes, workers, repetitions). */
         public int count(String name, int fallback, int minimum) {
             long value = number(name, fallback);
@@ -145,14 +223,15 @@ public final class Protocol {
     }
 
     /**
-     * The JVM-wide pool size a model with workers runs under, as the -D flag it amounts to:
-     * virtual threads run on the JVM's carrier threads. (Pools of the other models are made
-     * per repetition with `workers` threads and need no flag.)
+     * The JVM-wide pool size a model with workers runs under, as the -D flags it amounts to:
+     * virtual threads run on the JVM's carrier threads, exactly `workers` of them. (Pools of the
+     * other models are made with `workers` threads and need no flag.)
      */
     public static Map<String, Object> poolSettings(String family, int workers) {
         Map<String, Object> settings = new LinkedHashMap<>();
         if (family.equals("green")) {
             settings.put("vthread_parallelism", workers);
+            settings.put("vthread_max_pool_size", workers);
         }
         return settings;
     }
@@ -182,31 +261,47 @@ public final class Protocol {
     }
 
     /**
-     * `--variants v0,v1,...`: one value per repetition, warm-ups first, each used in place of the
-     * workload's base value (key, seed, start value, salt). Null when not given.
+     * Protocol 3's late variant: one line from stdin before repetition `repetition` (warm-ups
+     * first), a decimal integer from 0 to 2^64 - 1 (keygen's seeds take all 64 bits) used in
+     * place of the workload's base value (key, seed, start value, salt), returned as its 64 bits.
+     * Read before the repetition's clock, so never inside `ns`.
      */
-    public static long[] variants(Args args, int repetitions) {
-        if (!args.has("variants")) {
-            return null;
+    public static long readVariant(BufferedReader stdin, int repetition) throws IOException {
+        String line = stdin.readLine();
+        if (line == null) {
+            throw new BadArguments("stdin closed before repetition " + repetition);
         }
-        String text = args.string("variants");
-        String[] words = text.isEmpty() ? new String[0] : text.split(",", -1);
-        if (words.length != repetitions) {
-            throw new BadArguments("--variants needs one value per repetition (warm-ups first): " + repetitions
-                    + " values, got " + words.length);
+        try {
+            return parseUnsigned64(line.trim());
+        } catch (NumberFormatException e) {
+            throw new BadArguments("the variant of repetition " + repetition
+                    + " must be a decimal integer from 0 to 2^64 - 1 on its own line, got '" + line + "'");
         }
-        long[] values = new long[words.length];
-        for (int i = 0; i < words.length; i++) {
-            try {
-                values[i] = Long.parseLong(words[i].trim());
-            } catch (NumberFormatException e) {
-                throw new BadArguments("--variants must be non-negative integers, got '" + words[i] + "'");
-            }
-            if (values[i] < 0) {
-                throw new BadArguments("--variants must be non-negative integers, got " + values[i]);
-            }
+    }
+
+    /** Decimal digits only (no sign), at most 2^64 - 1, as the 64 bits of a long. */
+    static long parseUnsigned64(String digits) {
+        if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit)) {
+            throw new NumberFormatException("not decimal digits: '" + digits + "'");
         }
-        return values;
+        return Long.parseUnsignedLong(digits);
+    }
+
+    /**
+     * The ready line (protocol 3), printed once the arguments are checked and the inputs loaded:
+     * the start mode that runs ("cold", "warm", or "none" for a model without one) and, for warm,
+     * the time spent making its workers before it.
+     */
+    public static String readyLine(String start, long startNs, Map<String, Object> extra) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("ready", start);
+        if (start.equals("warm")) {
+            line.put("start_ns", startNs);
+        }
+        if (!extra.isEmpty()) {
+            line.put("extra", extra);
+        }
+        return json(line);
     }
 
     /** A comma-separated list of integers (keygen's --probes), each from `minimum` to `maximum`. */
@@ -255,7 +350,7 @@ public final class Protocol {
             this.variant = variant;
         }
 
-        /** The repetition's variant, or the workload's base value when --variants was not given. */
+        /** The repetition's variant, or the workload's base value when none was given (unit tests). */
         public long variant(long base) {
             return variant == null ? base : variant;
         }

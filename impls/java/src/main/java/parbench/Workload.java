@@ -21,8 +21,16 @@ public interface Workload {
         return new java.util.LinkedHashMap<>();
     }
 
-    /** Validates the arguments and loads inputs, all outside the timed region. */
-    PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception;
+    /**
+     * Validates the arguments and loads inputs, all outside the timed region; a warm `team`
+     * makes its workers here too (timed apart, as the ready line's start_ns).
+     */
+    PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) throws Exception;
+
+    /** The case with `workers` workers in the model's default start mode (tests call this). */
+    default PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception {
+        return prepare(model, args, new Workers.Team(workers, models().get(model).starts().byDefault()));
+    }
 
     /** A case with its inputs loaded: each call is one repetition, timed inside. */
     interface PreparedCase {

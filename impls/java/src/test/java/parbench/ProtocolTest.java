@@ -54,15 +54,63 @@ class ProtocolTest {
         assertEquals("{\"warmup\":1,\"ns\":5,\"items\":0,\"checksum\":\"noop\"}", line);
     }
 
+    private static java.io.BufferedReader stdin(String text) {
+        return new java.io.BufferedReader(new java.io.StringReader(text));
+    }
+
     @Test
-    void variantsAreOnePerRepetition() {
-        Protocol.Args args = Protocol.Args.parse(List.of("--variants", "0,1000,4294967295"));
-        assertEquals(List.of(0L, 1000L, 4294967295L),
-                java.util.Arrays.stream(Protocol.variants(args, 3)).boxed().toList());
-        assertThrows(Protocol.BadArguments.class, () -> Protocol.variants(args, 4));
-        assertThrows(Protocol.BadArguments.class,
-                () -> Protocol.variants(Protocol.Args.parse(List.of("--variants", "1,-2")), 2));
-        assertEquals(null, Protocol.variants(Protocol.Args.parse(List.of()), 3));
+    void variantsAreReadOnePerLineAsTheRepetitionsComeDue() throws Exception {
+        java.io.BufferedReader lines = stdin("0\n1000\n4294967295\n18446744073709551615\n");
+        assertEquals(0L, Protocol.readVariant(lines, 0));
+        assertEquals(1000L, Protocol.readVariant(lines, 1));
+        assertEquals(4294967295L, Protocol.readVariant(lines, 2));
+        // keygen's seeds take all 64 bits: 2^64 - 1 is the long whose bits are all ones.
+        assertEquals(-1L, Protocol.readVariant(lines, 3));
+    }
+
+    @Test
+    void stdinClosedWhereAVariantIsDueIsABadArgumentNamingTheRepetition() throws Exception {
+        java.io.BufferedReader lines = stdin("5\n");
+        Protocol.readVariant(lines, 0);
+        Protocol.BadArguments closed = assertThrows(Protocol.BadArguments.class, () -> Protocol.readVariant(lines, 1));
+        assertEquals("stdin closed before repetition 1", closed.getMessage());
+    }
+
+    @Test
+    void aVariantMustBeANonNegativeDecimalInteger() {
+        for (String bad : List.of("-2\n", "+2\n", "0x10\n", "\n", "1,2\n", "18446744073709551616\n")) {
+            assertThrows(Protocol.BadArguments.class, () -> Protocol.readVariant(stdin(bad), 0), bad);
+        }
+    }
+
+    @Test
+    void theReadyLineSaysTheModeAndWarmsStartNs() {
+        assertEquals("{\"ready\":\"cold\"}", Protocol.readyLine("cold", 0, Map.of()));
+        assertEquals("{\"ready\":\"none\"}", Protocol.readyLine("none", 0, Map.of()));
+        assertEquals("{\"ready\":\"warm\",\"start_ns\":1234567,\"extra\":{\"workers\":16}}",
+                Protocol.readyLine("warm", 1234567, Map.of("workers", 16)));
+    }
+
+    @Test
+    void theDefaultStartIsColdWhereOfferedElseTheOnlyMode() {
+        Protocol.Args none = Protocol.Args.parse(List.of());
+        assertEquals("cold", Protocol.Starts.coldOrWarm("a", "b").choose(none, "m"));
+        assertEquals("warm", Protocol.Starts.warmOnly("a", "why").choose(none, "m"));
+        assertEquals("none", Protocol.Starts.neither("why", "why").choose(none, "m"));
+        assertEquals("none", Protocol.Starts.NONE.choose(none, "m"));
+    }
+
+    @Test
+    void aStartModeTheModelCannotRunIsABadArgumentWithItsReason() {
+        Protocol.Args cold = Protocol.Args.parse(List.of("--start", "cold"));
+        Protocol.BadArguments refused = assertThrows(Protocol.BadArguments.class,
+                () -> Protocol.Starts.warmOnly("carriers", "the carriers outlive it").choose(cold, "m"));
+        org.junit.jupiter.api.Assertions.assertTrue(refused.getMessage().contains("the carriers outlive it"));
+        assertThrows(Protocol.BadArguments.class, () -> Protocol.Starts.neither("x", "y").choose(cold, "m"));
+        assertThrows(Protocol.BadArguments.class, () -> Protocol.Starts.coldOrWarm("a", "b")
+                .choose(Protocol.Args.parse(List.of("--start", "lukewarm")), "m"));
+        assertEquals("warm", Protocol.Starts.coldOrWarm("a", "b")
+                .choose(Protocol.Args.parse(List.of("--start", "warm")), "m"));
     }
 
     @Test

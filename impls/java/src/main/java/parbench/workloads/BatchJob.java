@@ -42,9 +42,8 @@ public final class BatchJob implements Workload {
         return List.of("docs_dir", "db", "connections");
     }
 
-    /** The only kernel: the spec's LCS in plain Java; nothing engineered exists to be a tuned one. */
-    static final String PORTABLE_DETAIL =
-            "LCS suffix table in one int[] (row-major, plain loops), the spec's walk and offset map";
+    /** The only kernel: the spec's LCS in plain Java (offsetMap); nothing engineered exists to be a tuned one. */
+    static final String PORTABLE_DETAIL = "reference, transliterated";
 
     @Override
     public SequencedMap<String, String> kernels() {
@@ -58,12 +57,13 @@ public final class BatchJob implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "one connection, documents in order"));
         models.put("threads", new Protocol.ModelInfo("threads", true,
-                "Executors.newFixedThreadPool(workers) made, shut down and joined in the timed run, one task per "
-                        + "document; each thread holds one of workers connections for a whole document"));
+                "a fixed pool of workers threads, one task per document (invokeAll); each thread holds one of "
+                        + "workers connections for a whole document", Workers.THREAD_POOL_STARTS));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
                 "one virtual thread per document (unbounded, each joined) on workers carriers; a document "
                         + "borrows one of --connections pooled connections (default 4 x workers) for its read and "
-                        + "again for its write transaction, and aligns holding none"));
+                        + "again for its write transaction, and aligns holding none",
+                Workers.virtualThreadStarts("document")));
         return models;
     }
 
@@ -73,20 +73,17 @@ public final class BatchJob implements Workload {
     record Span(int begin, int end, String label) {}
 
     /**
-     * Where each byte offset of `old` lands in `changed`: the spec's LCS suffix table, its walk
-     * from (0, 0) and its tie-break (step in `old` when both ways keep the same length).
+     * Where each byte offset of `old` lands in `changed` (the spec's map M): the LCS suffix table
+     * dp[i][j] = LCS(old[i:], changed[j:]), its walk from (0, 0) with the spec's tie-break (step
+     * in `old` when both ways keep the same length), then M from the end.
      */
     static int[] offsetMap(byte[] old, byte[] changed) {
         int n = old.length;
         int m = changed.length;
-        int width = m + 1;
-        int[] lcs = new int[(n + 1) * width]; // lcs[i * width + j] = LCS(old[i:], changed[j:])
+        int[][] dp = new int[n + 1][m + 1];
         for (int i = n - 1; i >= 0; i--) {
             for (int j = m - 1; j >= 0; j--) {
-                int here = i * width + j;
-                lcs[here] = old[i] == changed[j]
-                        ? lcs[here + width + 1] + 1
-                        : Math.max(lcs[here + width], lcs[here + 1]);
+                dp[i][j] = old[i] == changed[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
             }
         }
         int[] matchedTo = new int[n];
@@ -95,8 +92,10 @@ public final class BatchJob implements Workload {
         int j = 0;
         while (i < n && j < m) {
             if (old[i] == changed[j]) {
-                matchedTo[i++] = j++;
-            } else if (lcs[(i + 1) * width + j] >= lcs[i * width + j + 1]) {
+                matchedTo[i] = j;
+                i++;
+                j++;
+            } else if (dp[i + 1][j] >= dp[i][j + 1]) {
                 i++;
             } else {
                 j++;
@@ -319,10 +318,10 @@ public final class BatchJob implements Workload {
         }
     }
 
-    /** threads: a fixed pool made for this run, one task per document, a connection held per document. */
-    static Workers.Log runThreads(Job job, List<Integer> docIds, ConnectionPool connections, int workers)
-            throws Exception {
-        return Workers.fixedThreadPool(workers).run(docIds.size(), eachDocument(docIds, docId -> {
+    /** threads: the team's fixed pool, one task per document, a connection held per document. */
+    static Workers.Log runThreads(Job job, List<Integer> docIds, ConnectionPool connections,
+            Workers.ChunkRunner threads) throws Exception {
+        return threads.run(docIds.size(), eachDocument(docIds, docId -> {
             Connection db = connections.borrow();
             try {
                 job.processHolding(docId, db);
@@ -333,8 +332,9 @@ public final class BatchJob implements Workload {
     }
 
     /** virtual-threads: one per document; a pooled connection for the read, none while aligning, one for the write. */
-    static Workers.Log runVirtualThreads(Job job, List<Integer> docIds, ConnectionPool connections) throws Exception {
-        return Workers.virtualThreadPerChunk().run(docIds.size(), eachDocument(docIds, docId -> {
+    static Workers.Log runVirtualThreads(Job job, List<Integer> docIds, ConnectionPool connections,
+            Workers.ChunkRunner virtualThreads) throws Exception {
+        return virtualThreads.run(docIds.size(), eachDocument(docIds, docId -> {
             List<Span> spans = new ArrayList<>();
             Document document;
             Connection db = connections.borrow();
@@ -365,9 +365,19 @@ public final class BatchJob implements Workload {
         }
     }
 
+    /** The model's way of running documents, with the team's workers (made per run when cold). */
+    static Workers.ChunkRunner runnerOf(String model, Workers.Team team) {
+        return switch (model) {
+            case "seq" -> Workers.sequential();
+            case "threads" -> team.fixedThreadPool();
+            case "virtual-threads" -> team.virtualThreadPerChunk();
+            default -> throw new IllegalStateException(model);
+        };
+    }
+
     /** One run of the job: connections opened, work list read, every document done, connections closed. */
-    static Workers.Log runJob(String model, Job job, String url, int connectionCount, int workers, List<Integer> docIds)
-            throws Exception {
+    static Workers.Log runJob(String model, Job job, String url, int connectionCount, Workers.ChunkRunner runner,
+            List<Integer> docIds) throws Exception {
         try (ConnectionPool connections = new ConnectionPool(url, connectionCount)) {
             Connection first = connections.borrow();
             try {
@@ -377,15 +387,16 @@ public final class BatchJob implements Workload {
             }
             return switch (model) {
                 case "seq" -> runSequential(job, docIds, connections);
-                case "threads" -> runThreads(job, docIds, connections, workers);
-                case "virtual-threads" -> runVirtualThreads(job, docIds, connections);
+                case "threads" -> runThreads(job, docIds, connections, runner);
+                case "virtual-threads" -> runVirtualThreads(job, docIds, connections, runner);
                 default -> throw new IllegalStateException(model);
             };
         }
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) throws Exception {
+        int workers = team.size();
         Path docsDir = Path.of(args.string("docs-dir"));
         if (!Files.isDirectory(docsDir)) {
             throw new Protocol.BadArguments("--docs-dir " + docsDir + " is not a directory");
@@ -398,6 +409,7 @@ public final class BatchJob implements Workload {
         };
         args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
         loadDriver(url);
+        Workers.ChunkRunner runner = runnerOf(model, team);
         boolean parallel = !model.equals("seq");
 
         Map<String, Object> extra = new LinkedHashMap<>();
@@ -414,7 +426,7 @@ public final class BatchJob implements Workload {
                 Job job = new Job(docsDir);
                 List<Integer> docIds = new ArrayList<>();
                 rep.start();
-                Workers.Log log = runJob(model, job, url, connectionCount, workers, docIds);
+                Workers.Log log = runJob(model, job, url, connectionCount, runner, docIds);
                 long ns = rep.stop();
                 String checksum;
                 try (Connection db = open(url)) {

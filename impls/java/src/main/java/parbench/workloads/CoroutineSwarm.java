@@ -29,10 +29,11 @@ public final class CoroutineSwarm implements Workload {
         models.put("seq", new Protocol.ModelInfo("seq", false, "the same lines in a plain loop, no yields"));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
                 "one virtual thread per task on workers carriers; Thread.yield() for sleep_ms 0, "
-                        + "Thread.sleep(ms) otherwise"));
+                        + "Thread.sleep(ms) otherwise", Workers.virtualThreadStarts("task")));
         models.put("platform-threads", new Protocol.ModelInfo("threads", false,
                 "one OS thread per task (Thread.ofPlatform, default stack), the same yields and sleeps; "
-                        + "for comparison with virtual threads, thread creation failure is the limit result"));
+                        + "for comparison with virtual threads, thread creation failure is the limit result",
+                Workers.unitsAreTheWork("task")));
         return models;
     }
 
@@ -156,13 +157,14 @@ public final class CoroutineSwarm implements Workload {
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) {
         int tasks = args.count("tasks", 1);
         int steps = args.count("steps", 0);
         int sleepMs = args.count("sleep-ms", 0, 0);
         Map<String, Object> extra = new LinkedHashMap<>();
         if (model.equals("virtual-threads")) {
-            extra.put("workers", workers);
+            team.startCarriers();
+            extra.put("workers", team.size());
         }
         return new PreparedCase() {
             @Override

@@ -42,8 +42,7 @@ public final class Keygen implements Workload {
 
     /** The portable kernel: the JDK's default CSPRNG as anyone would call it, and Base32 in plain code. */
     static String portableDetail() {
-        return "new java.security.SecureRandom() (" + defaultSecureRandom()
-                + ") per worker, nextBytes per key; plain Base32 (5 bits at a time from a bit buffer)";
+        return "reference, transliterated: new SecureRandom() (" + defaultSecureRandom() + "), nextBytes";
     }
 
     /** What --list's `sources.strong` says. */
@@ -53,8 +52,6 @@ public final class Keygen implements Workload {
                 + "virtual-threads), made inside the timed pass, or with --rng aes-ctr an AES-256/CTR keystream "
                 + "per worker (javax.crypto) keyed from that DRBG";
     }
-
-    private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz234567".getBytes(StandardCharsets.US_ASCII);
 
     @Override
     public String name() {
@@ -91,18 +88,14 @@ public final class Keygen implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "a plain loop, one generator of the kernel's kind"));
         models.put("parallel-stream", new Protocol.ModelInfo("data-parallel", true,
-                "IntStream over chunk indices .parallel() inside a ForkJoinPool(workers) made, shut down and "
-                        + "joined in every repetition; one generator (the kernel's) per pool thread"));
+                "IntStream over chunk indices .parallel() inside a ForkJoinPool of exactly workers threads "
+                        + "(pool.submit(...).get()); one generator (the kernel's) per pool thread per repetition",
+                Workers.PARALLEL_STREAM_STARTS));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
                 "one virtual thread per chunk (joined) on the JVM's workers carrier threads, which live as long "
                         + "as the JVM; one generator (the kernel's) per virtual thread; --chunk 1 is one virtual "
-                        + "thread per key"));
+                        + "thread per key", Workers.virtualThreadStarts("chunk")));
         return models;
-    }
-
-    /** Length of the padded Base32 encoding of `length` bytes. */
-    static int encodedLength(int length) {
-        return (length + 4) / 5 * 8;
     }
 
     /**
@@ -113,7 +106,7 @@ public final class Keygen implements Workload {
 
     static {
         for (int bits = 0; bits < 1024; bits++) {
-            PAIRS[bits] = ALPHABET[bits >>> 5] & 0xff | (ALPHABET[bits & 31] & 0xff) << 8;
+            PAIRS[bits] = Base32Plain.ALPHABET[bits >>> 5] & 0xff | (Base32Plain.ALPHABET[bits & 31] & 0xff) << 8;
         }
     }
 
@@ -172,40 +165,14 @@ public final class Keygen implements Workload {
         return group;
     }
 
-    /**
-     * The portable encoder: RFC 4648 Base32 as a plain loop, a bit buffer that takes a byte at a
-     * time and gives a character for every 5 bits; then '=' to a multiple of 8 characters.
-     */
-    static void base32PlainInto(byte[] data, byte[] out) {
-        int buffer = 0;
-        int bits = 0;
-        int written = 0;
-        for (byte b : data) {
-            buffer = buffer << 8 | b & 0xff;
-            bits += 8;
-            while (bits >= 5) {
-                bits -= 5;
-                out[written++] = ALPHABET[buffer >>> bits & 31];
-            }
-        }
-        if (bits > 0) {
-            out[written++] = ALPHABET[buffer << (5 - bits) & 31];
-        }
-        while (written % 8 != 0) {
-            out[written++] = '=';
-        }
-    }
-
     /** Base32 of `data` with the portable encoder. */
     public static String base32Lower(byte[] data) {
-        byte[] out = new byte[encodedLength(data.length)];
-        base32PlainInto(data, out);
-        return new String(out, StandardCharsets.ISO_8859_1);
+        return Base32Plain.encode(data);
     }
 
     /** Base32 of `data` with the tuned encoder (the Vector API where `vectors`, else the pair table). */
     static String base32Tuned(byte[] data, boolean vectors) {
-        byte[] out = new byte[encodedLength(data.length)];
+        byte[] out = new byte[Base32Plain.encodedLength(data.length)];
         base32LowerInto(data, out, vectors);
         return new String(out, StandardCharsets.ISO_8859_1);
     }
@@ -319,7 +286,7 @@ public final class Keygen implements Workload {
             this.tuned = source.tuned();
             this.vectors = tuned && vectorsAvailable();
             this.key = new byte[keyBytes];
-            this.encoded = new byte[encodedLength(keyBytes)];
+            this.encoded = new byte[Base32Plain.encodedLength(keyBytes)];
         }
 
         /** Key `index`'s bytes into `key`. */
@@ -339,17 +306,17 @@ public final class Keygen implements Workload {
             if (tuned) {
                 base32LowerInto(key, encoded, vectors);
             } else {
-                base32PlainInto(key, encoded);
+                Base32Plain.encodeInto(key, encoded);
             }
         }
     }
 
-    /** The model's way of running chunks; each pass starts and ends its own workers. */
-    static Workers.ChunkRunner runnerOf(String model, int workers) {
+    /** The model's way of running chunks, with the team's workers (made per pass when cold). */
+    static Workers.ChunkRunner runnerOf(String model, Workers.Team team) {
         return switch (model) {
             case "seq" -> Workers.sequential();
-            case "parallel-stream" -> Workers.parallelStream(workers);
-            case "virtual-threads" -> Workers.virtualThreadPerChunk();
+            case "parallel-stream" -> team.parallelStream();
+            case "virtual-threads" -> team.virtualThreadPerChunk();
             default -> throw new IllegalStateException(model);
         };
     }
@@ -397,7 +364,8 @@ public final class Keygen implements Workload {
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) {
+        int workers = team.size();
         int count = args.count("count", 0);
         int keyBytes = args.count("bytes", 0);
         String kind = args.choice("source", null, List.of("strong", "seeded"));
@@ -408,14 +376,14 @@ public final class Keygen implements Workload {
         String rng = args.choice("rng", "drbg", List.of("drbg", "aes-ctr"));
         KeySource base = kind.equals("strong")
                 ? KeySource.strong(kernel, rng)
-                : KeySource.seeded(kernel, args.number("seed", 0));
+                : KeySource.seeded(kernel, args.unsigned64("seed", 0));
         int[] probes = Protocol.integerList(args, "probes", 0, count - 1L);
         boolean parallel = !model.equals("seq");
         int chunk = parallel
                 ? args.count("chunk", Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP), 1)
                 : Math.max(1, count);
         Chunking.Plan plan = new Chunking.Plan(count, chunk);
-        Workers.ChunkRunner runner = runnerOf(model, workers);
+        Workers.ChunkRunner runner = runnerOf(model, team);
 
         Map<String, Object> extra = new LinkedHashMap<>();
         if (parallel) {
@@ -457,7 +425,8 @@ public final class Keygen implements Workload {
                 rep.cleanup();
 
                 if (!source.isStrong()) {
-                    figures.put("seed", source.seed());
+                    // A seed may use all 64 bits, beyond a JSON line's int64: written as its decimal.
+                    figures.put("seed", Long.toUnsignedString(source.seed()));
                 }
                 figures.put("probes", probed);
                 figures.put("ceiling", "csprng+base32");

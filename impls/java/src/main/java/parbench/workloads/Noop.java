@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** The empty workload: the harness times it to learn the JVM's boot and this program's overhead. */
@@ -27,7 +28,7 @@ public final class Noop implements Workload {
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) {
         return new PreparedCase() {
             @Override
             public Protocol.Repetition run(Protocol.Rep rep) {

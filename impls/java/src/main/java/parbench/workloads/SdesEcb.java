@@ -16,15 +16,6 @@ import parbench.Workload;
 
 /** sdes-ecb: every byte of a file encrypted on its own with S-DES under a 10-bit key. */
 public final class SdesEcb implements Workload {
-    private static final int[] P10 = {3, 5, 2, 7, 4, 10, 1, 9, 8, 6};
-    private static final int[] P8 = {6, 3, 7, 4, 8, 5, 10, 9};
-    static final int[] IP = {2, 6, 3, 1, 4, 8, 5, 7};
-    static final int[] IP_INVERSE = {4, 1, 3, 5, 7, 2, 8, 6};
-    static final int[] EXPAND_PERMUTE = {4, 1, 2, 3, 2, 3, 4, 1};
-    static final int[] P4 = {2, 4, 3, 1};
-    static final int[][] S0 = {{1, 0, 3, 2}, {3, 2, 1, 0}, {0, 2, 1, 3}, {3, 1, 3, 2}};
-    static final int[][] S1 = {{0, 1, 2, 3}, {2, 0, 1, 3}, {3, 0, 1, 0}, {2, 1, 0, 3}};
-
     @Override
     public String name() {
         return "sdes-ecb";
@@ -35,12 +26,8 @@ public final class SdesEcb implements Workload {
         return List.of("input", "key", "cipher", "chunk");
     }
 
-    /** The portable kernel per cipher: the spec's algorithm in plain Java, whatever C2 makes of it. */
-    static String portableDetail(String kind) {
-        return kind.equals("table")
-                ? "256-byte table of the key, one lookup per byte (scalar loop)"
-                : "scalar per-byte permutations and both Feistel rounds (table-driven permute, as the spec reads)";
-    }
+    /** The portable kernel of both ciphers: SdesReference, the spec's reference procedure as written. */
+    static final String PORTABLE_DETAIL = "reference, transliterated";
 
     /** The tuned kernel per cipher: explicit SIMD through the Vector API (jdk.incubator.vector). */
     static String tunedDetail(String kind) {
@@ -50,7 +37,7 @@ public final class SdesEcb implements Workload {
     @Override
     public SequencedMap<String, String> kernels() {
         SequencedMap<String, String> kernels = new LinkedHashMap<>();
-        kernels.put("portable", "bitwise: " + portableDetail("bitwise") + "; table: " + portableDetail("table"));
+        kernels.put("portable", PORTABLE_DETAIL);
         if (vectorsAvailable()) {
             kernels.put("tuned", "bitwise: " + tunedDetail("bitwise") + "; table: " + tunedDetail("table"));
         }
@@ -62,64 +49,17 @@ public final class SdesEcb implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "one loop over the whole buffer"));
         models.put("parallel-stream", new Protocol.ModelInfo("data-parallel", true,
-                "IntStream over chunk indices .parallel() inside a ForkJoinPool(workers) made, shut down and "
-                        + "joined in every repetition"));
+                "IntStream over chunk indices .parallel() inside a ForkJoinPool of exactly workers threads "
+                        + "(pool.submit(...).get())", Workers.PARALLEL_STREAM_STARTS));
         models.put("threads", new Protocol.ModelInfo("threads", true,
-                "Executors.newFixedThreadPool(workers) made, shut down and joined in every repetition, one task "
-                        + "per chunk"));
+                "a fixed pool of workers threads, one task per chunk (invokeAll)", Workers.THREAD_POOL_STARTS));
         return models;
     }
 
-    /** Bits of `value` (width bits, bit 1 = most significant) picked in `table`'s order. */
-    static int permute(int value, int width, int[] table) {
-        int out = 0;
-        for (int position : table) {
-            out = out << 1 | (value >>> (width - position)) & 1;
-        }
-        return out;
-    }
-
-    private static int rotateLeft5(int half, int by) {
-        return (half << by | half >>> (5 - by)) & 0x1f;
-    }
-
-    /** K1 and K2 of a 10-bit key, as {K1, K2}. */
-    static int[] subkeys(int key) {
-        int permuted = permute(key, 10, P10);
-        int left = rotateLeft5(permuted >>> 5, 1);
-        int right = rotateLeft5(permuted & 0x1f, 1);
-        int k1 = permute(left << 5 | right, 10, P8);
-        left = rotateLeft5(left, 2);
-        right = rotateLeft5(right, 2);
-        int k2 = permute(left << 5 | right, 10, P8);
-        return new int[] {k1, k2};
-    }
-
-    private static int feistel(int block, int subkey) {
-        int left = block >>> 4;
-        int right = block & 0xf;
-        int mixed = permute(right, 4, EXPAND_PERMUTE) ^ subkey;
-        int l4 = mixed >>> 4;
-        int r4 = mixed & 0xf;
-        int s0 = S0[(l4 >>> 2 & 2) | (l4 & 1)][l4 >>> 1 & 3];
-        int s1 = S1[(r4 >>> 2 & 2) | (r4 & 1)][r4 >>> 1 & 3];
-        return (left ^ permute(s0 << 2 | s1, 4, P4)) << 4 | right;
-    }
-
-    /** The full cipher on one byte: IP, f_K1, swap, f_K2, IP⁻¹. */
-    static int encryptByte(int plain, int k1, int k2) {
-        int block = feistel(permute(plain, 8, IP), k1);
-        block = (block & 0xf) << 4 | block >>> 4;
-        return permute(feistel(block, k2), 8, IP_INVERSE);
-    }
-
+    /** A key's 256-byte table, as the table cipher derives it (the spec gives key 642's). */
     static byte[] table(int key) {
-        int[] keys = subkeys(key);
-        byte[] table = new byte[256];
-        for (int b = 0; b < 256; b++) {
-            table[b] = (byte) encryptByte(b, keys[0], keys[1]);
-        }
-        return table;
+        int[] keys = SdesReference.subkeys(key);
+        return SdesReference.table(keys[0], keys[1]);
     }
 
     /** Encrypts plain[from, to) into cipher[from, to); each model calls it on its own ranges. */
@@ -140,45 +80,38 @@ public final class SdesEcb implements Workload {
      * scalar loops, or with `vectors` the tuned Vector API form.
      */
     static RangeCipher cipherOf(String kind, int key, boolean vectors) {
+        int[] keys = SdesReference.subkeys(key);
+        int k1 = keys[0];
+        int k2 = keys[1];
         if (kind.equals("table")) {
-            byte[] table = table(key);
+            byte[] table = SdesReference.table(k1, k2);
             if (vectors) {
                 var pieces = SdesVectors.pieces(table);
                 return (plain, cipher, from, to) -> SdesVectors.lookup(table, pieces, plain, cipher, from, to);
             }
-            return (plain, cipher, from, to) -> {
-                for (int i = from; i < to; i++) {
-                    cipher[i] = table[plain[i] & 0xff];
-                }
-            };
+            return (plain, cipher, from, to) -> SdesReference.lookUp(table, plain, cipher, from, to);
         }
-        int[] keys = subkeys(key);
-        int k1 = keys[0];
-        int k2 = keys[1];
-        RangeCipher scalar = (plain, cipher, from, to) -> {
-            for (int i = from; i < to; i++) {
-                cipher[i] = (byte) encryptByte(plain[i] & 0xff, k1, k2);
-            }
-        };
+        RangeCipher reference =
+                (plain, cipher, from, to) -> SdesReference.encryptBitwise(k1, k2, plain, cipher, from, to);
         if (vectors) {
-            return (plain, cipher, from, to) -> SdesVectors.encryptBitwise(k1, k2, plain, cipher, from, to, scalar);
+            return (plain, cipher, from, to) -> SdesVectors.encryptBitwise(k1, k2, plain, cipher, from, to, reference);
         }
-        return scalar;
+        return reference;
     }
 
-    /** The model's way of running chunks; each pass starts and ends its own workers. */
-    static Workers.ChunkRunner runnerOf(String model, int workers) {
+    /** The model's way of running chunks, with the team's workers (made per pass when cold). */
+    static Workers.ChunkRunner runnerOf(String model, Workers.Team team) {
         return switch (model) {
             case "seq" -> Workers.sequential();
-            case "parallel-stream" -> Workers.parallelStream(workers);
-            case "threads" -> Workers.fixedThreadPool(workers);
+            case "parallel-stream" -> team.parallelStream();
+            case "threads" -> team.fixedThreadPool();
             default -> throw new IllegalStateException(model);
         };
     }
 
     /**
      * The timed work: the key schedule, then every chunk of `plain` encrypted into the same
-     * chunk of `out` by the model's workers, started and ended within the call.
+     * chunk of `out` by the model's workers (cold ones started and ended within the call).
      */
     static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, boolean vectors, byte[] plain,
             byte[] out, Chunking.Plan plan) throws Exception {
@@ -205,7 +138,8 @@ public final class SdesEcb implements Workload {
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) throws Exception {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) throws Exception {
+        int workers = team.size();
         Path input = Path.of(args.string("input"));
         long key = checkKey(args.number("key"));
         String kind = args.choice("cipher", null, List.of("bitwise", "table"));
@@ -224,15 +158,15 @@ public final class SdesEcb implements Workload {
                 ? args.count("chunk", Chunking.defaultChunk(plain.length, workers, Chunking.BYTES_CAP), 1)
                 : Math.max(1, plain.length);
         Chunking.Plan plan = new Chunking.Plan(plain.length, chunk);
-        Workers.ChunkRunner runner = runnerOf(model, workers);
         // Allocated and every page written once, here: the output's page faults stay off the clock.
         byte[] out = new byte[plain.length];
         Arrays.fill(out, (byte) 1);
+        Workers.ChunkRunner runner = runnerOf(model, team);
 
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
         extra.put("kernel", kernel);
-        extra.put("kernel_detail", vectors ? tunedDetail(kind) : portableDetail(kind));
+        extra.put("kernel_detail", vectors ? tunedDetail(kind) : PORTABLE_DETAIL);
         if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);

@@ -155,12 +155,12 @@ final class SdesVectors {
         }
     }
 
-    private static final BitPermutation IP = BitPermutation.of(SdesEcb.IP, 8, 0, 0);
-    private static final BitPermutation IP_INVERSE = BitPermutation.of(SdesEcb.IP_INVERSE, 8, 0, 0);
+    private static final BitPermutation IP = BitPermutation.of(SdesReference.IP, 8, 0, 0);
+    private static final BitPermutation IP_INVERSE = BitPermutation.of(SdesReference.IP_INV, 8, 0, 0);
     /** E/P of the right nibble (R, bits 0-3) to a whole byte. */
-    private static final BitPermutation EXPAND_PERMUTE = BitPermutation.of(SdesEcb.EXPAND_PERMUTE, 4, 0, 0);
+    private static final BitPermutation EXPAND_PERMUTE = BitPermutation.of(SdesReference.EP, 4, 0, 0);
     /** P4 of S0 ‖ S1 (bits 0-3) straight into the left nibble (bits 4-7), where it meets L. */
-    private static final BitPermutation P4_TO_LEFT = BitPermutation.of(SdesEcb.P4, 4, 0, 4);
+    private static final BitPermutation P4_TO_LEFT = BitPermutation.of(SdesReference.P4, 4, 0, 4);
     private static final long LOW_NIBBLES = everyByte(0x0f);
     private static final long HIGH_NIBBLES = everyByte(0xf0);
 
@@ -168,13 +168,13 @@ final class SdesVectors {
     private static ByteVector sBox(int[][] box) {
         byte[] byInput = new byte[SPECIES.length()];
         for (int input = 0; input < 16; input++) {
-            byInput[input] = (byte) box[(input >>> 2 & 2) | (input & 1)][input >>> 1 & 3];
+            byInput[input] = (byte) SdesReference.sbox(box, input);
         }
         return ByteVector.fromArray(SPECIES, byInput, 0);
     }
 
-    private static final ByteVector S0 = sBox(SdesEcb.S0);
-    private static final ByteVector S1 = sBox(SdesEcb.S1);
+    private static final ByteVector S0 = sBox(SdesReference.S0);
+    private static final ByteVector S1 = sBox(SdesReference.S1);
 
     /** f_K on every byte of `block`: L ^= P4(S0 ‖ S1 of E/P(R) ^ K), R unchanged. */
     private static LongVector feistel(LongVector block, long subkeyInEveryByte) {

@@ -29,10 +29,11 @@ public final class SpawnChain implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("platform-threads", new Protocol.ModelInfo("threads", false,
                 "one OS thread per link (Thread.ofPlatform, default stack size), a SynchronousQueue handoff "
-                        + "per link, every link joined; thread creation failure is the limit result"));
+                        + "per link, every link joined; thread creation failure is the limit result",
+                Workers.unitsAreTheWork("link")));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
                 "one virtual thread per link (Thread.ofVirtual) on workers carriers, a SynchronousQueue "
-                        + "handoff per link, every link joined"));
+                        + "handoff per link, every link joined", Workers.virtualThreadStarts("link")));
         return models;
     }
 
@@ -152,11 +153,12 @@ public final class SpawnChain implements Workload {
     }
 
     @Override
-    public PreparedCase prepare(String model, Protocol.Args args, int workers) {
+    public PreparedCase prepare(String model, Protocol.Args args, Workers.Team team) {
         int n = args.count("n", 1);
         Map<String, Object> extra = new LinkedHashMap<>();
         if (model.equals("virtual-threads")) {
-            extra.put("workers", workers);
+            team.startCarriers();
+            extra.put("workers", team.size());
         } else {
             extra.put("thread_stack", threadStackSetting());
         }
@@ -177,7 +179,8 @@ public final class SpawnChain implements Workload {
                 long ns = rep.stop();
                 String checksum = Long.toString(pass.answer());
                 Map<String, Object> figures = new LinkedHashMap<>();
-                figures.put("start", startValue);
+                // Not "start": that field echoes the start mode (protocol 3).
+                figures.put("start_value", startValue);
                 figures.put("live_units", pass.liveUnits());
                 if (busy != null) {
                     figures.put("workers_used", busy.workersUsed());

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import parbench.Chunking;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** keygen's spec: Base32 vectors, the seeded checksum, and every model agreeing. */
@@ -116,7 +117,7 @@ class KeygenTest {
     private static String[] keys(String model, int count, int bytes, Keygen.KeySource source, int workers)
             throws Exception {
         Chunking.Plan plan = new Chunking.Plan(count, Chunking.defaultChunk(count, workers, Chunking.KEYS_CAP));
-        return Keygen.generate(Keygen.runnerOf(model, workers), plan, bytes, source).keys();
+        return Keygen.generate(Keygen.runnerOf(model, new Workers.Team(workers, "cold")), plan, bytes, source).keys();
     }
 
     private static final List<String> KERNELS = List.of("portable", "tuned");
@@ -206,7 +207,7 @@ class KeygenTest {
         assertTrue(!java.util.Arrays.equals(a, b));
     }
 
-    private static Workload.PreparedCase prepared(String model, String... more) {
+    private static Workload.PreparedCase prepared(String model, String... more) throws Exception {
         List<String> words = new ArrayList<>(List.of("--count", "2000", "--bytes", "10", "--source", "seeded"));
         words.addAll(List.of(more));
         return new Keygen().prepare(model, Protocol.Args.parse(words), 2);
@@ -240,6 +241,18 @@ class KeygenTest {
         }
     }
 
+    /** Seeds take all 64 bits: a variant or --seed past 2^63 is the same SplitMix64 seed the oracle uses. */
+    @Test
+    void aSeedPast2To63IsItsUnsigned64Bits() throws Exception {
+        Workload.PreparedCase prepared = new Keygen().prepare("parallel-stream", Protocol.Args.parse(List.of(
+                "--count", "3", "--bytes", "10", "--source", "seeded", "--seed", "18446744073709551615")), 2);
+        assertEquals("329c8d2feb11cfc0", prepared.run().checksum());
+        Protocol.Repetition repetition =
+                Protocol.runRepetition(prepared::run, Long.parseUnsignedLong("15975367667203046757"));
+        assertEquals("a06fcf9543fc33cf", repetition.checksum());
+        assertEquals("15975367667203046757", repetition.extra().get("seed"));
+    }
+
     @Test
     void aProbeIsKeyIOfTheChunkingsOrder() throws Exception {
         Workload.PreparedCase prepared = prepared("parallel-stream", "--chunk", "7", "--probes", "0,6,7,1999");
@@ -263,7 +276,7 @@ class KeygenTest {
     }
 
     @Test
-    void theRngOptionBelongsToTheTunedKernel() {
+    void theRngOptionBelongsToTheTunedKernel() throws Exception {
         org.junit.jupiter.api.Assertions.assertThrows(Protocol.BadArguments.class,
                 () -> prepared("seq", "--rng", "aes-ctr"));
         assertEquals("tuned", prepared("seq", "--rng", "aes-ctr", "--kernel", "tuned").extra().get("kernel"));
@@ -276,7 +289,7 @@ class KeygenTest {
     }
 
     @Test
-    void smokeSizeSplitsIntoOneChunkPerWorker() {
+    void smokeSizeSplitsIntoOneChunkPerWorker() throws Exception {
         Workload.PreparedCase prepared = prepared("parallel-stream");
         assertEquals(1000, prepared.extra().get("chunk"));
         assertEquals(2, prepared.extra().get("chunks"));

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import parbench.Chunking;
 import parbench.Protocol;
+import parbench.Workers;
 import parbench.Workload;
 
 /** sdes-ecb's spec: subkeys, the byte vectors, key 642's table, and both ciphers in every model agreeing. */
@@ -32,7 +33,7 @@ class SdesEcbTest {
 
     @Test
     void key1010000010GivesK1And10100100K2Of01000011() {
-        int[] keys = SdesEcb.subkeys(0b1010000010);
+        int[] keys = SdesReference.subkeys(0b1010000010);
         assertEquals(0b10100100, keys[0]);
         assertEquals(0b01000011, keys[1]);
     }
@@ -47,8 +48,9 @@ class SdesEcbTest {
         "1010000010, 00000011, 11010000",
     })
     void byteVectors(String key, String plain, String cipher) {
-        int[] keys = SdesEcb.subkeys(Integer.parseInt(key, 2));
-        assertEquals(Integer.parseInt(cipher, 2), SdesEcb.encryptByte(Integer.parseInt(plain, 2), keys[0], keys[1]));
+        int[] keys = SdesReference.subkeys(Integer.parseInt(key, 2));
+        assertEquals(Integer.parseInt(cipher, 2),
+                SdesReference.encryptByte(keys[0], keys[1], Integer.parseInt(plain, 2)));
     }
 
     @Test
@@ -57,12 +59,34 @@ class SdesEcbTest {
     }
 
     /** Encrypts with a model as the timed region does: key schedule, workers, chunks, into `out`. */
-    private static byte[] encrypt(String model, String kind, int key, boolean vectors, byte[] plain, int chunk)
-            throws Exception {
+    private static byte[] encrypt(String model, String start, String kind, int key, boolean vectors, byte[] plain,
+            int chunk) throws Exception {
         byte[] out = new byte[plain.length];
-        SdesEcb.encrypt(SdesEcb.runnerOf(model, 3), kind, key, vectors, plain, out,
+        SdesEcb.encrypt(SdesEcb.runnerOf(model, new Workers.Team(3, start)), kind, key, vectors, plain, out,
                 new Chunking.Plan(plain.length, chunk));
         return out;
+    }
+
+    private static byte[] encrypt(String model, String kind, int key, boolean vectors, byte[] plain, int chunk)
+            throws Exception {
+        return encrypt(model, "cold", kind, key, vectors, plain, chunk);
+    }
+
+    /** The portable kernel is the reference procedure: its pieces read the spec's tables as the spec does. */
+    @Test
+    void theReferencePermutesAsTheSpecCountsPositions() {
+        assertEquals(0b10, SdesReference.permute(0b01, 2, new int[] {2, 1}));
+        // Input bit 7 of 10 (value 8) is P10's fourth position: output bit 4 of 10.
+        assertEquals(0b0001000000, SdesReference.permute(0b0000001000, 10, SdesReference.P10));
+        assertEquals(0b00010, SdesReference.rotate5(0b00001, 1));
+        assertEquals(0b00001, SdesReference.rotate5(0b10000, 1));
+    }
+
+    @Test
+    void theReferenceSBoxesTakeTheRowFromBits1And4AndTheColumnFromBits2And3() {
+        assertEquals(3, SdesReference.sbox(SdesReference.S0, 0b1001)); // S0[3][0]
+        assertEquals(2, SdesReference.sbox(SdesReference.S0, 0b0110)); // S0[0][3]
+        assertEquals(1, SdesReference.sbox(SdesReference.S1, 0b1100)); // S1[2][2]
     }
 
     @Test
@@ -105,9 +129,11 @@ class SdesEcbTest {
         byte[] expected = encrypt("seq", "table", key, false, plain, size);
         for (String kind : new String[] {"bitwise", "table"}) {
             for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
-                for (boolean vectors : new boolean[] {true, false}) {
-                    assertArrayEquals(expected, encrypt(model, kind, key, vectors, plain, chunk),
-                            model + " " + kind + (vectors ? " vectors" : " scalar"));
+                for (String start : new String[] {"cold", "warm"}) {
+                    for (boolean vectors : new boolean[] {true, false}) {
+                        assertArrayEquals(expected, encrypt(model, start, kind, key, vectors, plain, chunk),
+                                model + " " + start + " " + kind + (vectors ? " vectors" : " scalar"));
+                    }
                 }
             }
         }
@@ -118,7 +144,8 @@ class SdesEcbTest {
         byte[] plain = new byte[10_001];
         new java.util.Random(5).nextBytes(plain);
         byte[] out = new byte[plain.length];
-        SdesEcb.copy(SdesEcb.runnerOf("threads", 3), plain, out, new Chunking.Plan(plain.length, 999));
+        SdesEcb.copy(SdesEcb.runnerOf("threads", new Workers.Team(3, "cold")), plain, out,
+                new Chunking.Plan(plain.length, 999));
         assertArrayEquals(plain, out);
     }
 

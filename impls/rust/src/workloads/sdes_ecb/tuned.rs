@@ -1,6 +1,7 @@
-//! The S-DES kernels with x86-64 AVX-512: 64 bytes per step. Each is chosen at run time with
-//! `is_x86_feature_detected!` (see `Kernels::detect`); the portable scalar loops in the parent
-//! module stand in everywhere else and are what these are tested against.
+//! The tuned S-DES kernels with x86-64 AVX-512: 64 bytes per step. Each is chosen at run time
+//! with `is_x86_feature_detected!`; the portable kernel (`portable.rs`) stands in where the CPU
+//! lacks the instructions and is what these are tested against. The ceiling's streaming copy
+//! lives here too: it is the only other code of the workload that uses `std::arch`.
 //!
 //! - table: the key's 256-byte table is four 64-byte registers; `vpermi2b` looks 64 bytes up
 //!   in the lower 128 entries and 64 in the upper, and the top bit of each input byte picks
@@ -12,8 +13,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{BitwiseKernel, CopyKernel, TableKernel, EP, IP, IP_INV, P4, S0, S1};
-
+use super::portable::{EP, IP, IP_INV, P4, S0, S1};
+use super::{BitwiseKernel, CopyKernel, TableKernel};
 
 fn has_avx512bw() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
@@ -179,6 +180,29 @@ pub unsafe fn table_avx512vbmi(table: &[u8; 256], plain: &[u8], out: &mut [u8], 
     });
 }
 
+/// Copies with non-temporal stores, which skip reading the destination's lines into the cache
+/// first: 64 bytes a store with AVX-512, else 16 with SSE2 (part of x86-64); bytes before the
+/// first aligned block and after the last go through ordinary stores.
+pub fn copy_streaming(plain: &[u8], out: &mut [u8]) {
+    if let Some(vector_copy) = copy_kernel() {
+        // SAFETY: the CPU has the kernel's instructions; the lengths are equal (callers).
+        return unsafe { vector_copy(plain, out, true) };
+    }
+    // SAFETY: SSE2 is part of x86-64; `align_to_mut` gives 16-byte-aligned destination
+    // blocks, and every source load is unaligned and within `plain` (same length as `out`).
+    unsafe {
+        let (head, blocks, tail) = out.align_to_mut::<__m128i>();
+        head.copy_from_slice(&plain[..head.len()]);
+        let source = plain[head.len()..].as_ptr() as *const __m128i;
+        for (i, block) in blocks.iter_mut().enumerate() {
+            _mm_stream_si128(block, _mm_loadu_si128(source.add(i)));
+        }
+        let tail_start = plain.len() - tail.len();
+        tail.copy_from_slice(&plain[tail_start..]);
+        _mm_sfence();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +229,17 @@ mod tests {
         // Input 0b1001: row 0b11, column 0b00 → S0[3][0] = 3, S1[3][0] = 2.
         assert_eq!(S0_BY_INPUT[0b1001], 3 << 2);
         assert_eq!(S1_BY_INPUT[0b1001], 2);
+    }
+
+    #[test]
+    fn this_cpu_runs_the_simd_kernels_it_has() {
+        // Without this the agreement tests of the workload could pass by comparing the
+        // portable kernel with itself.
+        use super::super::{Cipher, CipherForm};
+        let avx512bw = has_avx512bw();
+        let expect = |has: bool, name: &str| has.then(|| name.to_string());
+        assert_eq!(Cipher::tuned(CipherForm::Table, 1, 0).simd_name(), expect(avx512bw && is_x86_feature_detected!("avx512vbmi"), "avx512-vbmi"));
+        assert_eq!(Cipher::tuned(CipherForm::Bitwise, 1, 0).simd_name(), expect(avx512bw && is_x86_feature_detected!("gfni"), "gfni-avx512"));
+        assert_eq!(Cipher::portable(CipherForm::Table, 1).simd_name(), None);
     }
 }
