@@ -17,7 +17,7 @@ PACKAGE = REPO / "src" / "parbench"
 # a module imports its own layer and those below it, never one above.
 LAYERS = [
     {"__init__", "project", "units", "records", "errors", "escaping", "liveness", "metadata",
-     "inputs", "oracle", "oracle_cache", "workloads"},                  # plain records and facts
+     "inputs", "oracle", "oracle_cache", "workloads", "targets"},       # plain records and facts
     {"bench_user", "protocol", "process", "native", "proofs", "sentinel", "machine_ceiling", "runtimes", "stats",
      "compare"},                                                         # talking to runtimes, statistics
     {"plan"},                                                           # stage 1: plan

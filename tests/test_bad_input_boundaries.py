@@ -191,3 +191,25 @@ def test_an_error_line_stays_one_line_whatever_it_quotes(tmp_path):
 def test_an_argument_that_is_not_utf8_is_one_line(tmp_path):
     db = str(tmp_path / "s.sqlite")
     assert_one_line_refusal(invoke("exec", "-n", "\udcff", "--db", db, "-r", "2", "--", "true"), db)
+
+
+# Issue 37, item 7: a value inside $(…), a here-document or a comment was shell code.
+@pytest.mark.parametrize("template", ['echo "$(echo {x})"', 'echo "$(echo "{x}")"', "cat <<EOF\n{x}\nEOF",
+                                      'echo "${UNSET:-{x}}"', "true # {x}\necho done"])
+def test_an_exec_value_inside_a_command_substitution_heredoc_or_comment_never_runs(tmp_path, template):
+    db, marker = str(tmp_path / "s.sqlite"), tmp_path / "X"
+    result = invoke("exec", "-r", "1", "--db", db, "-L", "x", f"a; touch {marker}\ntouch {marker}", template,
+                    "--prepare", template)
+    assert not marker.exists(), result.output
+    assert result.exit_code in (0, 2), result.output
+    if result.exit_code == 2:              # a newline cannot stay inside a comment: refused, one line
+        assert_one_line_refusal(result, db)
+
+
+@pytest.mark.parametrize("template, why", [("echo `echo {x}`", "backticks"), ("echo $(( {x} + 1 ))", "integer"),
+                                           ("echo ${x}", "follows a $"), ("cat <<{x}\nhi\n", "delimiter")])
+def test_a_placement_no_value_can_take_safely_is_one_line_naming_why(tmp_path, template, why):
+    db = str(tmp_path / "s.sqlite")
+    result = invoke("exec", "-r", "1", "--db", db, "-L", "x", "a b", template)
+    assert_one_line_refusal(result, db)
+    assert why in result.output

@@ -11,14 +11,14 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from parbench import pipeline, runtimes as runtimes_module
+from parbench import liveness, pipeline, runtimes as runtimes_module
 from parbench.errors import EXIT_REGRESSION, PipelineError
-from parbench.escaping import styled
-from parbench.export import by_name, write
+from parbench.escaping import one_line, styled
+from parbench.export import by_name, check_writable, write
 from parbench.export.base import Report
-from parbench.flags import (STRICT_HELP, FiniteRange, OneLineErrors, check_export_targets, console, csv_ints,
-                            db_option, errors, export_options, exports_in, fail, measure, memory_limit_for_exec,
-                            open_marked, output_to, request_from, run_options)
+from parbench.flags import (STRICT_HELP, FiniteRange, OneLineErrors, asked_beside_resume, check_export_targets,
+                            console, csv_ints, db_option, errors, export_options, exports_in, fail, measure,
+                            memory_limit_for_exec, open_marked, output_to, request_from, run_options)
 from parbench.kinds.exec import flags as exec_flags
 from parbench.kinds.from_request import describe_runtimes
 from parbench.kinds.suite import SuiteKind
@@ -27,8 +27,9 @@ from parbench.project import DEFAULT_DB
 from parbench.report import compare_runs, inventory
 from parbench.report.comparands import comparands
 from parbench.store.analyzed import load_reports
+from parbench.store import open_store
 from parbench.store.database import StoreError, redact
-from parbench.store.upkeep import load_journal
+from parbench.store.upkeep import LoadStopped, load_journal
 from parbench.workloads import SpecError, choose, load_all as load_workloads
 
 
@@ -85,8 +86,11 @@ def build(runtime_names: tuple[str, ...]) -> None:
 @export_options
 def run(db, out_dir, workers, resume, strict, baseline, **flags) -> None:
     """Run the suite (or part of it), verify every result, store it and print the tables."""
-    request = None if resume else request_from(flags, workers)
-    measure(SuiteKind(request, resume), db, out_dir, exports_in(flags), baseline, strict)
+    if resume:
+        kind = SuiteKind(None, resume, asked=asked_beside_resume({**flags}, workers))
+    else:
+        kind = SuiteKind(request_from(flags, workers))
+    measure(kind, db, out_dir, exports_in(flags), baseline, strict, create_store=not resume)
 
 
 @main.command()
@@ -95,11 +99,26 @@ def run(db, out_dir, workers, resume, strict, baseline, **flags) -> None:
 def load(journal, db) -> None:
     """Store the cases a run kept in its journal while its store could not take them."""
     try:
-        loaded = load_journal(journal, lambda: open_marked(db))
+        loaded = load_journal(journal, lambda: _store_taking(journal, db))
+    except LoadStopped as stopped:
+        fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}; "
+             f"is the disk full?); {journal} is kept as it was: load it again once the store can take it (a case "
+             "loaded twice is stored once)", code=1)
     except (OSError, ValueError) as error:
         fail(f"{journal} is not a parbench journal: {error}")
-    console.print(f"loaded {loaded.cases} case(s) from {journal} into run(s) {', '.join(map(str, loaded.run_ids))}"
-                  f" of {redact(db)}", highlight=False)
+    console.print(f"loaded {loaded.cases} case(s) from {one_line(journal)} into run(s) "
+                  f"{', '.join(map(str, loaded.run_ids))} of {one_line(redact(db))}", highlight=False)
+
+
+def _store_taking(journal: Path, db: str):
+    """The store `load` writes into; one that cannot even be opened (a full disk leaves no room
+    for SQLite's -shm file) leaves the journal as it is, and says so."""
+    try:
+        open_store(db).close()
+    except StoreError as error:
+        disk = any(word in str(error).lower() for word in ("disk", "i/o", "no space"))
+        fail(f"{error}; {journal} is kept as it was: load it again once the store can take it", code=1 if disk else 2)
+    return open_marked(db)
 
 
 @main.command()
@@ -110,6 +129,8 @@ def load(journal, db) -> None:
 def show(run_ref, db, out_dir, **exports) -> None:
     """Re-print a stored run (default: the latest) without re-running anything."""
     check_export_targets(exports)
+    if out_dir and (problem := check_writable(out_dir)):
+        fail(problem)
     try:
         pipeline.show(open_marked(db), run_ref, output_to(db, out_dir, exports))
     except PipelineError as error:
@@ -198,7 +219,8 @@ def report(run_refs, html_path, db) -> None:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write {html_path}: {error.strerror or error}", code=1)
-    console.print(f"wrote {path}", highlight=False)
+    if path is not None:                # `--html -`: standard output holds the page alone
+        console.print(f"wrote {one_line(path)}", highlight=False)
 
 
 @main.command()
@@ -221,10 +243,14 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
     with intervals and evidence: parbench advise --workload W --param size=40MB --cores 8"""
     # Imported here, not at the top: the predictions' modules load only when advise is asked for.
     from parbench.advise.command import AdviseError, AdviseRequest, answer
+    if measure or check:
+        liveness.stop_like_ctrl_c()        # Ctrl-C (even under `&`) stops the sweeps it runs, as `sweep` stops
     request = AdviseRequest(workload, params, cores, db, runtimes, families, kernel, by_memory, measure, check,
                             export_json, ("--processes", str(processes)) if processes else ())
     try:
-        sys.exit(answer(request, lambda text: console.print(text, highlight=False, soft_wrap=True)))
+        # With --export-json -, standard output holds the JSON alone (hyperfine's rule).
+        say = errors if export_json == "-" else console
+        sys.exit(answer(request, lambda text: say.print(text, highlight=False, soft_wrap=True)))
     except AdviseError as error:
         fail(str(error))
 

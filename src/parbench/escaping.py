@@ -1,13 +1,17 @@
 """The one escaping function per output format, for every string that comes from outside
-(stderr tails, names, params, commands, runtime versions) and reaches a console, Markdown, CSV
-or HTML."""
+(stderr tails, names, params, commands, paths, runtime versions, journal and export fields) and
+reaches a console, Markdown, org-mode, AsciiDoc, CSV or HTML; and `SafeConsole`, the console
+every report is printed with, which shows any control character in what it prints as an escape."""
 from __future__ import annotations
 
 import html
 import json
 import math
 import re
+from typing import Iterable
 
+from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 # The console is plain text: parbench's consoles are made with markup off (see `console`), so a
@@ -16,12 +20,32 @@ from rich.text import Text
 CONSOLE_OPTIONS = {"markup": False}
 
 
+class SafeConsole(Console):
+    """A console whose every printed character is text: control characters (ESC, BEL, a lone CR,
+    C1 codes) are shown as escapes (`\\x1b`) whatever prints them — a table cell, a message, a
+    stderr tail — so no string from outside can clear the screen, retitle the terminal or move
+    the cursor. parbench's own colours are rich styles, applied after this; line breaks and tabs
+    of its own layout stay. A newline inside one line's outside text is the caller's to show
+    (`one_line`)."""
+
+    def render_str(self, text: str, **options) -> Text:
+        return super().render_str(sanitised(text), **options)
+
+    def render(self, renderable, options=None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not _CONTROL.search(segment.text):
+                yield segment
+            else:
+                yield Segment(sanitised(segment.text), segment.style)
+
+
 def styled(*parts: str | tuple[str, str]) -> Text:
     """A console line from plain strings and (text, style) pairs; nothing in them is markup."""
     return Text.assemble(*[(sanitised(p[0]), p[1]) if isinstance(p, tuple) else sanitised(p) for p in parts])
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")   # with the line separators
+# Every C0 and C1 control but the line feed and the tab of a layout; DEL; the Unicode line separators.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -53,22 +77,52 @@ def console(text: object) -> str:
 
 
 def markdown_cell(text: object) -> str:
-    """One Markdown table cell: `|` escaped, newlines as spaces, HTML as entities, so a name can
-    neither break its table nor open a heading, a link or a tag."""
-    text = html.escape(sanitised(text), quote=False)
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-    return re.sub(r"[\r\n]+", " ", text)
+    """One Markdown table cell: control characters and line breaks shown as escapes (`\\n`),
+    `|` escaped, HTML as entities, so a name can neither break its table nor open a heading, a
+    link or a tag."""
+    text = html.escape(one_line(text), quote=False)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
 
 
 def markdown_code_span(text: object) -> str:
     """Text as a Markdown code span inside a table cell (hyperfine's `command` cell): shown
     literally, so `<script>` is text, not HTML; fenced by more backticks than any run inside it
     (CommonMark's rule) so a backtick cannot close it early; `|` escaped, which GFM honours even
-    inside a code span of a table; line breaks as spaces."""
-    text = re.sub(r"[\r\n]+", " ", sanitised(text)).replace("|", "\\|")
+    inside a code span of a table; control characters and line breaks shown as escapes."""
+    text = one_line(text).replace("|", "\\|")
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def org_cell(text: object) -> str:
+    """One org-mode table cell: control characters and line breaks shown as escapes, and `|` as
+    org's entity `\\vert{}` (org has no escape for `|` in a table: it always splits the cell)."""
+    return one_line(text).replace("|", "\\vert{}")
+
+
+def org_verbatim(text: object) -> str:
+    """hyperfine's `=command=` cell; as a plain cell (`org_cell`) where verbatim cannot hold the
+    text: an entity is not read inside `=…=`, and a `=` or an outer space would end it."""
+    shown = one_line(text)
+    if not shown or shown != shown.strip() or any(c in shown for c in "|="):
+        return org_cell(text)
+    return f"={shown}="
+
+
+def asciidoc_cell(text: object) -> str:
+    """One AsciiDoc table cell: control characters and line breaks shown as escapes, `|` as `\\|`."""
+    return one_line(text).replace("|", "\\|")
+
+
+def asciidoc_monospace(text: object) -> str:
+    """hyperfine's `` `command` `` cell (AsciiDoc's literal monospace, read as written); a text
+    holding a backtick, which would end it, goes in `$$…$$` (a passthrough that escapes HTML),
+    where a `$$` of its own is shown as `$\\x24`."""
+    cell = asciidoc_cell(text)
+    if "`" not in cell:
+        return f"`{cell}`"
+    return "$$" + cell.replace("$$", "$\\x24") + "$$"
 
 
 # A cell starting with one of these is a formula in Excel, LibreOffice and Google Sheets

@@ -6,15 +6,15 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from parbench import liveness, pipeline
-from parbench.escaping import CONSOLE_OPTIONS, is_valid_unicode, one_line, styled
-from parbench.export import check_writable, formats
+from parbench import liveness, pipeline, targets
+from parbench.escaping import CONSOLE_OPTIONS, SafeConsole, is_valid_unicode, one_line, styled
+from parbench.export import formats
 from parbench.kinds.from_request import MEMORY_SHARE, default_memory_limit_kb
 from parbench.plan import ORDERS, Request
 from parbench.project import DEFAULT_DB
@@ -26,8 +26,8 @@ from parbench.workloads import SpecError, parse_param_overrides
 
 # Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
 # Markup off: names, stderr tails and commands from outside print as written (escaping.py).
-console = Console(width=None if sys.stdout.isatty() else 200, **CONSOLE_OPTIONS)
-errors = Console(stderr=True, width=None if sys.stderr.isatty() else 200, **CONSOLE_OPTIONS)
+console = SafeConsole(width=None if sys.stdout.isatty() else 200, **CONSOLE_OPTIONS)
+errors = SafeConsole(stderr=True, width=None if sys.stderr.isatty() else 200, **CONSOLE_OPTIONS)
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -125,8 +125,14 @@ class OneLineErrors(click.Group):
             command = f" ({error.ctx.command_path} -h for help)" if getattr(error, "ctx", None) else ""
             fail(f"{error.format_message()}{command}", code=error.exit_code)
         except (click.exceptions.Abort, KeyboardInterrupt) as interruption:
-            errors.print("interrupted", highlight=False)
+            # click turns a KeyboardInterrupt (our SIGTERM and SIGHUP too) into Abort: the signal is its context.
+            if isinstance(interruption, click.exceptions.Abort):
+                interruption = interruption.__context__ or interruption
+            name = signal.Signals(liveness.signal_of(interruption)).name
+            errors.print(f"interrupted ({name}) before anything was stored", highlight=False)
             sys.exit(liveness.exit_code_of(interruption))
+        except StoreError as error:         # a store that cannot be read, wherever it showed it
+            fail(str(error))
 
     def parse_args(self, ctx, args):
         # Bytes that are not UTF-8 arrive as lone surrogates, which no store, export or
@@ -151,12 +157,26 @@ def exports_in(flags: dict) -> dict:
 
 
 def check_export_targets(exports: dict) -> None:
-    """Every export file's folder is writable before anything runs."""
+    """Every export target can be written before anything runs (targets.py: a file, a device or
+    a FIFO, never a folder or a disk), and at most one of them is standard output."""
+    to_stdout = [option for option, target in exports.items() if option.startswith("export_") and target == "-"]
+    if len(to_stdout) > 1:
+        fail(f"{', '.join(_flag(o) for o in to_stdout)} all write to standard output ('-'), which holds one "
+             "export alone: write the others to files")
     for option, target in exports.items():
         if option.startswith("export_") and target not in (None, "-"):
-            folder = Path(target).parent
-            if problem := check_writable(folder if str(folder) else Path(".")):
-                fail(problem)
+            if problem := targets.problem(Path(target)):
+                fail(f"{_flag(option)} {problem}")
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def stdout_holds_an_export(exports: dict) -> bool:
+    """`--export-FORMAT -`: standard output holds that export alone, everything else goes to
+    standard error (hyperfine's rule), so `| jq .` reads it."""
+    return any(target == "-" for option, target in exports.items() if option.startswith("export_"))
 
 
 def db_option(command):
@@ -214,11 +234,35 @@ def request_from(flags: dict, workers: str | None) -> Request:
 
 STRICT_HELP = "Exit 3 if a case failed verification, crashed, hung or hit a limit (for CI)."
 
+# `run_options`' flags that say what a run measures and how: a resume takes them from the run.
+RESUMED_SETTINGS = {"workloads": ("--workload", "workloads"), "runtimes": ("--runtime", "runtimes"),
+                    "models": ("--model", "models"), "scale": ("--scale", "scale"), "params": ("--param", "params"),
+                    "workers": ("--workers", "workers"), "processes": ("--processes", "processes"),
+                    "warmup": ("--warmup", "warmup"), "repeat": ("--repeat", "repeat"),
+                    "timeout": ("--timeout", "timeout"), "budget": ("--budget", "budget"),
+                    "target_ci": ("--target-ci", "target_ci"), "memory_limit": ("--memory-limit", "memory_limit_kb"),
+                    "order": ("--order", "order"), "order_seed": ("--seed", "seed"), "as_root": ("--as-root", "as_root")}
 
-def open_marked(db: str) -> Store:
-    """The store, after marking any run whose harness died as interrupted (with its resume line)."""
+
+def asked_beside_resume(flags: dict, workers: str | None) -> dict[str, tuple[str, object]]:
+    """The run settings given on the command line beside --resume, as the Request would hold them:
+    {Request field: (flag, value)}. A resume finishes the run as it was asked, so each must
+    agree with what the run stored (kinds/suite.py checks)."""
+    context = click.get_current_context()
+    given = [name for name in RESUMED_SETTINGS
+             if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+    if not given:
+        return {}
+    request = request_from(flags, workers)
+    return {RESUMED_SETTINGS[name][1]: (RESUMED_SETTINGS[name][0], getattr(request, RESUMED_SETTINGS[name][1]))
+            for name in given}
+
+
+def open_marked(db: str, create: bool = True) -> Store:
+    """The store, after marking any run whose harness died as interrupted (with its resume line);
+    with create=False a store that is not there is one line, and nothing is made."""
     try:
-        store = open_store(db)
+        store = open_store(db, create)
     except StoreError as error:
         fail(str(error))
     db_flag = output_to(db, None, {}).db_flag
@@ -230,18 +274,20 @@ def open_marked(db: str) -> Store:
 
 def output_to(db: str, out_dir: Path | None, exports: dict, baseline: str | None = None,
               strict: bool = False) -> pipeline.Output:
-    return pipeline.Output(console, errors, db, out_dir, exports, baseline, strict)
+    report = errors if stdout_holds_an_export(exports) else console
+    return pipeline.Output(report, errors, db, out_dir, exports, baseline, strict)
 
 
 def measure(kind: pipeline.Kind, db: str, out_dir: Path | None, exports: dict, baseline: str | None,
-            strict: bool) -> None:
+            strict: bool, create_store: bool = True) -> None:
     """A measuring command's whole part: the pipeline, its errors as one line, its exit code."""
     liveness.stop_like_ctrl_c()
     check_export_targets(exports)
-    store = open_marked(db)
+    store = open_marked(db, create_store)
+    output = output_to(db, out_dir, exports, baseline, strict)
     try:
-        done = pipeline.run(pipeline.Invocation(kind, store, output_to(db, out_dir, exports, baseline, strict)),
-                            live_progress(console, os.cpu_count(), tables=kind.of_workloads))
+        done = pipeline.run(pipeline.Invocation(kind, store, output),
+                            live_progress(output.console, os.cpu_count(), tables=kind.of_workloads))
     except pipeline.PipelineError as error:
         fail(str(error), code=error.code)
     except OSError as error:           # an export or report file that could not be written

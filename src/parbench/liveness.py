@@ -84,6 +84,7 @@ class Stopped(KeyboardInterrupt):
 
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
+        self.signum = signum
         self.exit_code = HANDLED.get(signum, 130)
 
 
@@ -105,3 +106,14 @@ def stop_like_ctrl_c() -> None:
 
 def exit_code_of(interruption: BaseException | None) -> int:
     return getattr(interruption, "exit_code", 130)
+
+
+def signal_of(interruption: BaseException | None) -> int:
+    """The signal that stopped parbench (a bare KeyboardInterrupt is Ctrl-C's SIGINT)."""
+    return getattr(interruption, "signum", signal.SIGINT)
+
+
+def stopped_by_exit_code(code: int) -> Stopped | None:
+    """A child parbench that exited as a handled signal makes it (130, 143, 129): the same stop."""
+    signum = next((s for s, c in HANDLED.items() if c == code), None)
+    return Stopped(signum) if signum is not None else None

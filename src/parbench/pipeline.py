@@ -9,6 +9,7 @@ The CLI only turns flags into a Kind and an Output, and calls `run`.
 """
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Protocol, runtime_checkable
@@ -18,6 +19,7 @@ from rich.console import Console
 from parbench import liveness, machine_ceiling
 from parbench.analysis.results import plain
 from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
+from parbench.escaping import one_line
 from parbench.export import by_name, check_writable, write, write_all
 from parbench.export.base import Report
 from parbench.inputs import InputError
@@ -59,7 +61,7 @@ class Output:
 
     @property
     def db_flag(self) -> str:
-        return "" if self.db == str(DEFAULT_DB) else f" --db {redact(self.db)}"
+        return "" if self.db == str(DEFAULT_DB) else f" --db {one_line(redact(self.db))}"
 
 
 @dataclass
@@ -83,8 +85,11 @@ class Invocation:
 
 def run(invocation: Invocation, progress: Progress) -> Invocation:
     """The whole pipeline; PipelineError for what stops it before anything is measured."""
-    for stage in (configure, prepare, begin):
-        invocation = stage(invocation)
+    try:
+        for stage in (configure, prepare, begin):
+            invocation = stage(invocation)
+    except KeyboardInterrupt as interruption:     # a signal while the shell is calibrated, inputs are made…
+        return stopped_before_measuring(invocation, interruption)
     try:
         invocation = measure(invocation, progress)
         for stage in (finish, analyze, report, decide):
@@ -103,8 +108,20 @@ def interrupted(invocation: Invocation, interruption: BaseException) -> Invocati
         close(invocation, "interrupted")
     next_step = (f"its reports: parbench show {invocation.record.id}{invocation.output.db_flag}" if complete
                  else f"{resume_hint(invocation)[0].upper()}{resume_hint(invocation)[1:]}")
-    invocation.output.errors.print(f"Interrupted: run {invocation.record.id} is stored in {redact(invocation.output.db)}"
+    invocation.output.errors.print(f"Interrupted: run {invocation.record.id} is stored in {one_line(redact(invocation.output.db))}"
                               f"{' (complete)' if complete else ''}. {next_step}", highlight=False)
+    invocation.exit_code = liveness.exit_code_of(interruption)
+    return invocation
+
+
+def stopped_before_measuring(invocation: Invocation, interruption: BaseException) -> Invocation:
+    """A signal before the first case: a run already stored (a resume's, or one just begun) is
+    closed with its resume line; else nothing was stored and the line says so."""
+    if invocation.record is not None and invocation.record.id is not None:
+        return interrupted(invocation, interruption)
+    name = signal.Signals(liveness.signal_of(interruption)).name
+    invocation.output.errors.print(f"Interrupted ({name}) before anything was measured: nothing is stored; "
+                                   f"run the same command again to measure it", highlight=False)
     invocation.exit_code = liveness.exit_code_of(interruption)
     return invocation
 
@@ -260,11 +277,11 @@ def report(invocation: Invocation) -> Invocation:
     try:
         if out.out_dir:
             for path in write_reports(invocation.record, out.out_dir, invocation.analyses):
-                out.console.print(f"wrote {path}", highlight=False)
+                out.console.print(f"wrote {one_line(path)}", highlight=False)
         if measured and invocation.execution.overhead_line():
             out.console.print(invocation.execution.overhead_line(), highlight=False)
         if measured:
-            out.console.print(f"stored as run {invocation.record.id} in {redact(out.db)}", highlight=False)
+            out.console.print(f"stored as run {invocation.record.id} in {one_line(redact(out.db))}", highlight=False)
         write_all([Report(invocation.record, invocation.analyses)], out.exports, out.errors)
     except OSError as error:           # a full disk, say: the run itself is safe in the store
         raise PipelineError(f"cannot write the reports ({error.strerror or error}); the run is stored as run "
@@ -272,7 +289,7 @@ def report(invocation: Invocation) -> Invocation:
                             f"{out.db_flag} --out DIR writes them again", code=1) from None
     if out.baseline:
         invocation.store.save_baseline(out.baseline, invocation.record.id, now())
-        out.console.print(f"saved as baseline '{out.baseline}'", highlight=False)
+        out.console.print(f"saved as baseline '{one_line(out.baseline)}'", highlight=False)
     if measured and invocation.sink.journal.count:
         journal = invocation.sink.journal
         out.errors.print(f"{journal.count} case(s) could not be stored in {redact(out.db)} "
@@ -328,7 +345,7 @@ def decide(invocation: Invocation) -> Invocation:
     failed = [r for r in invocation.record.results if r.run.status != "ok"]
     if out.strict and failed:
         out.errors.print(f"{len(failed)} case(s) without a verified timing (--strict): "
-                         + ", ".join(f"{r.case.key} ({r.run.status})" for r in failed[:5])
+                         + ", ".join(f"{one_line(r.case.key)} ({r.run.status})" for r in failed[:5])
                          + (" …" if len(failed) > 5 else ""), highlight=False)
         invocation.exit_code = EXIT_FAILED_CASE
     return invocation

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,9 @@ def parse_description(data: Any, name: str) -> Description:
         entry = _object(entry or {}, f"{name}: workload {workload}")
         models = {}
         for model, info in _object(entry.get("models") or {}, f"{name}: {workload}'s models").items():
+            if _CONTROL_CHARACTER.search(model):
+                raise ValueError(f"{name}: {workload} model {ascii(model)[:60]} has a control character in its name; "
+                                 "a model's name is printed in every report")
             info = _object(info or {}, f"{name}: {workload} model {model}")
             family = info.get("family", "?")
             if family not in FAMILIES:
@@ -97,6 +101,10 @@ def parse_description(data: Any, name: str) -> Description:
     sources = data.get("sources") or {}
     return Description(str(data.get("runtime", name)), str(data.get("version", "")), str(data.get("flags", "")),
                        {str(k): str(v) for k, v in _object(sources, f"{name}: sources").items()}, workloads)
+
+
+# A name with one would reach every terminal and table that prints it (ESC clears a screen).
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _starts(info: dict, what: str) -> tuple[dict[str, str], dict[str, str]]:

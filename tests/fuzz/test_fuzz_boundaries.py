@@ -39,6 +39,16 @@ json_values = st.recursive(
     max_leaves=20)
 
 
+# Every control character a terminal acts on (all C0 but line feed and tab, DEL, C1, U+2028/9).
+CONTROL = "".join(map(chr, [*range(0, 9), *range(11, 32), 127, *range(0x80, 0xa0), 0x2028, 0x2029]))
+
+
+def _raw_control(output: str) -> str | None:
+    """The first control character in `output` that is not a line break or a tab of the layout
+    (issue 39: every string from outside is shown with its control characters as escapes)."""
+    return next((c for c in output if c in CONTROL), None)
+
+
 def _no_run_stored(db: str) -> bool:
     if not os.path.exists(db):
         return True
@@ -93,6 +103,7 @@ def test_every_command_answers_with_an_exit_code_and_one_line(tmp_path_factory, 
     result = _invoke_in(folder, args + ["--db", db])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1, 2, 3), result.output
+    assert _raw_control(result.output) is None, result.output
     if result.exit_code == 2:
         assert len([l for l in result.output.splitlines() if l.strip()]) == 1, result.output
         assert _no_run_stored(db)
@@ -118,6 +129,7 @@ def test_exec_answers_with_an_exit_code_and_one_line_or_a_report(tmp_path_factor
     result = _invoke_in(folder, args + ["--db", db, "-r", "2", "--timeout", "10", "--", command])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1, 2, 3), result.output
+    assert _raw_control(result.output) is None, result.output
     if result.exit_code == 2:
         assert len([l for l in result.output.splitlines() if l.strip()]) == 1, result.output
         assert _no_run_stored(db)

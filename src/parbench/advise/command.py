@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from parbench import workloads as workloads_module
+from parbench import targets, workloads as workloads_module
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
 from parbench.advise.question import Question, QuestionError, ask
@@ -58,7 +58,7 @@ def _write(text: str, target: str) -> None:
         sys.stdout.write(text)
         return
     try:
-        Path(target).write_text(text)
+        targets.write_text(Path(target), text)
     except OSError as error:
         raise AdviseError(f"cannot write {target}: {error.strerror or error}") from None
 

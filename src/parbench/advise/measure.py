@@ -7,6 +7,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from parbench import liveness
 from parbench.advise.predict import Prediction, Unpredictable
 from parbench.advise.question import Question
 from parbench.workloads import Workload
@@ -69,6 +70,19 @@ def missing_sweeps(q: Question, predictions: list[Prediction], lacking: list[Unp
 
 def parbench(arguments: tuple[str, ...], db: str, extra: tuple[str, ...] = ()) -> int:
     """Runs `parbench ARGUMENTS --db DB`; its exit code. Its output goes to standard error, so
-    that standard output holds only the advice (or its JSON with --export-json -)."""
-    return subprocess.run([sys.executable, "-m", "parbench", *arguments, *extra, "--db", db],
-                          stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno()).returncode
+    that standard output holds only the advice (or its JSON with --export-json -). A signal to
+    advise reaches the sweep as the same signal, which then stops as a sweep does (its cases
+    kept, its line printed); advise waits for that and stops too, as it does when the sweep
+    itself was stopped."""
+    child = subprocess.Popen([sys.executable, "-m", "parbench", *arguments, *extra, "--db", db],
+                             stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno())
+    try:
+        code = child.wait()
+    except KeyboardInterrupt as interruption:
+        child.send_signal(liveness.signal_of(interruption))
+        child.wait()
+        raise
+    stopped = liveness.stopped_by_exit_code(code)
+    if stopped is not None:
+        raise stopped
+    return code

@@ -10,9 +10,11 @@ import os
 import sys
 from pathlib import Path
 
+from parbench import targets
+from parbench.escaping import one_line
 from parbench.export import (csv_samples, csv_summary, github_benchmark, html_page, hyperfine_tables, json_format,
                              markdown_report, pyperf_format, text_report)
-from parbench.export.base import Exporter, Report
+from parbench.export.base import Exporter, NotExportable, Report
 
 FORMATS: tuple[Exporter, ...] = (
     json_format.EXPORTER, csv_summary.EXPORTER, csv_samples.EXPORTER, markdown_report.EXPORTER,
@@ -29,24 +31,14 @@ def by_name(name: str) -> Exporter:
 
 
 def write(exporter: Exporter, reports: list[Report], target: str) -> Path | None:
-    """Writes the rendered reports to `target`, or to standard output for `-`."""
+    """Writes the rendered reports to `target` (targets.py: a file replaced atomically, a device
+    or FIFO written through), or to standard output for `-`."""
     text = exporter.render(reports)
     if target == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
         return None
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A temporary file renamed over the target: a full disk or a signal mid-write leaves the
-    # previous file (or none), never half a report.
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return path
+    return targets.write_text(Path(target), text)
 
 
 def write_all(reports: list[Report], exports: dict, errors) -> None:
@@ -57,10 +49,12 @@ def write_all(reports: list[Report], exports: dict, errors) -> None:
         exporter = by_name(option[len("export_"):].replace("_", "-"))
         try:
             path = write(exporter, reports, target)
+        except NotExportable as why:
+            raise OSError(f"no --export-{exporter.name} written to {one_line(target)}: {why}") from None
         except OSError as error:
-            raise OSError(f"cannot write {target}: {error.strerror or error}") from None
+            raise OSError(f"cannot write {one_line(target)}: {error.strerror or error}") from None
         if path is not None:
-            errors.print(f"wrote {path}", highlight=False)
+            errors.print(f"wrote {one_line(path)}", highlight=False)
 
 
 def check_writable(folder: Path) -> str | None:

@@ -7,6 +7,11 @@ from typing import Callable
 from parbench.records import RunRecord
 
 
+class NotExportable(ValueError):
+    """What a format cannot hold of these reports (pyperf has no time of 0), in one line: the
+    export is not written rather than written in a shape its readers refuse."""
+
+
 @dataclass
 class Report:
     """One stored run with its statistics recomputed and its analyses: what every format reads."""

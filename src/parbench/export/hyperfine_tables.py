@@ -8,18 +8,13 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from parbench.escaping import markdown_code_span
+from parbench.escaping import asciidoc_monospace, markdown_code_span, org_verbatim
 from parbench.export.base import Exporter, Report
 from parbench.records import CaseResult
 
 UNITS = {"second": ("s", 1.0, 3), "millisecond": ("ms", 1e3, 1), "microsecond": ("µs", 1e6, 1)}
 COLUMNS = ("Command", "Mean", "Min", "Max", "Relative")
 RIGHT = (False, True, True, True, True)
-
-
-def _pipes_escaped(text: str) -> str:
-    """A `|` would end the cell in AsciiDoc and org-mode tables (hyperfine escapes it the same way)."""
-    return text.replace("|", "\\|")
 
 
 @dataclass(frozen=True)
@@ -37,10 +32,10 @@ MARKDOWN = Markup(header=lambda: "", row=lambda cells: f"| {' | '.join(cells)} |
                   footer=lambda: "", command=markdown_code_span)
 ASCIIDOC = Markup(header=lambda: '[cols="' + ",".join(">" if right else "<" for right in RIGHT) + '"]\n|===',
                   row=lambda cells: "\n| " + " \n| ".join(cells) + " \n", divider=lambda: "",
-                  footer=lambda: "|===\n", command=lambda text: "`" + _pipes_escaped(text) + "`")
+                  footer=lambda: "|===\n", command=asciidoc_monospace)
 ORGMODE = Markup(header=lambda: "", row=lambda cells: f"| {cells[0]}  |  {' |  '.join(cells[1:])} |\n",
                  divider=lambda: "|" + "--+" * (len(RIGHT) - 1) + "--|\n", footer=lambda: "",
-                 command=lambda text: "=" + _pipes_escaped(text) + "=")
+                 command=org_verbatim)
 
 
 def _unit(results: list[CaseResult], chosen: str | None) -> str:

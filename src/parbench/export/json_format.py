@@ -144,7 +144,7 @@ def _records(data: dict) -> dict:
             samples = codec.items(p.get("samples"), "samples")
             run.processes.append(codec.process({k: v for k, v in p.items() if k != "samples"}, "a process"))
             run.repetitions += [codec.repetition(r, "a sample") for r in samples]
-        records[entry["run"]].results.append(CaseResult(run))
+        records[entry["run"]].results.append(CaseResult(codec.times_checked(run, "a result")))
     return records
 
 

@@ -5,26 +5,33 @@ from __future__ import annotations
 
 
 from parbench.escaping import json_text
-from parbench.export.base import Exporter, Report
+from parbench.export.base import Exporter, NotExportable, Report
 from parbench.stats import grouped_samples
 
 
 def render(reports: list[Report]) -> str:
-    benchmarks = []
+    benchmarks, left_out = [], []
     for report in reports:
         for result in report.record.results:
             if result.stats is None:
                 continue
-            # The samples parbench's own statistics use (a noop case's: its whole processes).
+            # pyperf holds only times above 0: a process with a 0 (exec's time once the shell's
+            # start-up is subtracted) cannot be a pyperf run, and is named in `parbench_left_out`.
+            groups = grouped_samples(result.run)
             runs = [{"metadata": {"parbench_process": index}, "values": [float(v) * 1e-9 for v in group]}
-                    for index, group in enumerate(grouped_samples(result.run)) if len(group) and min(group) > 0]
-            if not runs:
-                continue
-            benchmarks.append({"metadata": {"name": result.case.key, "unit": "second"}, "runs": runs})
-    record = reports[-1].record if reports else None
-    metadata = {"parbench_run": record.id if record else None,
-                "hostname": record.machine.get("hostname") if record else None,
-                "cpu_model_name": record.machine.get("cpu") if record else None}
+                    for index, group in enumerate(groups) if len(group) and min(group) > 0]
+            if len(runs) < len(groups):
+                left_out.append(f"{result.case.key} ({len(groups) - len(runs)} of {len(groups)} processes)")
+            if runs:
+                benchmarks.append({"metadata": {"name": result.case.key, "unit": "second"}, "runs": runs})
+    if not benchmarks:
+        raise NotExportable("pyperf's format holds only times above 0 and a suite of at least one benchmark; "
+                            + ("every time of this run is 0 once the shell's start-up is subtracted (-N measures "
+                               "without a shell)" if left_out else "this run has no verified timing"))
+    record = reports[-1].record
+    metadata = {"parbench_run": record.id, "hostname": record.machine.get("hostname"),
+                "cpu_model_name": record.machine.get("cpu"),
+                "parbench_left_out": "; ".join(left_out) + ": a time of 0 ns" if left_out else None}
     return json_text({"version": "1.0", "metadata": {k: v for k, v in metadata.items() if v is not None},
                        "benchmarks": benchmarks}) + "\n"
 

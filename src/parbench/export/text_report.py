@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
 
-from parbench.escaping import CONSOLE_OPTIONS
+from parbench.escaping import CONSOLE_OPTIONS, SafeConsole
 from parbench.export.base import Exporter, Report
 from parbench.report import console as console_report
 
 
 def render(reports: list[Report]) -> str:
     buffer = io.StringIO()
-    out = Console(file=buffer, width=200, color_system=None, highlight=False, **CONSOLE_OPTIONS)
+    out = SafeConsole(file=buffer, width=200, color_system=None, highlight=False, **CONSOLE_OPTIONS)
     for r in reports:
         console_report.print_run(r.record, out, r.analyses)
     return buffer.getvalue()

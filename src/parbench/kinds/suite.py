@@ -1,6 +1,7 @@
 """`parbench run`: the plan of the request (or what an interrupted run still lacks), as one round."""
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Iterator
 
 from parbench import liveness, runtimes as runtimes_module
@@ -24,14 +25,16 @@ class SuiteKind:
     name = "suite"
     of_workloads, resumable = True, True
 
-    def __init__(self, request: Request | None, resume: str | None = None):
+    def __init__(self, request: Request | None, resume: str | None = None,
+                 asked: dict[str, tuple[str, object]] | None = None):
         self.request, self.resume = request, resume
+        self.asked = asked or {}          # settings given beside --resume: {Request field: (flag, value)}
 
     def configure(self, invocation: Invocation) -> None:
         record = None
         done: set[str] = set()
         if self.resume:
-            record, self.request = claim_for_resume(invocation.store, self.resume)
+            record, self.request = claim_for_resume(invocation.store, self.resume, self.asked)
             done = {r.case.key for r in record.results if r.run.status not in ("running", "interrupted")}
             invocation.resumed = True
         try:
@@ -70,8 +73,10 @@ class SuiteKind:
         console_report.print_run(invocation.record, invocation.output.console, invocation.analyses, tables=False)
 
 
-def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
-    """The run to finish, taken over from its dead owner; refused while its owner lives."""
+def claim_for_resume(store: Store, reference: str, asked: dict[str, tuple[str, object]] | None = None,
+                     ) -> tuple[RunRecord, Request]:
+    """The run to finish, taken over from its dead owner; refused while its owner lives, and when
+    the flags given beside --resume (`asked`) ask for something else than the run stored."""
     try:
         record = store.load_run(store.resolve(reference))
     except StoreError as error:
@@ -79,6 +84,9 @@ def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
     if record.kind != "suite":
         raise PipelineError(f"run {record.id} is a{'n' if record.kind == 'exec' else ''} {record.kind} run: "
                             f"`parbench run --resume` finishes suite runs only; start the {record.kind} again")
+    if contradicted := _contradicted(record, asked or {}):
+        raise PipelineError(f"--resume {reference} finishes run {record.id} as it was asked; "
+                            f"{', '.join(contradicted)} ask for something else: drop them (nothing was run)")
     owner = store.run_owner(record.id)
     if record.status == "complete":
         raise PipelineError(f"run {record.id} is complete: nothing to resume")
@@ -90,3 +98,18 @@ def claim_for_resume(store: Store, reference: str) -> tuple[RunRecord, Request]:
     request = Request(**{k: tuple(v) if isinstance(v, list) else v for k, v in record.options.items()
                          if k in Request.__dataclass_fields__})
     return record, request
+
+
+def _contradicted(record: RunRecord, asked: dict[str, tuple[str, object]]) -> list[str]:
+    """Each flag given beside --resume whose value is not the one the run stored, with both."""
+    plain = lambda value: json.loads(json.dumps(value))          # tuples and lists alike, as stored
+    return [f"{flag} {_shown(value)} (run {record.id}: {_shown(record.options.get(field))})"
+            for field, (flag, value) in asked.items() if plain(value) != plain(record.options.get(field))]
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "all"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items()) or "none"
+    return "default" if value is None else str(value)

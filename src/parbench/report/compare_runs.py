@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from parbench.compare import compare
-from parbench.escaping import styled
+from parbench.escaping import one_line, styled
 from parbench.records import Comparison, RunRecord
 from parbench.stats import grouped_samples
 from parbench.units import format_duration
@@ -30,9 +30,11 @@ def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
         ra, rb = in_a.get(key), in_b.get(key)
         if ra is None or rb is None:
             rows.append(PairedCase(key, None, None, None, f"only in run {a.id if rb is None else b.id}"))
-        elif ra.stats is not None and ra.stats.min_ns <= 0:      # exec's shell-corrected time can be 0
-            rows.append(PairedCase(key, ra.stats.median_ns, rb.stats and rb.stats.median_ns, None,
-                                   f"no ratio: run {a.id} reads 0 once the shell's start-up is subtracted"))
+        elif (ra.stats is not None and ra.stats.min_ns <= 0) or (rb.stats is not None and rb.stats.median_ns <= 0):
+            # exec's shell-corrected time can be 0: no ratio against it, nor of it
+            zero = a.id if ra.stats is not None and ra.stats.min_ns <= 0 else b.id
+            rows.append(PairedCase(key, ra.stats and ra.stats.median_ns, rb.stats and rb.stats.median_ns, None,
+                                   f"no ratio: run {zero} reads 0 once the shell's start-up is subtracted"))
         elif ra.stats is None or rb.stats is None:
             status = ra.run.status if ra.stats is None else rb.run.status
             rows.append(PairedCase(key, ra.stats and ra.stats.median_ns, rb.stats and rb.stats.median_ns,
@@ -51,9 +53,9 @@ def regressions(rows: list[PairedCase], threshold_pct: float) -> list[PairedCase
 def machine_line(record: RunRecord) -> str:
     """Which machine and software measured a run (pyperf's lesson: compare with the metadata)."""
     m = record.machine
-    return (f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
-            f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
-            f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")
+    return one_line(f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
+                    f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
+                    f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")   # an export's fields, on one line
 
 
 def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console,
@@ -70,10 +72,10 @@ def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console
         table.add_column(column, overflow="fold")
     for row in rows:
         if row.comparison is None:
-            table.add_row(row.key, _d(row.median_a), _d(row.median_b), "–", "–", row.note)
+            table.add_row(one_line(row.key), _d(row.median_a), _d(row.median_b), "–", "–", row.note)
             continue
         c = row.comparison
-        table.add_row(row.key, _d(row.median_a), _d(row.median_b), f"{c.ratio:.3f}",
+        table.add_row(one_line(row.key), _d(row.median_a), _d(row.median_b), f"{c.ratio:.3f}",
                       f"{c.ratio_ci[0]:.3f} – {c.ratio_ci[1]:.3f}", c.sentence())
     console.print(table)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from parbench.escaping import CONSOLE_OPTIONS, styled
+from parbench.escaping import CONSOLE_OPTIONS, SafeConsole, one_line, styled
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
@@ -58,10 +58,10 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
     for result in measured:
         table.add_row(*measured_row(result, machine))
     console.print(table)
-    notes = [f"  {r.case.label}: {outlier_note(r)}" for r in measured if outlier_note(r)]
-    notes += [f"  {r.case.label}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
-    notes += [f"  {r.case.label}: {kernel_note(r)}" for r in measured if kernel_note(r)]
-    notes += [f"  {r.case.label}: {r.case.note}" for r in measured if r.case.note]
+    notes = [f"  {one_line(r.case.label)}: {outlier_note(r)}" for r in measured if outlier_note(r)]
+    notes += [f"  {one_line(r.case.label)}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
+    notes += [f"  {one_line(r.case.label)}: {kernel_note(r)}" for r in measured if kernel_note(r)]
+    notes += [f"  {one_line(r.case.label)}: {one_line(r.case.note)}" for r in measured if r.case.note]
     for note in notes:
         console.print(note, style="dim", highlight=False)
     lines = comparison_lines(group)
@@ -76,7 +76,7 @@ def print_group(group: Group, console: Console, analyses: list | None = None) ->
 def print_run(record: RunRecord, console: Console | None = None, analyses: list | None = None,
               tables: bool = True) -> None:
     """The whole report; `tables=False` leaves out the per-table detail (a live run printed it)."""
-    console = console or Console(**CONSOLE_OPTIONS)
+    console = console or SafeConsole(**CONSOLE_OPTIONS)
     m = record.machine
     console.print(styled((f"Run {record.id}", "bold"), f" ({record.kind}, scale {record.scale}, {record.status}) "
                          f"started {record.started_at} · {m.get('cpu')} · {m.get('logical_cpus')} CPUs · "

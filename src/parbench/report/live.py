@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from parbench.analyze import analyze
-from parbench.escaping import styled
+from parbench.escaping import one_line, styled
 from parbench.records import Case, CaseRun
 from parbench.report.console import print_group
 from parbench.report.rows import Group
@@ -18,18 +18,19 @@ def case_line(run: CaseRun, cores: int | None) -> str:
     """`✓ rust rayon ×2  WORKLOAD cipher=table size=1048576  1.23 ms ±1.8%  3 processes (converged)`."""
     case = run.case
     params = " ".join(f"{k}={v}" for k, v in case.params.items())
-    where = f"{case.workload} {params}".strip()
+    where = one_line(f"{case.workload} {params}".strip())
+    label = one_line(case.label)
     if run.status != "ok":
-        return f"✗ {case.label:<26} {where}: {run.status}: {run.reason[:160]}"
+        return f"✗ {label:<26} {where}: {run.status}: {one_line(run.reason[:160])}"
     result = analyze([run], cores)[0]
     s = result.stats
     processes = sum(1 for p in run.processes if p.index >= 0)
     stopped = run.flags.get("stopped", "")
     if s is None:
-        return f"? {case.label:<26} {where}: no verified repetition"
+        return f"? {label:<26} {where}: no verified repetition"
     half = (s.median_ci_ns[1] - s.median_ci_ns[0]) / 2
     width = f"±{100 * half / s.median_ns:.1f}%" if s.median_ns else "±?"
-    return (f"✓ {case.label:<26} {where}  {format_duration(s.median_ns)} {width}  "
+    return (f"✓ {label:<26} {where}  {format_duration(s.median_ns)} {width}  "
             f"{processes} process{'es' if processes != 1 else ''}" + (f" ({stopped})" if stopped else ""))
 
 

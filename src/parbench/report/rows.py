@@ -7,6 +7,7 @@ import numpy as np
 
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
+from parbench.escaping import one_line
 from parbench.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
                              unaccounted_too_long)
 from parbench.records import CaseResult, RunRecord, table_title
@@ -111,7 +112,7 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
 def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> list[str]:
     s = result.stats
     verified = sum(r.verified for r in result.run.repetitions)
-    return [result.case.label, result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
+    return [one_line(result.case.label), result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
@@ -380,7 +381,7 @@ def comparison_lines(group: Group) -> list[tuple[str, str, str]]:
             continue
         fastest = _with_ci(result.vs_fastest) if result.vs_fastest else "fastest"
         seq = _with_ci(result.vs_seq) if result.vs_seq else ("(is seq)" if result.case.family == "seq" else "–")
-        lines.append((result.case.label, fastest, seq))
+        lines.append((one_line(result.case.label), fastest, seq))
     return lines
 
 
@@ -397,7 +398,7 @@ def failure_rows(record: RunRecord) -> list[list[str]]:
         if result.run.status != "ok":
             tail = next((p.stderr_tail.strip().splitlines()[-1] for p in result.run.processes
                          if p.outcome != "ok" and p.stderr_tail.strip()), "")
-            rows.append([result.case.key, result.run.status, result.run.reason, tail[:200]])
+            rows.append([one_line(result.case.key), result.run.status, one_line(result.run.reason), one_line(tail[:200])])
     return rows
 
 

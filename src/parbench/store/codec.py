@@ -132,4 +132,32 @@ def case_run_from_dict(data: Any, where: str = "case") -> CaseRun:
     run = case_run(case(data.get("case"), f"{where}: case"), data, where, data.get("expected_checksum"))
     run.processes = [process(p, f"{where}: process") for p in items(data.get("processes"), where)]
     run.repetitions = [repetition(r, f"{where}: repetition") for r in items(data.get("repetitions"), where)]
+    return times_checked(run, where)
+
+
+_PROCESS_FIGURES = ("wall_ns", "user_ns", "sys_ns", "max_rss_kb", "tree_peak_rss_kb")
+
+
+def _zero_is_measured(run: CaseRun, rep: Repetition) -> bool:
+    """The one verified time of 0 parbench writes: an exec run whose shell start-up, subtracted
+    as hyperfine does, was all of it."""
+    startup = rep.extra.get("shell_startup_ns")
+    return run.case.workload == "exec" and isinstance(startup, int) and startup > 0
+
+
+def times_checked(run: CaseRun, where: str) -> CaseRun:
+    """A case read from a file, whose figures the statistics would take as measured: no process
+    figure below 0, and every verified time positive (noop's: its processes' wall times), but
+    for exec's shell-corrected 0. Anything else is a BadShape: the file was not written so."""
+    for p in run.processes:
+        for name in _PROCESS_FIGURES:
+            if getattr(p, name) < 0:
+                raise BadShape(f"{where}: {run.case.key}: process {p.index} has {name} = {getattr(p, name)}, below 0")
+    for rep in run.repetitions:
+        if rep.verified and (rep.ns < 0 or rep.items < 0 or (rep.ns == 0 and run.case.workload != "noop"
+                                                              and not _zero_is_measured(run, rep))):
+            raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} is verified with "
+                           f"ns = {rep.ns}, items = {rep.items}: a verified time is positive")
+    if run.case.workload == "noop" and any(p.wall_ns <= 0 for p in run.processes if p.outcome == "ok"):
+        raise BadShape(f"{where}: {run.case.key}: a noop process timed at 0 ns")
     return run

@@ -19,6 +19,7 @@ from typing import Any
 
 from parbench.records import (Analysis, Case, CaseResult, CaseRun, ProcessMeasurement, Repetition,
                               RunRecord)
+from parbench.store import ownership
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -50,11 +51,20 @@ def sqlite_path(target: str) -> Path | None:
     return Path(target)
 
 
-def open_store(target: str | Path) -> "Store":
+def open_store(target: str | Path, create: bool = True) -> "Store":
+    """The store at `target`, refused (StoreError) before anything is written when it is not
+    parbench's own or an empty database (store/ownership.py); with create=False a SQLite file
+    that is not there is refused too, and nothing is made."""
     target = str(target)
     path = sqlite_path(target)
     if path is None:
         return Store(target, _connect_postgres(target), placeholder="%s", serial="SERIAL")
+    try:
+        ownership.sqlite_file(path, create)
+    except ownership.NotOurs as error:
+        raise StoreError(str(error)) from None
+    except OSError as error:
+        raise StoreError(f"cannot open the results database {path}: {error.strerror or error}") from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         return Store(target, _connect_sqlite(path), placeholder="?", serial="INTEGER")
@@ -69,11 +79,14 @@ def _connect_sqlite(path: Path) -> sqlite3.Connection:
     parbench dying: a commit has reached the kernel when it returns, so a crash or a kill -9
     loses nothing committed; only the machine losing power could lose the last commits, and WAL
     never leaves the file corrupt for it. A store on read-only media (no -shm file can be made
-    beside it, which WAL needs even to read) is opened as immutable, read-only."""
+    beside it, which WAL needs even to read) is opened as immutable, read-only. A new store gets
+    its marker before WAL mode, so that the marker is in the file's own header from the start."""
     if path.exists() and not os.access(path.parent, os.W_OK):
         return sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?immutable=1", uri=True, timeout=30)
     db = sqlite3.connect(path, timeout=30)
     try:
+        if not db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+            db.execute(f"PRAGMA application_id = {ownership.APPLICATION_ID}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.OperationalError:      # a file it may not write: read as it is
@@ -90,6 +103,44 @@ def _connect_postgres(target: str):
         return psycopg.connect(target, autocommit=False, connect_timeout=10)
     except psycopg.Error as error:
         raise StoreError(f"cannot open {redact(target)}: {str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+
+
+class _Rows:
+    """A statement's rows, all read, with the cursor's way of handing them out."""
+
+    def __init__(self, rows: list, rowcount: int):
+        self.rows, self.rowcount = rows, rowcount
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list:
+        return self.rows
+
+    def __iter__(self):
+        return iter(self.rows)
+
+
+def _damaged(path: Path) -> str:
+    """One line on a SQLite file damaged inside: SQLite's own verdict, and what still reads."""
+    try:
+        peek = sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?immutable=1", uri=True)
+    except sqlite3.Error as error:
+        return f"the results database {path} cannot be read: {error}"
+    try:
+        try:
+            verdict = "; ".join(row[0] for row in peek.execute("PRAGMA integrity_check").fetchall()[:3])
+        except sqlite3.DatabaseError as error:
+            verdict = f"it cannot even be checked ({error})"
+        try:
+            runs = peek.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            works = f"`parbench history` still lists its {runs} runs"
+        except sqlite3.DatabaseError:
+            works = "parbench can read none of it"
+    finally:
+        peek.close()
+    return (f"the results database {path} is damaged (PRAGMA integrity_check: {verdict[:300]}); {works}; "
+            f"`sqlite3 {path} .recover | sqlite3 NEW.sqlite` saves what can be read")
 
 
 def clean_text(value: Any) -> Any:
@@ -119,10 +170,17 @@ class Store:
     def _sql(self, text: str) -> str:
         return text.replace("?", self.placeholder)
 
-    def _execute(self, text: str, args: tuple = ()):
-        cursor = self.db.cursor()
-        cursor.execute(self._sql(text), tuple(clean_text(a) for a in args))
-        return cursor
+    def _execute(self, text: str, args: tuple = ()) -> "_Rows":
+        """The statement run and its rows read at once, so that a damaged file shows itself here,
+        as one StoreError naming the file and what still works (`_damaged`), never mid-report."""
+        try:
+            cursor = self.db.cursor()
+            cursor.execute(self._sql(text), tuple(clean_text(a) for a in args))
+            return _Rows(cursor.fetchall() if cursor.description else [], cursor.rowcount)
+        except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+                raise StoreError(_damaged(sqlite_path(self.target))) from None
+            raise
 
     def _insert(self, table: str, row: dict[str, Any]) -> int:
         columns = ", ".join(row)
@@ -146,8 +204,9 @@ class Store:
             raise
 
     def _migrate(self) -> None:
-        """Brings parbench's own store to this schema; writes nothing when it already is (so a
-        read-only store is read), and refuses any database that is not empty and not parbench's."""
+        """Brings parbench's own store to this schema (and marks an older one as parbench's);
+        writes nothing when it already is (so a read-only store is read), and refuses any
+        database that is not empty and not parbench's."""
         def migrate():
             version = self._owned_version()
             if version > SCHEMA_VERSION:
@@ -160,6 +219,8 @@ class Store:
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
                     self._execute(statement.replace("INTEGER PRIMARY KEY", f"{self.serial} PRIMARY KEY"))
+            if not self.is_postgres:
+                self._execute(f"PRAGMA application_id = {ownership.APPLICATION_ID}")
             if version == 0:
                 self._execute("INSERT INTO meta(schema_version) VALUES (?)", (SCHEMA_VERSION,))
             else:
@@ -168,34 +229,32 @@ class Store:
             self._commit(migrate)
         except StoreError:
             raise
+        except ownership.NotOurs as error:
+            raise StoreError(str(error)) from None
         except Exception as error:      # noqa: BLE001 — sqlite3's and psycopg's errors alike
+            if self._read_only_before_the_marker(error):
+                return
             raise StoreError(f"cannot use the results database {redact(self.target)}: "
                              f"{str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
 
-    def _tables(self) -> list[str]:
-        query = ("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
-                 if self.is_postgres else "SELECT name FROM sqlite_master WHERE type = 'table'")
-        return sorted(str(name) for (name,) in self._execute(query).fetchall())
+    def _read_only_before_the_marker(self, error: Exception) -> bool:
+        """A store of the last unmarked schema on read-only media: its migration would only add
+        the marker, so it is read as it is (its next writer marks it)."""
+        if "readonly" not in str(error).lower().replace("-", "").replace(" ", ""):
+            return False
+        try:
+            return self._owned_version() == ownership.MARKED_FROM - 1
+        except Exception:   # noqa: BLE001
+            return False
 
     def _owned_version(self) -> int:
-        """The schema version of parbench's own store, 0 for an empty database; a StoreError
-        naming what was found in any other."""
-        tables = self._tables()
-        if not tables:
-            return 0
-        foreign = f"{redact(self.target)} is not a parbench results database"
-        found = ", ".join(tables[:6]) + (" …" if len(tables) > 6 else "")
-        if "meta" not in tables or "runs" not in tables:
-            raise StoreError(f"{foreign}: it holds the tables {found}; parbench leaves it alone "
-                             "(give --db a new file or an empty database)")
-        try:
-            rows = self._execute("SELECT schema_version FROM meta").fetchall()
-        except Exception:    # noqa: BLE001 — a `meta` table of another program's
-            raise StoreError(f"{foreign}: its meta table has no schema_version (tables: {found})") from None
-        if len(rows) != 1 or type(rows[0][0]) is not int or rows[0][0] < 1:
-            shown = repr([row[0] for row in rows])[:60]
-            raise StoreError(f"{foreign}: its meta.schema_version is {shown}, not one parbench wrote")
-        return rows[0][0]
+        """The schema version of parbench's own store, 0 for an empty database; NotOurs naming
+        what was found in any other (store/ownership.py)."""
+        marked = None
+        if not self.is_postgres:
+            marked = self._execute("PRAGMA application_id").fetchone()[0] == ownership.APPLICATION_ID
+        return ownership.version(lambda sql: self._execute(sql).fetchall(), self.is_postgres,
+                                 redact(self.target), marked)
 
     def close(self) -> None:
         self.db.close()

@@ -51,6 +51,12 @@ MIGRATIONS: list[list[str]] = [
         # from here (another host, another PID namespace) is alive while it beats.
         "ALTER TABLE runs ADD COLUMN heartbeat_at DOUBLE PRECISION NOT NULL DEFAULT 0",
     ],
+    [
+        # The marker no other program writes (store/ownership.py): a database that holds it is a
+        # parbench store, whatever else it holds. SQLite files carry it in their header too.
+        "CREATE TABLE parbench_store(marker TEXT NOT NULL)",
+        "INSERT INTO parbench_store(marker) VALUES ('parbench results store')",
+    ],
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,7 +25,8 @@ class DiskFull(RuntimeError):
     """Neither the store nor the journal beside it could be written."""
 
 
-def _store_errors() -> tuple[type[BaseException], ...]:
+def store_errors() -> tuple[type[BaseException], ...]:
+    """What a store's driver raises when it cannot take a write (SQLite's, PostgreSQL's, the disk's)."""
     errors: tuple[type[BaseException], ...] = (sqlite3.Error, OSError, StoreError)
     try:
         import psycopg
@@ -49,12 +50,12 @@ def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=Non
             sleep(delay)
             try:
                 store.reconnect()
-            except _store_errors() as error:
+            except store_errors() as error:
                 last = error
                 continue
         try:
             return work()
-        except _store_errors() as error:
+        except store_errors() as error:
             last = error
             if _is_disk_full(error):
                 break
@@ -124,7 +125,7 @@ class StoreSink:
             return None
         try:
             return retrying(self.store, work, self.sleep)
-        except _store_errors() as error:
+        except store_errors() as error:
             self._broken.add(id(run))
             self.errors.append(f"{run.case.key}: {error}")
             return None
@@ -146,6 +147,6 @@ class StoreSink:
                 return
         try:      # the rows are incomplete or missing: the whole case again, else the journal
             retrying(self.store, lambda: self.store.replace_case(self.record.id, run), self.sleep, delays=(1, 2))
-        except _store_errors():
+        except store_errors():
             self.journal.append(run)      # raises DiskFull when the journal cannot be written either
         self._broken.discard(key)

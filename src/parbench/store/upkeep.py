@@ -10,7 +10,7 @@ from parbench import liveness
 from parbench.records import now
 from parbench.store import codec
 from parbench.store.database import Store
-from parbench.store.sink import read_journal
+from parbench.store.sink import read_journal, store_errors
 
 
 @dataclass
@@ -47,21 +47,36 @@ class Loaded:
     run_ids: list[int]
 
 
+class LoadStopped(RuntimeError):
+    """The store stopped taking a journal's cases (a full disk, a lost server): how far it got."""
+
+    def __init__(self, error: BaseException, stored: int, total: int):
+        super().__init__(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
+        self.stored, self.total = stored, total
+
+
 def load_journal(journal: Path, open_store: Callable[[], Store]) -> Loaded:
     """A journal's cases (and its runs' ends) into the store; OSError or ValueError (BadShape)
-    when the file is not a journal, before the store is even opened (a typo makes no database)."""
+    when the file is not a journal, before the store is even opened (a typo makes no database);
+    LoadStopped when the store stops taking them (the journal is only read, never changed)."""
     entries = read_journal(journal)
     store = open_store()
     targets: dict[int, int] = {}       # the journal's run id → the run that holds its cases here
-    for header, case, finish in entries:
-        if header["id"] not in targets:
-            targets[header["id"]] = _run_for(store, header)
-        run_id = targets[header["id"]]
-        if case is not None:
-            store.replace_case(run_id, case)
-        if finish is not None:
-            store.finish_run(run_id, finish["status"], finish["finished_at"])
-    return Loaded(sum(1 for _, case, _ in entries if case is not None), sorted(set(targets.values())))
+    total = sum(1 for _, case, _ in entries if case is not None)
+    stored = 0
+    try:
+        for header, case, finish in entries:
+            if header["id"] not in targets:
+                targets[header["id"]] = _run_for(store, header)
+            run_id = targets[header["id"]]
+            if case is not None:
+                store.replace_case(run_id, case)
+                stored += 1
+            if finish is not None:
+                store.finish_run(run_id, finish["status"], finish["finished_at"])
+    except store_errors() as error:
+        raise LoadStopped(error, stored, total) from None
+    return Loaded(total, sorted(set(targets.values())))
 
 
 def _run_for(store: Store, header: dict) -> int:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from parbench.kinds.exec import placement
+
 # hyperfine refuses a scan of more values than this ("Parameter range is too large").
 MAX_SCAN_VALUES = 100_000
 I32 = (-(1 << 31), (1 << 31) - 1)
@@ -127,41 +129,23 @@ def parameter_sets(options: ExecOptions) -> list[tuple[tuple[str, str], ...]]:
     return [tuple(zip(names, reversed(combo))) for combo in itertools.product(*reversed(lists))]
 
 
-def substitute(template: str, parameters: dict[str, str], quote=str) -> str:
-    """Every {name} replaced in one left-to-right pass (a value holding `{other}` stays as it is,
-    as in hyperfine). With `shlex.quote`, each value is quoted for where it stands: bare, inside
-    '…' or inside "…", so `echo "{x}"` with x = `$(touch PWN)` prints the value and runs nothing."""
+def substitute(template: str, parameters: dict[str, str]) -> str:
+    """Every {name} replaced by its value as written, in one left-to-right pass (a value holding
+    `{other}` stays as it is, as in hyperfine): the command's name and display, and -N's words."""
     if not parameters:
         return template
     pattern = re.compile("|".join(re.escape(f"{{{name}}}") for name in sorted(parameters)))
-    if quote is not shlex.quote:
-        return pattern.sub(lambda m: quote(parameters[m.group()[1:-1]]), template)
-    return pattern.sub(lambda m: _SHELL_QUOTERS[_quoting_at(template, m.start())](parameters[m.group()[1:-1]]),
-                       template)
+    return pattern.sub(lambda m: parameters[m.group()[1:-1]], template)
 
 
-# How a value is made literal where it stands in a POSIX shell command.
-_SHELL_QUOTERS = {
-    "bare": shlex.quote,
-    "single": lambda value: value.replace("'", "'\\''"),                 # close, escaped quote, reopen
-    "double": lambda value: re.sub(r'([\\$`"])', r"\\\1", value),        # the four specials of "…"
-}
-
-
-def _quoting_at(template: str, position: int) -> str:
-    """Whether `position` of a shell command is bare, inside single or inside double quotes."""
-    state, index = "bare", 0
-    while index < position:
-        char = template[index]
-        if char == "\\" and state != "single":
-            index += 2
-            continue
-        if state == "bare" and char in "'\"":
-            state = "single" if char == "'" else "double"
-        elif (state, char) in (("single", "'"), ("double", '"')):
-            state = "bare"
-        index += 1
-    return state
+def shell_command(template: str, parameters: dict[str, str]) -> str:
+    """The command line a shell runs: each value quoted for the context it stands in
+    (placement.py), so that `echo "$(echo {x})"` with x = `a; touch PWN` prints it and runs
+    nothing; NotACommandLine where a value cannot stand where it is."""
+    try:
+        return placement.substitute(template, parameters)
+    except placement.Unplaceable as error:
+        raise NotACommandLine(str(error)) from None
 
 
 def shell_words(shell: str) -> list[str]:
@@ -194,7 +178,7 @@ def argv_for(template: str, parameters: dict[str, str], shell: str, input_file: 
             raise ExecError("Can not execute empty command")
         return argv
     redirect = f"exec <{shlex.quote(input_file)}\n" if input_file else ""
-    return (*shell_words(shell), "-c", redirect + substitute(template, parameters, shlex.quote))
+    return (*shell_words(shell), "-c", redirect + shell_command(template, parameters))
 
 
 def _refuse_nul(options: ExecOptions) -> None:
@@ -245,7 +229,19 @@ def commands_for(options: ExecOptions) -> list[Command]:
     out = [_command(options.reference_name, options.reference, (), options, 0)] if first else []
     out += [_command(name, template, parameters, options, first + i)
             for i, (name, (template, parameters)) in enumerate(zip(names, pairs))]
+    for command in out:
+        _check_helpers(options, command)
     return out
+
+
+def _check_helpers(options: ExecOptions, command: Command) -> None:
+    """--setup, --prepare, --conclude and --cleanup take the benchmark's values too: a value that
+    cannot stand where a helper puts it is refused now, before anything runs."""
+    helpers = (options.setup, options.cleanup, per_command(options.prepare, command.number),
+               per_command(options.conclude, command.number))
+    for template in helpers:
+        if template:
+            argv_for(template, dict(command.parameters), options.shell)
 
 
 def _check_per_command(options: ExecOptions, count: int) -> None:

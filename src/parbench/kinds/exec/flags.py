@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from parbench.export import formats
+from parbench.flags import FiniteRange
 from parbench.kinds.exec import ExecError, ExecKind, ExecOptions, settings_for
 from parbench.kinds.exec.commands import NotACommandLine, tokenize
 from parbench.plan import ORDERS
@@ -19,6 +20,8 @@ STYLES = ["auto", "basic", "full", "nocolor", "color", "none"]
 SORTS = ["auto", "command", "mean-time"]
 UNITS = ["microsecond", "millisecond", "second"]
 EXIT_FAILED_CASE, EXIT_HYPERFINE_FAILURE = 3, 1
+# hyperfine reads -w, -m, -M and -r as u64 and refuses what does not fit; the same bound here.
+U64_MAX = (1 << 64) - 1
 
 # exec's names for the registered formats: hyperfine's --export-markdown is its one table;
 # parbench's whole Markdown report is --export-report.
@@ -74,6 +77,19 @@ def _refuse_conflicts(given: dict) -> None:
             raise click.UsageError(f"{flag_by} requires {flag_needed}")
 
 
+def _refuse_output_beside_an_export(given: dict, exports: dict) -> None:
+    """`--export-FORMAT -` makes standard output the export's alone: the commands' own output
+    cannot be shown there too."""
+    shown = given["show_output"] or "inherit" in given["output"]
+    to_stdout = next((k for k, v in exports.items() if v == "-"), None)
+    if shown and to_stdout:
+        flag = "--export-" + EXPORT_FLAGS.get(to_stdout[len("export_"):].replace("_", "-"),
+                                              to_stdout[len("export_"):].replace("_", "-"))
+        raise click.UsageError(f"{flag} - writes the export to standard output, which then holds it alone: the "
+                               "commands' output (--show-output, --output=inherit) cannot go there too; "
+                               "use --output FILE, or write the export to a file")
+
+
 def _options(given: dict) -> ExecOptions:
     ignore = given["ignore_failure_codes"] if given["ignore_failure_codes"] is not None else (
         "all-non-zero" if given["ignore_failure"] else None)
@@ -95,11 +111,11 @@ def command(launch, memory_limit) -> click.Command:
 
     @click.command(name="exec", cls=HyperfineCommand)
     @click.argument("commands", nargs=-1, required=True)
-    @click.option("-w", "--warmup", type=click.IntRange(0), default=0, show_default=True,
+    @click.option("-w", "--warmup", type=click.IntRange(0, U64_MAX), default=0, show_default=True,
                   help="Untimed runs of each command first (to fill caches).")
-    @click.option("-m", "--min-runs", type=click.IntRange(1), help="At least NUM runs of each command (default 10).")
-    @click.option("-M", "--max-runs", type=click.IntRange(1), help="At most NUM runs of each command.")
-    @click.option("-r", "--runs", type=click.IntRange(1), help="Exactly NUM runs of each command.")
+    @click.option("-m", "--min-runs", type=click.IntRange(1, U64_MAX), help="At least NUM runs of each command (default 10).")
+    @click.option("-M", "--max-runs", type=click.IntRange(1, U64_MAX), help="At most NUM runs of each command.")
+    @click.option("-r", "--runs", type=click.IntRange(1, U64_MAX), help="Exactly NUM runs of each command.")
     @click.option("-s", "--setup", metavar="CMD", help="Run once before the runs of each command.")
     @click.option("--reference", metavar="CMD", help="Compare every command with this one (default: the fastest).")
     @click.option("--reference-name", metavar="NAME", help="A name for the reference command.")
@@ -129,11 +145,11 @@ def command(launch, memory_limit) -> click.Command:
                   help="pipe (default), null, inherit or a FILE; once for all or once per command.")
     @click.option("--input", metavar="WHERE", help="null (default) or a FILE for the commands' standard input.")
     @click.option("-n", "--command-name", "names", multiple=True, metavar="NAME", help="A name per command, in order.")
-    @click.option("--min-benchmarking-time", type=click.FloatRange(0), default=3.0, hidden=True)
+    @click.option("--min-benchmarking-time", type=FiniteRange(0, 7 * 24 * 3600), default=3.0, hidden=True)
     @click.option("--expect", metavar="TEXT", help="Every run must print TEXT (stripped), or the command fails.")
     @click.option("--expect-same", is_flag=True, help="Every run must print what the first run printed.")
     @click.option("--output-varies", is_flag=True, hidden=True, help="Accepted and ignored (varied output is the default).")
-    @click.option("--timeout", type=click.FloatRange(0.1, 7 * 24 * 3600), default=600, show_default=True,
+    @click.option("--timeout", type=FiniteRange(0.1, 7 * 24 * 3600), default=600, show_default=True,
                   help="Seconds before a run is killed.")
     @click.option("--memory-limit", metavar="SIZE", help="Memory of a run's process tree (default 75%).")
     @click.option("--order", type=click.Choice(ORDERS), default="interleaved", show_default=True,
@@ -154,6 +170,7 @@ def command(launch, memory_limit) -> click.Command:
         """
         _refuse_conflicts(given)
         exports = {k: v for k, v in given.items() if k.startswith("export_")}
+        _refuse_output_beside_an_export(given, exports)
         try:
             settings = settings_for(given["runs"], given["min_runs"], given["max_runs"], given["timeout"],
                                     memory_limit(given["memory_limit"]), given["order"], given["order_seed"],

@@ -9,7 +9,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 
-from parbench.kinds.exec.commands import Command, ExecOptions, ignored_codes, per_command, shell_words, substitute
+from parbench.kinds.exec.commands import Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words
 from parbench.process import run_measured
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.run import STDERR_TAIL, Settings
@@ -138,11 +138,7 @@ class ExecRunner:
         """A --prepare / --setup / --cleanup / --conclude command, with the run's parameters,
         run as the commands are (through the shell, or split with -N); its failure is the case's
         failure (hyperfine stops there too)."""
-        parameters = dict(command.parameters)
-        if self.options.shell == "none":
-            argv = [substitute(word, parameters) for word in shlex.split(template)]
-        else:
-            argv = [*shell_words(self.options.shell), "-c", substitute(template, parameters, shlex.quote)]
+        argv = list(argv_for(template, dict(command.parameters), self.options.shell))
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code == 0:
             return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from parbench.compare import compare
-from parbench.escaping import styled
+from parbench.escaping import one_line, styled
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import failure_rows
 from parbench.stats import grouped_samples
@@ -53,7 +53,8 @@ def time_lines(result: CaseResult, unit: str | None) -> list[str]:
 def _title(result: CaseResult) -> str:
     """hyperfine's `Benchmark N: name`, with the command line (and any unused parameter) beside a name."""
     case = result.case
-    return case.note if case.note.startswith(case.model) else case.model + (f" ({case.note})" if case.note else "")
+    title = case.note if case.note.startswith(case.model) else case.model + (f" ({case.note})" if case.note else "")
+    return one_line(title)           # a command of several lines stays on the header's one line
 
 
 def command_block(number: int, result: CaseResult, unit: str | None, shell_used: bool) -> list[str]:
@@ -74,7 +75,7 @@ def command_block(number: int, result: CaseResult, unit: str | None, shell_used:
 
 
 def _against(other: CaseResult, reference: CaseResult) -> str:
-    name = f"'{other.case.model}'"
+    name = f"'{one_line(other.case.model)}'"
     if reference.stats.min_ns <= 0:
         return f"    no ratio with {name}: the reference's time is 0 once the shell's start-up is subtracted"
     if other.stats.median_ns <= 0:
@@ -103,7 +104,7 @@ def comparison_lines(results: list[CaseResult], reference_key: str | None, by_co
     others = [r for r in measured if r is not reference]
     if not by_command:
         others.sort(key=lambda r: r.stats.median_ns)
-    return [f"  '{reference.case.model}' ran"] + [_against(other, reference) for other in others]
+    return [f"  '{one_line(reference.case.model)}' ran"] + [_against(other, reference) for other in others]
 
 
 def shell_line(options: dict) -> str | None:

@@ -1,0 +1,46 @@
+"""targets.py: a file is replaced whole (a link to it stays a link), a device or FIFO is written
+through, a folder, a disk or a socket is refused."""
+import os
+import stat
+
+import pytest
+
+from parbench import targets
+
+
+def test_a_file_is_replaced_whole_keeping_its_permissions(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("old")
+    path.chmod(0o640)
+    targets.write_text(path, "new")
+    assert path.read_text() == "new" and stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]            # no .partial left
+
+
+def test_a_link_to_a_file_stays_a_link_and_its_file_is_replaced(tmp_path):
+    (tmp_path / "real.json").write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "real.json")
+    targets.write_text(link, "new")
+    assert link.is_symlink() and (tmp_path / "real.json").read_text() == "new"
+
+
+def test_a_character_device_is_written_through_and_stays_a_device(tmp_path):
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    targets.write_text(device, "anything")
+    assert stat.S_ISCHR(os.stat(device).st_mode) and targets.problem(device) is None
+
+
+@pytest.mark.parametrize("make, what", [(lambda p: p.mkdir(), "a folder")])
+def test_a_folder_is_refused_before_and_when_written(tmp_path, make, what):
+    path = tmp_path / "t"
+    make(path)
+    assert targets.problem(path) == f"cannot write {path}: it is {what}"
+    with pytest.raises(targets.Unwritable, match=what):
+        targets.write_text(path, "x")
+
+
+def test_a_path_under_a_file_is_a_problem_not_a_traceback(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    assert targets.problem(tmp_path / "plain" / "r.json").startswith(f"cannot write {tmp_path}")
