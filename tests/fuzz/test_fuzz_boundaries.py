@@ -225,6 +225,7 @@ def _report(name: str, checksum: str, extra: dict, ns: int) -> Report:
 @example(name="=HYPERLINK(1)", checksum="=1", extra={"a": float("nan")}, ns=5)
 @example(name="a|b\n# x <script>", checksum="[/x]", extra={}, ns=5)
 @example(name="\r", checksum="", extra={}, ns=1)       # found: a lone \r left unquoted broke the CSV
+@example(name="\ud800", checksum="", extra={}, ns=1)   # found: a lone surrogate reached the plots' colour hash
 def test_every_exporter_writes_what_its_reader_takes(name, checksum, extra, ns):
     report = _report(name, checksum, extra, ns)
     for exporter in formats():

@@ -27,7 +27,7 @@ def colour_of(name: str) -> str:
     picks a hue of the whole wheel and, from other bits, one of three lightnesses: two names whose
     hues land close still differ in lightness more often than not, and every one is dark enough
     for lines and text on white."""
-    checksum = zlib.crc32(name.encode())
+    checksum = zlib.crc32(name.encode("utf-8", "surrogatepass"))       # a name from a file may hold a lone surrogate
     return f"hsl({checksum % 360}, 75%, {(30, 42, 54)[(checksum >> 12) % 3]}%)"
 
 
