@@ -203,8 +203,12 @@ def test_a_16_core_question_is_answered_from_16_core_runs_of_a_store_it_may_not_
     require(SHARED_16CORE.exists(), f"the shared 16-core sitting is not at {SHARED_16CORE}")
     store = shutil.copy(SHARED_16CORE, Path(tmp_path) / "dev16.sqlite")   # the shared copy stays as laid
     os.chmod(store, 0o444)
+    laid = Path(store).read_bytes()
     done = parbench("advise", "--workload", "sdes-ecb", "--param", "size=33554432", "--cores", "16",
                     "--db", str(store))
     assert done.returncode == 0, done.stderr
+    # a reader writes nothing, even as root (who may write a 0444 file): not the store, not beside it
+    assert Path(store).read_bytes() == laid
+    assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["dev16.sqlite"]
     assert "with 16 logical CPUs" in done.stdout and "measured there, not extrapolated" in done.stdout
     assert "rust rayon ×16" in done.stdout and "measured at ×16" in done.stdout

@@ -42,7 +42,7 @@ def _records(db: str) -> list:
     if path is not None and not path.exists():
         raise AdviseError(f"no results store at {path}: `make bench` or `parbench run` makes one")
     try:
-        store = open_store(db)
+        store = open_store(db, read_only=True)
         return [store.load_run(run_id) for run_id in store.run_ids()]
     except StoreError as error:
         raise AdviseError(str(error)) from None

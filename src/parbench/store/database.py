@@ -51,14 +51,27 @@ def sqlite_path(target: str) -> Path | None:
     return Path(target)
 
 
-def open_store(target: str | Path, create: bool = True) -> "Store":
+def open_store(target: str | Path, create: bool = True, read_only: bool = False) -> "Store":
     """The store at `target`, refused (StoreError) before anything is written when it is not
     parbench's own or an empty database (store/ownership.py); with create=False a SQLite file
-    that is not there is refused too, and nothing is made."""
+    that is not there is refused too, and nothing is made. A reader (read_only=True: advise)
+    writes nothing at all, even where it could: a SQLite store is opened read-only, and one of an
+    older schema is migrated in a copy in memory, so another machine's store is never changed by
+    being read."""
     target = str(target)
     path = sqlite_path(target)
     if path is None:
         return Store(target, _connect_postgres(target), placeholder="%s", serial="SERIAL")
+    if read_only:
+        if not path.is_file():
+            raise StoreError(f"no results database at {path}")
+        try:
+            return Store(target, _connect_sqlite_read_only(path), placeholder="?", serial="INTEGER",
+                         read_only=True)
+        except ownership.NotOurs as error:
+            raise StoreError(str(error)) from None
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read the results database {path}: {error}") from None
     try:
         ownership.sqlite_file(path, create)
     except ownership.NotOurs as error:
@@ -92,6 +105,16 @@ def _connect_sqlite(path: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError:      # a file it may not write: read as it is
         pass
     return db
+
+
+def _connect_sqlite_read_only(path: Path) -> sqlite3.Connection:
+    """`path` opened so that nothing is written to it or beside it. With no write-ahead log
+    beside it, no writer is at work: it is opened immutable (no locks, no -shm file made). With
+    one, a writer may be: read-only, through the log, which makes SQLite's -shm file if needed."""
+    quoted = urllib.parse.quote(str(path))
+    if Path(f"{path}-wal").exists() and os.access(path.parent, os.W_OK):
+        return sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=30)
+    return sqlite3.connect(f"file:{quoted}?immutable=1", uri=True, timeout=30)
 
 
 def _connect_postgres(target: str):
@@ -149,9 +172,18 @@ def clean_text(value: Any) -> Any:
 
 
 class Store:
-    def __init__(self, target: str, connection, placeholder: str, serial: str):
+    def __init__(self, target: str, connection, placeholder: str, serial: str, read_only: bool = False):
         self.target, self.db, self.placeholder, self.serial = target, connection, placeholder, serial
+        if read_only and self._owned_version() < SCHEMA_VERSION:
+            self.db = self._copy_in_memory()
         self._migrate()
+
+    def _copy_in_memory(self) -> sqlite3.Connection:
+        """The store read into memory, so that its migration changes the copy and not the file."""
+        copy = sqlite3.connect(":memory:")
+        self.db.backup(copy)
+        self.db.close()
+        return copy
 
     @property
     def is_postgres(self) -> bool:
