@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, parbench, require, require_module
-from parbench import stats
+from parbench.analysis import stats
 from parbench.store import open_store
 from parbench.units import format_duration
 

@@ -8,29 +8,34 @@ import textwrap
 import pytest
 
 from conftest import REPO, parbench, require, require_runtime
-from parbench import runtimes as runtimes_module
+from parbench.measure import runtimes as runtimes_module
 
 PACKAGE = REPO / "src" / "parbench"
 
-# The harness's layers, bottom up. Every module of src/parbench belongs to exactly one (a package
-# by its name, a module by its dotted name where it sits apart from its package); at module level
-# a module imports its own layer and those below it, never one above.
-LAYERS = [
-    {"__init__", "project", "units", "records", "errors", "escaping", "liveness", "metadata",
-     "inputs", "oracle", "oracle_cache", "workloads", "targets"},       # plain records and facts
-    {"bench_user", "protocol", "process", "native", "proofs", "sentinel", "machine_ceiling", "runtimes", "stats",
-     "compare"},                                                         # talking to runtimes, statistics
-    {"plan"},                                                           # stage 1: plan
-    {"run", "schedule"},                                                # stage 2: run
-    {"analyze", "analysis"},                                            # stage 3: analyze
-    {"store"},                                                          # stage 4: store
-    {"advise"},                                                         # predictions from stored runs
-    {"report", "export"},                                               # stage 5: report
-    {"kinds"},                                                          # the kinds of measurement
-    {"pipeline"},                                                       # the one pipeline through the stages
-    {"flags", "kinds.exec.flags"},                                      # the command line's shared parts
-    {"cli", "__main__", "advise.command"},                              # the commands
-]
+# The harness's layers are read from its folders: every package's __init__.py says `LAYER = N`
+# (a module at the package's root that says none is a foundation, layer 0), so the list cannot
+# drift from the tree. At module level a module imports its own layer and those below it only.
+MAX_LOOSE_MODULES = 8        # modules at the root beside the stage packages (issue 40)
+
+
+def _declared_layer(path) -> int | None:
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["LAYER"]:
+            return ast.literal_eval(node.value)
+    return None
+
+
+def _layers() -> dict[str, int]:
+    """{package or root module: its layer}, from the code itself."""
+    layers = {}
+    for path in sorted(PACKAGE.iterdir()):
+        if path.is_dir() and (path / "__init__.py").exists():
+            declared = _declared_layer(path / "__init__.py")
+            assert declared is not None, f"src/parbench/{path.name}/__init__.py declares no LAYER"
+            layers[path.name] = declared
+        elif path.suffix == ".py":
+            layers["__init__" if path.stem == "__init__" else path.stem] = _declared_layer(path) or 0
+    return layers
 
 
 def _module_names() -> list[str]:
@@ -41,15 +46,13 @@ def _module_names() -> list[str]:
     return sorted(names)
 
 
-def _layer(module: str) -> int:
-    """The layer of the longest name in LAYERS that is the module or a package holding it."""
-    parts = module.split(".")
-    for length in range(len(parts), 0, -1):
-        prefix = ".".join(parts[:length])
-        for index, names in enumerate(LAYERS):
-            if prefix in names:
-                return index
-    raise AssertionError(f"{module} is in no layer of LAYERS: add it where it belongs")
+def _layer(module: str, layers: dict[str, int] | None = None) -> int:
+    """The layer of the module's top-level package (or of the root module itself)."""
+    layers = layers if layers is not None else _layers()
+    top = module.split(".")[0]
+    if top not in layers:
+        raise AssertionError(f"{module} is in no package or root module of src/parbench")
+    return layers[top]
 
 
 def _resolve(base: str, name: str) -> str:
@@ -91,15 +94,27 @@ def _imports(module_level: bool) -> dict[str, set[str]]:
     return graph
 
 
-def test_every_module_has_a_layer():
+def test_every_module_has_a_layer_and_few_sit_loose_at_the_root():
+    layers = _layers()
     for module in _module_names():
-        _layer(module)
+        _layer(module, layers)
+    loose = [name for name in layers if not (PACKAGE / name).is_dir() and name != "__init__"]
+    assert len(loose) <= MAX_LOOSE_MODULES, f"{len(loose)} modules sit loose at the root: {sorted(loose)}"
 
 
 def test_no_module_imports_a_later_layer_at_module_level():
+    layers = _layers()
     upward = [f"{module} → {imported}" for module, imports in _imports(module_level=True).items()
-              for imported in imports if _layer(imported) > _layer(module)]
+              for imported in imports if _layer(imported, layers) > _layer(module, layers)]
     assert upward == []
+
+
+def test_the_analysis_imports_nothing_of_the_harness_but_the_records():
+    """analysis/ is the statistics and the laws (criterion's stats/): plain data in, plain data out."""
+    outside = {f"{module} → {imported}" for module, imports in _imports(module_level=False).items()
+               if module.startswith("analysis") for imported in imports
+               if not imported.startswith("analysis") and imported != "records"}
+    assert outside == set()
 
 
 def _circle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -146,7 +161,7 @@ def test_an_import_inside_a_function_is_one_that_breaks_a_circle_and_says_so():
 
 def test_the_checks_see_an_upward_import_and_a_circle():
     """The checks above can fail: a graph with an upward edge and a circle is caught."""
-    assert _layer("cli") > _layer("records")
+    assert _layer("cli.commands") > _layer("records") and _layer("measure.runner") > _layer("workloads")
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _circle({"a": {"b"}, "b": set()}) is None
 

@@ -181,7 +181,7 @@ def test_a_full_disk_says_so_and_keeps_what_was_stored(faulty_project, tmp_path)
 
 
 def test_a_limit_line_after_stray_output_is_still_read():
-    from parbench.protocol import parse_stdout
+    from parbench.measure.protocol import parse_stdout
     reply = parse_stdout('[19.5s][warning][os,thread] pthread_create failed (EAGAIN)\n'
                          '{"error":"limit","detail":"unable to create native thread"}\n')
     assert reply.limit == "unable to create native thread"

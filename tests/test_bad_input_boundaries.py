@@ -15,11 +15,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from parbench import cli
+from parbench.cli import commands as cli
 from parbench.escaping import csv_cell, json_text, markdown_cell
-from parbench.kinds.exec.commands import ExecOptions, commands_for, parameter_sets, ExecError
-from parbench.protocol import Unreadable, parse_stdout, read_json
-from parbench.runtimes import parse_description
+from parbench.kinds.exec.commands import ExecError, ExecOptions, commands_for, parameter_sets
+from parbench.measure.protocol import Unreadable, parse_stdout, read_json
+from parbench.measure.runtimes import parse_description
 from parbench.store.database import redact
 
 

@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from conftest import default_sigint, parbench, require, require_module
-from parbench.analyze import analyze
+from parbench.analysis.case_results import analyze
 from parbench.export import by_name
 from parbench.export.base import NotExportable, Report
+from parbench.measure.runtimes import parse_description
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
-from parbench.runtimes import parse_description
 from parbench.store import open_store
 from parbench.store.sink import Journal
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, REPO, parbench
-from parbench.process import run_measured
+from parbench.measure.process import run_measured
 
 ESCAPER = FIXTURES / "escaper" / "run"
 
@@ -102,7 +102,7 @@ def test_a_list_that_leaves_a_process_holding_its_stdout_does_not_hold_parbench(
 
 
 def test_a_killed_launcher_leaves_no_cgroup_behind_not_even_those_of_its_next_runs():
-    from parbench import process
+    from parbench.measure import process
     run_measured(["true"], 10, protocol=False)           # a launcher with the next runs made ready
     launcher = process._local.launcher.process.pid
     deadline = time.time() + 5                            # made right after the answer

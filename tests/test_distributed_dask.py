@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import parbench, require, require_runtime
-from parbench import runtimes as runtimes_module
+from parbench.measure import runtimes as runtimes_module
 
 PYTHON = runtimes_module.load_all()["python"]
 

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from parbench import bench_user, process
-from parbench.process import MAX_LINE_BYTES, run_measured
+from parbench.measure import bench_user, process
+from parbench.measure.process import MAX_LINE_BYTES, run_measured
 
 PYTHON = sys.executable
 
@@ -93,8 +93,8 @@ MS = 1_000_000
 
 
 def _result(workload: str, walls: list[int], reps: list[tuple[int, int, dict]]):
+    from parbench.analysis.stats import case_stats
     from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, Repetition
-    from parbench.stats import case_stats
     run = CaseRun(Case(workload, "rt", "seq", "seq", {}), "x")
     run.processes = [ProcessMeasurement(i, wall, 0, 0, 512, 0, 0, 0, "ok") for i, wall in enumerate(walls)]
     run.repetitions = [Repetition(process, rep, ns, 1, "x", True, extra) for process, (rep, ns, extra) in reps]
@@ -112,8 +112,8 @@ def test_the_time_split_measures_start_up_in_the_process_itself_and_never_leaves
 
 
 def test_a_process_start_up_is_stamped_by_the_launcher_before_its_first_line():
-    from parbench.protocol import parse_stdout
-    from parbench.run import _before_the_work
+    from parbench.measure.protocol import parse_stdout
+    from parbench.measure.runner import _before_the_work
     line = '{"%s":0,"ns":1000,"items":1,"checksum":"c","extra":{"load_ns":50000000}}'
     finished = run_measured(["sh", "-c", f"sleep 0.3; echo '{line % 'warmup'}'; echo '{line % 'rep'}'"], 10)
     phases = _before_the_work(parse_stdout(finished.stdout_lines, finished.stdout_times, repeat=1))
@@ -132,6 +132,7 @@ def test_the_memory_column_shows_pss_and_the_cgroup_peak_where_measured():
 def test_a_run_reports_and_stores_the_harness_time_outside_its_processes(tmp_path):
     import json
     import sqlite3
+
     from conftest import parbench
     db = tmp_path / "r.sqlite"
     done = parbench("exec", "-N", "-r", "5", "true", "--db", str(db), timeout=120)

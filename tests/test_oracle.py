@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from parbench import oracle
+from parbench.workloads import digest as oracle
 
 
 def test_fnv1a64_of_empty_and_a():

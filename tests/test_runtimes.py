@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from conftest import parbench, require_runtime
-from parbench import runtimes as runtimes_module
+from parbench.measure import runtimes as runtimes_module
 
 RUNTIMES = runtimes_module.load_all()
 REPEAT = 2

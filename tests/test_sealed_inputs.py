@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, REPO, parbench
-from parbench import inputs
+from parbench.workloads import input_files as inputs
 from parbench.workloads.sdes_ecb import inputs as sdes_inputs
 
 SIZE = 4096

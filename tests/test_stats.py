@@ -1,9 +1,9 @@
 """The statistics recover what was planted in synthetic samples."""
 import numpy as np
 
-from parbench.compare import compare
+from parbench.analysis.compare import compare
+from parbench.analysis.stats import bootstrap_medians, case_stats, confidence_interval, tukey_outliers
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition
-from parbench.stats import bootstrap_medians, case_stats, confidence_interval, tukey_outliers
 
 
 def _run(samples_by_process: list[list[float]]) -> CaseRun:

@@ -3,7 +3,7 @@ import json
 import sqlite3
 
 from conftest import parbench, require_runtime
-from parbench import runtimes as runtimes_module
+from parbench.measure import runtimes as runtimes_module
 
 
 def _analyses(db: str, kind: str) -> list[dict]:

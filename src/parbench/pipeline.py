@@ -16,24 +16,26 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 
 from rich.console import Console
 
-from parbench import liveness, machine_ceiling
 from parbench.analysis.results import plain
 from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
 from parbench.escaping import one_line
 from parbench.export import by_name, check_writable, write, write_all
 from parbench.export.base import Report
-from parbench.inputs import InputError
+from parbench.measure import liveness, machine_ceiling
+from parbench.measure.runner import sealed_paths
+from parbench.measure.schedule import Execution, ProcessRunner, Progress, execute
+from parbench.measure.sentinel import Sentinel
 from parbench.project import DEFAULT_DB, RESULTS_DIR
 from parbench.records import Analysis, Case, RunRecord, now
 from parbench.report import console as console_report
-from parbench.run import sealed_paths
-from parbench.schedule import Execution, Progress, Runner, execute
-from parbench.sentinel import Sentinel
 from parbench.store import Store
 from parbench.store.analyzed import all_analyses, load_analyzed
 from parbench.store.database import StoreError, redact
 from parbench.store.heartbeat import Heartbeat
 from parbench.store.sink import DiskFull, StoreSink, retrying
+from parbench.workloads.input_files import InputError
+
+LAYER = 9   # drives the stages below; the kinds and the command line above drive it
 
 @runtime_checkable
 class Kind(Protocol):
@@ -72,7 +74,7 @@ class Invocation:
     output: Output
     record: RunRecord | None = None
     cases: list[Case] = field(default_factory=list)     # the first round's cases (checked before any run)
-    runner: Runner | None = None
+    runner: ProcessRunner | None = None
     resumed: bool = False
     sink: StoreSink | None = None
     execution: Execution = field(default_factory=Execution)
@@ -143,7 +145,7 @@ def prepare(invocation: Invocation) -> Invocation:
     return invocation
 
 
-def prepare_inputs(cases: list[Case], runner: Runner) -> None:
+def prepare_inputs(cases: list[Case], runner: ProcessRunner) -> None:
     """Every input and every repetition's expected checksum (one per variant), before anything
     is stored: a full disk or a broken input says so before a run exists (InputError). Cases of
     no workload (exec's commands) have nothing to prepare."""
@@ -183,9 +185,9 @@ def _sentinel_for(invocation: Invocation) -> Callable[[Case | None], None]:
     sentinel = invocation.sentinel = invocation.sentinel or Sentinel()
     workloads = invocation.runner.workloads
 
-    def keep(kind: str, subject: str, result: dict) -> None:
+    def keep(name: str, subject: str, result: dict) -> None:
         try:
-            invocation.store.add_analysis(invocation.record.id, kind, subject, result)
+            invocation.store.add_analysis(invocation.record.id, name, subject, result)
         except Exception:        # noqa: BLE001 - a lost reading must not end a sitting
             pass
 
@@ -263,8 +265,8 @@ def analyze(invocation: Invocation) -> Invocation:
             + (f"{journal.count} are kept in {journal.path}: parbench load {journal.path}{invocation.output.db_flag}"
                if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
     if not invocation.execution.interrupted:
-        for kind, subject, result in invocation.kind.analyses(invocation.record):
-            invocation.store.add_analysis(invocation.record.id, kind, subject, plain(result))
+        for name, subject, result in invocation.kind.analyses(invocation.record):
+            invocation.store.add_analysis(invocation.record.id, name, subject, plain(result))
     invocation.analyses = all_analyses(invocation.store, invocation.record)
     return invocation
 

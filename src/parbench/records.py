@@ -189,12 +189,18 @@ class RunRecord:
     finished_at: str | None = None
     kind: str = "suite"                          # suite | exec | sweep
 
+    def __post_init__(self):
+        # Runs stored or exported before issue 40 called the OS's kernel release "kernel", the
+        # name of the kernel-class param; it is "os_kernel" everywhere now, old runs included.
+        if isinstance(self.machine, dict) and "kernel" in self.machine and "os_kernel" not in self.machine:
+            self.machine = {("os_kernel" if key == "kernel" else key): value for key, value in self.machine.items()}
+
 
 class Analysis(NamedTuple):
-    """A law fitted to a run's figures: its kind (scaling, crossover, per-task, amdahl-shares,
-    time-split, drift…), what it is about, and the result: its typed record wherever the reports
+    """A law fitted to a run's figures: its name (scaling, crossover, per-task, amdahl-shares,
+    time-split, drift…; stored and exported as "kind"), what it is about, and the result: its typed record wherever the reports
     read it (analysis/results.py), a plain dict in the store and the JSON export. The reports
-    render each kind through one registry (report/analyses.py)."""
-    kind: str
+    render each through one registry (report/analyses.py)."""
+    name: str
     subject: str
     result: Any

@@ -12,17 +12,18 @@ import re
 import sqlite3
 
 from click.testing import CliRunner
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
-from parbench import cli
-from parbench.analyze import analyze
+from parbench.analysis.case_results import analyze
+from parbench.cli import commands as cli
 from parbench.escaping import csv_cell, json_text, markdown_cell
-from parbench.kinds.exec.commands import ExecError, ExecOptions, commands_for
 from parbench.export import formats
 from parbench.export.base import Report
-from parbench.protocol import parse_stdout
+from parbench.kinds.exec.commands import ExecError, ExecOptions, commands_for
+from parbench.measure.protocol import parse_stdout
+from parbench.measure.runtimes import parse_description
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
-from parbench.runtimes import parse_description
 
 settings.register_profile("default", max_examples=int(os.environ.get("PARBENCH_FUZZ_EXAMPLES", "40")),
                           deadline=None, suppress_health_check=[HealthCheck.too_slow])

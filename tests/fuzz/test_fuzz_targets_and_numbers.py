@@ -16,14 +16,14 @@ import threading
 
 import click
 from click.testing import CliRunner
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
+from test_fuzz_boundaries import CONTROL, _invoke_in, _no_run_stored, _raw_control, _report
 
-from parbench import cli
+from parbench.cli import commands as cli
 from parbench.export import formats
 from parbench.store import open_store
 from parbench.store.sink import Journal
-
-from test_fuzz_boundaries import CONTROL, _invoke_in, _no_run_stored, _raw_control, _report
 
 with_controls = st.text(st.sampled_from(CONTROL) | st.characters(codec="utf-8"), min_size=1, max_size=20) \
     | st.sampled_from(["\x1b[2J", "\x1b]0;title\x07", "a\nb", "\r", "\x9b31m"])

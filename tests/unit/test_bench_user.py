@@ -4,8 +4,8 @@ import pwd
 
 import pytest
 
-from parbench import bench_user
-from parbench.bench_user import BenchUser, NoBenchUser
+from parbench.measure import bench_user
+from parbench.measure.bench_user import BenchUser, NoBenchUser
 
 
 def test_not_root_or_as_root_runs_benchmarks_as_the_harness_s_own_user(monkeypatch):

@@ -2,7 +2,7 @@
 import click
 import pytest
 
-from parbench import flags
+from parbench.cli import options as flags
 
 
 def test_a_comma_list_of_counts_within_bounds():

@@ -1,9 +1,9 @@
 """kinds/suite.py: what `run --resume` may take over, and the request it finishes."""
 import pytest
 
-from parbench import liveness
 from parbench.errors import PipelineError
 from parbench.kinds.suite import claim_for_resume
+from parbench.measure import liveness
 from parbench.records import RunRecord
 from parbench.store import open_store
 

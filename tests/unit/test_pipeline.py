@@ -12,10 +12,10 @@ from parbench.errors import EXIT_FAILED_CASE, PipelineError
 from parbench.kinds.exec import ExecKind, ExecOptions, settings_for
 from parbench.kinds.suite import SuiteKind
 from parbench.kinds.sweep import SweepKind, SweepRequest
-from parbench.plan import Request
+from parbench.measure.runner import Settings
+from parbench.measure.schedule import Progress
+from parbench.plan.cases import Request
 from parbench.records import Case, RunRecord, now
-from parbench.run import Settings
-from parbench.schedule import Progress
 from parbench.store import open_store
 
 SEQ = Case("toy", "rt", "seq", "seq", {"n": 10})

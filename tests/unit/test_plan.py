@@ -2,8 +2,8 @@
 import pytest
 from unit_world import description, runtime, world
 
-from parbench.plan import Request, choose_runtimes, make_plan
-from parbench.runtimes import Model
+from parbench.measure.runtimes import Model
+from parbench.plan.cases import Request, choose_runtimes, make_plan
 from parbench.workloads import SpecError
 
 

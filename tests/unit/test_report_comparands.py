@@ -2,10 +2,10 @@
 import pytest
 import unit_records
 
+from parbench.cli.comparands import comparands
 from parbench.errors import PipelineError
 from parbench.export import json_format
 from parbench.export.base import Report
-from parbench.report.comparands import comparands
 from parbench.store import open_store
 
 

@@ -1,8 +1,8 @@
 """report/rows.py: what a table row says of the machine around a case."""
-from parbench.analyze import analyze
-from parbench.report.rows import machine_load_note, outlier_note
-
 from unit_records import CORES, case_run
+
+from parbench.analysis.case_results import analyze
+from parbench.report.rows import machine_load_note, outlier_note
 
 
 def _with_load(others_cores: float, steal_ns: int):

@@ -1,7 +1,7 @@
 """report/svg.py: a runtime's colour is derived from its name, the same in every report."""
 import re
 
-from parbench import runtimes
+from parbench.measure import runtimes
 from parbench.report.svg import colour_of
 
 

@@ -3,8 +3,8 @@ import json
 
 from unit_world import toy_workload
 
-from parbench.process import Finished
-from parbench.run import Expectations, judge
+from parbench.measure.process import Finished
+from parbench.measure.runner import Expectations, judge
 from parbench.workloads import LineContext
 
 PARAMS = {"n": 10}

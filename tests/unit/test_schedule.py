@@ -2,12 +2,13 @@
 runner and a sink hear."""
 from unit_world import ListSink, ScriptedRunner
 
-from parbench import run, schedule
 from parbench.kinds.exec import ExecOptions, commands_for
 from parbench.kinds.exec.runner import ExecRunner
+from parbench.measure import runner as run
+from parbench.measure import schedule
+from parbench.measure.runner import Settings
+from parbench.measure.schedule import Progress, execute, groups_of
 from parbench.records import Case
-from parbench.run import Settings
-from parbench.schedule import Progress, execute, groups_of
 
 SEQ = Case("toy", "rt", "seq", "seq", {"n": 10})
 POOL = Case("toy", "rt", "pool", "threads", {"n": 10}, 2)
@@ -20,9 +21,9 @@ def settings(**overrides) -> Settings:
 
 def test_both_runners_are_what_the_scheduler_asks_for():
     options = ExecOptions(["true"])
-    assert isinstance(run.Runner({}, {}, settings()), schedule.Runner)
-    assert isinstance(ExecRunner(commands_for(options), options, settings(), 0), schedule.Runner)
-    assert not isinstance(object(), schedule.Runner)
+    assert isinstance(run.WorkloadRunner({}, {}, settings()), schedule.ProcessRunner)
+    assert isinstance(ExecRunner(commands_for(options), options, settings(), 0), schedule.ProcessRunner)
+    assert not isinstance(object(), schedule.ProcessRunner)
 
 
 def test_cases_of_one_table_are_grouped_and_tables_keep_their_order():

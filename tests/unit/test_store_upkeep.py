@@ -4,7 +4,7 @@ import json
 import pytest
 import unit_records
 
-from parbench import liveness
+from parbench.measure import liveness
 from parbench.records import RunRecord
 from parbench.store import codec, open_store
 from parbench.store.upkeep import load_journal, mark_orphans

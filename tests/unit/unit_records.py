@@ -2,7 +2,7 @@
 so a module's test needs no runtime, no subprocess and no store."""
 from __future__ import annotations
 
-from parbench.analyze import analyze
+from parbench.analysis.case_results import analyze
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
 
 CORES = 2

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+from parbench.measure.runner import Settings
+from parbench.measure.runtimes import Description, Model, Offer, Runtime
 from parbench.records import Case, ProcessMeasurement, Repetition
-from parbench.run import Settings
-from parbench.runtimes import Description, Model, Offer, Runtime
 from parbench.workloads import Workload
 from parbench.workloads.params import Integer
 
@@ -40,7 +40,7 @@ def world() -> tuple[dict, dict, dict]:
 
 
 class ScriptedRunner:
-    """A runner (schedule.Runner) whose processes take the times it is given, in turn, per case."""
+    """A runner (schedule.ProcessRunner) whose processes take the times it is given, in turn, per case."""
 
     def __init__(self, times_ns: dict[str, list[int]], settings: Settings, failing: set[str] = frozenset()):
         self.times, self.settings, self.failing = {k: list(v) for k, v in times_ns.items()}, settings, failing

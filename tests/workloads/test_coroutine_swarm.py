@@ -1,6 +1,6 @@
 """coroutine-swarm's oracle against docs/workloads/coroutine-swarm.md and protocol 2's salted vectors."""
 
-from parbench import oracle
+from parbench.workloads import digest as oracle
 from parbench.workloads.coroutine_swarm import oracle as swarm_oracle
 
 

@@ -1,6 +1,6 @@
 """keygen's oracle and proofs against docs/workloads/keygen.md and protocol 2's vectors."""
 
-from parbench import oracle
+from parbench.workloads import digest as oracle
 from parbench.workloads.keygen import oracle as keygen_oracle
 
 

@@ -5,4 +5,6 @@ from __future__ import annotations
 
 from parbench.advise.advice import Advice, advise
 
+LAYER = 6   # reads the store; report/ draws its panel
+
 __all__ = ["Advice", "advise"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parbench import stats
 from parbench.advise import measure
 from parbench.advise.advice import Advice
 from parbench.advise.predict import Band, Prediction
+from parbench.analysis import stats
 from parbench.records import RunRecord
 from parbench.store import open_store
 

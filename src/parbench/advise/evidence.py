@@ -8,8 +8,8 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from parbench import stats
 from parbench.advise.question import Question
+from parbench.analysis import stats
 from parbench.records import CaseRun, RunRecord
 
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from parbench import liveness
 from parbench.advise.predict import Prediction, Unpredictable
 from parbench.advise.question import Question
+from parbench.measure import liveness
 from parbench.workloads import Workload
 
 # A sweep towards the asked value starts this many times below it, in steps of SWEEP_FACTOR:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from parbench.stats import _rng, bootstrap_medians, confidence_interval
+from parbench.analysis.stats import _rng, bootstrap_medians, confidence_interval
 
 RESAMPLES = 1000
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Callable
 
 from parbench.analysis import amdahl_shares, crossover, per_task, scaling
 from parbench.analysis.results import TimeSplits
 from parbench.analysis.startup import time_splits
+from parbench.analysis.stats import grouped_samples
 from parbench.records import Analysis, CaseResult, RunRecord
-from parbench.stats import grouped_samples
-from parbench.workloads import load_all
 
 
 def _by(results: list[CaseResult], *fields) -> dict[tuple, list[CaseResult]]:
@@ -113,14 +113,15 @@ def analyze_run(record: RunRecord) -> list[Analysis]:
     return out
 
 
-def reanalyze(record: RunRecord) -> list[Analysis]:
+def reanalyze(record: RunRecord, swept_param: Callable[[str], str]) -> list[Analysis]:
     """A sweep's fits derived afresh from its stored samples (the bootstrap's seed is fixed, so
-    the same samples give the same answer), so a fix to an analysis reaches old runs too."""
+    the same samples give the same answer), so a fix to an analysis reaches old runs too.
+    `swept_param(workload)` names the parameter a size or task sweep of that workload varies."""
     kind = record.options.get("sweep")
     workloads = {r.case.workload for r in record.results if r.case.workload != "noop"}
     if kind == "workers":
         return analyze_workers(record, record.machine.get("logical_cpus") or os.cpu_count() or 1)
     if kind in ("size", "tasks") and len(workloads) == 1:
-        param = load_all()[workloads.pop()].swept_param
+        param = swept_param(workloads.pop())
         return analyze_sizes(record, param) if kind == "size" else analyze_tasks(record, param)
     return []

@@ -87,16 +87,16 @@ DECODERS: dict[str, Callable[[dict], object]] = {
 
 
 def typed(analysis: tuple[str, str, Any]) -> Analysis:
-    """A stored (kind, subject, dict) with its result typed; as it was where the kind has no type
+    """A stored (name, subject, dict) with its result typed; as it was where the name has no type
     or the dict is not one of it (a hand-edited store): shown by no renderer, lost to none."""
-    kind, subject, result = analysis
-    decode = DECODERS.get(kind)
+    name, subject, result = analysis
+    decode = DECODERS.get(name)
     if decode is None or not isinstance(result, dict):
-        return Analysis(kind, subject, result)
+        return Analysis(name, subject, result)
     try:
-        return Analysis(kind, subject, decode(result))
+        return Analysis(name, subject, decode(result))
     except (KeyError, TypeError, ValueError):
-        return Analysis(kind, subject, result)
+        return Analysis(name, subject, result)
 
 
 def plain(result: Any) -> Any:

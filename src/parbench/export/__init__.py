@@ -16,6 +16,8 @@ from parbench.export import (csv_samples, csv_summary, github_benchmark, html_pa
                              markdown_report, pyperf_format, text_report)
 from parbench.export.base import Exporter, NotExportable, Report
 
+LAYER = 8   # above report/ (the text formats render its tables)
+
 FORMATS: tuple[Exporter, ...] = (
     json_format.EXPORTER, csv_summary.EXPORTER, csv_samples.EXPORTER, markdown_report.EXPORTER,
     pyperf_format.EXPORTER, github_benchmark.EXPORTER, html_page.EXPORTER, text_report.EXPORTER,

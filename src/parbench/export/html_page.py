@@ -330,17 +330,17 @@ def amdahl_shares_plot(subject: str, r: AmdahlShares) -> str:
 PLOTTED = (ScalingResult, CrossoverResult, PerTaskResult, AmdahlShares)
 
 
-def analysis_section(record: RunRecord, kind: str, subject: str, r: ScalingResult | CrossoverResult | PerTaskResult | AmdahlShares) -> str:
-    title, header, rows, notes = analysis_tables([(kind, subject, r)])[0]
-    if kind == "scaling":
+def analysis_section(record: RunRecord, name: str, subject: str, r: ScalingResult | CrossoverResult | PerTaskResult | AmdahlShares) -> str:
+    title, header, rows, notes = analysis_tables([(name, subject, r)])[0]
+    if name == "scaling":
         plots = [_figure(scaling_plot(record, subject, r), "Dots: measured; dashed: fitted laws, extended "
                          "beyond the measured workers as predictions; crosses: worker counts that failed.")]
-    elif kind == "crossover":
+    elif name == "crossover":
         plots = [_figure(crossover_plot(record, subject, r), r.verdict)]
-    elif kind == "per-task":
+    elif name == "per-task":
         plots = [_figure(p, "Slope of a least-squares line: the cost of one more unit, baseline removed. "
                          "A cross marks the count that failed, with its outcome.") for p in per_task_plots(subject, r)]
-    elif kind == "amdahl-shares":
+    elif name == "amdahl-shares":
         plots = [_figure(amdahl_shares_plot(subject, r), notes[0] if notes else "")]
     else:
         plots = []
@@ -528,18 +528,18 @@ def _workloads(records: list[RunRecord]) -> list[str]:
 
 def workload_section(workload: str, runs: list[tuple[RunRecord, list]]) -> str:
     out = [f'<section class="page workload" id="{_anchor(workload)}"><h2>{escape(workload)}</h2>']
-    kinds_seen = set()
+    names_seen = set()
     for record, analyses in runs:
         for group in groups(record):
             if group.workload == workload:
                 out.append(group_section(record, group, analyses))
-        for kind, subject, r in analyses:
+        for name, subject, r in analyses:
             if not isinstance(r, PLOTTED) or r.workload != workload:
                 continue
-            kinds_seen.add(kind)
-            out.append(analysis_section(record, kind, subject, r))
+            names_seen.add(name)
+            out.append(analysis_section(record, name, subject, r))
     sweeps = load_all_cached()[workload].sweeps if workload in load_all_cached() else {}
-    missing = [(k, sweep) for k, sweep in sweeps.items() if k not in kinds_seen]
+    missing = [(k, sweep) for k, sweep in sweeps.items() if k not in names_seen]
     if missing:
         out.append('<p class="missing">Not in these runs: ' + "; ".join(
             f"{SWEEP_LABELS.get(k, k)} — <code>parbench sweep {sweep} --workload {escape(workload)}</code>"

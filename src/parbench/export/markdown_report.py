@@ -20,7 +20,7 @@ def render_run(record: RunRecord, analyses: list | None = None) -> str:
     m = record.machine
     out = [f"# parbench run {record.id} — scale {markdown_cell(record.scale)}", "", markdown_cell(
            f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
-           f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('kernel')} · "
+           f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('os_kernel')} · "
            f"parbench {m.get('parbench')} @ {m.get('git_commit')}"), ""]
     if drift_line(analyses):
         out += [drift_line(analyses)[0].upper() + drift_line(analyses)[1:] + ".", ""]

@@ -3,10 +3,9 @@ parbench runs: one benchmark per case (named by its key), one pyperf run per fre
 its values the verified repetitions in seconds."""
 from __future__ import annotations
 
-
+from parbench.analysis.stats import grouped_samples
 from parbench.escaping import json_text
 from parbench.export.base import Exporter, NotExportable, Report
-from parbench.stats import grouped_samples
 
 
 def render(reports: list[Report]) -> str:

@@ -5,3 +5,5 @@ its runner, its run record — and leaves measuring, analysis and reporting to t
 pipeline. `suite` measures workloads across runtimes, `sweep` one workload across a parameter,
 `exec` arbitrary commands.
 """
+
+LAYER = 10  # fills the pipeline's Invocation

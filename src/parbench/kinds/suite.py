@@ -4,14 +4,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Iterator
 
-from parbench import liveness, runtimes as runtimes_module
 from parbench.errors import PipelineError
 from parbench.escaping import styled
-from parbench.kinds.from_request import describe_runtimes, new_record, settings_for, startup_cases
-from parbench.plan import Request, choose_runtimes, make_plan
+from parbench.measure import liveness
+from parbench.measure import runtimes as runtimes_module
+from parbench.measure.runner import WorkloadRunner
+from parbench.plan.cases import Request, choose_runtimes, make_plan
+from parbench.plan.from_request import describe_runtimes, new_record, settings_for, startup_cases
 from parbench.records import Case, RunRecord, now
 from parbench.report import console as console_report
-from parbench.run import Runner
 from parbench.store import Store
 from parbench.store.database import StoreError
 from parbench.workloads import SpecError, load_all, with_noop
@@ -60,7 +61,7 @@ class SuiteKind:
         if not plan.cases:
             raise PipelineError("nothing to run: no installed runtime offers the requested workload/model")
         cases = [c for c in startup_cases(plan, described) + plan.cases if c.key not in done]
-        return cases, described, Runner(runtimes, with_noop(workloads), settings_for(self.request))
+        return cases, described, WorkloadRunner(runtimes, with_noop(workloads), settings_for(self.request))
 
     def rounds(self, invocation: Invocation) -> Iterator[list[Case]]:
         yield invocation.cases

@@ -6,18 +6,18 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from parbench import runtimes as runtimes_module
 from parbench.analysis import crossover
 from parbench.analysis.derived import analyze_sizes, analyze_tasks, analyze_workers
 from parbench.errors import PipelineError
 from parbench.escaping import styled
-from parbench.kinds.from_request import describe_runtimes, new_record, settings_for, startup_cases
-from parbench.plan import Request, choose_runtimes, make_plan
-from parbench.protocol import START_MODES
+from parbench.measure import runtimes as runtimes_module
+from parbench.measure.protocol import START_MODES
+from parbench.measure.runner import WorkloadRunner
+from parbench.measure.runtimes import Description
+from parbench.plan.cases import Request, choose_runtimes, make_plan
+from parbench.plan.from_request import describe_runtimes, new_record, settings_for, startup_cases
 from parbench.records import Case, RunRecord
 from parbench.report import console as console_report
-from parbench.run import Runner
-from parbench.runtimes import Description
 from parbench.store.analyzed import load_analyzed
 from parbench.workloads import SpecError, Workload, load_all, with_noop
 
@@ -41,7 +41,7 @@ def geometric(start: float, stop: float, factor: float) -> list[int]:
 class Strategy:
     """What a sweep varies, round by round, and the law it fits afterwards. `rounds` are the
     param overrides measured first; `refine(record)` may add rounds from what they showed."""
-    kind: str
+    axis: str                                # workers | size | tasks
     param: str | None
     rounds: list[dict[str, Any]]
     analyze: Callable[[RunRecord], list[tuple[str, str, dict]]]
@@ -58,7 +58,7 @@ def size_strategy(param: str, values: list[int], refinements: int) -> Strategy:
     def refine(record: RunRecord) -> list[dict[str, Any]]:
         tried = {r.case.params.get(param) for r in record.results}
         brackets = {crossover.refine_between(r.sizes, r.ratio)
-                    for kind, _, r in analyze_sizes(record, param) if kind == "crossover" and r.sizes} - {None}
+                    for name, _, r in analyze_sizes(record, param) if name == "crossover" and r.sizes} - {None}
         return [{param: value} for value in sorted(int(b) for b in brackets) if value not in tried]
     return Strategy("size", param, [{param: v} for v in values], lambda record: analyze_sizes(record, param),
                     refine, refinements)
@@ -69,14 +69,14 @@ def tasks_strategy(param: str, counts: list[int]) -> Strategy:
                     stop_after_failure=True)
 
 
-def strategy_for(kind: str, workload, scale: str, cores: int, start: float, stop: float | None, factor: float,
+def strategy_for(axis: str, workload, scale: str, cores: int, start: float, stop: float | None, factor: float,
                  refine: int, counts: tuple[int, ...]) -> Strategy:
-    """The strategy a `parbench sweep KIND` asks for; ValueError when its range makes no sense."""
-    if kind == "workers":
+    """The strategy a `parbench sweep AXIS` asks for; ValueError when its range makes no sense."""
+    if axis == "workers":
         return workers_strategy(cores)
     param = workload.swept_param
     largest = lambda value: max(value) if isinstance(value, list) else value
-    if kind == "size":
+    if axis == "size":
         top = stop or largest(workload.scales[scale][param])
         if top < start:
             raise ValueError(f"--to ({top:g}) is below --from ({start:g}): a size sweep goes up")
@@ -92,8 +92,8 @@ def default_workers(cores: int) -> tuple[int, ...]:
 
 @dataclass
 class SweepRequest:
-    """What `parbench sweep KIND` asks beyond a run's request: the range of the swept value."""
-    kind: str                                # workers | size | tasks
+    """What `parbench sweep AXIS` asks beyond a run's request: the range of the swept value."""
+    axis: str                                # workers | size | tasks
     start: float = 64                        # size: the smallest value
     stop: float | None = None                # size: the largest (default: the scale's)
     factor: float = 4                        # size: the geometric step
@@ -124,30 +124,30 @@ class SweepKind:
             if not self.described:
                 raise PipelineError("no installed runtime to sweep")
             chosen = make_plan(self.request, self.workloads, self.runtimes, self.described).workloads
-            if self.sweep.kind != "workers" and len(chosen) != 1:
-                raise PipelineError(f"a {self.sweep.kind} sweep varies one workload's param: "
+            if self.sweep.axis != "workers" and len(chosen) != 1:
+                raise PipelineError(f"a {self.sweep.axis} sweep varies one workload's param: "
                                     f"pick one with --workload ({', '.join(chosen)})")
             self.request = self._completed(self.request, chosen[0], cores)
             s = self.sweep
-            self.strategy = strategy_for(s.kind, self.workloads[chosen[0]], self.request.scale, cores, s.start,
+            self.strategy = strategy_for(s.axis, self.workloads[chosen[0]], self.request.scale, cores, s.start,
                                          s.stop, s.factor, s.refine, s.counts)
             plans = [self.plan_round(params, first=i == 0) for i, params in enumerate(self.strategy.rounds)]
         except (SpecError, ValueError) as error:
             raise PipelineError(str(error)) from None
-        invocation.runner = Runner(self.runtimes, with_noop(self.workloads), settings_for(self.request))
+        invocation.runner = WorkloadRunner(self.runtimes, with_noop(self.workloads), settings_for(self.request))
         invocation.record = new_record(self.request, self.described, "sweep", invocation.runner.settings)
-        invocation.record.options["sweep"] = self.strategy.kind
+        invocation.record.options["sweep"] = self.strategy.axis
         invocation.cases = plans[0] if plans else []
 
     def _completed(self, request: Request, workload: str, cores: int) -> Request:
         """A workers sweep's default counts; a size sweep's seq models beside the named ones; both
         run every start mode a model offers, side by side, unless `--param start=…` picks one
         (a crossover or a scaling curve is a different answer for a warm pool and a cold one)."""
-        if self.sweep.kind in ("workers", "size") and "start" not in request.params:
+        if self.sweep.axis in ("workers", "size") and "start" not in request.params:
             request = replace(request, params={**request.params, "start": list(START_MODES)})
-        if self.sweep.kind == "workers":
+        if self.sweep.axis == "workers":
             return replace(request, workers=request.workers or default_workers(cores))
-        if self.sweep.kind == "size":
+        if self.sweep.axis == "size":
             return replace(request, models=with_seq(request.models, self.described, workload))
         return request
 

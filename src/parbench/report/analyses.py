@@ -174,5 +174,5 @@ VIEWS: dict[str, View] = {
 
 def tables(analyses: list[Analysis], console: bool = False) -> list[Table]:
     """(title, header, rows, notes) for every typed analysis of a registered kind, in stored order."""
-    return [VIEWS[kind].table(subject, result) for kind, subject, result in analyses
-            if kind in VIEWS and isinstance(result, VIEWS[kind].result_type) and (VIEWS[kind].on_console or not console)]
+    return [VIEWS[name].table(subject, result) for name, subject, result in analyses
+            if name in VIEWS and isinstance(result, VIEWS[name].result_type) and (VIEWS[name].on_console or not console)]

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
-from parbench.compare import compare
+from parbench.analysis.compare import compare
+from parbench.analysis.stats import grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import Comparison, RunRecord
-from parbench.stats import grouped_samples
 from parbench.units import format_duration
 
 
@@ -55,7 +55,7 @@ def machine_line(record: RunRecord) -> str:
     m = record.machine
     return one_line(f"run {record.id} ({record.kind}, scale {record.scale}, {record.started_at}): {m.get('hostname')} · "
                     f"{m.get('cpu')} · {m.get('logical_cpus')} CPUs · {m.get('memory_gib')} GiB · {m.get('os')} · "
-                    f"kernel {m.get('kernel')} · parbench @ {m.get('git_commit')}")   # an export's fields, on one line
+                    f"kernel {m.get('os_kernel')} · parbench @ {m.get('git_commit')}")   # an export's fields, on one line
 
 
 def print_comparison(a: RunRecord, b: RunRecord, rows: list[PairedCase], console: Console,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from parbench.escaping import console as console_text, styled
-from parbench.runtimes import TOOLS, Description, Model, Runtime, distributed_engines, on_path
+from parbench.escaping import console as console_text
+from parbench.escaping import styled
+from parbench.measure.runtimes import TOOLS, Description, Model, Runtime, distributed_engines, on_path
 from parbench.workloads import Workload
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from parbench.analyze import analyze
+from parbench.analysis.case_results import analyze
 from parbench.escaping import one_line, styled
+from parbench.measure.schedule import Progress
 from parbench.records import Case, CaseRun
 from parbench.report.console import print_group
 from parbench.report.rows import Group
-from parbench.schedule import Progress
 from parbench.units import format_duration
 
 

@@ -8,8 +8,8 @@ import numpy as np
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
 from parbench.escaping import one_line
-from parbench.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
-                             unaccounted_too_long)
+from parbench.measure.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
+                                     unaccounted_too_long)
 from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order

@@ -71,8 +71,8 @@ def _items_of(result: CaseResult, figure: Figure) -> float:
     return float(value) / MB if figure.item == "MB" else float(value) * figure.items_per_unit
 
 
-def _format(value: float, kind: str) -> str:
-    return format_bytes(value) if kind == "memory" else format_duration(value)
+def _format(value: float, quantity: str) -> str:
+    return format_bytes(value) if quantity == "memory" else format_duration(value)
 
 
 def _ratio_text(ratio: float) -> str:
@@ -99,12 +99,12 @@ def _limit_row(seed: Seed, figure: Figure, found) -> SeedRow:
 
 def compare_figure(seed: Seed, figure: Figure, records: list[RunRecord], cores: int) -> SeedRow:
     found = _candidates(records, seed, figure)
-    if figure.kind == "limit":
+    if figure.quantity == "limit":
         return _limit_row(seed, figure, found)
-    published = _format(figure.published, figure.kind)
+    published = _format(figure.published, figure.quantity)
     per_published = figure.published / figure.per_item
     measured = [(rec, r) for rec, r in found if r.stats is not None
-                and (figure.kind != "memory" or r.stats.peak_rss_kb)]
+                and (figure.quantity != "memory" or r.stats.peak_rss_kb)]
     if not measured:
         failed = next(((rec, r) for rec, r in found if r.run.status != "ok"), None)
         if failed:
@@ -116,18 +116,18 @@ def compare_figure(seed: Seed, figure: Figure, records: list[RunRecord], cores: 
     # Same scale first; otherwise the largest run, whose per-item cost is least start-up bound.
     same = [(rec, r) for rec, r in measured if str(r.case.params.get(figure.scale_param)) == str(figure.scale_value)]
     record, result = (same or sorted(measured, key=lambda p: _items_of(p[1], figure)))[-1]
-    value = 1024.0 * result.stats.peak_rss_kb if figure.kind == "memory" else result.stats.median_ns
+    value = 1024.0 * result.stats.peak_rss_kb if figure.quantity == "memory" else result.stats.median_ns
     items = _items_of(result, figure)
     source = f"run {record.id} ({record.scale}), {result.case.key}"
     if same:
         ratio = value / figure.published
-        shown = _format(value, figure.kind)
+        shown = _format(value, figure.quantity)
         scale_note = "same scale"
     else:
         ratio = (value / items) / per_published
-        shown = (f"{_format(value / items, figure.kind)} per {figure.item} "
-                 f"({_format(value, figure.kind)} for {result.case.params.get(figure.scale_param):,})")
-        published = f"{published} ({_format(per_published, figure.kind)} per {figure.item})"
+        shown = (f"{_format(value / items, figure.quantity)} per {figure.item} "
+                 f"({_format(value, figure.quantity)} for {result.case.params.get(figure.scale_param):,})")
+        published = f"{published} ({_format(per_published, figure.quantity)} per {figure.item})"
         scale_note = f"other scale: compared per {figure.item}"
         if items * figure.items_per_unit < figure.per_item / 10:
             scale_note += (f" at {result.case.params.get(figure.scale_param):,}, where fixed start-up costs "
@@ -139,7 +139,7 @@ def compare_figure(seed: Seed, figure: Figure, records: list[RunRecord], cores: 
 def _explain(seed: Seed, figure: Figure, ratio: float, cores: int) -> str:
     """One line on why the figures differ, from what is known about both machines."""
     parallel = figure.model not in ("seq",)
-    if figure.kind == "memory":
+    if figure.quantity == "memory":
         return ("both divide the whole process's peak RSS by the task count, so the interpreter's "
                 "baseline is included; the per-task slope of a task sweep removes it")
     if seed.note:

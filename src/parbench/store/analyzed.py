@@ -2,12 +2,13 @@
 analyses (what was stored with it, what is derived afresh from any run)."""
 from __future__ import annotations
 
+from parbench.analysis.case_results import analyze
 from parbench.analysis.derived import analyze_run, reanalyze
 from parbench.analysis.drift import drift
 from parbench.analysis.results import typed
-from parbench.analyze import analyze
 from parbench.records import Analysis, RunRecord
 from parbench.store.database import Store
+from parbench.workloads import load_all
 
 
 def load_analyzed(store: Store, reference) -> RunRecord:
@@ -22,10 +23,10 @@ def all_analyses(store: Store, record: RunRecord) -> list[Analysis]:
     shares, the start-up split), which are derived afresh so they always match the stored samples;
     the sentinel's readings become the sitting's one drift line. Every result typed
     (analysis/results.py): what the renderers read."""
-    fresh = reanalyze(record) if record.kind == "sweep" else []
-    kinds = {kind for kind, _, _ in fresh}
-    stored = [a for a in store.load_analyses(record.id) if a[0] not in kinds]
-    readings = [result for kind, _, result in stored if kind == "sentinel"]
+    fresh = reanalyze(record, lambda workload: load_all()[workload].swept_param) if record.kind == "sweep" else []
+    names = {name for name, _, _ in fresh}
+    stored = [a for a in store.load_analyses(record.id) if a[0] not in names]
+    readings = [result for name, _, result in stored if name == "sentinel"]
     sitting = drift(readings)
     stored = [typed(a) for a in stored if a[0] != "sentinel"]
     return ([Analysis("drift", "sitting", sitting)] if sitting else []) + stored + fresh + analyze_run(record)

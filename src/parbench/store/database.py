@@ -414,8 +414,8 @@ class Store:
                 "items": r.items, "checksum": r.checksum, "verified": int(r.verified),
                 "extra_json": json.dumps(r.extra)})
 
-    def add_analysis(self, run_id: int, kind: str, subject: str, result: dict) -> None:
-        self._commit(lambda: self._insert("analyses", {"run_id": run_id, "kind": kind, "subject": subject,
+    def add_analysis(self, run_id: int, name: str, subject: str, result: dict) -> None:
+        self._commit(lambda: self._insert("analyses", {"run_id": run_id, "kind": name, "subject": subject,
                                                        "result_json": json.dumps(result)}))
 
     def save_baseline(self, name: str, run_id: int, saved_at: str) -> None:
@@ -501,5 +501,5 @@ class Store:
         return record
 
     def load_analyses(self, run_id: int) -> list[Analysis]:
-        return [Analysis(kind, subject, json.loads(result)) for kind, subject, result in self._execute(
+        return [Analysis(name, subject, json.loads(result)) for name, subject, result in self._execute(
             "SELECT kind, subject, result_json FROM analyses WHERE run_id = ?", (run_id,)).fetchall()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from parbench import liveness
+from parbench.measure import liveness
 from parbench.store.database import open_store
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from parbench import liveness
+from parbench.measure import liveness
 from parbench.records import now
 from parbench.store import codec
 from parbench.store.database import Store

@@ -18,10 +18,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from parbench.oracle_cache import cached
 from parbench.project import WORKLOADS_DIR
 from parbench.workloads import noop
+from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Anything, ParamError
+
+LAYER = 2   # the workloads' knowledge: above analysis/, below everything that runs them
 
 SCALES = ("smoke", "quick", "seed")
 VARIANT_POOL = 16      # the fewest variants a parameter set's pool holds (Workload.variant_pool)

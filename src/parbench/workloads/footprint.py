@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from parbench.inputs import cache_root
+from parbench.project import cache_root
 from parbench.units import format_bytes
 
 

@@ -17,7 +17,7 @@ class Figure:
     item: str                            # "key", "MB", "document", "process", "coroutine"
     published: float                     # ns for time figures, bytes for memory figures
     match: dict = field(default_factory=dict)   # other params the case must have (cipher, sleep_ms)
-    kind: str = "time"                   # time | memory | limit
+    quantity: str = "time"               # time | memory | limit
     limit_text: str = ""
     items_per_unit: float = 1            # e.g. 10 switches per coroutine: items = scale value × this
     command_params: dict = field(default_factory=dict)   # flags the command needs but a match does not

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from parbench import metadata
 from parbench.errors import PipelineError
 from parbench.kinds.exec.commands import Command, ExecError, ExecOptions, commands_for, ignored_codes
 from parbench.kinds.exec.runner import EXEC, ExecRunner, ShellStartup, measure_shell_startup
 from parbench.kinds.exec.summary import print_exec
+from parbench.measure import machine as metadata
+from parbench.measure.runner import Settings
 from parbench.records import RunRecord, now
-from parbench.run import Settings
 
 __all__ = ["Command", "ExecError", "ExecKind", "ExecOptions", "commands_for", "settings_for"]
 

@@ -29,7 +29,7 @@ class Unplaceable(ValueError):
 
 @dataclass
 class _Frame:
-    kind: str
+    context: str
     serial: int
     in_double: bool = False       # a ${…} inside "…" (its single quotes are literal there)
     depth: int = 0                # parentheses open inside a $(…) or an arithmetic expression
@@ -45,7 +45,7 @@ class _Scan:
     text: str
     holes: dict[int, int] = field(default_factory=dict)      # placeholder start → end (opaque text)
     states: list = field(default_factory=list)
-    contexts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # hole → (kind, in_double)
+    contexts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # hole → (context, in_double)
     refusals: dict[int, str] = field(default_factory=dict)               # hole → why it cannot be there
 
     def __post_init__(self):
@@ -61,11 +61,11 @@ class _Scan:
 
     # --- plumbing -------------------------------------------------------------------------
     def _snapshot(self) -> tuple:
-        return tuple((f.kind, f.serial) for f in self.stack)
+        return tuple((f.context, f.serial) for f in self.stack)
 
-    def _push(self, kind: str, **state) -> None:
+    def _push(self, context: str, **state) -> None:
         self.serial += 1
-        self.stack.append(_Frame(kind, self.serial, **state))
+        self.stack.append(_Frame(context, self.serial, **state))
 
     def _at(self, i: int, prefix: str) -> bool:
         return self.text.startswith(prefix, i)
@@ -83,21 +83,21 @@ class _Scan:
         return self.holes[hole]
 
     def _step(self, i: int) -> int:
-        heredoc = next((f for f in reversed(self.stack) if f.kind in (HEREDOC, LITERAL_HEREDOC)), None)
+        heredoc = next((f for f in reversed(self.stack) if f.context in (HEREDOC, LITERAL_HEREDOC)), None)
         if heredoc is not None and i == heredoc.end:
             return self._end_heredoc(heredoc)
         frame = self.stack[-1]
         snapshot = self._snapshot()
         if i in self.holes:
-            self.contexts[i] = (frame.kind, frame.in_double)
-            if frame.kind == BACKTICK:
+            self.contexts[i] = (frame.context, frame.in_double)
+            if frame.context == BACKTICK:
                 self._refuse(i, "stands inside backticks, whose quoting differs between shells: write $(…) instead")
             end = self.holes[i]
         else:
-            if frame.kind == COMMENT and self.text[i] == "\n":
+            if frame.context == COMMENT and self.text[i] == "\n":
                 self.stack.pop()          # the newline ends the comment and is read by the command around it
                 frame = self.stack[-1]
-            end = i + getattr(self, "_in_" + _HANDLERS[frame.kind])(i, frame)
+            end = i + getattr(self, "_in_" + _HANDLERS[frame.context])(i, frame)
         for j in range(i, min(end, len(self.text))):
             self.states[j] = snapshot
         return end
@@ -156,7 +156,7 @@ class _Scan:
             return 2
         if char == "(":
             frame.depth += 1
-        elif char == ")" and frame.kind == CMDSUB:
+        elif char == ")" and frame.context == CMDSUB:
             if frame.depth:
                 frame.depth -= 1
             elif not frame.cases:
@@ -241,7 +241,7 @@ class _Scan:
 
     def _in_heredoc(self, i: int, frame: _Frame) -> int:
         char = self.text[i]
-        if frame.kind == LITERAL_HEREDOC:
+        if frame.context == LITERAL_HEREDOC:
             return 1
         if char == "\\":
             return self._escape(i)
@@ -334,25 +334,25 @@ def _single_quoted(value: str) -> str:
     return value.replace("'", "'\\''")
 
 
-def _quoted(value: str, kind: str, in_double: bool, name: str) -> str:
-    """The value as literal text where a `kind` context reads it."""
-    if kind in _COMMAND_LIKE or (kind == BRACE and not in_double):
+def _quoted(value: str, context: str, in_double: bool, name: str) -> str:
+    """The value as literal text where a `context` context reads it."""
+    if context in _COMMAND_LIKE or (context == BRACE and not in_double):
         return "'" + _single_quoted(value) + "'"
-    if kind == SINGLE:
+    if context == SINGLE:
         return _single_quoted(value)
-    if kind == DOUBLE:
+    if context == DOUBLE:
         return re.sub(r'([\\$`"])', r"\\\1", value)
-    if kind == BRACE:
+    if context == BRACE:
         if "'" in value:
             raise Unplaceable(f"{{{name}}} stands inside a ${{…}} within \"…\", where bash pairs ' and sh does not: its "
                               f"value {_shown(value)} holds '; write \"{{{name}}}\" outside the ${{…}} instead")
         return re.sub(r'([\\$`"}])', r"\\\1", value)
-    if kind == HEREDOC:
+    if context == HEREDOC:
         return re.sub(r"([\\$`])", r"\\\1", value)
-    if kind == ANSI and ("'" in value or "\\" in value):
+    if context == ANSI and ("'" in value or "\\" in value):
         raise Unplaceable(f"{{{name}}} stands inside $'…', which sh and bash read differently: its value "
                           f"{_shown(value)} holds ' or \\; write '{{{name}}}' or \"{{{name}}}\" instead")
-    if kind == ARITH and not _INTEGER.fullmatch(value):
+    if context == ARITH and not _INTEGER.fullmatch(value):
         raise Unplaceable(f"{{{name}}} stands inside an arithmetic expression, which the shell evaluates: only an "
                           f"integer can go there, got {_shown(value)}")
     return value          # a comment, a quoted here-document, a $'…' without ' or \: read literally
@@ -377,11 +377,11 @@ def substitute(template: str, parameters: dict[str, str]) -> str:
         name = template[start + 1:end - 1]
         if start in scan.refusals:
             raise Unplaceable(f"{{{name}}} {scan.refusals[start]} (in {_shown(template)})")
-        kind, in_double = scan.contexts[start]
-        text = _quoted(parameters[name], kind, in_double, name)
+        context, in_double = scan.contexts[start]
+        text = _quoted(parameters[name], context, in_double, name)
         pieces.append(template[position:start])
         length += start - position
-        spans.append((length, length + len(text), name, kind))
+        spans.append((length, length + len(text), name, context))
         pieces.append(text)
         length += len(text)
         position = end
@@ -400,12 +400,12 @@ def _check_each_value_stays(command: str, spans: list[tuple[int, int, str, str]]
     """Scanned again, every quoted value must leave the shell where it found it and never go
     below the context it started in: otherwise a part of it would be read as syntax."""
     states = _Scan(command).states
-    kinds = lambda state: [kind for kind, _ in state]
-    for start, end, name, kind in spans:
+    contexts_of = lambda state: [context for context, _ in state]
+    for start, end, name, context in spans:
         before = states[start]
         # A ' inside '…' can only be written by closing the quote and opening another ('\'').
-        floor = before[:-1] if kind == SINGLE else before
-        back = kinds(states[end]) == kinds(before) if kind == SINGLE else states[end] == before
-        if before[-1][0] != kind or not back or any(states[j][:len(floor)] != floor for j in range(start, end)):
-            raise Unplaceable(f"the value {_shown(parameters[name])} of {{{name}}} cannot stand in the {kind} of "
-                              f"the command: {_WHY_IT_LEAVES.get(kind, 'its text would end it')}")
+        floor = before[:-1] if context == SINGLE else before
+        back = contexts_of(states[end]) == contexts_of(before) if context == SINGLE else states[end] == before
+        if before[-1][0] != context or not back or any(states[j][:len(floor)] != floor for j in range(start, end)):
+            raise Unplaceable(f"the value {_shown(parameters[name])} of {{{name}}} cannot stand in the {context} of "
+                              f"the command: {_WHY_IT_LEAVES.get(context, 'its text would end it')}")

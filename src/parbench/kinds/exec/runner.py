@@ -10,9 +10,9 @@ import sys
 from dataclasses import dataclass
 
 from parbench.kinds.exec.commands import Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words
-from parbench.process import run_measured
+from parbench.measure.process import run_measured
+from parbench.measure.runner import STDERR_TAIL, Settings
 from parbench.records import Case, ProcessMeasurement, Repetition
-from parbench.run import STDERR_TAIL, Settings
 
 EXEC = "exec"
 SHELL_CALIBRATION_RUNS = 50          # hyperfine's count of `sh -c ""` runs

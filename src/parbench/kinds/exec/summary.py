@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from parbench.compare import compare
+from parbench.analysis.compare import compare
+from parbench.analysis.stats import grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import failure_rows
-from parbench.stats import grouped_samples
 from parbench.units import format_bytes, format_duration
 
 # Below this many runs a bootstrap interval of the median is little more than the range of the

@@ -8,8 +8,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from parbench.inputs import InputError, cache_root, publish_atomically
+from parbench.project import cache_root
 from parbench.workloads.batch_job.oracle import align_annotations, annotation_rows_digest
+from parbench.workloads.input_files import InputError, publish_atomically
 
 VOCABULARY = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "index", "join",
               "kernel", "lock", "merge", "node", "order", "page", "query", "row", "scan", "table",

@@ -5,7 +5,8 @@ from typing import Iterable
 
 import numpy as np
 
-from parbench.oracle import order_free_digest
+from parbench.workloads.digest import order_free_digest
+
 
 def lcs_offset_map(old: bytes, new: bytes) -> list[int]:
     """M from workloads/batch-job.md: where each offset of `old` lands in `new`.

@@ -5,8 +5,8 @@ every model but `seq` counts the switches between tasks: a swarm whose tasks ran
 other (tasks − 1 switches) never yielded, whatever its digest."""
 from __future__ import annotations
 
-from parbench.oracle_cache import cached
 from parbench.workloads.coroutine_swarm.oracle import coroutine_swarm_checksum
+from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Integer
 from parbench.workloads.seeds import Figure, Seed
 
@@ -24,9 +24,9 @@ SEED = Seed("004", "coroutine-swarm", "coroutine-swarm: 100k asyncio coroutines 
                 Figure("1M switches (sleep 1 s between steps), total / switches", "python", "asyncio", "tasks",
                        100_000, 1_000_000, "switch", 51.435e9, {"sleep_ms": 1000}, items_per_unit=10),
                 Figure("100k coroutines, memory (total / tasks)", "python", "asyncio", "tasks", 100_000, 100_000,
-                       "coroutine", 146.86e6, {"sleep_ms": 0}, kind="memory"),
+                       "coroutine", 146.86e6, {"sleep_ms": 0}, quantity="memory"),
                 Figure("100k coroutines with switches, memory", "python", "asyncio", "tasks", 100_000, 100_000,
-                       "coroutine", 336.30e6, {"sleep_ms": 1000}, kind="memory"),
+                       "coroutine", 336.30e6, {"sleep_ms": 1000}, quantity="memory"),
             ), "printing dominated the article's times; parbench folds lines into a digest",
             note="the article printed every line (printing dominated); here lines go into a digest")
 

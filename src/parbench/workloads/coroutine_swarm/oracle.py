@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parbench.oracle import FNV_PRIME, MASK64, fnv1a64_rows
+from parbench.workloads.digest import FNV_PRIME, MASK64, fnv1a64_rows
 
 
 def fizzbuzz(i: int) -> str:

@@ -10,8 +10,8 @@ import random
 import re
 from typing import Any
 
-from parbench.oracle_cache import cached
 from parbench.workloads.keygen.oracle import encoded_length, keygen_checksum, keygen_key
+from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Choice, Integer
 from parbench.workloads.seeds import Figure, Seed
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from parbench.oracle import MASK64, fnv1a64_rows, base32_lower, base32_lower_rows, splitmix64_bytes, splitmix64_matrix
+from parbench.workloads.digest import (MASK64, base32_lower, base32_lower_rows, fnv1a64_rows, splitmix64_bytes,
+                                       splitmix64_matrix)
+
 
 def keygen_checksum(count: int, key_bytes: int, seed: int) -> str:
     """The digest of the seeded keys (the strong source's keys are random: only their form is checked)."""

@@ -4,12 +4,11 @@ Proofs of work: every repetition encrypts under its own key (a variant per repet
 SHA-256 must be the oracle's for that key."""
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parbench.oracle_cache import cached
+from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Choice, Integer
 from parbench.workloads.sdes_ecb import inputs
 from parbench.workloads.sdes_ecb.oracle import sdes_ecb_checksum

@@ -4,7 +4,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from parbench.inputs import InputError, cache_root, publish_atomically
+from parbench.project import cache_root
+from parbench.workloads.input_files import InputError, publish_atomically
 
 # The seed article's small input, kept byte for byte: its four lines are the point of the
 # crossover experiment (about 60 bytes, where parallelism loses).

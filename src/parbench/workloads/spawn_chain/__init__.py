@@ -22,14 +22,14 @@ SEED = Seed("003", "spawn-chain", "spawn-chain: a chain of N processes passing o
                 Figure("Elixir spawn, 1M (+P 1000000)", "elixir", "spawn", "n", 1_000_000, 1_000_000, "process",
                        4.344e9, command_params={"max_processes": 1_000_000}),
                 Figure("Elixir spawn, 400k without +P", "elixir", "spawn", "n", 400_000, 400_000, "process", 0,
-                       {"max_processes": None}, kind="limit",
+                       {"max_processes": None}, quantity="limit",
                        limit_text="SystemLimitError: Too many processes (262,144 by default)"),
                 Figure("Squeak fork + SharedQueue, 40k", "squeak", "fork", "n", 40_000, 40_000, "process", 382e6),
                 Figure("Squeak fork + SharedQueue, 400k", "squeak", "fork", "n", 400_000, 400_000, "process",
                        3.526e9),
                 Figure("Ruby Fiber#transfer chain, 40k", "ruby", "fiber", "n", 40_000, 40_000, "process", 22.9e9),
                 Figure("Ruby Fiber chain above 50k", "ruby", "fiber", "n", 100_000, 100_000, "process", 0,
-                       kind="limit", limit_text="fails above 50k fibers"),
+                       quantity="limit", limit_text="fails above 50k fibers"),
             ), "per-process cost and the limits differ by orders of magnitude",
             note="process creation is mostly single-core work: the difference is the CPU and the runtime version")
 

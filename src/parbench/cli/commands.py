@@ -11,26 +11,29 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from parbench import liveness, pipeline, runtimes as runtimes_module
+from parbench import pipeline
+from parbench.cli.comparands import comparands
+from parbench.cli.options import (STRICT_HELP, FiniteRange, OneLineErrors, asked_beside_resume, check_export_targets,
+                                  console, csv_ints, db_option, errors, export_options, exports_in, fail, measure,
+                                  open_marked, output_to, request_from, run_options)
 from parbench.errors import EXIT_REGRESSION, PipelineError
 from parbench.escaping import one_line, styled
 from parbench.export import by_name, check_writable, write
 from parbench.export.base import Report
-from parbench.flags import (STRICT_HELP, FiniteRange, OneLineErrors, asked_beside_resume, check_export_targets,
-                            console, csv_ints, db_option, errors, export_options, exports_in, fail, measure,
-                            memory_limit_for_exec, open_marked, output_to, request_from, run_options)
-from parbench.kinds.exec import flags as exec_flags
-from parbench.kinds.from_request import describe_runtimes
+from parbench.cli import exec_command
 from parbench.kinds.suite import SuiteKind
 from parbench.kinds.sweep import SWEEPS, SweepKind, SweepRequest
+from parbench.measure import liveness
+from parbench.measure import runtimes as runtimes_module
+from parbench.plan.from_request import describe_runtimes
 from parbench.project import DEFAULT_DB
 from parbench.report import compare_runs, inventory
-from parbench.report.comparands import comparands
-from parbench.store.analyzed import load_reports
 from parbench.store import open_store
+from parbench.store.analyzed import load_reports
 from parbench.store.database import StoreError, redact
 from parbench.store.upkeep import LoadStopped, load_journal
-from parbench.workloads import SpecError, choose, load_all as load_workloads
+from parbench.workloads import SpecError, choose
+from parbench.workloads import load_all as load_workloads
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -180,11 +183,11 @@ def compare(runs, baseline, machines, db, threshold) -> None:
         sys.exit(EXIT_REGRESSION)
 
 
-main.add_command(exec_flags.command(measure, memory_limit_for_exec))
+main.add_command(exec_command.command)
 
 
 @main.command()
-@click.argument("kind", type=click.Choice(SWEEPS))
+@click.argument("axis", type=click.Choice(SWEEPS))
 @run_options
 @click.option("--workers", help="workers: the counts to run (default: 1, 2, 4 … up to the logical CPUs).")
 @click.option("--from", "start", type=FiniteRange(1, 1e15), default=64, show_default=True,
@@ -196,11 +199,11 @@ main.add_command(exec_flags.command(measure, memory_limit_for_exec))
 @click.option("--counts", help="tasks: the counts to run, e.g. 10000,40000,100000,400000,1000000.")
 @click.option("--strict", is_flag=True, help=STRICT_HELP)
 @export_options
-def sweep(kind, db, out_dir, workers, start, stop, factor, refine, counts, strict, **flags) -> None:
+def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, strict, **flags) -> None:
     """Sweep workers (speedup, Amdahl and USL fits), input size (the crossover where parallel
     starts to win) or task count (time and bytes per task, the largest count that ran)."""
     request = request_from(flags, workers)
-    sweeping = SweepRequest(kind, start, stop, factor, refine, csv_ints(counts, "--counts"))
+    sweeping = SweepRequest(axis, start, stop, factor, refine, csv_ints(counts, "--counts"))
     measure(SweepKind(sweeping, request), db, out_dir, exports_in(flags), None, strict)
 
 

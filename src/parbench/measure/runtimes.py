@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parbench.process import run_measured
+from parbench.measure.process import run_measured
+from parbench.measure.protocol import Unreadable, read_json
 from parbench.project import IMPLS_DIR
-from parbench.protocol import Unreadable, read_json
 
 # workloads → workload → models → model → field: five levels, and room for a runtime's extras.
 LIST_MAX_DEPTH = 8

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from parbench.protocol import accounted_ns
+from parbench.measure.protocol import accounted_ns
 
 UNACCOUNTED_SHARE = 0.10          # flagged above 10 % of the gap between two lines …
 UNACCOUNTED_FLOOR_NS = 5_000_000  # … plus 5 ms (scheduling and pipe latency stay below it)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from parbench import bench_user, metadata
 from parbench.errors import PipelineError
-from parbench.plan import SCALE_DEFAULTS, Plan, Request
+from parbench.measure import bench_user
+from parbench.measure import machine as metadata
+from parbench.measure.runner import Settings
+from parbench.measure.runtimes import Description, Runtime
+from parbench.plan.cases import SCALE_DEFAULTS, Plan, Request
 from parbench.records import Case, RunRecord, now
-from parbench.run import Settings
-from parbench.runtimes import Description, Runtime
 
 MEMORY_SHARE = 0.75          # a case may use this share of the machine's memory by default
 

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from parbench.inputs import cache_root
+from parbench.project import cache_root
 
 
 @functools.lru_cache(maxsize=None)

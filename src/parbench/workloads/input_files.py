@@ -8,17 +8,11 @@ import shutil
 import stat
 from pathlib import Path
 
+from parbench.project import cache_root
+
 
 class InputError(OSError):
     """An input could not be made (a full disk, an unwritable cache); nothing partial is left."""
-
-
-def cache_root() -> Path:
-    """Where generated inputs live: $PARBENCH_CACHE, else .cache/inputs in the project."""
-    configured = os.environ.get("PARBENCH_CACHE")
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[3] / ".cache" / "inputs"
 
 
 def publish_atomically(tmp: Path, final: Path) -> Path:

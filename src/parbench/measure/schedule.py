@@ -15,19 +15,20 @@ from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from parbench.process import measured_so_far
+from parbench.analysis.stats import bootstrap_medians, confidence_interval, grouped_samples
+from parbench.measure.process import measured_so_far
+from parbench.measure.runner import MIN_PROCESSES, Settings
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition
-from parbench.run import MIN_PROCESSES, Settings
-from parbench.stats import bootstrap_medians, confidence_interval, grouped_samples
 from parbench.units import format_duration
 
 CONVERGENCE_RESAMPLES = 400     # enough to decide "tight enough"; the report uses 2000
 
 
 @runtime_checkable
-class Runner(Protocol):
-    """What the scheduler asks of a runner: run.Runner (workloads through runtimes) and exec's
-    ExecRunner (commands) implement it (tests/unit/test_schedule.py checks both)."""
+class ProcessRunner(Protocol):
+    """What the scheduler asks of whatever runs one process of a case: runner.WorkloadRunner
+    (workloads through runtimes) and exec's ExecRunner (commands) implement it
+    (tests/unit/test_schedule.py checks both)."""
     settings: Settings
     workloads: dict                      # the workloads whose inputs are prepared before a round (exec: none)
 
@@ -122,7 +123,7 @@ def converged(run: CaseRun, target: float | None) -> bool:
     return median > 0 and (high - low) / 2 <= target * median
 
 
-def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
+def execute(cases: list[Case], runner: ProcessRunner, sink: Sink, progress: Progress,
             between_tables: Callable[[Case | None], None] = lambda after: None) -> Execution:
     """Runs every case, table by table; a KeyboardInterrupt ends it with the cases in flight
     marked `interrupted` (their processes kept) and `interrupted` set. `between_tables` runs
@@ -145,7 +146,7 @@ def execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
         execution.measured_ns, execution.processes_run = wall - wall_before, runs - runs_before
 
 
-def _execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
+def _execute(cases: list[Case], runner: ProcessRunner, sink: Sink, progress: Progress,
              between_tables: Callable[[Case | None], None], execution: Execution) -> Execution:
     settings = runner.settings
     shuffler = random.Random(settings.seed)
@@ -176,7 +177,7 @@ def _execute(cases: list[Case], runner: Runner, sink: Sink, progress: Progress,
     return execution
 
 
-def _start(case: Case, runner: Runner, sink: Sink) -> _Active:
+def _start(case: Case, runner: ProcessRunner, sink: Sink) -> _Active:
     warmup, repeat = runner.repetitions_per_process(case)
     run = CaseRun(case, runner.expected(case))
     active = _Active(run, warmup, repeat)
@@ -189,7 +190,7 @@ def _start(case: Case, runner: Runner, sink: Sink) -> _Active:
     return active
 
 
-def _rotate(active: list[_Active], runner: Runner, settings: Settings, sink: Sink, progress: Progress,
+def _rotate(active: list[_Active], runner: ProcessRunner, settings: Settings, sink: Sink, progress: Progress,
             execution: Execution, shuffler: random.Random) -> None:
     if settings.order == "sequential":
         for a in active:
@@ -208,7 +209,7 @@ def _rotate(active: list[_Active], runner: Runner, settings: Settings, sink: Sin
                 _finish(a.run, sink, progress, execution)
 
 
-def _one_more(a: _Active, runner: Runner, sink: Sink, execution: Execution) -> None:
+def _one_more(a: _Active, runner: ProcessRunner, sink: Sink, execution: Execution) -> None:
     measurement, reps = runner.one_process(a.run.case, a.index, a.warmup, a.repeat)
     measurement.sequence = len(execution.order)
     execution.order.append(a.run.case.key)

@@ -1,9 +1,9 @@
 """Stage 3: statistics for every case, then the comparison lines between them."""
 from __future__ import annotations
 
-from parbench.compare import attach_comparisons
+from parbench.analysis.compare import attach_comparisons
+from parbench.analysis.stats import case_stats
 from parbench.records import CaseResult, CaseRun
-from parbench.stats import case_stats
 
 
 def analyze(runs: list[CaseRun], cores: int | None = None) -> list[CaseResult]:

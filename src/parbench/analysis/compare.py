@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from parbench.analysis.stats import _rng, bootstrap_medians, confidence_interval, grouped_samples
 from parbench.records import CaseResult, Comparison
-from parbench.stats import _rng, bootstrap_medians, confidence_interval, grouped_samples
 
 
 def compare(subject_groups: list[np.ndarray], reference_groups: list[np.ndarray],

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from parbench.native import compiled
+from parbench.measure.native import compiled
 
 SOURCE = Path(__file__).with_name("sentinel.c")
 

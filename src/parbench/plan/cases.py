@@ -5,8 +5,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from parbench.measure.runtimes import Description, Model, Offer, Runtime
 from parbench.records import Case
-from parbench.runtimes import Description, Model, Offer, Runtime
 from parbench.workloads import SCALES, SpecError, Workload, check_params, choose, expand, footprint, in_report_order
 
 # Defaults per scale: smoke keeps `make test` fast; quick and seed take enough samples for CIs.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from parbench.analyze import analyze
+from parbench.analysis.case_results import analyze
 from parbench.errors import PipelineError
 from parbench.export import json_format
 from parbench.records import RunRecord

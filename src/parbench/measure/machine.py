@@ -46,7 +46,7 @@ def machine() -> dict:
         "usable_cpus": len(os.sched_getaffinity(0)),
         "memory_gib": round(memory_kb / 2**20, 1),
         "os": _read("/etc/os-release").split("PRETTY_NAME=")[-1].split("\n")[0].strip('"'),
-        "kernel": platform.release(),
+        "os_kernel": platform.release(),
         "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") or "n/a",
         "load_average": list(os.getloadavg()),
         "aslr": _read("/proc/sys/kernel/randomize_va_space"),

@@ -1,5 +1,5 @@
 """Make a workload's input by hand and print the arguments a process of it gets:
-`python -m parbench.inputs WORKLOAD --param size=1048576` (the smoke scale's params otherwise)."""
+`python -m parbench.workloads.input_files WORKLOAD --param size=1048576` (the smoke scale's params otherwise)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +12,7 @@ from parbench.workloads import SpecError, load_all, parse_param_overrides
 
 def main() -> None:
     workloads = load_all()
-    parser = argparse.ArgumentParser(prog="python -m parbench.inputs")
+    parser = argparse.ArgumentParser(prog="python -m parbench.workloads.input_files")
     parser.add_argument("workload", choices=sorted(workloads))
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
@@ -20,7 +20,7 @@ def main() -> None:
     try:
         params = workload.check_params({**workload.scales["smoke"], **parse_param_overrides(tuple(args.param))})
     except (SpecError, ValueError) as error:
-        sys.exit(f"python -m parbench.inputs: {error}")
+        sys.exit(f"python -m parbench.workloads.input_files: {error}")
     scratch = Path(tempfile.mkdtemp(prefix=f"parbench-{args.workload}-"))
     arguments, _ = workload.process_arguments(params, scratch)
     print(" ".join(f"--{name.replace('_', '-')} {value}" for name, value in arguments.items()))

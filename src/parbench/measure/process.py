@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parbench.bench_user import BenchUser
-from parbench.inputs import cache_root
+from parbench.measure.bench_user import BenchUser
+from parbench.project import cache_root
 
 LAUNCHER_SOURCE = Path(__file__).with_name("launcher.c")
 MAX_STDOUT_BYTES = 16 << 20      # the protocol prints one short line per repetition

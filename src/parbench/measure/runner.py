@@ -19,17 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parbench import inputs
-from parbench.bench_user import BenchUser
-from parbench.inputs import InputError
-from parbench.process import Finished, run_measured
-from parbench.proofs import busy_problem, start_problem, thread_use, time_problem
-from parbench.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, feed_of, gaps_ns,
-                               implausible, parse_stdout)
+from parbench.measure.bench_user import BenchUser
+from parbench.measure.process import Finished, run_measured
+from parbench.measure.proofs import busy_problem, start_problem, thread_use, time_problem
+from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, feed_of, gaps_ns,
+                                       implausible, parse_stdout)
+from parbench.measure.runtimes import Runtime
+from parbench.project import cache_root
 from parbench.records import Case, ProcessMeasurement, Repetition
-from parbench.runtimes import Runtime
 from parbench.units import format_bytes
 from parbench.workloads import LineContext, Recheck, Workload
+from parbench.workloads import input_files as inputs
+from parbench.workloads.input_files import InputError
 
 STDERR_TAIL = 2000
 VERIFY_INDEX = -1       # the process on the verification input is kept with the case as index -1
@@ -76,7 +77,7 @@ class Expectations:
         return self.checksums[index] if index < len(self.checksums) else None
 
 
-class Runner:
+class WorkloadRunner:
     """Runs processes of cases; remembers which models already passed verification in this run."""
 
     def __init__(self, runtimes: dict[str, Runtime], workloads: dict[str, Workload], settings: Settings):
@@ -176,7 +177,7 @@ def sealed_paths(db: str, journal_dir: Path) -> tuple[str, ...]:
     them anyway, and says so in the run's record."""
     if os.geteuid() != 0:
         return ()
-    paths = [inputs.cache_root().parent / "oracle", journal_dir]
+    paths = [cache_root().parent / "oracle", journal_dir]
     if "://" not in db:
         store = Path(db.removeprefix("sqlite:")).resolve()
         paths += [store] + [store.with_name(store.name + suffix) for suffix in ("-wal", "-shm", "-journal")]

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import click
 
-from parbench import liveness, pipeline, targets
+from parbench import pipeline, targets
 from parbench.escaping import CONSOLE_OPTIONS, SafeConsole, is_valid_unicode, one_line, styled
 from parbench.export import formats
-from parbench.kinds.from_request import MEMORY_SHARE, default_memory_limit_kb
-from parbench.plan import ORDERS, Request
+from parbench.measure import liveness
+from parbench.plan.cases import ORDERS, Request
+from parbench.plan.from_request import MEMORY_SHARE, default_memory_limit_kb
 from parbench.project import DEFAULT_DB
 from parbench.report.live import live_progress
 from parbench.store import Store, open_store

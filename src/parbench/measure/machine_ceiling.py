@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from parbench.native import compiled
+from parbench.measure.native import compiled
 
 SOURCE = Path(__file__).with_name("machine_ceiling.c")
 

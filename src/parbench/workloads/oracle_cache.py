@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from parbench.inputs import cache_root
+from parbench.project import cache_root
 
 VERSION = 1     # bump when an oracle's answer for the same params would change
 
