@@ -1,7 +1,7 @@
 # The two commands of the README. Each installs what is missing first (scripts/setup).
 PARBENCH := .venv/bin/parbench
 
-.PHONY: setup build test fuzz bench clean
+.PHONY: setup build unit test fuzz bench clean
 
 setup:
 	scripts/setup
@@ -9,8 +9,15 @@ setup:
 build: setup
 	$(PARBENCH) build
 
+# The unit tier: tests/unit/<package>/test_<module>.py, one file per module of src/parbench, no
+# runtime built and no CLI subprocess (well under a minute). `make test` runs it, then the
+# integration tier (the CLI against real runtimes) and the fuzz suite's short mode.
+unit: setup
+	.venv/bin/python -m pytest -q tests/unit
+
 test: build
-	.venv/bin/python -m pytest -q
+	.venv/bin/python -m pytest -q tests/unit
+	.venv/bin/python -m pytest -q tests/integration tests/fuzz
 
 # The fuzz suite's long mode: 10,000 examples per property (PARBENCH_FUZZ_EXAMPLES=N for more);
 # the counts it prints go into docs/reliability.md.

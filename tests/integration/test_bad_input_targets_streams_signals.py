@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import default_sigint, parbench, require, require_module
+from conftest import FIXTURES, REPO, default_sigint, parbench, require, require_module
 from parbench.analysis.case_results import analyze
 from parbench.export import by_name
 from parbench.export.base import NotExportable, Report
@@ -265,8 +265,8 @@ def test_ctrl_c_stops_the_sweep_advise_measure_runs_and_advise_itself(tmp_path):
     its sweep runs: the sweep stops as a sweep does (its run closed), and advise exits 130."""
     root = tmp_path / "project"
     (root / "impls").mkdir(parents=True)
-    (root / "workloads").symlink_to(Path(__file__).parents[1] / "workloads")
-    (root / "impls" / "paced").symlink_to(Path(__file__).parent / "fixtures" / "paced")
+    (root / "workloads").symlink_to(REPO / "workloads")
+    (root / "impls" / "paced").symlink_to(FIXTURES / "paced")
     db = str(tmp_path / "s.sqlite")
     parbench("run", "--workload", "spawn-chain", "--model", "seq", "--param", "n=1000", "--scale", "smoke",
              "--processes", "2", "--repeat", "3", "--db", db, root=root, check=True)

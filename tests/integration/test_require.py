@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]      # tests/, where conftest.py is
 
 NEEDS_A_MISSING_PART = '''
 from conftest import require

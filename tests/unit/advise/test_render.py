@@ -10,7 +10,7 @@ from parbench.advise.question import Question
 from parbench.advise.ranking import rank
 from parbench.advise.render import advice_lines
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def known_advice() -> Advice:
