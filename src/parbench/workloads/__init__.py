@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from parbench.project import WORKLOADS_DIR
 from parbench.workloads import noop
+from parbench.workloads.hooks import HookError, WorkloadHooks, hooks_of
 from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Anything, ParamError
 
@@ -61,33 +62,42 @@ class Workload:
     # Per scale, the parameter set every runtime runs as it is (no runtime's size override), so
     # that one row of the summary puts every runtime side by side: the scale's params with these.
     common: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hooks: WorkloadHooks = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # The module's hooks are read and checked here, once: a missing or misspelt hook is a
+        # SpecError when the workload loads, never an AttributeError mid-run (workloads/hooks.py).
+        try:
+            object.__setattr__(self, "hooks", hooks_of(self.module, self.name))
+        except HookError as error:
+            raise SpecError(str(error)) from None
 
     @property
     def params(self) -> tuple[str, ...]:
-        return tuple(self.module.PARAMS)
+        return tuple(self.hooks.params)
 
     @property
     def swept_param(self) -> str | None:
         """The param a size or task-count sweep varies."""
-        return getattr(self.module, "SWEPT_PARAM", None)
+        return self.hooks.swept_param
 
     @property
     def order(self) -> int:
         """Where it stands in reports (the seeds' order)."""
-        return getattr(self.module, "ORDER", 100)
+        return self.hooks.order
 
     def verify_sets(self) -> list[dict[str, Any]]:
         return expand(self.verify)
 
     def check_params(self, params: dict[str, Any]) -> dict[str, Any]:
         """The params with each value checked against its type; ParamError says what is wrong."""
-        return {name: self.module.PARAMS.get(name, Anything()).check(name, value)
+        return {name: self.hooks.params.get(name, Anything()).check(name, value)
                 for name, value in params.items()}
 
     def expected_checksum(self, params: dict[str, Any], variant: int | None = None) -> str | None:
         """The oracle's answer for the case under one repetition's variant; None where only the
         form of the answer can be checked (answers drawn from a CSPRNG: `line_problem` checks them)."""
-        return self.module.expected_checksum(params, variant)
+        return self.hooks.expected_checksum(params, variant)
 
     def variants(self, params: dict[str, Any], count: int) -> list[int] | None:
         """One value per repetition (warm-ups first), so that no repetition can reuse another's
@@ -105,7 +115,7 @@ class Workload:
         """The variants any process of this parameter set may get: drawn once from a secret seed
         and kept with the oracle's answers (hidden from benchmarks), so that the oracle computes
         each answer once; at least VARIANT_POOL of them, more where a process needs more."""
-        choose_variants = getattr(self.module, "variants", None)
+        choose_variants = self.hooks.variants
         if choose_variants is None:
             return None
         size = max(VARIANT_POOL, 1 << max(0, count - 1).bit_length())
@@ -116,48 +126,48 @@ class Workload:
 
     def process_extras(self, params: dict[str, Any], rng) -> dict[str, Any]:
         """Arguments the harness chooses afresh for each process (positions to probe…)."""
-        extras = getattr(self.module, "process_extras", None)
+        extras = self.hooks.process_extras
         return extras(params, rng) if extras else {}
 
     def line_problem(self, line: dict[str, Any], context: LineContext) -> str | None:
         """Why one line's evidence does not prove its work (beyond the checksum), or None."""
-        check = getattr(self.module, "line_problem", None)
+        check = self.hooks.line_problem
         return check(line, context) if check else None
 
     def process_problem(self, lines: list[dict[str, Any]], context: LineContext) -> str | None:
         """Why a process's lines together do not prove their work (repeated answers), or None."""
-        check = getattr(self.module, "process_problem", None)
+        check = self.hooks.process_problem
         return check(lines, context) if check else None
 
     def unique_answers(self, params: dict[str, Any]) -> bool:
         """Whether no two repetitions of any process of the case may print the same checksum
         (answers drawn from a CSPRNG)."""
-        unique = getattr(self.module, "unique_answers", None)
+        unique = self.hooks.unique_answers
         return bool(unique and unique(params))
 
     def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, int] | None:
         """(name, reference mode, amount) of the machine's own ceiling for the case, measured by
         the harness's C reference program (machine_ceiling.c), or None where the workload has none."""
-        ceiling = getattr(self.module, "machine_ceiling", None)
+        ceiling = self.hooks.machine_ceiling
         return ceiling(params) if ceiling else None
 
     @property
     def seed(self):
         """The seed article's published figures (workloads.seeds.Seed), or None."""
-        return getattr(self.module, "SEED", None)
+        return self.hooks.seed
 
     @property
     def sweeps(self) -> dict[str, str]:
         """The analyses that suit it and the sweep that measures each: {"crossover": "size"}."""
-        return dict(getattr(self.module, "SWEEPS", {}))
+        return dict(self.hooks.sweeps)
 
 
     def expected_items(self, params: dict[str, Any]) -> int | None:
-        return self.module.expected_items(params)
+        return self.hooks.expected_items(params)
 
     def process_arguments(self, params: dict[str, Any], scratch: Path) -> tuple[dict[str, Any], Recheck | None]:
         """The protocol params for one fresh process; `scratch` is a folder of its own."""
-        arguments = getattr(self.module, "process_arguments", None)
+        arguments = self.hooks.process_arguments
         return arguments(params, scratch) if arguments else (dict(params), None)
 
 

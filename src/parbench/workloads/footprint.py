@@ -33,7 +33,7 @@ def available_memory_bytes() -> int | None:
 def problem(workload, params: dict[str, Any]) -> str | None:
     """Why this case's input or oracle cannot fit on this machine, or None. A workload says
     what it needs with `footprint(params) -> (disk_bytes, memory_bytes)` (0 for what is cached)."""
-    needs = getattr(workload.module, "footprint", None)
+    needs = workload.hooks.footprint
     if needs is None:
         return None
     disk, memory = needs(params)
