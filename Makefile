@@ -22,7 +22,8 @@ test: build
 # The fuzz suite's long mode: 10,000 examples per property (PARBENCH_FUZZ_EXAMPLES=N for more);
 # the counts it prints go into docs/reliability.md.
 fuzz: setup
-	HYPOTHESIS_PROFILE=fuzz .venv/bin/python -m pytest -q tests/fuzz --hypothesis-show-statistics
+# No per-test time limit there: one property's 10,000 examples take longer than the suite's 600 s.
+	HYPOTHESIS_PROFILE=fuzz .venv/bin/python -m pytest -q tests/fuzz --hypothesis-show-statistics --timeout=0
 
 # A runtime that fails to build is skipped by the suite with its reason; `make test` fails on it.
 bench: setup

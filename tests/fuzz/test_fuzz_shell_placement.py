@@ -85,6 +85,8 @@ def _argv(template: str, value: str, shell: str, where: str) -> list[str] | None
        where=st.sampled_from(HELPERS))
 @example(value="a; touch M", template='printf %s "$(printf %s {x})"', shell="sh", where="command")
 @example(value="x\nEOF\ntouch M", template="cat <<EOF\n{x}\nEOF", shell="bash", where="command")
+@example(value="\nEOFx[$(touch M)]", template='printf %s "$(cat <<EOF\n{x}\nEOF\n)"', shell="bash",
+         where="command")                          # found by a 10,000-example run: bash ended the body at EOFx
 @example(value="\ntouch M", template="true # {x}\nprintf %s done", shell="sh", where="--prepare")
 @example(value="x[$(touch M)]", template="(( {x} + 1 )) || true", shell="bash", where="command")
 @example(value="'", template='printf %s "${UNSET_VARIABLE:-{x}}"', shell="bash", where="--setup")

@@ -37,6 +37,7 @@ class _Frame:
     closer: str = "))"            # what ends an arithmetic expression: `))`, or `]` for bash's $[…]
     end: int = -1                 # a here-document body: where its delimiter line starts
     resume: int = -1              # … and where the command goes on after that line
+    delimiter: str = ""            # … and the word that ends it
 
 
 @dataclass
@@ -47,12 +48,13 @@ class _Scan:
     states: list = field(default_factory=list)
     contexts: dict[int, tuple[str, bool]] = field(default_factory=dict)   # hole → (context, in_double)
     refusals: dict[int, str] = field(default_factory=dict)               # hole → why it cannot be there
+    delimiters: dict[int, str] = field(default_factory=dict)             # hole in a here-document → its delimiter
 
     def __post_init__(self):
         self.stack = [_Frame(COMMAND, 0)]
         self.serial = 0
         self.pending: list[tuple[str, bool, bool]] = []      # here-documents opened on this line
-        self.bodies: list[tuple[int, int, int, bool]] = []   # (start, end, resume, literal) still to read
+        self.bodies: list[tuple[int, int, int, bool, str]] = []   # (start, end, resume, literal, delimiter) to read
         self.states = [()] * (len(self.text) + 1)
         i = 0
         while i < len(self.text):
@@ -90,6 +92,8 @@ class _Scan:
         snapshot = self._snapshot()
         if i in self.holes:
             self.contexts[i] = (frame.context, frame.in_double)
+            if frame.context in (HEREDOC, LITERAL_HEREDOC):
+                self.delimiters[i] = frame.delimiter
             if frame.context == BACKTICK:
                 self._refuse(i, "stands inside backticks, whose quoting differs between shells: write $(…) instead")
             end = self.holes[i]
@@ -301,7 +305,7 @@ class _Scan:
                     end = resume = len(self.text)
                     break
                 position = line_end + 1
-            self.bodies.append((start, end, resume, literal))
+            self.bodies.append((start, end, resume, literal, delimiter))
             position = resume
         self.pending = []
         self._next_body()
@@ -309,8 +313,8 @@ class _Scan:
 
     def _next_body(self) -> None:
         if self.bodies:
-            start, end, resume, literal = self.bodies.pop(0)
-            self._push(LITERAL_HEREDOC if literal else HEREDOC, end=end, resume=resume)
+            start, end, resume, literal, delimiter = self.bodies.pop(0)
+            self._push(LITERAL_HEREDOC if literal else HEREDOC, end=end, resume=resume, delimiter=delimiter)
 
     def _end_heredoc(self, heredoc: _Frame) -> int:
         """The delimiter line, read by the command around the body: whatever the body left open
@@ -358,6 +362,15 @@ def _quoted(value: str, context: str, in_double: bool, name: str) -> str:
     return value          # a comment, a quoted here-document, a $'…' without ' or \: read literally
 
 
+def _refuse_a_line_like_the_delimiter(value: str, delimiter: str | None, name: str) -> None:
+    """In a here-document, a line of the value that begins with the delimiter: bash ends a body
+    inside $(…) at such a line (`EOFx` after `<<EOF` did, found by the fuzz suite), and the rest of
+    the value would run as commands. Refused whether or not this shell would, as every value is."""
+    if delimiter and any(line.lstrip("\t").startswith(delimiter) for line in value.split("\n")):
+        raise Unplaceable(f"the value {_shown(value)} of {{{name}}} cannot stand in the heredoc of the command: "
+                          f"{_WHY_IT_LEAVES[HEREDOC]}")
+
+
 def _shown(value: str) -> str:
     return ascii(value)[:60]
 
@@ -378,6 +391,7 @@ def substitute(template: str, parameters: dict[str, str]) -> str:
         if start in scan.refusals:
             raise Unplaceable(f"{{{name}}} {scan.refusals[start]} (in {_shown(template)})")
         context, in_double = scan.contexts[start]
+        _refuse_a_line_like_the_delimiter(parameters[name], scan.delimiters.get(start), name)
         text = _quoted(parameters[name], context, in_double, name)
         pieces.append(template[position:start])
         length += start - position
