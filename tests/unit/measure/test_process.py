@@ -1,0 +1,250 @@
+"""process.py: the request the launcher reads, the frames it answers with, what the harness makes of
+an answer, and real runs of `sh` under the resident launcher (built from launcher.c with gcc)."""
+import hashlib
+import json
+import os
+import signal
+import sys
+import time
+
+import pytest
+
+from parbench.measure import process
+from parbench.measure.process import LauncherMissing, ThreadSnapshot, run_measured
+
+MS = 1_000_000
+
+
+# --- the request ---------------------------------------------------------------------------------
+def fields_of(request: bytes) -> list[bytes]:
+    """The NUL-terminated fields of a request, after checking its 10-digit length."""
+    length, payload = int(request[:10]), request[10:]
+    assert length == len(payload) and payload.endswith(b"\0")
+    return payload[:-1].split(b"\0")
+
+
+def test_a_request_carries_its_numbers_then_feed_hide_directory_argv_and_environment():
+    fields = fields_of(process._request(["sh", "-c", "echo hi"], 1.5, 2048, {"A": "1", "B": "x=y"}, "/tmp",
+                                        True, False, feed=[3, 4], hide=["/a", "/b"]))
+    assert fields[:5] == [b"1500", b"2048", str(process.SAMPLE_MS).encode(), b"1", b"0"]
+    assert fields[10:12] == [b"-1", b"-1"]                      # no user: the launcher's own
+    assert fields[12:15] == [b"3 4", b"/a\n/b", b"/tmp"]
+    assert fields[15:19] == [b"3", b"sh", b"-c", b"echo hi"]
+    assert fields[19:] == [b"2", b"A=1", b"B=x=y"]
+
+
+def test_a_request_without_an_environment_sends_the_harness_own_and_its_directory():
+    fields = fields_of(process._request(["true"], 1, None, None, None, False, True))
+    envc = fields.index(b"true") + 1
+    assert int(fields[envc]) == len(os.environb) == len(fields) - envc - 1
+    assert fields[3:5] == [b"0", b"1"] and fields[12:14] == [b"", b""]
+    assert fields[14] == os.getcwd().encode()
+
+
+def test_a_null_byte_in_an_argument_or_the_environment_is_refused():
+    with pytest.raises(ValueError, match="embedded null byte"):
+        process._request(["echo", "a\0b"], 1, None, {}, "/", True, False)
+    with pytest.raises(ValueError, match="embedded null byte"):
+        process._request(["echo"], 1, None, {"K": "v\0w"}, "/", True, False)
+
+
+# --- the launcher's frames -------------------------------------------------------------------------
+@pytest.fixture
+def pipe():
+    read, write = os.pipe()
+    yield read, write
+    for fd in (read, write):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def test_frames_are_read_whole_whatever_pieces_they_arrive_in(pipe):
+    read, write = pipe
+    os.write(write, b"cgroup 4\n/a/b" + b"stdout 4\nx\ny\n")
+    os.write(write, b"resu")
+    answer = process._Answer(read, time.monotonic() + 5)
+    assert answer.frame() == ("cgroup", b"/a/b")
+    assert answer.frame() == ("stdout", b"x\ny\n")
+    os.write(write, b"lt 2\n{}")
+    assert answer.frame() == ("result", b"{}")
+
+
+def test_an_answer_that_does_not_come_by_the_deadline_is_a_timeout(pipe):
+    read, write = pipe
+    os.write(write, b"result 10\n{")
+    with pytest.raises(TimeoutError):
+        process._Answer(read, 0).frame()
+
+
+def test_a_launcher_that_closed_its_end_mid_frame_is_an_end_of_file(pipe):
+    read, write = pipe
+    os.write(write, b"stderr 99\nabc")
+    os.close(write)
+    with pytest.raises(EOFError):
+        process._Answer(read, time.monotonic() + 5).frame()
+
+
+# --- what an answer becomes ------------------------------------------------------------------------
+def answer(result: dict, **frames: bytes) -> dict[str, bytes]:
+    return {"result": json.dumps(result).encode(), **frames}
+
+
+def test_an_answer_becomes_the_run_s_measurements():
+    frames = answer({"status": 3 << 8, "wall_ns": 5 * MS, "user_ns": 2 * MS, "sys_ns": MS, "max_rss_kb": 900,
+                     "tree_peak_rss_kb": 1500, "nvcsw": 4, "nivcsw": 5, "stdout_digest": "ab", "cpu_method": "threads",
+                     "memory_method": "proc", "memory_limit_kb": -1, "leftover": 0, "hidden": 1},
+                    stdout=b"a\nb\n", times=b"10 20", head=b"a\nb\n", stderr=b"oops")
+    finished = process._finished(frames, 0)
+    assert (finished.exit_code, finished.signal, finished.timed_out) == (3, None, False)
+    assert finished.stdout_lines == ["a", "b"] and finished.stdout_times == [10, 20]
+    assert (finished.wall_ns, finished.user_ns, finished.sys_ns) == (5 * MS, 2 * MS, MS)
+    assert (finished.max_rss_kb, finished.tree_peak_rss_kb) == (900, 1500)
+    assert (finished.voluntary_switches, finished.involuntary_switches) == (4, 5)
+    assert finished.stdout_digest == "ab" and finished.stdout_head == "a\nb\n" and finished.stderr == "oops"
+    assert finished.memory == {"memory_method": "proc", "leftover": 0}          # -1: not measured, left out
+    assert finished.cpu_method == "threads" and finished.hidden
+
+
+def test_a_signalled_run_has_its_signal_and_no_exit_code():
+    finished = process._finished(answer({"status": signal.SIGKILL, "wall_ns": 1}), 0)
+    assert finished.signal == signal.SIGKILL and finished.exit_code is None
+
+
+def test_a_run_that_timed_out_or_was_stopped_has_no_exit_code():
+    assert process._finished(answer({"status": 0, "timed_out": 1}), 0).exit_code is None
+    assert process._finished(answer({"status": 0, "stopped_by_signal": 1}), 0).exit_code is None
+
+
+def test_a_run_stopped_for_its_output_keeps_no_lines_and_says_which_cap():
+    frames = answer({"status": 0, "stdout_problem": "lines"}, stdout=b"x\n" * 3, times=b"1 2 3")
+    finished = process._finished(frames, 0)
+    assert finished.stdout_problem == process.STDOUT_PROBLEMS["lines"]
+    assert finished.stdout_lines == [] and finished.stdout_times == [] and finished.exit_code is None
+
+
+def test_a_launcher_that_died_without_an_answer_is_a_timed_out_run_of_the_harness_own_wall():
+    for frames in ({}, {"result": b"not json"}):
+        finished = process._finished(frames, 0)
+        assert finished.timed_out and finished.exit_code is None and finished.wall_ns > 0
+        assert finished.memory == {"memory_method": "none"}
+        assert finished.stdout_digest == hashlib.sha256(b"").hexdigest()
+
+
+def test_the_tree_peak_is_never_below_the_largest_process():
+    assert process._finished(answer({"max_rss_kb": 800, "tree_peak_rss_kb": 0}), 0).tree_peak_rss_kb == 800
+
+
+def test_an_unfinished_last_line_is_kept_and_extra_times_are_dropped():
+    assert process._lines({"stdout": b"a\nb", "times": b"5 6 7"}) == (["a", "b"], [5, 6])
+    assert process._lines({"stdout": b""}) == ([], [])
+
+
+def test_the_rest_of_the_machine_is_what_was_busy_beyond_the_tree():
+    load = process._machine_load({"machine_busy_ns": 30 * MS, "machine_steal_ns": MS, "wall_ns": 10 * MS,
+                                  "user_ns": 8 * MS, "sys_ns": 2 * MS})
+    assert load == {"steal_ns": MS, "others_cores": 2.0}
+    assert process._machine_load({"machine_busy_ns": MS, "machine_steal_ns": 0, "wall_ns": MS,
+                                  "user_ns": 2 * MS})["others_cores"] == 0
+    assert process._machine_load({"machine_busy_ns": -1, "machine_steal_ns": 0, "wall_ns": MS}) == {}
+
+
+def test_thread_snapshots_are_read_one_per_line_and_a_missing_tree_time_is_none():
+    snapshots = process._snapshots(b"100 5000 10.10:3000 10.11:2000\n200 -1 10.10:4000\n")
+    assert snapshots == [ThreadSnapshot(100, 5000, {(10, 10): 3000, (10, 11): 2000}),
+                         ThreadSnapshot(200, None, {(10, 10): 4000})]
+
+
+# --- building the launcher ---------------------------------------------------------------------------
+@pytest.fixture
+def fresh_launcher(monkeypatch, tmp_path):
+    """launcher() asked afresh, with its cache in tmp_path; the session's own afterwards."""
+    monkeypatch.setenv("PARBENCH_CACHE", str(tmp_path / "inputs"))
+    process.launcher.cache_clear()
+    yield tmp_path / "bin" / "parbench-launch"
+    process.launcher.cache_clear()
+
+
+def test_without_a_c_compiler_the_launcher_is_missing_and_says_how_to_install_one(fresh_launcher, monkeypatch):
+    monkeypatch.setenv("PATH", str(fresh_launcher.parent.parent))
+    with pytest.raises(LauncherMissing, match="apt-get install -y gcc"):
+        process.launcher()
+
+
+def test_a_launcher_built_after_its_source_changed_is_used_without_a_compiler(fresh_launcher, monkeypatch):
+    fresh_launcher.parent.mkdir(parents=True)
+    fresh_launcher.write_text("")
+    monkeypatch.setenv("PATH", str(fresh_launcher.parent.parent))
+    assert process.launcher() == str(fresh_launcher)
+
+
+# --- real runs under the resident launcher ---------------------------------------------------------
+def test_a_run_returns_its_lines_stderr_and_exit_code():
+    finished = run_measured(["sh", "-c", "echo one; echo two; echo err >&2; exit 3"], 10)
+    assert finished.stdout_lines == ["one", "two"] and len(finished.stdout_times) == 2
+    assert finished.stderr == "err\n" and finished.exit_code == 3 and not finished.timed_out
+    assert finished.stdout_digest == hashlib.sha256(b"one\ntwo\n").hexdigest()
+    assert 0 < finished.wall_ns < 5e9 and finished.max_rss_kb > 0
+
+
+def test_without_the_protocol_the_output_is_digested_and_only_its_head_kept():
+    finished = run_measured(["sh", "-c", "printf 'a\\nb'"], 10, protocol=False)
+    assert finished.stdout_lines == [] and finished.stdout_head == "a\nb"
+    assert finished.stdout_digest == hashlib.sha256(b"a\nb").hexdigest()
+
+
+def test_echo_hands_the_output_over_as_it_comes():
+    chunks = []
+    finished = run_measured(["sh", "-c", "echo a; echo b"], 10, echo_stdout=chunks.append)
+    assert b"".join(chunks) == b"a\nb\n" and finished.stdout_lines == ["a", "b"]
+
+
+def test_a_run_past_its_timeout_is_stopped_with_its_whole_tree():
+    finished = run_measured(["sh", "-c", "sleep 5 & sleep 5; echo never"], 0.2)
+    assert finished.timed_out and finished.exit_code is None and finished.stdout_lines == []
+    assert 0.2e9 <= finished.wall_ns < 2e9
+
+
+def test_a_run_killed_by_a_signal_reports_that_signal():
+    finished = run_measured(["sh", "-c", "kill -TERM $$"], 10)
+    assert finished.signal == signal.SIGTERM and finished.exit_code is None and not finished.timed_out
+
+
+def test_a_command_that_cannot_be_started_exits_127_and_says_why():
+    finished = run_measured(["/nonexistent/parbench-command"], 10)
+    assert finished.exit_code == 127 and "/nonexistent/parbench-command" in finished.stderr
+
+
+def test_a_flood_of_lines_stops_the_run_as_bad_output():
+    finished = run_measured(["sh", "-c", f"yes | head -n {process.MAX_STDOUT_LINES + 10}"], 30)
+    assert finished.stdout_problem == process.STDOUT_PROBLEMS["lines"]
+    assert finished.stdout_lines == [] and finished.exit_code is None
+
+
+def test_a_run_over_its_memory_limit_does_not_finish():
+    script = "b = bytearray(300 << 20); b[::4096] = b'x' * len(b[::4096])"
+    finished = run_measured([sys.executable, "-c", script], 30, memory_limit_kb=50 << 10, protocol=False)
+    assert finished.exit_code != 0
+    assert finished.out_of_memory or finished.memory.get("limit_method") != "cgroup", finished.memory
+
+
+def test_each_variant_of_the_feed_is_written_after_the_line_before_it():
+    script = "echo ready; read v; echo got$v; read v; echo got$v; read v || echo closed"
+    finished = run_measured(["sh", "-c", script], 10, feed=[7, 9])
+    assert finished.stdout_lines == ["ready", "got7", "got9", "closed"]
+    ready, first, second, _ = finished.stdout_times
+    assert len(finished.fed_ns) == 2
+    assert ready <= finished.fed_ns[0] <= first <= finished.fed_ns[1] <= second
+    assert len(finished.threads) == 3 and all(s.threads for s in finished.threads)
+
+
+def test_the_tally_counts_each_run_and_its_wall():
+    runs, wall = process.measured_so_far()
+    finished = run_measured(["true"], 10)
+    assert process.measured_so_far() == (runs + 1, wall + finished.wall_ns)
+
+
+def test_a_cgroup_that_is_already_gone_is_skipped(tmp_path):
+    process.kill_cgroups([str(tmp_path / "gone")])
+    assert not (tmp_path / "gone").exists()
