@@ -1,42 +1,70 @@
-"""batch-job's oracle: the spec's LCS alignment, against its plain definition."""
+"""batch_job/__init__.py: its database param, its footprint, and a process's fresh database and the
+recheck that reads it back."""
+import sqlite3
 
-import random
+import pytest
+from conftest import fresh_postgres_schema
 
-from parbench.workloads.batch_job import oracle
+from parbench.workloads import batch_job
+from parbench.workloads.batch_job.oracle import align_annotations
+from parbench.workloads.params import ParamError
 
-
-def _lcs_map_by_definition(old: bytes, new: bytes) -> list[int]:
-    n, m = len(old), len(new)
-    dp = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n - 1, -1, -1):
-        for j in range(m - 1, -1, -1):
-            dp[i][j] = dp[i + 1][j + 1] + 1 if old[i] == new[j] else max(dp[i + 1][j], dp[i][j + 1])
-    matched, i, j = {}, 0, 0
-    while i < n and j < m:
-        if old[i] == new[j]:
-            matched[i] = j
-            i, j = i + 1, j + 1
-        elif dp[i + 1][j] >= dp[i][j + 1]:
-            i += 1
-        else:
-            j += 1
-    out = [0] * (n + 1)
-    out[n] = m
-    for i in range(n - 1, -1, -1):
-        out[i] = matched.get(i, out[i + 1])
-    return out
+SMALL = {"docs": 3, "text_length": 60, "annotations": 2}
 
 
-def test_lcs_offset_map_follows_the_spec_on_random_texts():
-    rng = random.Random(5)
-    for _ in range(30):
-        old = bytes(rng.choice(b"ab c") for _ in range(rng.randint(0, 40)))
-        new = bytes(rng.choice(b"ab c") for _ in range(rng.randint(0, 40)))
-        assert oracle.lcs_offset_map(old, new) == _lcs_map_by_definition(old, new)
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARBENCH_CACHE", str(tmp_path / "inputs"))
+    batch_job._batch.cache_clear()
+    yield tmp_path / "inputs"
+    batch_job._batch.cache_clear()
 
 
-def test_annotations_dropped_when_they_collapse():
-    old, new = b"abc def ghi", b"abc ghi"
-    aligned = oracle.align_annotations(old, new, [(4, 7, "X"), (0, 3, "Y"), (8, 11, "Z")])
-    assert (0, 3, "Y") in aligned and (4, 7, "Z") in aligned
-    assert all(label != "X" for _, _, label in aligned)
+@pytest.mark.parametrize("value", ["sqlite", "postgres", "postgresql", "postgresql://u:p@h/db", "postgres://h/db"])
+def test_the_database_is_sqlite_postgres_or_a_url(value):
+    assert batch_job.PARAMS["db"].check("db", value) == value
+
+
+@pytest.mark.parametrize("value", ["mysql", "", 3, "sqlite:/tmp/x"])
+def test_any_other_database_is_refused_with_what_would_do(value):
+    with pytest.raises(ParamError, match="wants sqlite, postgres or a postgresql://"):
+        batch_job.PARAMS["db"].check("db", value)
+
+
+def test_the_footprint_counts_disk_and_the_oracles_table_until_the_answer_is_cached(cache):
+    disk, memory = batch_job.footprint(SMALL)
+    assert disk == 4 * 3 * 60 and memory == 6 * 3 * 60 + 4 * (60 + 15 + 2) ** 2
+    batch_job.expected_checksum(SMALL)
+    assert batch_job.footprint(SMALL) == (0, 6 * 3 * 60)
+
+
+def test_each_sqlite_process_gets_a_fresh_copy_and_its_recheck_reads_the_job_back(cache, tmp_path):
+    arguments, recheck = batch_job.process_arguments({**SMALL, "db": "sqlite", "kernel": "portable"}, tmp_path)
+    db_file = tmp_path / "job.sqlite"
+    assert arguments == {"docs_dir": str(cache / "batch2-s2-d3-l60-a2" / "docs"), "db": f"sqlite:{db_file}",
+                         "kernel": "portable"}
+    assert recheck() is not None                                # nothing done yet: every document pending
+    batch = batch_job._input(SMALL)
+    db = sqlite3.connect(db_file)
+    db.execute("DELETE FROM annotations")
+    for d in batch.documents:
+        aligned = align_annotations(d["old"].encode(), d["new"].encode(), d["annotations"])
+        db.executemany("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)",
+                       [(d["id"], b, e, label) for b, e, label in aligned])
+        db.execute("UPDATE documents SET length = ?, annotation_count = ?, status = 'aligned' WHERE doc_id = ?",
+                   (len(d["new"]), len(aligned), d["id"]))
+    db.commit()
+    db.close()
+    assert recheck() is None
+
+
+def test_the_answer_is_the_inputs_digest_and_the_items_are_the_documents(cache):
+    assert batch_job.expected_checksum(SMALL) == batch_job._input(SMALL).expected_checksum
+    assert len(batch_job.expected_checksum(SMALL)) == 16 and batch_job.expected_items(SMALL) == 3
+
+
+def test_a_postgresql_url_gets_its_tables_recreated_and_the_recheck_reads_them(cache, tmp_path):
+    url = fresh_postgres_schema("parbench_batch_job_init_test")
+    arguments, recheck = batch_job.process_arguments({**SMALL, "db": url}, tmp_path)
+    assert arguments["db"] == url and not (tmp_path / "job.sqlite").exists()
+    assert recheck() is not None               # the fresh tables: no document aligned yet

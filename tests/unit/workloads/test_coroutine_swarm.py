@@ -1,25 +1,37 @@
-"""coroutine-swarm's oracle against docs/workloads/coroutine-swarm.md and protocol 2's salted vectors."""
+"""coroutine_swarm/__init__.py: its salts, its cached answer and the proof that the tasks yielded."""
+import random
 
-from parbench.workloads import digest as oracle
-from parbench.workloads.coroutine_swarm import oracle as swarm_oracle
+from parbench.workloads import LineContext, coroutine_swarm, oracle_cache
+from parbench.workloads.coroutine_swarm.oracle import coroutine_swarm_checksum
 
-
-def test_coroutine_swarm_vector():
-    assert swarm_oracle.coroutine_swarm_checksum(3, 10) == "1161d008ce58dc37"
-
-
-def test_streamed_swarm_checksum_equals_the_plain_definition_across_digit_counts():
-    plain = oracle.order_free_digest(f"{t}:{s}:{swarm_oracle.fizzbuzz(s)}".encode() for t in range(1234) for s in range(16))
-    assert swarm_oracle.coroutine_swarm_checksum(1234, 16) == plain
+SWARM = {"tasks": 10, "steps": 5, "sleep_ms": 0}
 
 
-def test_salted_vectors_of_protocol_2():
-    assert swarm_oracle.coroutine_swarm_checksum(3, 10, 1000) == "bb33744708f665dd"
-    assert swarm_oracle.coroutine_swarm_checksum(3, 10, 4294967295) == "2540eadf7cfb00ad"
+def test_variants_are_distinct_salts_below_the_limit():
+    salts = coroutine_swarm.variants(SWARM, 30, random.Random(3))
+    assert len(set(salts)) == 30 and all(0 <= s < coroutine_swarm.SALT_LIMIT for s in salts)
 
 
-def test_salted_stream_equals_the_plain_definition():
-    salt = 98_765
-    plain = oracle.order_free_digest(f"{t + salt}:{s}:{swarm_oracle.fizzbuzz(s)}".encode()
-                                     for t in range(1100) for s in range(7))
-    assert swarm_oracle.coroutine_swarm_checksum(1100, 7, salt) == plain
+def test_the_expected_answer_is_the_oracles_for_the_salt(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARBENCH_CACHE", str(tmp_path / "inputs"))
+    oracle_cache._memory.cache_clear()
+    assert coroutine_swarm.expected_checksum(SWARM, 1000) == coroutine_swarm_checksum(10, 5, 1000)
+    assert coroutine_swarm.expected_checksum(SWARM) == coroutine_swarm_checksum(10, 5, 0)
+    assert coroutine_swarm.expected_items(SWARM) == 10
+
+
+def test_a_swarm_that_switched_only_tasks_minus_one_times_never_yielded():
+    context = LineContext(SWARM, 0, {}, "green")
+    assert "switched only 9 times" in coroutine_swarm.line_problem({"extra": {"switches": 9}}, context)
+    assert coroutine_swarm.line_problem({"extra": {"switches": 10}}, context) is None
+
+
+def test_a_swarm_model_must_count_its_switches_and_seq_need_not():
+    assert "extra.switches is missing" in coroutine_swarm.line_problem(
+        {"extra": {"switches": True}}, LineContext(SWARM, 0, {}, "green"))
+    assert coroutine_swarm.line_problem({}, LineContext(SWARM, 0, {}, "seq")) is None
+
+
+def test_one_task_or_one_step_has_nothing_to_switch_between():
+    for params in ({"tasks": 1, "steps": 5}, {"tasks": 10, "steps": 1}):
+        assert coroutine_swarm.line_problem({"extra": {"switches": 0}}, LineContext(params, 0, {}, "green")) is None
