@@ -173,7 +173,7 @@ def test_a_comment_may_name_what_the_code_must_not_use():
 
 # --- the builds -----------------------------------------------------------------------------------
 def test_no_portable_build_asks_for_this_machines_vector_extensions():
-    """C++ builds only its *_tuned.cpp files -march=native; Rust, Go, Java and Node build and run
+    """C++ builds only its workloads/*/tuned.cpp files -march=native; Rust, Go, Java and Node build and run
     their portable kernels with the compiler's defaults."""
     cmake = (REPO / "impls" / "cpp" / "CMakeLists.txt").read_text()
     for line in cmake.splitlines():

@@ -167,7 +167,10 @@ defmodule Parbench.Workloads.KeygenTest do
         {^items, expected, expected_extra} = probed("seq", options, [0, 2999], 1, seed)
         assert checksum == expected
         assert extra.probes == expected_extra.probes
-        assert %{chunks: 3, workers_used: 2} = extra
+        assert %{chunks: 3, workers_used: used} = extra
+        # Chunking is the contract; who takes a chunk is not: a warm pool's process that asks
+        # first may take all three tiny chunks before the other runs on a loaded 2-core machine.
+        assert used in 1..2
       end
     end
   end

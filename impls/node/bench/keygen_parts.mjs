@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { base32Module } from '../src/base32_wasm.js';
-import { WasmKeyBuffers } from '../src/workloads/keygen_worker.js';
+import { WasmKeyBuffers } from '../src/workloads/keygen/worker.js';
 import { report, timeIt } from './measure.mjs';
 
 const count = Number(process.argv[2] ?? 20480);

@@ -17,8 +17,8 @@ const importing = (...urls) => new URL(`data:text/javascript,${urls.map((url) =>
 const kinds = {
   'bare (eval "")': () => new Worker('', { eval: true }),
   'empty ES module': () => new Worker(new URL('data:text/javascript,')),
-  'sdes-ecb worker module': () => new Worker(importing(source('workloads/sdes_ecb_worker.js'))),
-  'keygen worker module': () => new Worker(importing(source('workloads/keygen_worker.js'))),
+  'sdes-ecb worker module': () => new Worker(importing(source('workloads/sdes_ecb/worker.js'))),
+  'keygen worker module': () => new Worker(importing(source('workloads/keygen/worker.js'))),
   'batch-job module (drivers lazy)': () => new Worker(importing(source('workloads/batch_job.js'))),
   'batch-job module + pg': () => new Worker(importing(source('workloads/batch_job.js'), pg)),
 };

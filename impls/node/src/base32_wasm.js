@@ -5,7 +5,7 @@
  * (bench/keygen_parts.mjs).
  */
 import { countedLoop, I32, i32Const, localGet, localSet, memarg, moduleBytes, op } from './wasm_assembler.js';
-import { PAIRS_OFFSET } from './workloads/keygen_worker.js';
+import { PAIRS_OFFSET } from './workloads/keygen/worker.js';
 
 // Locals: the parameters (source, target, groups), then the group counter, byte 0 and bytes 1-4 big-endian.
 const SOURCE = 0, TARGET = 1, GROUPS = 2, GROUP = 3, FIRST = 4, REST = 5;

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { base32Module } from '../src/base32_wasm.js';
 import { keygen } from '../src/workloads/keygen.js';
-import { base32Lower, encodeBase32Into } from '../src/workloads/keygen_worker.js';
+import { base32Lower, encodeBase32Into } from '../src/workloads/keygen/worker.js';
 import { quietThreadCount, runModel, runModelRepetitions, threadIds } from './helpers.js';
 
 const BASE32_VECTORS = [['', ''], ['f', 'my======'], ['fo', 'mzxq===='], ['foo', 'mzxw6==='],

@@ -14,11 +14,11 @@ NOOP = Workload(name="noop", params=(), models={
 # Imported only when named, so a run (and noop's start-up figure) pays for the modules its
 # workload uses, as a single-purpose program would; --list imports them all.
 WORKLOAD_MODULES = {
-    "keygen": "parbench_py.keygen",
-    "sdes-ecb": "parbench_py.sdes_ecb",
-    "batch-job": "parbench_py.batch_job",
-    "spawn-chain": "parbench_py.spawn_chain",
-    "coroutine-swarm": "parbench_py.coroutine_swarm",
+    "keygen": "parbench_py.workloads.keygen",
+    "sdes-ecb": "parbench_py.workloads.sdes_ecb",
+    "batch-job": "parbench_py.workloads.batch_job",
+    "spawn-chain": "parbench_py.workloads.spawn_chain",
+    "coroutine-swarm": "parbench_py.workloads.coroutine_swarm",
 }
 
 
@@ -35,7 +35,8 @@ def describe_runtime() -> dict:
 
     from importlib.metadata import version as package_version
 
-    from . import dask_cluster, event_loops, keygen
+    from . import dask_cluster, event_loops
+    from .workloads import keygen
     workloads = load_workloads(WORKLOAD_MODULES)
     version = f"{platform.python_implementation()} {platform.python_version()}"
     if event_loops.UVLOOP_AVAILABLE:

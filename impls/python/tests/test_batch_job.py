@@ -6,8 +6,8 @@ import sqlite3
 import tempfile
 import unittest
 
-from parbench_py import batch_job
-from parbench_py.checksums import order_free_digest
+from parbench_py.digest import order_free_digest
+from parbench_py.workloads import batch_job
 from tests.helpers import in_process_models, run_model
 
 SCHEMA = """

@@ -6,7 +6,8 @@ import tempfile
 import threading
 import unittest
 
-from parbench_py import coroutine_swarm, keygen, parallel, sdes_ecb, spawn_chain
+from parbench_py import parallel
+from parbench_py.workloads import coroutine_swarm, keygen, sdes_ecb, spawn_chain
 from tests.helpers import in_process_models, run_model
 
 MIB = 1 << 20

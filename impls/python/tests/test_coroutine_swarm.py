@@ -1,8 +1,8 @@
 """coroutine-swarm (workloads/coroutine-swarm.md): FizzBuzz lines, the test vector, and agreement of every model."""
 import unittest
 
-from parbench_py import coroutine_swarm
-from parbench_py.checksums import fnv1a64
+from parbench_py.digest import fnv1a64
+from parbench_py.workloads import coroutine_swarm
 from tests.helpers import run_model
 
 

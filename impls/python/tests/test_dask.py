@@ -10,8 +10,9 @@ import time
 import unittest
 from unittest import mock
 
-from parbench_py import batch_job, dask_cluster, keygen, sdes_ecb
+from parbench_py import dask_cluster
 from parbench_py.protocol import Job, RunFailed
+from parbench_py.workloads import batch_job, keygen, sdes_ecb
 from tests.test_batch_job import make_job
 from tests.test_sdes_ecb import FOX, KEY_642_TABLE
 

@@ -1,7 +1,7 @@
 """keygen (workloads/keygen.md): Base32 vectors, the seeded vector, and agreement of every model."""
 import unittest
 
-from parbench_py import keygen
+from parbench_py.workloads import keygen
 from tests.helpers import in_process_models, run_model
 
 

@@ -7,9 +7,9 @@ import subprocess
 import tempfile
 import unittest
 
-from parbench_py import coroutine_swarm, keygen, sdes_ecb, spawn_chain
-from parbench_py.checksums import splitmix64_bytes
+from parbench_py.digest import splitmix64_bytes
 from parbench_py.protocol import busy_intervals
+from parbench_py.workloads import coroutine_swarm, keygen, sdes_ecb, spawn_chain
 from tests.helpers import in_process_models, run_model
 
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")

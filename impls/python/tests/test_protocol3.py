@@ -8,9 +8,9 @@ import threading
 import time
 import unittest
 
-from parbench_py import batch_job, keygen, sdes_ecb
 from parbench_py.__main__ import describe_runtime
 from parbench_py.protocol import Job, processes_cpu_ns
+from parbench_py.workloads import batch_job, keygen, sdes_ecb
 from tests.test_batch_job import make_job
 
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")

@@ -4,7 +4,7 @@ import os
 import tempfile
 import unittest
 
-from parbench_py import sdes_ecb
+from parbench_py.workloads import sdes_ecb
 from tests.helpers import in_process_models, run_model
 
 KEY_642_TABLE = (

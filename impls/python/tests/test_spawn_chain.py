@@ -1,7 +1,7 @@
 """spawn-chain (workloads/spawn-chain.md): every model passes the integer through n units and answers n."""
 import unittest
 
-from parbench_py import spawn_chain
+from parbench_py.workloads import spawn_chain
 from tests.helpers import run_model
 
 

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "parbench/protocol"
-require_relative "parbench/digests"
+require_relative "parbench/digest"
 require_relative "parbench/workloads/noop"
 require_relative "parbench/workloads/keygen"
 require_relative "parbench/workloads/sdes_ecb"

@@ -6,7 +6,7 @@ require "sqlite3"
 class BatchJobTest < Minitest::Test
   include ProtocolRunner
   Job = Parbench::Workloads::BatchJob
-  Digests = Parbench::Digests
+  Digest = Parbench::Digest
 
   def test_offset_map_of_identical_texts_is_the_identity
     assert_equal [0, 1, 2, 3], Job.offset_map("abc", "abc")
@@ -33,7 +33,7 @@ class BatchJobTest < Minitest::Test
     runs.each do |model, start|
       Dir.mktmpdir do |dir|
         documents = make_inputs(dir)
-        expected ||= Digests::OrderFree.of(documents.flat_map do |d|
+        expected ||= Digest::OrderFree.of(documents.flat_map do |d|
           Job.align_annotations(d[:old], d[:new], d[:spans]).map { |b, e, label| "#{d[:id]}:#{b}:#{e}:#{label}" }
         end).to_s
         line = protocol_lines("batch-job", "--model", model, "--docs-dir", dir, "--db", "sqlite:#{dir}/job.sqlite",

@@ -43,7 +43,7 @@ class KeygenTest < Minitest::Test
 
   # Key i is key i of the chunking's order, whichever worker made it and whenever it arrived.
   def test_probes_follow_the_chunking_order
-    seeded = ->(i) { Keygen.base32_plain(Parbench::Digests.splitmix64_bytes(7, i, 20)) }
+    seeded = ->(i) { Keygen.base32_plain(Parbench::Digest.splitmix64_bytes(7, i, 20)) }
     %w[fork ractor].each do |model|
       line = protocol_lines("keygen", "--model", model, "--count", 257, "--bytes", 20, "--source", "seeded", "--seed", 7,
                             "--workers", 3, "--chunk", 10, "--probes", "256,0,100,9,10").first

@@ -52,7 +52,7 @@ class SdesEcbTest < Minitest::Test
       writer = Sdes.writer(form, 642, "portable")
       whole = writer.whole(FOX, "\0".b * FOX.bytesize)
       pieces = Parbench::Chunking.ranges(FOX.bytesize, 10).map { |range| writer.piece(FOX, range) }.join
-      assert_equal [FOX_SHA256, FOX_SHA256], [whole, pieces].map { |text| Digest::SHA256.hexdigest(text) }, form
+      assert_equal [FOX_SHA256, FOX_SHA256], [whole, pieces].map { |text| ::Digest::SHA256.hexdigest(text) }, form
     end
   end
 

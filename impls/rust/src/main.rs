@@ -1,7 +1,7 @@
 //! parbench's Rust runtime: dispatches `run <workload> …` and `run --list` (docs/protocol.md).
 
 mod allocator;
-mod checksum;
+mod digest;
 mod parallel;
 mod protocol;
 mod workloads;

@@ -504,6 +504,23 @@ pub fn time_chunks<T: Send, S>(
     })
 }
 
+/// The three parallel shapes: with seq, every model of a chunked workload.
+#[cfg(test)]
+pub const PARALLEL_SHAPES: [Shape; 3] = [Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
+
+/// Every shape in every start mode it has, `workers` each (seq has one): what the tests of a
+/// chunked workload run every model on.
+#[cfg(test)]
+pub fn every_shape_and_start(workers: usize) -> Vec<Workers> {
+    let mut all = vec![Workers::start(Shape::Seq, 1, None).unwrap().0];
+    for shape in PARALLEL_SHAPES {
+        for start in [Start::Cold, Start::Warm] {
+            all.push(Workers::start(shape, workers, Some(start)).unwrap().0);
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,7 +570,7 @@ mod tests {
         assert_eq!(deal(0..1, 3), vec![vec![0], vec![], vec![]]);
     }
 
-    const PARALLEL: [Shape; 3] = [Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
+    const PARALLEL: [Shape; 3] = PARALLEL_SHAPES;
 
     fn workers(shape: Shape, count: usize, start: Start) -> Workers {
         Workers::start(shape, count, Some(start)).unwrap().0

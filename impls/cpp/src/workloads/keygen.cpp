@@ -20,7 +20,7 @@
 
 #include "digest.hpp"
 #include "registry.hpp"
-#include "workloads/keygen_tuned.hpp"
+#include "workloads/keygen/tuned.hpp"
 
 namespace parbench::keygen {
 

@@ -19,7 +19,7 @@ constexpr std::size_t base32_length(std::size_t n) { return (n + 4) / 5 * 8; }
 // The portable encoder: RFC 4648 in a plain loop (a 5-bit window over a bit buffer), appended to `out`.
 void base32_plain_append(const unsigned char* bytes, std::size_t n, std::string& out);
 std::string base32_plain(const unsigned char* bytes, std::size_t n);
-// The tuned encoder (keygen_tuned.hpp), into a new string.
+// The tuned encoder (keygen/tuned.hpp), into a new string.
 std::string base32_tuned(const unsigned char* bytes, std::size_t n);
 
 // The portable generator: getrandom(2) until `n` bytes are filled.

@@ -9,7 +9,7 @@
 
 #include "digest.hpp"
 #include "registry.hpp"
-#include "workloads/sdes_ecb_tuned.hpp"
+#include "workloads/sdes_ecb/tuned.hpp"
 
 namespace parbench::sdes_ecb {
 

@@ -9,13 +9,13 @@
 
 #include "chunking.hpp"
 #include "protocol.hpp"
-#include "workloads/sdes_cipher.hpp"
+#include "workloads/sdes_ecb/portable.hpp"
 
 namespace parbench::sdes_ecb {
 
 using reference::Subkeys;
 
-// The reference procedure's key schedule and rounds (sdes_cipher.hpp), for one key or one byte.
+// The reference procedure's key schedule and rounds (sdes_ecb/portable.hpp), for one key or one byte.
 Subkeys derive_subkeys(unsigned key10);
 std::uint8_t encrypt_byte(std::uint8_t plain, Subkeys keys);
 std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys);
@@ -27,7 +27,7 @@ enum class Cipher { bitwise, table };
 // The kernel class decides how the span is computed: portable = the reference procedure's rounds
 // per byte, or its table looked up per byte, in plain loops built for the compiler's default
 // target; tuned = mask-and-shift rounds with packed S-boxes built for this machine (g++ vectorises
-// them), or the table looked up with SIMD (sdes_ecb_tuned.hpp).
+// them), or the table looked up with SIMD (sdes_ecb/tuned.hpp).
 struct CipherState {
   Cipher cipher;
   KernelClass kernel;

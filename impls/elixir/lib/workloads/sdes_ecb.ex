@@ -2,7 +2,7 @@ defmodule Parbench.Workloads.SdesEcb do
   @moduledoc "sdes-ecb (seed 001): S-DES in ECB mode over a file, per-byte Feistel rounds or a 256-entry table."
   use Parbench.Workload
   alias Parbench.{Chunking, ChunkStream, Protocol, WorkerPool, WorkTally}
-  alias Parbench.Workloads.SdesEcb.{Reference, Tuned}
+  alias Parbench.Workloads.SdesEcb.{Portable, Tuned}
 
   # The chunking rule's cap for sdes-ecb, in bytes (docs/workloads/sdes-ecb.md).
   @chunk_cap 1_048_576
@@ -13,7 +13,7 @@ defmodule Parbench.Workloads.SdesEcb do
   @impl true
   def params, do: ["input", "key", "cipher", "chunk", "kernel"]
 
-  # portable: the spec's reference procedure transliterated (Reference); tuned: what was
+  # portable: the spec's reference procedure transliterated (Portable); tuned: what was
   # engineered here (Tuned).
   @portable_detail "reference, transliterated"
   @tuned_details %{
@@ -122,13 +122,13 @@ defmodule Parbench.Workloads.SdesEcb do
   def encrypt(plaintext, key, cipher, kernel \\ "portable"), do: encrypt_with(plaintext, key_schedule(key, cipher, kernel))
 
   # What a repetition derives from its key inside ns: K1 and K2, and for `table` the table.
-  defp key_schedule(key, "bitwise", "portable"), do: {:bitwise, Reference.subkeys(key)}
-  defp key_schedule(key, "table", "portable"), do: {:table, Reference.table(Reference.subkeys(key))}
+  defp key_schedule(key, "bitwise", "portable"), do: {:bitwise, Portable.subkeys(key)}
+  defp key_schedule(key, "table", "portable"), do: {:table, Portable.table(Portable.subkeys(key))}
   defp key_schedule(key, "bitwise", "tuned"), do: {:bitwise_unrolled, Tuned.subkeys(key)}
   defp key_schedule(key, "table", "tuned"), do: {:pair_table, Tuned.pair_table(Tuned.subkeys(key))}
 
-  defp encrypt_with(chunk, {:bitwise, subkeys}), do: Reference.encrypt_bitwise(chunk, subkeys)
-  defp encrypt_with(chunk, {:table, table}), do: Reference.encrypt_table(chunk, table)
+  defp encrypt_with(chunk, {:bitwise, subkeys}), do: Portable.encrypt_bitwise(chunk, subkeys)
+  defp encrypt_with(chunk, {:table, table}), do: Portable.encrypt_table(chunk, table)
   defp encrypt_with(chunk, {:bitwise_unrolled, subkeys}), do: Tuned.encrypt_bitwise(chunk, subkeys)
   defp encrypt_with(chunk, {:pair_table, pairs}), do: Tuned.encrypt_pairs(chunk, pairs)
 

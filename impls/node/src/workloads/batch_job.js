@@ -1,7 +1,7 @@
 /** batch-job: re-align each document's annotations (LCS, CPU) and rewrite them in a database (I/O). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadDriver, openStore } from '../batch_database.js';
+import { loadDriver, openStore } from './batch_job/database.js';
 import { OrderFreeDigest } from '../digest.js';
 import { claimChunks, newChunkCounter } from '../chunking.js';
 import { BusyInterval, nowNs, UsageError } from '../protocol.js';

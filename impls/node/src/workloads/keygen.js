@@ -4,10 +4,10 @@ import { chunkBounds, chunkPlan, KEYS_CAP, newChunkCounter } from '../chunking.j
 import { OrderFreeDigest } from '../digest.js';
 import { nowNs, UsageError } from '../protocol.js';
 import { startTeam, workersReport } from '../worker_team.js';
-import { appendKeys, base32Chunks, csprngChunks, encodedLength, fillKeyBytes, keyBuffers } from './keygen_worker.js';
+import { appendKeys, base32Chunks, csprngChunks, encodedLength, fillKeyBytes, keyBuffers } from './keygen/worker.js';
 
 // Worker threads load the keys' module only.
-const WORKER_MODULE = new URL('./keygen_worker.js', import.meta.url);
+const WORKER_MODULE = new URL('./keygen/worker.js', import.meta.url);
 
 export const STRONG_SOURCE = `crypto.randomFillSync (OpenSSL ${process.versions.openssl} RAND_bytes: per-thread CTR-DRBG AES-256 seeded from getrandom)`;
 

@@ -5,12 +5,12 @@ import { BYTES_CAP, chunkPlan, newChunkCounter } from '../chunking.js';
 import { LimitError, nowNs, UsageError } from '../protocol.js';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../table_lookup_wasm.js';
 import { startTeam, workersReport } from '../worker_team.js';
-import * as portable from './sdes_ecb_portable.js';
-import * as tuned from './sdes_ecb_tuned.js';
-import { encryptRange, instantiateTableLookup } from './sdes_ecb_worker.js';
+import * as portable from './sdes_ecb/portable.js';
+import * as tuned from './sdes_ecb/tuned.js';
+import { encryptRange, instantiateTableLookup } from './sdes_ecb/worker.js';
 
 // Worker threads load the cipher's module only.
-const WORKER_MODULE = new URL('./sdes_ecb_worker.js', import.meta.url);
+const WORKER_MODULE = new URL('./sdes_ecb/worker.js', import.meta.url);
 
 /** What each kernel runs, per cipher: `extra.kernel_detail` and `--list`'s kernels. */
 export const KERNEL_DETAILS = {
@@ -75,7 +75,7 @@ export function makeCipher(kind, kernel, key, memory, size) {
   if (kind === 'bitwise') return { kind, kernel, k1, k2 };
   if (kernel === 'portable') return { kind, kernel, table: portable.keyTable(k1, k2) };
   const pairs = size >= PAIRS_MIN_BYTES;
-  writeTables(tuned.keyTable(k1, k2), memory.buffer, pairs);
+  writeTables(portable.keyTable(k1, k2, tuned.encryptByte), memory.buffer, pairs);
   return { kind, kernel, pairs };
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
-use crate::checksum::OrderFreeDigest;
+use crate::digest::OrderFreeDigest;
 use crate::parallel::{Chunking, Ran, Shape, TokioWorkers, Workers, RAYON_START};
 use crate::protocol::{bad_args, crash, measure, repeat, timed, Busy, Call, Conversation, Failure, Outcome, Ready, Sample};
 use crate::workloads::{plain, Model, Workload};

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use crate::checksum::OrderFreeDigest;
+use crate::digest::OrderFreeDigest;
 use crate::parallel::{nothing_to_warm, TokioWorkers, TOKIO_START};
 use crate::protocol::{bad_args, measure, repeat, timed, Busy, Call, Conversation, Failure, Outcome, Ready, Sample};
 use crate::workloads::{Model, Workload};

@@ -9,13 +9,10 @@ use std::time::Instant;
 use rand::RngCore;
 use serde_json::{Map, Value};
 
-use crate::checksum::{splitmix64_fill, OrderFreeDigest};
-use crate::parallel::{
-    run_chunks, time_chunks, Chunking, Ran, Shape, Workers, RAYON_BROADCAST_NOTE, RAYON_BROADCAST_START, RAYON_NOTE, RAYON_START,
-    THREADS_NOTE, THREADS_START,
-};
+use crate::digest::{splitmix64_fill, OrderFreeDigest};
+use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape, Workers};
 use crate::protocol::{bad_args, measure, repeat, timed, Call, Conversation, KernelClass, Outcome, Sample};
-use crate::workloads::{Model, Workload};
+use crate::workloads::{chunked_models, Workload};
 
 pub use base32::encoded_len as base32_len;
 use tuned::{AesCtr, Encoder};
@@ -23,20 +20,7 @@ use tuned::{AesCtr, Encoder};
 pub const WORKLOAD: Workload = Workload {
     name: "keygen",
     params: &["count", "bytes", "source", "seed", "chunk", "probes"],
-    models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: "one loop filling one Vec<String>", start: &[], start_unavailable: &[] },
-        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, start_unavailable: &[] },
-        Model {
-            name: "rayon-broadcast",
-            family: "data-parallel",
-            workers: true,
-            params: &[],
-            note: RAYON_BROADCAST_NOTE,
-            start: RAYON_BROADCAST_START,
-            start_unavailable: &[],
-        },
-        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, start_unavailable: &[] },
-    ],
+    models: &chunked_models("one loop filling one Vec<String>"),
     kernels: &[("portable", PORTABLE), ("tuned", TUNED)],
     run,
 };
@@ -279,21 +263,10 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::every_shape_and_start;
     use crate::protocol::Start;
 
     const CLASSES: [KernelClass; 2] = [KernelClass::Portable, KernelClass::Tuned];
-    const PARALLEL: [Shape; 3] = [Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
-
-    /// Every model in every start mode it has, with `count` workers (seq has one).
-    fn every_model(count: usize) -> Vec<Workers> {
-        let mut all = vec![Workers::start(Shape::Seq, 1, None).unwrap().0];
-        for shape in PARALLEL {
-            for start in [Start::Cold, Start::Warm] {
-                all.push(Workers::start(shape, count, Some(start)).unwrap().0);
-            }
-        }
-        all
-    }
 
     fn seq() -> Workers {
         Workers::start(Shape::Seq, 1, None).unwrap().0
@@ -346,17 +319,17 @@ mod tests {
         let (made, _) = keys(&seq(), 3000, 10, Source::Seeded(5), None);
         let mut one_by_one = OrderFreeDigest::default();
         made.iter().for_each(|key| one_by_one.add_item(key.as_bytes()));
-        for workers in every_model(2) {
+        for workers in every_shape_and_start(2) {
             let chunking = Chunking::new(made.len(), workers.count, CHUNK_CAP, None);
             assert_eq!(checksum(&workers, &mut made.clone(), &chunking).unwrap(), one_by_one.hex(), "{:?}", workers.shape);
         }
     }
 
     #[test]
-    fn key_i_is_the_i_th_of_the_generation_order_in_every_model() {
+    fn key_i_is_the_i_th_of_the_generation_order_in_every_shape_and_start() {
         // Probes read slot i: whatever order the chunks ran in, slot i holds key i.
         let (reference, _) = keys(&seq(), 300, 10, Source::Seeded(11), None);
-        for workers in every_model(2) {
+        for workers in every_shape_and_start(2) {
             let (made, _) = keys(&workers, 300, 10, Source::Seeded(11), Some(7));
             assert_eq!([&made[0], &made[100], &made[256]], [&reference[0], &reference[100], &reference[256]], "{:?}", workers.shape);
         }
@@ -388,7 +361,7 @@ mod tests {
             let source = Source::Seeded(seed);
             let expected = digest(&keys(&seq(), count, key_bytes, source, None).0);
             for (worker_count, chunk) in [(1, None), (2, None), (3, Some(1)), (8, None), (2, Some(100))] {
-                for workers in every_model(worker_count) {
+                for workers in every_shape_and_start(worker_count) {
                     for class in CLASSES {
                         let (made, _) = keys_of(&workers, class, count, key_bytes, source, chunk);
                         assert_eq!(made.len(), count);
@@ -403,7 +376,7 @@ mod tests {
     fn parallel_models_report_the_chunks_of_the_rule_in_both_modes() {
         // 4096 keys over 2 workers: chunks of 1024 (the cap), 4 of them. That the broadcast
         // gives each worker a chunk is tested without timing in parallel.rs.
-        for workers in every_model(2) {
+        for workers in every_shape_and_start(2) {
             let (_, ran) = keys(&workers, 4096, 1000, Source::Strong, None);
             match workers.shape {
                 Shape::Seq => assert!(ran.is_none()),
@@ -442,8 +415,8 @@ mod tests {
     }
 
     #[test]
-    fn the_ceiling_and_its_parts_are_reported_for_every_model() {
-        for workers in every_model(2) {
+    fn the_ceiling_and_its_parts_are_reported_for_every_shape_and_start() {
+        for workers in every_shape_and_start(2) {
             for class in CLASSES {
                 let chunking = Chunking::new(300, workers.count, CHUNK_CAP, None);
                 let empty = Sample::new(crate::protocol::measure(|_| ()).1, 0, String::new());

@@ -10,6 +10,7 @@ pub mod spawn_chain;
 
 use serde_json::{json, Map, Value};
 
+use crate::parallel::{RAYON_BROADCAST_NOTE, RAYON_BROADCAST_START, RAYON_NOTE, RAYON_START, THREADS_NOTE, THREADS_START};
 use crate::protocol::{bad_args, Call, Conversation, Failure, KernelClass, Outcome, Start};
 
 pub struct Model {
@@ -27,6 +28,25 @@ pub struct Model {
     pub start: &'static [(&'static str, &'static str)],
     /// The modes it cannot offer, each with why (`--list`'s `start_unavailable`).
     pub start_unavailable: &'static [(&'static str, &'static str)],
+}
+
+/// The four models of a chunked data-parallel workload (sdes-ecb, keygen): one loop on the main
+/// thread, then the three ways parallel.rs hands out the chunks. Only the seq model's note differs.
+pub const fn chunked_models(seq_note: &'static str) -> [Model; 4] {
+    [
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: seq_note, start: &[], start_unavailable: &[] },
+        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, start_unavailable: &[] },
+        Model {
+            name: "rayon-broadcast",
+            family: "data-parallel",
+            workers: true,
+            params: &[],
+            note: RAYON_BROADCAST_NOTE,
+            start: RAYON_BROADCAST_START,
+            start_unavailable: &[],
+        },
+        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, start_unavailable: &[] },
+    ]
 }
 
 pub struct Workload {

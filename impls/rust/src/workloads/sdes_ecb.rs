@@ -7,30 +7,14 @@ mod tuned;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::parallel::{
-    run_chunks, time_chunks, Chunking, Ran, Shape, Workers, RAYON_BROADCAST_NOTE, RAYON_BROADCAST_START, RAYON_NOTE, RAYON_START,
-    THREADS_NOTE, THREADS_START,
-};
+use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape, Workers};
 use crate::protocol::{bad_args, crash, measure, repeat, timed, Call, Conversation, KernelClass, Outcome, Sample};
-use crate::workloads::{Model, Workload};
+use crate::workloads::{chunked_models, Workload};
 
 pub const WORKLOAD: Workload = Workload {
     name: "sdes-ecb",
     params: &["input", "key", "cipher", "chunk"],
-    models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: "one loop over the whole input", start: &[], start_unavailable: &[] },
-        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, start_unavailable: &[] },
-        Model {
-            name: "rayon-broadcast",
-            family: "data-parallel",
-            workers: true,
-            params: &[],
-            note: RAYON_BROADCAST_NOTE,
-            start: RAYON_BROADCAST_START,
-            start_unavailable: &[],
-        },
-        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, start_unavailable: &[] },
-    ],
+    models: &chunked_models("one loop over the whole input"),
     kernels: &[("portable", PORTABLE), ("tuned", TUNED)],
     run,
 };
@@ -288,6 +272,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::every_shape_and_start;
     use crate::protocol::Start;
 
     fn encrypted(encrypt: impl FnOnce(&mut [u8]), len: usize) -> Vec<u8> {
@@ -391,18 +376,6 @@ mod tests {
         (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect()
     }
 
-    const PARALLEL: [Shape; 3] = [Shape::Rayon, Shape::RayonBroadcast, Shape::Threads];
-
-    /// Every shape in every start mode it has: seq, then each parallel shape cold and warm.
-    fn every_model(workers: usize) -> Vec<Workers> {
-        let mut all = vec![Workers::start(Shape::Seq, 1, None).unwrap().0];
-        for shape in PARALLEL {
-            for start in [Start::Cold, Start::Warm] {
-                all.push(Workers::start(shape, workers, Some(start)).unwrap().0);
-            }
-        }
-        all
-    }
 
     fn run_class(workers: &Workers, class: KernelClass, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
         let mut out = vec![0; plain.len()];
@@ -418,7 +391,7 @@ mod tests {
     fn every_model_and_cipher_agree_on_arbitrary_parameters() {
         let plain = arbitrary_text(100_003);
         for (count, chunk) in [(1, None), (2, None), (3, Some(1)), (2, Some(7)), (3, Some(4096))] {
-            for workers in every_model(count) {
+            for workers in every_shape_and_start(count) {
                 let chunking = Chunking::new(plain.len(), workers.count, CHUNK_CAP, chunk);
                 for key in [0, 642, 1023, 517] {
                     let expected = cipher_of(KernelClass::Portable, CipherForm::Bitwise, key, &plain);
@@ -439,7 +412,7 @@ mod tests {
         // worker a chunk is tested without timing in parallel.rs; threads deal them statically.
         let plain = arbitrary_text(4 << 20);
         let chunking = Chunking::new(plain.len(), 2, CHUNK_CAP, None);
-        for workers in every_model(2) {
+        for workers in every_shape_and_start(2) {
             let (_, ran) = run_class(&workers, KernelClass::Tuned, CipherForm::Bitwise, 642, &plain, &chunking);
             match workers.shape {
                 Shape::Seq => assert!(ran.is_none()),
@@ -471,9 +444,9 @@ mod tests {
     }
 
     #[test]
-    fn the_copy_ceiling_is_reported_for_every_model() {
+    fn the_copy_ceiling_is_reported_for_every_shape_and_start() {
         let plain = arbitrary_text(10_000);
-        for workers in every_model(2) {
+        for workers in every_shape_and_start(2) {
             let chunking = Chunking::new(plain.len(), workers.count, CHUNK_CAP, None);
             let mut out = vec![0; plain.len()];
             let sample = with_copy_ceiling(Sample::new(crate::protocol::measure(|_| ()).1, 0, String::new()), &workers, &plain, &mut out, &chunking).unwrap();

@@ -5,7 +5,7 @@ defmodule Parbench.Workloads.SdesEcb.Tuned do
   mask; the table cipher through a 65,536-entry tuple of byte-pair ciphertexts.
   """
   import Bitwise
-  alias Parbench.Workloads.SdesEcb.Reference
+  alias Parbench.Workloads.SdesEcb.Portable
 
   # Each S-box flattened row by row, indexed row * 4 + column.
   @s0 {1, 0, 3, 2, 3, 2, 1, 0, 0, 2, 1, 3, 3, 1, 3, 2}
@@ -14,7 +14,7 @@ defmodule Parbench.Workloads.SdesEcb.Tuned do
   # Each permutation of the spec becomes permute_<name>/1, so a byte pays only the bit
   # operations, not a walk over the position list.
   for {name, width} <- [p10: 10, p8: 10, ip: 8, ip_inv: 8, ep: 4, p4: 4] do
-    table = Map.fetch!(Reference.permutation_tables(), name)
+    table = Map.fetch!(Portable.permutation_tables(), name)
     output_bits = length(table)
 
     expression =
@@ -31,9 +31,9 @@ defmodule Parbench.Workloads.SdesEcb.Tuned do
   @doc "K1 and K2 of a 10-bit key, through the unrolled permutations."
   def subkeys(key) do
     p10 = permute_p10(key)
-    {left, right} = {Reference.rotate5(p10 >>> 5, 1), Reference.rotate5(p10 &&& 0x1F, 1)}
+    {left, right} = {Portable.rotate5(p10 >>> 5, 1), Portable.rotate5(p10 &&& 0x1F, 1)}
     k1 = permute_p8(left <<< 5 ||| right)
-    {left, right} = {Reference.rotate5(left, 2), Reference.rotate5(right, 2)}
+    {left, right} = {Portable.rotate5(left, 2), Portable.rotate5(right, 2)}
     {k1, permute_p8(left <<< 5 ||| right)}
   end
 

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 require "json"
-require_relative "../digests"
-require_relative "batch_database"
+require_relative "../digest"
+require_relative "batch_job/database"
 require_relative "parallel_units"
 
 module Parbench
@@ -82,7 +82,7 @@ module Parbench
 
       def checksum
         rows = with_connection(&:all_annotation_rows)
-        Digests::OrderFree.of(rows.map { |row| row.join(":") }).to_s
+        Digest::OrderFree.of(rows.map { |row| row.join(":") }).to_s
       end
 
       def with_connection

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../digests"
+require_relative "../digest"
 
 module Parbench
   module Workloads
@@ -128,7 +128,7 @@ module Parbench
       end
 
       def run_seq(started)
-        digest = Digests::OrderFree.new
+        digest = Digest::OrderFree.new
         @tasks.times do |t|
           @steps.times do |s|
             @switches.step(t)
@@ -151,7 +151,7 @@ module Parbench
           spawned = Protocol.now_ns
           tasks.map(&:wait)
         end.wait
-        [digests.reduce(Digests::OrderFree.new, :merge), spawned]
+        [digests.reduce(Digest::OrderFree.new, :merge), spawned]
       end
 
       def run_thread(_started)
@@ -161,7 +161,7 @@ module Parbench
           end
         end
         spawned = Protocol.now_ns
-        [threads.map(&:value).reduce(Digests::OrderFree.new, :merge), spawned]
+        [threads.map(&:value).reduce(Digest::OrderFree.new, :merge), spawned]
       end
 
       # async 1.30's reactor never ends once a task's fiber could not be created (it waits in
@@ -176,7 +176,7 @@ module Parbench
 
       # Task t's steps, each after giving way to the scheduler as the block does it.
       def task_digest(t)
-        digest = Digests::OrderFree.new
+        digest = Digest::OrderFree.new
         id = t + @salt
         @steps.times do |s|
           yield

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 require "securerandom"
-require_relative "../digests"
+require_relative "../digest"
 require_relative "../chunking"
 require_relative "parallel_units"
 
@@ -73,7 +73,7 @@ module Parbench
         keys = gathered.results
         extra = { probes: @probes.map { |i| gathered.key(i) } }
         extra[:workers_used] = gathered.workers_used unless @model == "seq"
-        Outcome.new(items: keys.size, checksum: -> { Digests::OrderFree.of(keys).to_s }, extra: extra, busy: busy,
+        Outcome.new(items: keys.size, checksum: -> { Digest::OrderFree.of(keys).to_s }, extra: extra, busy: busy,
                     ceiling: -> { ceiling })
       end
 
@@ -188,7 +188,7 @@ module Parbench
       def self.keys(indices, bytes, source, seed, kernel)
         strong = source == "strong"
         indices.map do |i|
-          encode(kernel, strong ? SecureRandom.random_bytes(bytes) : Digests.splitmix64_bytes(seed, i, bytes))
+          encode(kernel, strong ? SecureRandom.random_bytes(bytes) : Digest.splitmix64_bytes(seed, i, bytes))
         end
       end
 

@@ -3,8 +3,8 @@
 require "digest"
 require_relative "../chunking"
 require_relative "parallel_units"
-require_relative "sdes_portable"
-require_relative "sdes_tuned"
+require_relative "sdes_ecb/portable"
+require_relative "sdes_ecb/tuned"
 
 module Parbench
   module Workloads
@@ -98,7 +98,7 @@ module Parbench
       def run
         busy = @model == "seq" ? nil : []
         workers_used = encrypt_with(@cipher, busy)
-        Outcome.new(items: @plaintext.bytesize, checksum: -> { Digest::SHA256.hexdigest(@ciphertext) },
+        Outcome.new(items: @plaintext.bytesize, checksum: -> { ::Digest::SHA256.hexdigest(@ciphertext) },
                     extra: workers_used ? { workers_used: workers_used } : {}, busy: busy,
                     ceiling: -> { Protocol.time_ceiling("copy") { encrypt_with("copy", nil) } })
       end

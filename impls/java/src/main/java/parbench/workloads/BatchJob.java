@@ -23,7 +23,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import org.sqlite.SQLiteConfig;
-import parbench.Checksums;
+import parbench.Digest;
 import parbench.Protocol;
 import parbench.Workers;
 import parbench.Workload;
@@ -284,11 +284,11 @@ public final class BatchJob implements Workload {
                 "SELECT doc_id, span_begin, span_end, label FROM annotations");
              ResultSet rows = select.executeQuery()) {
             while (rows.next()) {
-                sum += Checksums.fnv1a64(rows.getInt(1) + ":" + rows.getInt(2) + ":" + rows.getInt(3) + ":"
+                sum += Digest.fnv1a64(rows.getInt(1) + ":" + rows.getInt(2) + ":" + rows.getInt(3) + ":"
                         + rows.getString(4));
             }
         }
-        return Checksums.digestHex(sum);
+        return Digest.digestHex(sum);
     }
 
     /** A document's work, which does I/O and so may throw, as the chunk body a runner takes. */

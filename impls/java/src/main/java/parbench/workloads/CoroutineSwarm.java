@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.SequencedMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import parbench.Checksums;
+import parbench.Digest;
 import parbench.Protocol;
 import parbench.Workers;
 import parbench.Workload;
@@ -52,7 +52,7 @@ public final class CoroutineSwarm implements Workload {
 
     /** The hash of task `id`'s line at `step`; `id` is the task's index plus the repetition's salt. */
     static long lineHash(long id, int step) {
-        return Checksums.fnv1a64(id + ":" + step + ":" + fizzbuzz(step));
+        return Digest.fnv1a64(id + ":" + step + ":" + fizzbuzz(step));
     }
 
     /** No task has run a step yet: the first step is not a switch. */
@@ -78,7 +78,7 @@ public final class CoroutineSwarm implements Workload {
                 sum += lineHash(t + salt, s);
             }
         }
-        return new SwarmResult(Checksums.digestHex(sum), 0, switches);
+        return new SwarmResult(Digest.digestHex(sum), 0, switches);
     }
 
     static String sequential(int tasks, int steps) {
@@ -132,7 +132,7 @@ public final class CoroutineSwarm implements Workload {
         for (Thread thread : threads) {
             thread.join();
         }
-        return new SwarmResult(Checksums.digestHex(digest.get()), spawnNs, switches.sum());
+        return new SwarmResult(Digest.digestHex(digest.get()), spawnNs, switches.sum());
     }
 
     static SwarmResult swarm(int tasks, int steps, int sleepMs, Thread.Builder builder) throws InterruptedException {

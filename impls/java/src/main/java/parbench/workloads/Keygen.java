@@ -16,8 +16,8 @@ import javax.crypto.Cipher;
 import javax.crypto.ShortBufferException;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
-import parbench.Checksums;
 import parbench.Chunking;
+import parbench.Digest;
 import parbench.Protocol;
 import parbench.Workers;
 import parbench.Workload;
@@ -206,7 +206,7 @@ public final class Keygen implements Workload {
         /** A worker's own generator, made (and for strong ones seeded from the OS) where it is called. */
         KeyBytes open(int keyBytes) {
             if (!isStrong()) {
-                return (index, key) -> Checksums.splitMix64BytesInto(seed, index, key);
+                return (index, key) -> Digest.splitMix64BytesInto(seed, index, key);
             }
             if (!tuned()) {
                 SecureRandom random = new SecureRandom();
@@ -447,9 +447,9 @@ public final class Keygen implements Workload {
     static String checksum(String[] keys) {
         long sum = 0;
         for (String key : keys) {
-            sum += Checksums.fnv1a64(key);
+            sum += Digest.fnv1a64(key);
         }
-        return Checksums.digestHex(sum);
+        return Digest.digestHex(sum);
     }
 
     static SecureRandom newStrongRandom() {

@@ -31,7 +31,7 @@ class CoroutineSwarmTest {
 
     @Test
     void task0Step0IsTheLine0Colon0ColonFizzBuzz() {
-        assertEquals(parbench.Checksums.fnv1a64("0:0:FizzBuzz"), CoroutineSwarm.lineHash(0, 0));
+        assertEquals(parbench.Digest.fnv1a64("0:0:FizzBuzz"), CoroutineSwarm.lineHash(0, 0));
     }
 
     @ParameterizedTest(name = "tasks {0}, steps {1}, sleep {2} ms")

@@ -144,9 +144,9 @@ class KeygenTest {
             long sum = 0;
             for (String key : made) {
                 assertEquals(16, key.length());
-                sum += parbench.Checksums.fnv1a64(key);
+                sum += parbench.Digest.fnv1a64(key);
             }
-            assertEquals(parbench.Checksums.digestHex(sum), Keygen.checksum(made), strong.toString());
+            assertEquals(parbench.Digest.digestHex(sum), Keygen.checksum(made), strong.toString());
         }
     }
 
@@ -259,7 +259,7 @@ class KeygenTest {
         Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, 42L);
         List<String> want = new ArrayList<>();
         for (int index : new int[] {0, 6, 7, 1999}) {
-            want.add(Keygen.base32Lower(parbench.Checksums.splitMix64Bytes(42, index, 10)));
+            want.add(Keygen.base32Lower(parbench.Digest.splitMix64Bytes(42, index, 10)));
         }
         assertEquals(want, repetition.extra().get("probes"));
     }

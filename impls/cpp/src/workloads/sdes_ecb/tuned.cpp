@@ -2,21 +2,21 @@
 // as masks and shifts that g++ vectorises, and the table looked up with whatever this machine
 // offers (AVX-512 VBMI, AVX2), chosen at compile time. sdes_ecb.cpp dispatches here for
 // --kernel tuned, and for the copy ceiling.
-#include "workloads/sdes_ecb_tuned.hpp"
+#include "workloads/sdes_ecb/tuned.hpp"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "workloads/sdes_cipher.hpp"
+#include "workloads/sdes_ecb/portable.hpp"
 
 namespace parbench::sdes_ecb::tuned {
 
 namespace {
 
 // --- the bitwise kernel: mask-and-shift permutations with packed S-box constants ---------------
-// The same cipher as the reference (sdes_cipher.hpp), in a form written for g++'s vectoriser. Each
+// The same cipher as the reference (sdes_ecb/portable.hpp), in a form written for g++'s vectoriser. Each
 // permutation moves the bits that travel the same distance together, one mask and one shift per
 // distance, checked against the spec's table at compile time; each S-box is packed into one
 // 32-bit constant, so a lookup is a variable shift, which AVX2 and AVX-512 have (a lookup in the

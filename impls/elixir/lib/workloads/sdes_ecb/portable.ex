@@ -1,4 +1,4 @@
-defmodule Parbench.Workloads.SdesEcb.Reference do
+defmodule Parbench.Workloads.SdesEcb.Portable do
   @moduledoc """
   sdes-ecb's portable kernel: the reference procedure of docs/workloads/sdes-ecb.md,
   transliterated. The permutation tables are lists walked in order; each S-box is a tuple of

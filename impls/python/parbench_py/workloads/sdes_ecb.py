@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import dask_cluster, parallel
-from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, time_ns
+from .. import dask_cluster, parallel
+from ..protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, time_ns
 
 # The portable kernel is the reference procedure of docs/workloads/sdes-ecb.md, transliterated:
 # the spec's tables as lists of positions and the S-boxes as 4x4 lists, in the same order of

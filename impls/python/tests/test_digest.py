@@ -1,7 +1,7 @@
 """The shared helpers of workloads/README.md against its vectors."""
 import unittest
 
-from parbench_py.checksums import fnv1a64, order_free_digest, splitmix64_bytes
+from parbench_py.digest import fnv1a64, order_free_digest, splitmix64_bytes
 
 
 class SharedHelpers(unittest.TestCase):

@@ -1,6 +1,6 @@
 // keygen's tuned Base32, built with PARBENCH_CXX_TUNED_FLAGS (-march=native): AVX-512 VBMI where
 // this machine has it, else letter pairs; keygen.cpp uses it for --kernel tuned.
-#include "workloads/keygen_tuned.hpp"
+#include "workloads/keygen/tuned.hpp"
 
 #include <immintrin.h>
 

@@ -2,14 +2,14 @@
  * What a sdes-ecb worker thread runs: a chunk through the kernel that was asked for. Kept apart
  * from the workload's protocol side so that a worker thread loads only this and the kernels.
  */
-import { chunkBounds, claimChunks } from '../chunking.js';
-import { BusyInterval } from '../protocol.js';
-import * as portable from './sdes_ecb_portable.js';
-import * as tuned from './sdes_ecb_tuned.js';
+import { chunkBounds, claimChunks } from '../../chunking.js';
+import { BusyInterval } from '../../protocol.js';
+import * as portable from './portable.js';
+import * as tuned from './tuned.js';
 
 /**
  * Encrypts input[begin, end) into output. portable: the reference procedure's bitwise or table
- * cipher. tuned: the shift-and-mask rounds, or the WebAssembly look-up `lookup` over the memory
+ * cipher. tuned: the same loop over the shift-and-mask rounds, or the WebAssembly look-up `lookup` over the memory
  * both arrays live in.
  */
 export function encryptRange(cipher, lookup, input, output, begin, end) {
@@ -19,7 +19,7 @@ export function encryptRange(cipher, lookup, input, output, begin, end) {
   } else if (cipher.kind === 'table') {
     lookup(input.byteOffset + begin, output.byteOffset + begin, end - begin, cipher.pairs ? 1 : 0);
   } else {
-    tuned.encryptBitwise(cipher.k1, cipher.k2, input, output, begin, end);
+    portable.encryptBitwise(cipher.k1, cipher.k2, input, output, begin, end, tuned.encryptByte);
   }
 }
 

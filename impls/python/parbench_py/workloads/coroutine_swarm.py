@@ -4,9 +4,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from .checksums import MASK64, digest_hex, fnv1a64
-from .event_loops import UVLOOP_AVAILABLE, run_on
-from .protocol import Job, Model, Outcome, Param, Workload
+from ..digest import MASK64, digest_hex, fnv1a64
+from ..event_loops import UVLOOP_AVAILABLE, run_on
+from ..protocol import Job, Model, Outcome, Param, Workload
 
 
 def fizzbuzz(i: int) -> str:

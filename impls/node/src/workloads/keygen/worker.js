@@ -4,9 +4,9 @@
  * its own isolate every repetition, loads only this.
  */
 import crypto from 'node:crypto';
-import { chunkBounds, claimChunks } from '../chunking.js';
-import { splitmix64Fill } from '../digest.js';
-import { BusyInterval } from '../protocol.js';
+import { chunkBounds, claimChunks } from '../../chunking.js';
+import { splitmix64Fill } from '../../digest.js';
+import { BusyInterval } from '../../protocol.js';
 
 const ALPHABET = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');
 const PAD = '='.charCodeAt(0);

@@ -16,7 +16,7 @@ export async function loadDriver(url) {
 // better-sqlite3 finds its addon through `bindings`, which probes paths with fs.existsSync, that
 // is access(2): it asks as the real user without capabilities, so parbench's benchmark user, which
 // reads a project under a root-only folder by CAP_DAC_READ_SEARCH alone, would find none. Named.
-const SQLITE_ADDON = fileURLToPath(new URL('../node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+const SQLITE_ADDON = fileURLToPath(new URL('../../../node_modules/better-sqlite3/build/Release/better_sqlite3.node',
   import.meta.url));
 
 // Concurrent SQLite writers wait for the lock this long instead of failing with SQLITE_BUSY.

@@ -3,8 +3,8 @@ package parbench;
 import java.nio.charset.StandardCharsets;
 
 /** The helpers every workload spec shares: FNV-1a 64, the order-free digest, SplitMix64 bytes. */
-public final class Checksums {
-    private Checksums() {}
+public final class Digest {
+    private Digest() {}
 
     private static final long FNV_OFFSET = 0xcbf29ce484222325L;
     private static final long FNV_PRIME = 0x100000001b3L;

@@ -6,9 +6,9 @@ import os
 import sys
 from typing import Callable
 
-from . import dask_cluster, parallel
-from .checksums import digest_hex, digest_sum, splitmix64_bytes
-from .protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, int_list, time_ns
+from .. import dask_cluster, parallel
+from ..digest import digest_hex, digest_sum, splitmix64_bytes
+from ..protocol import BadArguments, Job, LimitReached, Model, Outcome, Param, Workload, int_list, time_ns
 
 STRONG_SOURCE = "os.urandom (getrandom(2), the kernel CSPRNG)"
 # Python has one kernel, the portable one: os.urandom (the standard library's CSPRNG call) per key

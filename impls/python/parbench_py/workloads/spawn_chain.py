@@ -8,8 +8,8 @@ import threading
 import time
 from typing import Callable
 
-from .event_loops import UVLOOP_AVAILABLE, run_on
-from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
+from ..event_loops import UVLOOP_AVAILABLE, run_on
+from ..protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
 
 class Census:

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
-from . import dask_cluster, parallel
-from .checksums import order_free_digest
-from .protocol import Job, LimitReached, Model, Outcome, Param, Workload
+from .. import dask_cluster, parallel
+from ..digest import order_free_digest
+from ..protocol import Job, LimitReached, Model, Outcome, Param, Workload
 
 Span = tuple[int, int, str]
 

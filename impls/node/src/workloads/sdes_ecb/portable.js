@@ -59,15 +59,18 @@ export function encryptByte(k1, k2, plain) {
   return permute(fK(swapped, k2), 8, IP_INV);
 }
 
-/** The bitwise cipher over input[begin, end) into output. */
-export function encryptBitwise(k1, k2, input, output, begin, end) {
-  for (let i = begin; i < end; i++) output[i] = encryptByte(k1, k2, input[i]);
+/**
+ * The bitwise cipher over input[begin, end) into output, one block at a time through `rounds`:
+ * this kernel's encryptByte, or the tuned kernel's (only the rounds differ between the two).
+ */
+export function encryptBitwise(k1, k2, input, output, begin, end, rounds = encryptByte) {
+  for (let i = begin; i < end; i++) output[i] = rounds(k1, k2, input[i]);
 }
 
-/** The table cipher's key schedule: the ciphertext of every byte value. */
-export function keyTable(k1, k2) {
+/** The table cipher's key schedule: the ciphertext of every byte value through `rounds`. */
+export function keyTable(k1, k2, rounds = encryptByte) {
   const table = new Uint8Array(256);
-  for (let b = 0; b < 256; b++) table[b] = encryptByte(k1, k2, b);
+  for (let b = 0; b < 256; b++) table[b] = rounds(k1, k2, b);
   return table;
 }
 

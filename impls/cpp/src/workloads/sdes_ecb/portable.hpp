@@ -1,7 +1,7 @@
 // sdes-ecb's portable kernel: the "Reference procedure" of docs/workloads/sdes-ecb.md, transliterated
 // (the spec's tables as arrays of positions looped over as written, the S-boxes as 4x4 arrays, the
 // same order of operations). Built for the compiler's default target in sdes_ecb.cpp.
-// sdes_ecb_tuned.cpp reads the tables only to check its own forms at compile time: a function of
+// sdes_ecb/tuned.cpp reads the tables only to check its own forms at compile time: a function of
 // this header called there would be compiled -march=native too, and the linker keeps one copy of
 // an inline function for both files.
 #pragma once

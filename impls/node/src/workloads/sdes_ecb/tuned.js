@@ -2,7 +2,9 @@
  * sdes-ecb's tuned bitwise rounds: every permutation hand-expanded into shift-and-mask groups
  * (the bits that move by the same distance), the S-boxes flat, row and column bits moved into
  * place by masks. 2.5-3× the portable rounds; the tests hold them to the portable kernel for every
- * key and byte. The tuned table cipher is WebAssembly (../table_lookup_wasm.js).
+ * key and byte. The ECB loop and the table's key schedule are the portable kernel's
+ * (`encryptBitwise`, `keyTable` in ./portable.js, handed these rounds). The tuned table cipher is
+ * WebAssembly (../../table_lookup_wasm.js).
  */
 /** IP = 2 6 3 1 4 8 5 7 */
 export function initialPermutation(x) {
@@ -45,16 +47,4 @@ export function encryptByte(k1, k2, plain) {
   const first = feistel(initialPermutation(plain), k1);
   const swapped = ((first & 0x0f) << 4) | (first >>> 4);
   return inverseInitialPermutation(feistel(swapped, k2));
-}
-
-/** The bitwise cipher over input[begin, end) into output. */
-export function encryptBitwise(k1, k2, input, output, begin, end) {
-  for (let i = begin; i < end; i++) output[i] = encryptByte(k1, k2, input[i]);
-}
-
-/** The ciphertext of every byte value through these rounds: what the WebAssembly look-up reads. */
-export function keyTable(k1, k2) {
-  const table = new Uint8Array(256);
-  for (let b = 0; b < 256; b++) table[b] = encryptByte(k1, k2, b);
-  return table;
 }

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "sdes_portable"
+require_relative "portable"
 
 module Parbench
   module Workloads

@@ -3,7 +3,7 @@
 module Parbench
   # The checksum helpers every workload shares (workloads/README.md): FNV-1a 64, the order-free
   # digest and SplitMix64 bytes.
-  module Digests
+  module Digest
     MASK64 = 0xFFFF_FFFF_FFFF_FFFF
     MASK32 = 0xFFFF_FFFF
     GOLDEN_GAMMA = 0x9E37_79B9_7F4A_7C15
@@ -52,7 +52,7 @@ module Parbench
       end
 
       def add(string)
-        high, low = Digests.fnv1a64_halves(string)
+        high, low = Digest.fnv1a64_halves(string)
         @high_sum += high
         @low_sum += low
         self
