@@ -64,10 +64,11 @@ static uint64_t handoff_once(uint64_t n) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: machine_ceiling copy BYTES | handoff N\n"); return 2; }
+    int copy = argc == 3 && strcmp(argv[1], "copy") == 0, handoff = argc == 3 && strcmp(argv[1], "handoff") == 0;
+    if (!copy && !handoff) { fprintf(stderr, "usage: machine_ceiling copy BYTES | handoff N\n"); return 2; }
     uint64_t amount = strtoull(argv[2], NULL, 10), best = UINT64_MAX;
     for (int i = 0; i < 5; i++) {
-        uint64_t spent = strcmp(argv[1], "copy") == 0 ? copy_once(amount) : handoff_once(amount);
+        uint64_t spent = copy ? copy_once(amount) : handoff_once(amount);
         if (spent < best) best = spent;
     }
     printf("%llu\n", (unsigned long long)best);
