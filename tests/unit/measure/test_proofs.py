@@ -1,0 +1,140 @@
+"""proofs.py: the evidence every workload's lines owe beyond their checksum: workers' busy
+intervals, time the implementation accounts for, and what the launcher saw of the tree's threads."""
+import pytest
+
+from parbench.measure import proofs
+from parbench.measure.process import ThreadSnapshot
+from parbench.measure.proofs import (ThreadUse, booked_outside_too_much, busy_problem, overlap_share, start_problem,
+                                     thread_use, time_problem, unaccounted_ns, unaccounted_too_long)
+
+MS = 1_000_000
+
+
+# --- extra.busy ----------------------------------------------------------------------------------
+def test_busy_intervals_of_the_case_s_workers_inside_the_repetition_pass():
+    assert busy_problem({"busy": [[0, 0, 5 * MS], [1, MS, 10 * MS]]}, 10 * MS, 2) is None
+
+
+@pytest.mark.parametrize("extra", [{}, {"busy": []}, {"busy": "0-5"}])
+def test_a_parallel_model_without_busy_intervals_is_named(extra):
+    assert busy_problem(extra, MS, 2).startswith("lacks extra.busy")
+
+
+@pytest.mark.parametrize("interval", [[0, 1], [0, 1, 2, 3], [0, 1.5, 2], [True, 0, 1], "x"])
+def test_an_interval_that_is_not_worker_start_end_is_named(interval):
+    assert "not [worker, start_ns, end_ns]" in busy_problem({"busy": [interval]}, 10 * MS, 2)
+
+
+def test_a_worker_the_case_does_not_have_is_named():
+    assert busy_problem({"busy": [[2, 0, MS]]}, 10 * MS, 2) == "extra.busy names worker 2, but the case has 2 worker(s)"
+    assert busy_problem({"busy": [[-1, 0, MS]]}, 10 * MS, 2).startswith("extra.busy names worker -1")
+    assert busy_problem({"busy": [[7, 0, MS]]}, 10 * MS, None) is None
+
+
+def test_an_interval_may_lie_outside_the_repetition_only_by_the_clocks_slack():
+    ns = 100 * MS                                         # slack: 5 % of it, at least 1 ms
+    assert busy_problem({"busy": [[0, -5 * MS, ns + 5 * MS]]}, ns, 1) is None
+    assert "lies outside the repetition's" in busy_problem({"busy": [[0, -5 * MS - 1, ns]]}, ns, 1)
+    assert "lies outside" in busy_problem({"busy": [[0, 0, ns + 5 * MS + 1]]}, ns, 1)
+    assert "lies outside" in busy_problem({"busy": [[0, 3 * MS, 2 * MS]]}, ns, 1)     # ends before it starts
+    assert busy_problem({"busy": [[0, -MS, 10]]}, 10, 1) is None                      # the 1 ms floor
+
+
+def test_the_overlap_is_the_share_of_busy_time_two_or_more_workers_shared():
+    assert overlap_share([[0, 0, 10], [1, 0, 10]]) == 1.0
+    assert overlap_share([[0, 0, 10], [1, 10, 20]]) == 0.0
+    assert overlap_share([[0, 0, 10], [1, 5, 15]]) == pytest.approx(5 / 15)
+
+
+def test_empty_intervals_have_no_overlap_to_speak_of():
+    assert overlap_share([]) is None and overlap_share([[0, 5, 5], [1, 7, 3]]) is None
+
+
+# --- accounted time ----------------------------------------------------------------------------------
+def test_the_unaccounted_time_is_the_gap_less_the_work_and_its_phases():
+    assert unaccounted_ns({"ns": 10 * MS, "extra": {"gap_ns": 20 * MS, "checksum_ns": 2 * MS}}) == 8 * MS
+    assert unaccounted_ns({"ns": 10, "extra": {}}) is None and unaccounted_ns({"ns": 10, "extra": {"gap_ns": 1.5}}) is None
+
+
+def test_unaccounted_time_is_too_long_beyond_a_tenth_of_the_gap_plus_5_ms():
+    gap = 100 * MS                                         # allowed: 10 ms + 5 ms
+    assert not unaccounted_too_long({"ns": gap - 15 * MS, "extra": {"gap_ns": gap}})
+    assert unaccounted_too_long({"ns": gap - 15 * MS - 1, "extra": {"gap_ns": gap}})
+    assert not unaccounted_too_long({"ns": 1, "extra": {}})
+
+
+def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_2_ms():
+    assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": 3, "cleanup_ns": 4.0, "checksum_ns": 99}}) == 7
+    assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": True}}) == 0
+    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS}})
+    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS + 1}})
+    assert not booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS}})
+    assert booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS + 1}})
+
+
+# --- what the launcher saw of the tree (protocol 3) ---------------------------------------------------
+READY = ThreadSnapshot(0, 1 * MS, {(1, 1): MS})
+
+
+def test_a_repetition_on_the_threads_of_the_ready_line_is_all_kept_work():
+    after = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): 3 * MS})
+    use = thread_use([READY, ThreadSnapshot(5 * MS, 3 * MS, {(1, 1): MS}), after], 1)
+    assert use == ThreadUse(5 * MS, 2 * MS, 0, 0, 0)
+    assert use.cores == pytest.approx(0.4)
+
+
+def test_threads_made_in_a_repetition_count_as_new_and_those_of_an_earlier_one_as_leftover():
+    before = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): MS, (1, 5): MS})          # (1, 5): made by rep 0
+    after = ThreadSnapshot(20 * MS, 15 * MS, {(1, 1): 2 * MS, (1, 5): 4 * MS, (1, 9): 6 * MS})
+    assert thread_use([READY, before, after], 1) == ThreadUse(10 * MS, 10 * MS, 6 * MS, 3 * MS, 1)
+
+
+def test_cpu_of_threads_that_ended_inside_the_repetition_counts_as_new():
+    before = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): MS})
+    after = ThreadSnapshot(20 * MS, 13 * MS, {(1, 1): 2 * MS})                   # 7 ms on threads gone since
+    assert thread_use([READY, before, after], 1).new_cpu_ns == 7 * MS
+
+
+def test_when_a_thread_of_before_also_ended_no_unexplained_cpu_is_called_new():
+    before = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): MS, (1, 3): MS})
+    after = ThreadSnapshot(20 * MS, 13 * MS, {(1, 1): 2 * MS})
+    assert thread_use([READY, before, after], 1).new_cpu_ns == 0
+
+
+def test_without_a_cgroup_the_tree_cpu_is_its_live_threads():
+    before = ThreadSnapshot(10 * MS, None, {(1, 1): MS})
+    after = ThreadSnapshot(20 * MS, None, {(1, 1): 3 * MS, (1, 4): MS})
+    assert thread_use([READY, before, after], 1) == ThreadUse(10 * MS, 3 * MS, MS, 0, 1)
+
+
+def test_a_repetition_the_launcher_did_not_see_end_has_no_use():
+    assert thread_use([READY], 0) is None and thread_use([], 0) is None
+    assert ThreadUse(0, 5, 0, 0, 0).cores is None
+
+
+def test_the_use_is_stored_beside_the_implementation_s_fields():
+    assert ThreadUse(10, 25, 5, 1, 2).as_extra() == {"measured_cpu_ns": 25, "measured_cores": 2.5,
+                                                     "new_thread_cpu_ns": 5, "leftover_thread_cpu_ns": 1,
+                                                     "new_threads": 2}
+
+
+def test_a_warm_repetition_working_on_threads_it_made_breaks_its_promise():
+    assert "a warm repetition ran 6.0 ms of its 10.0 ms" in start_problem("warm", ThreadUse(10 * MS, 10 * MS, 6 * MS, 0, 1))
+    assert start_problem("warm", ThreadUse(10 * MS, 10 * MS, 5 * MS, 0, 1)) is None      # half: at the bar
+    assert start_problem("warm", ThreadUse(1 * MS, 2 * MS, 2 * MS, 0, 1)) is None        # under the 2 ms floor
+
+
+def test_a_cold_repetition_working_on_an_earlier_one_s_threads_breaks_its_promise():
+    assert "a cold repetition ran 8.0 ms" in start_problem("cold", ThreadUse(10 * MS, 10 * MS, 0, 8 * MS, 0))
+    assert start_problem("cold", ThreadUse(10 * MS, 10 * MS, 10 * MS, 0, 4)) is None
+    assert start_problem("cold", None) is None
+
+
+def test_a_line_that_claims_more_time_than_the_launcher_saw_is_named():
+    lines = [{"rep": 0, "ns": 10 * MS, "extra": {}}, {"warmup": 0, "ns": 10 * MS, "extra": {"checksum_ns": MS}}]
+    seen = 10 * MS                                          # allowed beyond it: 1 ms + 2 %
+    assert time_problem(lines[:1], [seen], [0]) is None
+    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0]) is None
+    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0]).startswith(
+        "repetition 0 accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
+    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith("warm-up 0 accounts for 11.00 ms")
