@@ -1,7 +1,6 @@
 """The statistics recover what was planted in synthetic samples."""
 import numpy as np
 
-from parbench.analysis.compare import compare
 from parbench.analysis.stats import bootstrap_medians, case_stats, confidence_interval, tukey_outliers
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition
 
@@ -48,14 +47,3 @@ def test_unverified_repetitions_are_left_out_of_the_statistics():
 def test_cpu_utilisation_is_cpu_over_wall_times_cores():
     stats = case_stats(_run([[100, 100]]), cores=2)
     assert abs(stats.cpu_utilisation - 200 / (220 * 2)) < 0.01
-
-
-def test_comparison_finds_a_real_difference_and_none_where_there_is_none():
-    rng = np.random.default_rng(3)
-    base = [rng.normal(100, 3, 10) for _ in range(3)]
-    same = [rng.normal(100, 3, 10) for _ in range(3)]
-    slower = [rng.normal(200, 3, 10) for _ in range(3)]
-    assert not compare(same, base, "base").significant
-    result = compare(slower, base, "base")
-    assert result.significant and 1.9 < result.ratio < 2.1
-    assert result.sentence().startswith("2.0") and "x slower +" in result.sentence()
