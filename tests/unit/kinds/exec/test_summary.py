@@ -1,0 +1,123 @@
+"""kinds/exec/summary.py: exec's console report in hyperfine's shape; an interval from fewer than
+ten runs is called the range, never a 95% CI; comparisons against the fastest or --reference."""
+import io
+
+from rich.console import Console
+from unit_records import case_run, failed_run, record
+
+from parbench.kinds.exec.summary import (MIN_RUNS_FOR_CI, comparison_lines, command_block, duration,
+                                         output_sentence, print_exec, shell_line, time_lines)
+
+MS = 1_000_000
+FEW = ((10 * MS, 11 * MS, 12 * MS),)
+MANY = tuple((v * MS,) for v in (10, 11, 12, 10, 11, 12, 10, 11, 12, 11))
+
+
+def command(name: str, times=FEW, note: str = "", scale: float = 1.0):
+    run = case_run(name, "command", tuple(tuple(int(ns * scale) for ns in reps) for reps in times),
+                   params={}, runtime="exec", workload="exec")
+    object.__setattr__(run.case, "note", note)
+    return run
+
+
+def results(*runs, **options):
+    out = record(list(runs), kind="exec")
+    out.options = options
+    return out
+
+
+def test_a_duration_is_in_human_units_or_the_unit_asked_for():
+    assert duration(1_500_000, None) == "1.5 ms" and duration(1_500_000, "microsecond") == "1500 µs"
+    assert duration(2e9, "second") == "2 s"
+
+
+def test_fewer_than_ten_runs_show_the_range_and_say_why_there_is_no_ci():
+    line, = time_lines(results(command("a")).results[0], None)
+    assert "Time (median, range):   11 ms  [10 ms … 12 ms]" in line
+    assert f"3 runs (too few for a 95% CI: at least {MIN_RUNS_FOR_CI})" in line
+
+
+def test_ten_runs_or_more_show_the_median_with_its_95_ci_and_the_range():
+    ci, spread = time_lines(results(command("a", MANY)).results[0], None)
+    assert ci.startswith("  Time (median, 95% CI):  11 ms  [") and ci.endswith("10 runs")
+    assert spread == "  Range (min … max):      10 ms … 12 ms"
+
+
+def test_the_output_sentence_says_whether_every_run_printed_the_same():
+    run = command("a")
+    assert output_sentence(results(run).results[0]) == "output identical in every run ✓"
+    run.repetitions[0].checksum = "other"
+    assert output_sentence(results(run).results[0]) == "output varies (2 different outputs in 3 runs)"
+
+
+def test_a_block_names_its_benchmark_with_its_command_line_beside_a_name():
+    block = command_block(2, results(command("nap", note="sleep 0.01")).results[0], None, True)
+    assert block[0] == "Benchmark 2: nap (sleep 0.01)" and "peak memory (whole tree)" in block[-1]
+
+
+def test_a_command_line_over_several_lines_stays_on_the_headers_line():
+    block = command_block(1, results(command("a\nb")).results[0], None, True)
+    assert block[0] == "Benchmark 1: a\\nb"
+
+
+def test_a_failed_command_shows_its_status_and_reason():
+    block = command_block(1, results(failed_run("boom")).results[0], None, True)
+    assert block == ["Benchmark 1: boom", "  crash: exit 1: it fell over"]
+
+
+def test_a_run_faster_than_five_ms_through_a_shell_is_warned_about_but_not_without_one():
+    fast = results(command("a", scale=0.1)).results[0]
+    assert "Warning: a run took less than 5 ms" in command_block(1, fast, None, True)[-1]
+    assert not any("Warning" in line for line in command_block(1, fast, None, False))
+
+
+def test_the_fastest_ran_first_and_the_others_compare_with_it_fastest_first():
+    rs = results(command("slow", scale=3.0), command("fast"), command("mid", scale=2.0)).results
+    lines = comparison_lines(rs, None, by_command=False)
+    assert lines[0] == "  'fast' ran"
+    assert lines[1].startswith("    2.00x faster than 'mid' (ratio of medians; fewer than 10 runs: no CI)")
+    assert lines[2].startswith("    3.00x faster than 'slow'")
+
+
+def test_sort_by_command_keeps_the_commands_order():
+    rs = results(command("slow", scale=3.0), command("fast"), command("mid", scale=2.0)).results
+    assert [line.split("'")[1] for line in comparison_lines(rs, None, by_command=True)[1:]] == ["slow", "mid"]
+
+
+def test_a_reference_slower_than_another_says_how_much_slower():
+    rs = results(command("ref", scale=2.0), command("fast")).results
+    assert comparison_lines(rs, rs[0].case.key, False)[1].startswith("    2.00x slower than 'fast'")
+
+
+def test_with_ten_runs_each_the_ratio_comes_with_its_interval_or_no_significant_difference():
+    rs = results(command("slow", MANY, scale=2.0), command("fast", MANY)).results
+    assert comparison_lines(rs, None, False)[1].startswith("    2.00x faster than 'slow' [")
+    same = results(command("a", MANY), command("b", MANY)).results
+    assert comparison_lines(same, None, False)[1].startswith("    no significant difference from")
+
+
+def test_a_time_of_zero_gives_no_ratio_and_says_why():
+    rs = results(command("zero", scale=0.0), command("b")).results
+    assert "no ratio with 'b': the reference's time is 0" in comparison_lines(rs, None, False)[1]
+
+
+def test_one_measured_command_has_nothing_to_compare():
+    assert comparison_lines(results(command("a"), failed_run()).results, None, False) == []
+
+
+def test_the_shell_line_names_the_shell_and_its_mean_start_up_where_it_was_measured():
+    line = shell_line({"shell": "sh", "shell_startup": {"runs": 50, "wall_ns": 1_200_000}})
+    assert line.startswith("Shell start-up (sh -c '', mean of 50 runs): 1.2 ms, subtracted")
+    assert shell_line({"shell": "none", "shell_startup": {"runs": 0, "wall_ns": 0}}) is None
+    assert shell_line({}) is None
+
+
+def test_the_report_prints_blocks_comparison_and_failures_in_order():
+    out = io.StringIO()
+    run = results(command("a"), command("b", scale=2.0), failed_run("boom"),
+                  shell="sh", shell_startup={"runs": 50, "wall_ns": 1_000_000})
+    print_exec(run, Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    order = ["Shell start-up", "Benchmark 1: a", "Benchmark 2: b", "Benchmark 3: boom", "Comparison", "'a' ran"]
+    assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
+    assert "fell over" in text.split("'a' ran")[1]
