@@ -7,7 +7,7 @@ import io
 
 from parbench.escaping import csv_cell
 from parbench.export.base import Exporter, Report
-from parbench.export.json_format import document
+from parbench.export.summary_row import summary
 
 COLUMNS = ["command", "mean", "stddev", "median", "user", "system", "min", "max",
            "run", "key", "workload", "runtime", "model", "family", "workers", "params", "status",
@@ -20,15 +20,16 @@ def render(reports: list[Report]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     row = lambda cells: writer.writerow([csv_cell(c) for c in cells])     # every cell through the one escape
-    for r in document(reports)["results"]:
-        case = r["case"]
-        row([r["command"], r["mean"], r["stddev"], r["median"], r["user"], r["system"], r["min"],
-                         r["max"], r["run"], case["key"], case["workload"], case["runtime"], case["model"],
-                         case["family"], case["workers"] or "",
-                         ";".join(f"{k}={v}" for k, v in case["params"].items()), r["status"],
-                         r["median_ci"][0], r["median_ci"][1], len(r["times"]),
-                         r["memory"]["tree_peak_rss_bytes"], r["memory"]["largest_process_rss_bytes"],
-                         r["verification"]["verified"], r["verification"]["repetitions"]])
+    for report in reports:
+        for result in report.record.results:
+            if result.stats is None:
+                continue
+            case, s = result.case, summary(result)
+            row([s.command, s.mean, s.stddev, s.median, s.user, s.system, s.min, s.max,
+                 report.record.id, case.key, case.workload, case.runtime, case.model, case.family, case.workers or "",
+                 ";".join(f"{k}={v}" for k, v in case.params.items()), result.run.status,
+                 *s.median_ci, len(s.times), s.tree_peak_rss_bytes, s.largest_process_rss_bytes,
+                 s.verified, s.repetitions])
     return out.getvalue()
 
 

@@ -13,12 +13,14 @@ from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.scaling import ScalingResult, amdahl, usl
 from parbench.escaping import html_text as escape      # the one HTML escape (escaping.py)
 from parbench.export.base import Exporter, Report
+from parbench.export.views import (AmdahlParams, Cluster, Machine, NextSizeFailure, UslParams, machine_of, options_of,
+                                   runtimes_of, start_mode, view)
 from parbench.records import CaseResult, RunRecord
 from parbench.report import advise_panel, seeds as seeds_module
 from parbench.report import svg
 from parbench.report.analyses import tables as analysis_tables
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines, failure_rows,
-                                  groups, measured_row, median_extra, one_worker, outlier_note, override_lines,
+                                  groups, measured_row, one_worker, outlier_note, override_lines,
                                   startup_rows)
 from parbench.report.summary import Cell, Row, anchor_of, summary
 from parbench.units import format_bytes, format_duration, format_per_item
@@ -123,34 +125,41 @@ DURATION = svg.Axis("time", format_duration)
 CLUSTER_COLUMN = "cluster start-up (not timed)"
 
 
-def _first_extra(result: CaseResult) -> dict:
-    return next((r.extra for r in result.run.repetitions if r.verified), {})
+def _cluster(result: CaseResult) -> Cluster:
+    """The cluster of a case, as its first verified repetition tells it."""
+    return view(Cluster, next((r.extra for r in result.run.repetitions if r.verified), {}))
+
+
+def cluster_start_ns(result: CaseResult) -> float | None:
+    """The median time its cluster took to start (None: the case ran no cluster)."""
+    starts = [view(Cluster, r.extra).cluster_start_ns for r in result.run.repetitions if r.verified]
+    starts = [ns for ns in starts if isinstance(ns, (int, float))]
+    return float(np.median(starts)) if starts else None
 
 
 def cluster_text(result: CaseResult) -> str:
     """A distributed case's cluster, apart from its timing: "1.07 s · local, 2 workers"."""
-    start = median_extra(result, "cluster_start_ns")
+    start = cluster_start_ns(result)
     if start is None:
         return "–"
-    extra = _first_extra(result)
-    parts = [("connect " if extra.get("cluster") == "remote" else "") + format_duration(start)]
-    size = extra.get("cluster_workers") or extra.get("nodes")
-    noun = "workers" if "cluster_workers" in extra else "nodes"
-    parts.append(", ".join(str(p) for p in (extra.get("cluster"), f"{size} {noun}" if size else None) if p))
-    if extra.get("cross_node_hops"):
-        parts.append(f"{extra['cross_node_hops']:,} cross-node hops")
-    if extra.get("cluster") == "remote":
+    cluster = _cluster(result)
+    parts = [("connect " if cluster.cluster == "remote" else "") + format_duration(start)]
+    size = cluster.cluster_workers or cluster.nodes
+    noun = "workers" if cluster.cluster_workers is not None else "nodes"
+    parts.append(", ".join(str(p) for p in (cluster.cluster, f"{size} {noun}" if size else None) if p))
+    if cluster.cross_node_hops:
+        parts.append(f"{cluster.cross_node_hops:,} cross-node hops")
+    if cluster.cluster == "remote":
         parts.append("its memory not measured")
     return " · ".join(p for p in parts if p)
 
 
 def cluster_note(result: CaseResult) -> str:
     """What the figures of a distributed case leave out, and whether its memory includes the cluster."""
-    start = median_extra(result, "cluster_start_ns")
+    start = cluster_start_ns(result)
     if start is None:
         return ""
-    extra = _first_extra(result)
-    if extra.get("cluster") == "remote":
+    if _cluster(result).cluster == "remote":
         return (f"connects to a remote cluster in {format_duration(start)} (median, extra.cluster_start_ns), "
                 "outside the timing; the cluster's memory is not measured: peak RSS is this machine's client only")
     return (f"its cluster starts in {format_duration(start)} (median, extra.cluster_start_ns) before the timed "
@@ -166,7 +175,7 @@ def _case_cell(result: CaseResult) -> str:
 def results_table(record: RunRecord, group: Group, machine: dict | None = None) -> str:
     """The console's table, plus a row per case that produced no timing, saying why; a
     distributed case's cluster start-up gets a column of its own, apart from the work."""
-    distributed = any(median_extra(r, "cluster_start_ns") is not None for r in group.results)
+    distributed = any(cluster_start_ns(r) is not None for r in group.results)
     columns = COLUMNS + ([CLUSTER_COLUMN] if distributed else [])
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     body = []
@@ -174,7 +183,7 @@ def results_table(record: RunRecord, group: Group, machine: dict | None = None) 
         key = escape(result.case.key, quote=True)
         if result.stats is not None:
             values = measured_row(result, machine)[1:] + ([cluster_text(result)] if distributed else [])
-            if _first_extra(result).get("cluster") == "remote":     # its workers are not this run's
+            if _cluster(result).cluster == "remote":     # its workers are not this run's
                 values[COLUMNS.index("peak memory (tree)") - 1] += " (client only)"
             cells = "".join(
                 f'<td data-col="{escape(column, quote=True)}"{" class=num" if 0 < i < len(COLUMNS) - 1 else ""}>'
@@ -250,11 +259,12 @@ def scaling_plot(record: RunRecord, subject: str, r: ScalingResult) -> str:
                                  "points"))
     series.append(svg.Series("ideal (linear)", [(1, 1), (extent, extent)], "curve", "#999999"))
     if r.amdahl:
-        f = r.amdahl.params["f"]
+        f = view(AmdahlParams, r.amdahl.params).f
         series.append(svg.Series(f"Amdahl fit, f = {f:.3f}",
                                  svg.sample_curve(lambda p: amdahl(p, f), 1, extent), "curve"))
     if r.usl:
-        sigma, kappa = r.usl.params["sigma"], r.usl.params["kappa"]
+        law = view(UslParams, r.usl.params)
+        sigma, kappa = law.sigma, law.kappa
         series.append(svg.Series(f"USL fit, σ = {sigma:.3g}, κ = {kappa:.3g}",
                                  svg.sample_curve(lambda p: usl(p, sigma, kappa), 1, extent), "curve"))
     markers = []
@@ -286,7 +296,7 @@ def _other_modes(record: RunRecord, r: CrossoverResult) -> dict[str, list[tuple[
     found: dict[str, list[tuple[float, float]]] = {}
     for result in record.results:
         case = result.case
-        mode = case.params.get("start", "")
+        mode = start_mode(case)
         if ((case.workload, case.runtime, case.model) != (r.workload, r.runtime, r.model) or not mode
                 or mode == r.start or result.stats is None or not isinstance(case.params.get(r.param), (int, float))
                 or any(case.params.get(k) != v for k, v in r.params.items())):
@@ -297,8 +307,8 @@ def _other_modes(record: RunRecord, r: CrossoverResult) -> dict[str, list[tuple[
 
 def per_task_plots(subject: str, r: PerTaskResult) -> list[str]:
     counts = r.counts
-    failure = r.failure
-    failures = [svg.Failure(failure["n"], failure["outcome"], f"{failure['outcome']}: {failure['detail']}")] if failure else []
+    failure = view(NextSizeFailure, r.failure) if r.failure else None
+    failures = [svg.Failure(failure.n, failure.outcome, f"{failure.outcome}: {failure.detail}")] if failure else []
     count_axis = svg.Axis(r.param, lambda v: f"{v:,.0f}")
     plots = []
     measures = (("peak RSS", r.peak_rss_bytes, r.bytes_per_unit, format_bytes),
@@ -306,7 +316,7 @@ def per_task_plots(subject: str, r: PerTaskResult) -> list[str]:
     for what, values, slope, fmt in measures if counts else measures[:1]:   # nothing ran: one plot says so
         series = [svg.Series(f"measured {what}", list(zip(counts, values)), "points")]
         if slope:
-            top = max(counts + ([failure["n"]] if failure else []))
+            top = max(counts + ([failure.n] if failure else []))
             line = [(0.0, slope.intercept), (float(top), slope.intercept + slope.per_unit * top)]
             series.append(svg.Series(f"slope: {fmt(slope.per_unit)} per {r.param} unit "
                                      f"+ {fmt(slope.intercept)}", line, "curve"))
@@ -444,7 +454,8 @@ def summary_table(record: RunRecord, runtimes: list[str], rows: list[Row], drift
         cells = "".join(heat_cell(href, cell) for cell in row.cells)
         body.append(f'<tr data-anchor="{href}"><th class="row"><a href="#{href}">{escape(row.title)}</a></th>'
                     f"{cells}</tr>")
-    sweep = f" ({escape(str(record.options['sweep']))})" if record.options.get("sweep") else ""
+    swept = options_of(record).sweep
+    sweep = f" ({escape(str(swept))})" if swept else ""
     return (f'<div class="scroll run-summary"><h3>Run {record.id} · {escape(record.kind)}{sweep} · scale '
             f'{escape(record.scale)}</h3>' + (f'<p class="drift">{escape(drift)}</p>' if drift else "")
             + f'<table class="summary" data-run="{record.id}"><tr><th></th>{head}</tr>{"".join(body)}</table></div>')
@@ -624,9 +635,9 @@ def metadata_section(records: list[RunRecord]) -> str:
         out.append(_table(["machine", "value"], machine_rows, "machine"))
         if record.runtimes:
             out.append(_table(["runtime", "version", "flags", "sources"],
-                              [[name, info.get("version", ""), info.get("flags", ""),
-                                "; ".join(f"{k}: {v}" for k, v in (info.get("sources") or {}).items())]
-                               for name, info in record.runtimes.items()], "runtimes"))
+                              [[name, toolchain.version, toolchain.flags,
+                                "; ".join(f"{k}: {v}" for k, v in (toolchain.sources or {}).items())]
+                               for name, toolchain in runtimes_of(record)], "runtimes"))
         flags = {}
         for result in record.results:
             if result.run.flags:
@@ -646,7 +657,7 @@ def render_runs(runs: list[tuple[RunRecord, list]]) -> str:
     """The whole page for one or more stored runs, each with its analyses."""
     records = [record for record, _ in runs]
     workloads = _workloads(records)
-    first = records[-1].machine if records else {}
+    first = machine_of(records[-1]) if records else Machine()
     answer = summary_section(runs)
     nav = '<a href="#summary">summary</a>' if answer else ""
     nav += '<a href="#seeds">seeds</a>' + "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
@@ -654,9 +665,9 @@ def render_runs(runs: list[tuple[RunRecord, list]]) -> str:
     run_list = "".join(f"<li>run {r.id}: {escape(r.kind)}, scale {escape(r.scale)}, {escape(r.status)}, "
                        f"{escape(r.started_at)}, {len([c for c in r.results if c.case.workload != 'noop'])} cases</li>"
                        for r in records)
-    body = [f"<h1>parbench report</h1><p class=meta>{escape(str(first.get('cpu')))} · "
-            f"{first.get('logical_cpus')} logical CPUs · {escape(str(first.get('os')))} · parbench "
-            f"{escape(str(first.get('parbench')))} @ {escape(str(first.get('git_commit')))}</p>",
+    body = [f"<h1>parbench report</h1><p class=meta>{escape(str(first.cpu))} · "
+            f"{first.logical_cpus} logical CPUs · {escape(str(first.os))} · parbench "
+            f"{escape(str(first.parbench))} @ {escape(str(first.git_commit))}</p>",
             f"<nav>{nav}</nav><ul class=meta>{run_list}</ul>", answer, seeds_section(records)]
     body += [workload_section(w, runs) for w in workloads]
     body += [advise_panel.section(records), startup_section(runs), metadata_section(records)]

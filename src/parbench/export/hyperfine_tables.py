@@ -10,6 +10,7 @@ from typing import Callable
 
 from parbench.escaping import asciidoc_monospace, markdown_code_span, org_verbatim
 from parbench.export.base import Exporter, Report
+from parbench.export.views import RunOptions, options_of
 from parbench.records import CaseResult
 
 UNITS = {"second": ("s", 1.0, 3), "millisecond": ("ms", 1e3, 1), "microsecond": ("µs", 1e6, 1)}
@@ -72,10 +73,10 @@ def _name(result: CaseResult) -> str:
 
 
 def table(markup: Markup, reports: list[Report]) -> str:
-    options = reports[-1].record.options if reports else {}
+    options = options_of(reports[-1].record) if reports else RunOptions()
     results = [r for report in reports for r in report.record.results if r.stats is not None]
-    unit = _unit(results, options.get("time_unit"))
-    if options.get("sort") == "mean-time":
+    unit = _unit(results, options.time_unit)
+    if options.sort == "mean-time":
         results = sorted(results, key=lambda r: r.stats.mean_ns)
     fastest = min(results, key=lambda r: r.stats.mean_ns) if results else None
     symbol = UNITS[unit][0]

@@ -9,37 +9,26 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from parbench.analysis.results import plain, typed
 from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
+from parbench.export.summary_row import S, summary
 from parbench.records import Analysis, CaseResult, CaseRun, ProcessMeasurement, RunRecord
 from parbench.store import codec
 
 SCHEMA_VERSION = 1
-S = 1e-9        # ns → s
-
-
-def _seconds(values) -> list[float]:
-    return [v * S for v in values]
 
 
 def _result(result: CaseResult) -> dict[str, Any]:
-    case, run, s = result.case, result.run, result.stats
-    verified = [r for r in run.repetitions if r.verified]
-    times = [r.ns for r in verified]
+    case, run, s, row = result.case, result.run, result.stats, summary(result)
     timed = [p for p in run.processes if p.index >= 0]
     ok = [p for p in timed if p.outcome == "ok"]
-    user, system = _cpu_per_run(ok, verified)
     out: dict[str, Any] = {
         # hyperfine's fields, in hyperfine's order
-        "command": case.model if case.workload == "exec" else case.label,
-        "mean": s.mean_ns * S, "stddev": s.stdev_ns * S if s.n > 1 else None, "median": s.median_ns * S,
-        "user": user, "system": system,
-        "min": s.min_ns * S, "max": s.max_ns * S, "times": _seconds(times),
+        "command": row.command, "mean": row.mean, "stddev": row.stddev, "median": row.median,
+        "user": row.user, "system": row.system, "min": row.min, "max": row.max, "times": list(row.times),
         # the whole process tree's peak (hyperfine's is the largest single process's)
-        "memory_usage_byte": _tree_peaks(ok, verified),
+        "memory_usage_byte": list(row.memory_usage_byte),
         "exit_codes": [p.exit_code for p in timed],
         # hyperfine omits `parameters` when a command has none
         **({"parameters": {k: str(v) for k, v in case.params.items()}}
@@ -47,41 +36,21 @@ def _result(result: CaseResult) -> dict[str, Any]:
         # parbench's own
         "case": codec.case_dict(case),
         "status": run.status,
-        "median_ci": _seconds(s.median_ci_ns),
+        "median_ci": list(row.median_ci),
         "p99": s.p99_ns * S, "ips": s.ips, "items_per_second": s.items_per_s,
         "outliers": {"low": s.outliers_low, "high": s.outliers_high},
         "cpu_utilisation": s.cpu_utilisation,
-        "memory": {"tree_peak_rss_bytes": (s.peak_rss_kb or 0) * 1024,
-                   "largest_process_rss_bytes": (s.largest_process_rss_kb or 0) * 1024,
+        "memory": {"tree_peak_rss_bytes": row.tree_peak_rss_bytes,
+                   "largest_process_rss_bytes": row.largest_process_rss_bytes,
                    "measured_by": sorted({p.memory.get("memory_method", "ru_maxrss") for p in ok})},
-        "verification": {"expected_checksum": run.expected_checksum, "verified": len(verified),
-                         "repetitions": len(run.repetitions)},
+        "verification": {"expected_checksum": run.expected_checksum, "verified": row.verified,
+                         "repetitions": row.repetitions},
         "comparisons": {name: _comparison(c) for name, c in (("vs_seq", result.vs_seq),
                                                              ("vs_fastest", result.vs_fastest)) if c},
         "flags": run.flags,
         "processes": [_process(p, run) for p in run.processes],
     }
     return out
-
-
-def _per_repetition(cpu_ns: list[int], repetitions: int) -> float:
-    return float(np.sum(cpu_ns)) / repetitions * S if cpu_ns and repetitions else 0.0
-
-
-def _cpu_per_run(ok: list[ProcessMeasurement], verified: list) -> tuple[float, float]:
-    """User and system CPU per run, as hyperfine: exec's runs carry theirs with the shell's
-    start-up subtracted; a runtime's process shares its CPU over the repetitions it ran."""
-    if verified and all("user_ns" in r.extra for r in verified):
-        return (_per_repetition([r.extra["user_ns"] for r in verified], len(verified)),
-                _per_repetition([r.extra["sys_ns"] for r in verified], len(verified)))
-    return (_per_repetition([p.user_ns for p in ok], len(verified)),
-            _per_repetition([p.sys_ns for p in ok], len(verified)))
-
-
-def _tree_peaks(ok: list[ProcessMeasurement], verified: list) -> list[int]:
-    """hyperfine's memory_usage_byte, one per counted run: its process tree's peak, in bytes."""
-    peak = {p.index: max(p.tree_peak_rss_kb or 0, p.max_rss_kb) * 1024 for p in ok}
-    return [peak.get(r.process, 0) for r in verified]
 
 
 def _comparison(c) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from parbench.escaping import markdown_cell
 from parbench.export.base import Exporter, Report
+from parbench.export.views import machine_of, runtimes_of
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
                                   groups, measured_row, outlier_note, override_lines, startup_rows)
@@ -17,11 +18,10 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def render_run(record: RunRecord, analyses: list | None = None) -> str:
-    m = record.machine
+    m = machine_of(record)
     out = [f"# parbench run {record.id} — scale {markdown_cell(record.scale)}", "", markdown_cell(
-           f"{record.started_at} · {record.status} · {m.get('cpu')} · {m.get('logical_cpus')} logical CPUs · "
-           f"{m.get('memory_gib')} GiB · {m.get('os')} · kernel {m.get('os_kernel')} · "
-           f"parbench {m.get('parbench')} @ {m.get('git_commit')}"), ""]
+           f"{record.started_at} · {record.status} · {m.cpu} · {m.logical_cpus} logical CPUs · "
+           f"{m.memory_gib} GiB · {m.os} · kernel {m.os_kernel} · parbench {m.parbench} @ {m.git_commit}"), ""]
     if drift_line(analyses):
         out += [drift_line(analyses)[0].upper() + drift_line(analyses)[1:] + ".", ""]
     runtimes, summary_rows = summary(record)
@@ -37,7 +37,7 @@ def render_run(record: RunRecord, analyses: list | None = None) -> str:
     if record.runtimes:
         out += ["## Runtimes", ""] + _table(
             ["runtime", "version", "flags"],
-            [[name, info.get("version", ""), info.get("flags", "")] for name, info in record.runtimes.items()]) + [""]
+            [[name, toolchain.version, toolchain.flags] for name, toolchain in runtimes_of(record)]) + [""]
     for group in groups(record):
         measured = [r for r in group.results if r.stats is not None]
         if not measured:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from parbench.analysis.stats import grouped_samples
 from parbench.escaping import json_text
 from parbench.export.base import Exporter, NotExportable, Report
+from parbench.export.views import machine_of
 
 
 def render(reports: list[Report]) -> str:
@@ -28,8 +29,8 @@ def render(reports: list[Report]) -> str:
                             + ("every time of this run is 0 once the shell's start-up is subtracted (-N measures "
                                "without a shell)" if left_out else "this run has no verified timing"))
     record = reports[-1].record
-    metadata = {"parbench_run": record.id, "hostname": record.machine.get("hostname"),
-                "cpu_model_name": record.machine.get("cpu"),
+    facts = machine_of(record)
+    metadata = {"parbench_run": record.id, "hostname": facts.hostname, "cpu_model_name": facts.cpu,
                 "parbench_left_out": "; ".join(left_out) + ": a time of 0 ns" if left_out else None}
     return json_text({"version": "1.0", "metadata": {k: v for k, v in metadata.items() if v is not None},
                        "benchmarks": benchmarks}) + "\n"
