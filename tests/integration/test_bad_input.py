@@ -59,7 +59,11 @@ def test_a_db_url_parbench_does_not_know_is_refused_not_made_a_file(faulty_proje
 
 def test_a_db_under_an_unwritable_parent_is_one_line(faulty_project):
     done = parbench("history", "--db", "/proc/parbench/none/results.sqlite", root=faulty_project)
-    assert done.returncode == 2 and _one_line(done.stderr) and "cannot open the results database" in done.stderr
+    # a reader makes no store: the one line says there is none, and nothing was created
+    assert done.returncode == 2 and _one_line(done.stderr) and "no results store at" in done.stderr
+    run = parbench("run", "--workload", "spawn-chain", "--model", "ok", "--scale", "smoke",
+                   "--db", "/proc/parbench/none/results.sqlite", root=faulty_project)
+    assert run.returncode == 2 and _one_line(run.stderr) and "cannot open the results database" in run.stderr
 
 
 def test_sqlite_urls_and_plain_paths_are_the_same_store(faulty_project, tmp_path):

@@ -135,7 +135,7 @@ def show(run_ref, db, out_dir, **exports) -> None:
     if out_dir and (problem := check_writable(out_dir)):
         fail(problem)
     try:
-        pipeline.show(open_marked(db), run_ref, output_to(db, out_dir, exports))
+        pipeline.show(open_marked(db, create=False), run_ref, output_to(db, out_dir, exports))
     except PipelineError as error:
         fail(str(error), code=error.code)
 
@@ -147,7 +147,7 @@ def history(db) -> None:
     table = Table(header_style="bold")
     for column in ("run", "kind", "started", "status", "scale", "cases"):
         table.add_column(column)
-    for row in open_marked(db).runs_summary():
+    for row in open_marked(db, create=False).runs_summary():
         table.add_row(*map(str, row))
     console.print(table)
 
@@ -171,7 +171,7 @@ def compare(runs, baseline, machines, db, threshold) -> None:
     parbench compare --machine ci-2core --machine ci-16core     two machines of one store
     """
     try:
-        (a, drift_a), (b, drift_b) = comparands(runs, baseline, machines, lambda: open_marked(db))
+        (a, drift_a), (b, drift_b) = comparands(runs, baseline, machines, lambda: open_marked(db, create=False))
     except PipelineError as error:
         fail(str(error), code=error.code)
     rows = compare_runs.pair_cases(a, b)
@@ -214,7 +214,7 @@ def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, stric
 @db_option
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
-    store = open_marked(db)
+    store = open_marked(db, create=False)
     try:
         reports = [Report(record, analyses) for record, analyses in load_reports(store, list(run_refs))]
         path = write(by_name("html"), reports, str(html_path))

@@ -114,3 +114,13 @@ def test_advise_with_a_store_that_is_not_there_is_a_usage_error(tmp_path):
 def test_a_store_address_parbench_does_not_know_is_one_line_not_a_traceback():
     done = invoke("advise", "--workload", "keygen", "--param", "count=1", "--db", "ftp://x/y")
     assert done.exit_code == EXIT_USAGE and "not a store parbench knows" in done.output and "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("command", [("history",), ("show",), ("report", "--html", "page.html"), ("compare", "1", "2")])
+def test_a_reader_of_a_store_that_is_not_there_says_so_and_makes_none(tmp_path, command):
+    """A typo in --db is one line, not a new empty store beside the real one."""
+    missing = tmp_path / "typo.sqlite"
+    done = invoke(*command[:1], *[str(tmp_path / a) if a.endswith(".html") else a for a in command[1:]],
+                  "--db", str(missing))
+    assert done.exit_code == EXIT_USAGE and "no results store at" in done.output
+    assert list(tmp_path.iterdir()) == []
