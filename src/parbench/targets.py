@@ -49,14 +49,20 @@ def problem(path: Path) -> str | None:
         return f"cannot write {path}: it is {what}"
     if is_stream(path):
         return None if os.access(path, os.W_OK) else f"cannot write {path}: permission denied"
-    folder = Path(os.path.realpath(path)).parent
+    why = folder_refusal(Path(os.path.realpath(path)).parent)
+    return f"cannot write {path}: {why}" if why else None
+
+
+def folder_refusal(folder: Path) -> str | None:
+    """Why nothing can be written in `folder` (made if missing), found by writing a probe; None
+    when it can. Asked before a run starts, so a run never ends on an unwritable folder."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".parbench-write-test-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
     except OSError as error:
-        return f"cannot write {path}: {error.strerror or error}"
+        return str(error.strerror or error)
     return None
 
 

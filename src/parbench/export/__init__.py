@@ -6,7 +6,6 @@ and `show` take `--export-<name> FILE` for each (`-` for standard output).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -61,11 +60,5 @@ def write_all(reports: list[Report], exports: dict, errors) -> None:
 
 def check_writable(folder: Path) -> str | None:
     """Why reports cannot be written to `folder`, or None; asked before a run starts."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".parbench-write-test-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as error:
-        return f"cannot write reports to {folder}: {error.strerror or error}"
-    return None
+    why = targets.folder_refusal(folder)
+    return f"cannot write reports to {folder}: {why}" if why else None

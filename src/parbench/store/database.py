@@ -95,7 +95,7 @@ def _connect_sqlite(path: Path) -> sqlite3.Connection:
     beside it, which WAL needs even to read) is opened as immutable, read-only. A new store gets
     its marker before WAL mode, so that the marker is in the file's own header from the start."""
     if path.exists() and not os.access(path.parent, os.W_OK):
-        return sqlite3.connect(f"file:{urllib.parse.quote(str(path))}?immutable=1", uri=True, timeout=30)
+        return _connect_sqlite_read_only(path)
     db = sqlite3.connect(path, timeout=30)
     try:
         if not db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
