@@ -103,7 +103,9 @@ func TestOnePoolServesEveryRepetition(t *testing.T) {
 			for began := time.Now(); time.Since(began) < time.Millisecond; { // CPU on the worker's thread
 			}
 		})
-		if run.workersUsed != 3 || seenDuring.Load() != int64(goroutines) {
+		// More goroutines than before would be goroutines made for the repetition; fewer are an
+		// earlier test's goroutines still ending (a fresh machine showed 11 during, 13 before).
+		if run.workersUsed != 3 || seenDuring.Load() > int64(goroutines) {
 			t.Fatalf("repetition %d: %d workers used, %d goroutines while it ran, %d before",
 				repetition, run.workersUsed, seenDuring.Load(), goroutines)
 		}
