@@ -20,6 +20,7 @@ from .protocol import Param, RunFailed, Session, processes_cpu_ns
 
 CONNECT_TIMEOUT_S = 10.0    # default of --connect-timeout: reaching a scheduler that is already running
 START_TIMEOUT_S = 120.0     # our own cluster: processes start, import distributed and register
+KILLED_WORKER_WAIT_S = 2.0  # how long a KilledWorker waits to see which of our processes ended, and how
 STOP_TIMEOUT_S = 5.0        # a process that has not ended this long after SIGTERM gets SIGKILL
 FOLDER_PREFIX = "parbench-dask-"   # + the run's pid: the cluster's logs, scheduler file and scratch space
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # workers import parbench_py from here
@@ -115,6 +116,13 @@ def on_worker(function: Callable, *args) -> tuple[str, int, int, Any]:
     from distributed import get_worker
     from .parallel import timed
     return timed(get_worker().address, function, *args)
+
+
+def _lost(session: DaskSession) -> list[tuple[str, str]]:
+    try:
+        return session.lost()
+    except Exception:   # noqa: BLE001 — a remote scheduler that no longer answers cannot say who is gone
+        return []
 
 
 def _sentence(what: str, *details: str) -> str:
@@ -353,10 +361,13 @@ def _explained(session: DaskSession, error: Exception) -> Exception:
     from distributed.scheduler import KilledWorker
     first_line = str(error).splitlines()[0] if str(error) else ""
     reason = f"{type(error).__name__}: {first_line}"[:300]
-    try:
-        lost = session.lost()
-    except Exception:   # a remote scheduler that no longer answers cannot say who is gone
-        lost = []
+    lost = _lost(session)
+    # The scheduler may report a KilledWorker before the killed process has ended: wait for it a
+    # moment, so the sentence says how it ended (killed by SIGKILL) whichever side noticed first.
+    deadline = time.monotonic() + KILLED_WORKER_WAIT_S
+    while not lost and isinstance(error, KilledWorker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        lost = _lost(session)
     if lost:
         what, how = lost[0]
         return RunFailed(_sentence(what, how, reason))
