@@ -249,8 +249,6 @@ type Args struct {
 	Workload string
 	Model    string
 	Workers  int
-	Warmup   int
-	Repeat   int
 	// Start is the start mode the model runs ("cold", "warm"), "" where it takes none; StartNs
 	// is the time a warm model spent making its pool before the ready line.
 	Start   string
@@ -290,21 +288,22 @@ func (a *Args) Uint64(name string) (uint64, error) {
 	return value, nil
 }
 
-// parseArgs reads `<workload> --model M [--param V ...] [--workers N] --warmup W --repeat R`.
+// parseArgs reads `<workload> --model M [--param V ...] [--workers N] [--start cold|warm]`.
 func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload, error) {
 	if len(argv) == 0 {
-		return nil, nil, usagef("usage: run <workload> --model M [--param V ...] --warmup W --repeat R, or run --list")
+		return nil, nil, usagef("usage: run <workload> --model M [--param V ...] [--workers N] [--start cold|warm], or run --list")
 	}
 	workload, ok := workloads[argv[0]]
 	if !ok {
 		return nil, nil, usagef("unknown workload %q; valid: %s", argv[0], strings.Join(workloadNames(workloads), ", "))
 	}
-	args := &Args{Workload: workload.Name, Workers: runtime.NumCPU(), Repeat: 1,
+	args := &Args{Workload: workload.Name, Workers: runtime.NumCPU(),
 		values: map[string]string{}, Extra: map[string]any{}}
 	for _, p := range workload.Params {
 		args.values[p.Name] = p.Default
 	}
-	known := map[string]bool{"model": true, "workers": true, "warmup": true, "repeat": true, "start": true}
+	// No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions run.
+	known := map[string]bool{"model": true, "workers": true, "start": true}
 	for _, p := range workload.Params {
 		known[p.Name] = true
 	}
@@ -331,16 +330,6 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 				return nil, nil, usagef("--workers must be a positive integer, got %q", value)
 			}
 			workersGiven = true
-		case "warmup":
-			args.Warmup, err = strconv.Atoi(value)
-			if err != nil || args.Warmup < 0 {
-				return nil, nil, usagef("--warmup must be a non-negative integer, got %q", value)
-			}
-		case "repeat":
-			args.Repeat, err = strconv.Atoi(value)
-			if err != nil || args.Repeat < 1 {
-				return nil, nil, usagef("--repeat must be a positive integer, got %q", value)
-			}
 		case "start":
 			args.Start = value
 		default:
@@ -378,8 +367,8 @@ func parseArgs(argv []string, workloads map[string]*Workload) (*Args, *Workload,
 }
 
 // runCase loads the inputs (and makes a warm model's pool), prints the ready line, then runs
-// each repetition, warm-ups first, once its variant has arrived on stdin (protocol 3), and
-// prints its line.
+// one repetition per variant line on stdin (protocol 3), printing its line, until stdin ends
+// (protocol 4): the process never knows how many repetitions there will be, nor which are timed.
 func runCase(args *Args, workload *Workload, stdin io.Reader, stdout io.Writer) error {
 	if args.Start == "warm" {
 		// The pool's workers are locked to their threads (startPool); the caller's share of a
@@ -406,10 +395,10 @@ func runCase(args *Args, workload *Workload, stdin io.Reader, stdout io.Writer) 
 		return err
 	}
 	variants := bufio.NewReader(stdin)
-	for i := 0; i < args.Warmup+args.Repeat; i++ {
-		variant, err := readVariant(variants, i)
-		if err != nil {
-			return err
+	for i := 0; ; i++ {
+		variant, more, err := readVariant(variants, i)
+		if !more || err != nil {
+			return err // end of file: the case is over; a warm pool ends with the process
 		}
 		timer := &Timer{variant: variant, hasVariant: true}
 		result, err := repetition(timer)
@@ -420,7 +409,6 @@ func runCase(args *Args, workload *Workload, stdin io.Reader, stdout io.Writer) 
 			return err
 		}
 	}
-	return nil
 }
 
 // readyLine is protocol 3's first line: the start mode that runs ("none" for a model without
@@ -433,27 +421,27 @@ func readyLine(args *Args) any {
 		"extra": map[string]any{"workers": args.Workers, "gomaxprocs": runtime.GOMAXPROCS(0)}}
 }
 
-// readVariant reads repetition i's variant, one decimal integer on a line of its own. Waiting
-// for it is outside every clock: the repetition's timer starts after.
-func readVariant(stdin *bufio.Reader, i int) (uint64, error) {
+// readVariant reads repetition i's variant, one decimal integer on a line of its own; more is
+// false at end of file, where the launcher wants no further repetition. Waiting for it is
+// outside every clock: the repetition's timer starts after.
+func readVariant(stdin *bufio.Reader, i int) (variant uint64, more bool, err error) {
 	line, err := stdin.ReadString('\n')
 	if errors.Is(err, io.EOF) && line == "" {
-		return 0, usagef("stdin closed before repetition %d", i)
+		return 0, false, nil
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("reading repetition %d's variant: %w", i, err)
+		return 0, false, fmt.Errorf("reading repetition %d's variant: %w", i, err)
 	}
-	variant, err := strconv.ParseUint(strings.TrimSpace(line), 10, 64)
+	variant, err = strconv.ParseUint(strings.TrimSpace(line), 10, 64)
 	if err != nil {
-		return 0, usagef("repetition %d's variant must be a non-negative decimal integer on its own line, got %q",
+		return 0, false, usagef("repetition %d's variant must be a non-negative decimal integer on its own line, got %q",
 			i, strings.TrimSpace(line))
 	}
-	return variant, nil
+	return variant, true, nil
 }
 
-// repetitionLine is repetition i's JSON line: {"warmup":j,...} for a warm-up (checked, never
-// timed), {"rep":j,...} after; extra holds the case's flags, the work's own fields, the CPU
-// time inside the clock and the phases outside it.
+// repetitionLine is repetition i's JSON line, {"rep":i,...}: extra holds the case's flags, the
+// work's own fields, the CPU time inside the clock and the phases outside it.
 func repetitionLine(args *Args, i int, timer *Timer, result Result) any {
 	extra := map[string]any{}
 	for k, v := range args.Extra {
@@ -468,20 +456,13 @@ func repetitionLine(args *Args, i int, timer *Timer, result Result) any {
 		extra[k] = v
 	}
 	type line struct {
-		Warmup   *int           `json:"warmup,omitempty"`
-		Rep      *int           `json:"rep,omitempty"`
+		Rep      int            `json:"rep"`
 		Ns       int64          `json:"ns"`
 		Items    int64          `json:"items"`
 		Checksum string         `json:"checksum"`
 		Extra    map[string]any `json:"extra,omitempty"`
 	}
-	out := line{Ns: timer.elapsed.Nanoseconds(), Items: result.Items, Checksum: result.Checksum, Extra: extra}
-	if j := i - args.Warmup; j < 0 {
-		out.Warmup = &i
-	} else {
-		out.Rep = &j
-	}
-	return out
+	return line{Rep: i, Ns: timer.elapsed.Nanoseconds(), Items: result.Items, Checksum: result.Checksum, Extra: extra}
 }
 
 // exitFor turns an error into the protocol's exit codes: 2 bad arguments, 3 a limit, 1 a crash.

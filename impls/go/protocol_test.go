@@ -19,7 +19,7 @@ func testArgs(t *testing.T, workload, model string, workers int, params ...strin
 	if workers > 0 && allWorkloads()[workload].ModelInfo[model].Workers {
 		argv = append(argv, "--workers", itoa(workers))
 	}
-	args, _, err := parseArgs(append(argv, "--warmup", "0", "--repeat", "1"), allWorkloads())
+	args, _, err := parseArgs(argv, allWorkloads())
 	if err != nil {
 		t.Fatalf("%v: %v", argv, err)
 	}
@@ -69,7 +69,7 @@ func TestLimitExitsWithThree(t *testing.T) {
 }
 
 func TestNoopDoesNothingAndSaysNoop(t *testing.T) {
-	args, _, err := parseArgs([]string{"noop", "--warmup", "0", "--repeat", "1"}, allWorkloads())
+	args, _, err := parseArgs([]string{"noop"}, allWorkloads())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +79,19 @@ func TestNoopDoesNothingAndSaysNoop(t *testing.T) {
 }
 
 func TestVariantsArgumentIsGone(t *testing.T) {
-	argv := []string{"spawn-chain", "--model", "goroutines", "--n", "3", "--variants", "1,2", "--warmup", "0", "--repeat", "2"}
+	argv := []string{"spawn-chain", "--model", "goroutines", "--n", "3", "--variants", "1,2"}
 	if _, _, err := parseArgs(argv, allWorkloads()); exitFor(err) != 2 {
 		t.Fatalf("--variants: %v", err)
+	}
+}
+
+// Protocol 4: the launcher alone decides how many repetitions run and which are warm-ups.
+func TestWarmupAndRepeatAreGone(t *testing.T) {
+	for _, flag := range []string{"--warmup", "--repeat"} {
+		argv := []string{"spawn-chain", "--model", "goroutines", "--n", "3", flag, "1"}
+		if _, _, err := parseArgs(argv, allWorkloads()); exitFor(err) != 2 {
+			t.Fatalf("%s: %v", flag, err)
+		}
 	}
 }
 
@@ -106,11 +116,11 @@ func runLines(t *testing.T, stdin string, argv ...string) ([]map[string]any, err
 	return lines, err
 }
 
-// Protocol 3: the ready line first, then one line per variant read from stdin, warm-ups first;
-// coroutine-swarm's test vectors under salts 0, 1000 and 4294967295.
+// Protocol 3: the ready line first, then one line per variant read from stdin, each a "rep"
+// (protocol 4); coroutine-swarm's test vectors under salts 0, 1000 and 4294967295.
 func TestTheReadyLineComesFirstThenALinePerVariant(t *testing.T) {
 	lines, err := runLines(t, "0\n1000\n4294967295\n", "coroutine-swarm", "--model", "seq", "--tasks", "3",
-		"--steps", "10", "--sleep-ms", "0", "--warmup", "1", "--repeat", "2")
+		"--steps", "10", "--sleep-ms", "0")
 	if err != nil || len(lines) != 4 {
 		t.Fatalf("%d lines, %v", len(lines), err)
 	}
@@ -119,28 +129,30 @@ func TestTheReadyLineComesFirstThenALinePerVariant(t *testing.T) {
 	}
 	want := []string{"1161d008ce58dc37", "bb33744708f665dd", "2540eadf7cfb00ad"}
 	for i, line := range lines[1:] {
-		if line["checksum"] != want[i] {
-			t.Errorf("line %d: %v, want %s", i+1, line, want[i])
+		if line["checksum"] != want[i] || line["rep"] != float64(i) || line["warmup"] != nil {
+			t.Errorf("line %d: %v, want rep %d and %s", i+1, line, i, want[i])
 		}
-	}
-	if lines[1]["warmup"] != 0.0 || lines[2]["rep"] != 0.0 || lines[3]["rep"] != 1.0 || lines[2]["warmup"] != nil {
-		t.Errorf("warm-up and rep fields: %v, %v, %v", lines[1], lines[2], lines[3])
 	}
 }
 
-func TestStdinClosedBeforeARepetitionIsExitTwo(t *testing.T) {
-	lines, err := runLines(t, "5\n", "spawn-chain", "--model", "goroutines", "--n", "10", "--warmup", "1", "--repeat", "1")
-	var usage *UsageError
-	if !errors.As(err, &usage) || usage.Message != "stdin closed before repetition 1" || len(lines) != 2 {
-		t.Fatalf("%d lines, %v", len(lines), err)
-	}
-	if lines[1]["checksum"] != "15" {
-		t.Fatalf("the first repetition's line: %v", lines[1])
+// Protocol 4: end of file is the end of the case, after k variants or before the first.
+func TestEndOfStdinEndsTheCaseCleanlyAfterItsVariants(t *testing.T) {
+	for _, stdin := range []string{"", "5\n", "5\n6\n7\n"} {
+		k := strings.Count(stdin, "\n")
+		lines, err := runLines(t, stdin, "spawn-chain", "--model", "goroutines", "--n", "10")
+		if err != nil || len(lines) != k+1 || lines[0]["ready"] != "none" {
+			t.Fatalf("%q: %d lines, %v", stdin, len(lines), err)
+		}
+		for j, line := range lines[1:] {
+			if line["rep"] != float64(j) || line["checksum"] != itoa(15+j) {
+				t.Errorf("%q: line %d is %v", stdin, j+1, line)
+			}
+		}
 	}
 }
 
 func TestAVariantThatIsNoNumberIsExitTwo(t *testing.T) {
-	_, err := runLines(t, "five\n", "noop", "--warmup", "0", "--repeat", "1")
+	_, err := runLines(t, "five\n", "noop")
 	if exitFor(err) != 2 {
 		t.Fatalf("got %v", err)
 	}
@@ -149,8 +161,7 @@ func TestAVariantThatIsNoNumberIsExitTwo(t *testing.T) {
 // The conversation is one line at a time: the process prints the ready line before it reads a
 // variant, and each repetition's line before it reads the next one.
 func TestEachVariantIsReadOnlyWhenItsRepetitionStarts(t *testing.T) {
-	args, workload, err := parseArgs([]string{"spawn-chain", "--model", "goroutines", "--n", "7", "--warmup", "1",
-		"--repeat", "2"}, allWorkloads())
+	args, workload, err := parseArgs([]string{"spawn-chain", "--model", "goroutines", "--n", "7"}, allWorkloads())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +201,7 @@ func TestEachVariantIsReadOnlyWhenItsRepetitionStarts(t *testing.T) {
 func TestAWarmModelSaysSoInTheReadyLineAndEveryLine(t *testing.T) {
 	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
 	lines, err := runLines(t, "642\n642\n", "sdes-ecb", "--model", "goroutines", "--workers", "2", "--input", input,
-		"--key", "5", "--cipher", "bitwise", "--warmup", "1", "--repeat", "1")
+		"--key", "5", "--cipher", "bitwise")
 	if err != nil || len(lines) != 3 {
 		t.Fatalf("%d lines, %v", len(lines), err)
 	}

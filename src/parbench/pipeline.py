@@ -22,7 +22,7 @@ from parbench.escaping import one_line
 from parbench.export import by_name, check_writable, write, write_all
 from parbench.export.base import Report
 from parbench.measure import liveness, machine_ceiling
-from parbench.measure.runner import sealed_paths
+from parbench.measure.sealing import sealed_paths
 from parbench.measure.schedule import Execution, ProcessRunner, Progress, execute
 from parbench.measure.sentinel import Sentinel
 from parbench.project import DEFAULT_DB, RESULTS_DIR
@@ -146,15 +146,14 @@ def prepare(invocation: Invocation) -> Invocation:
 
 
 def prepare_inputs(cases: list[Case], runner: ProcessRunner) -> None:
-    """Every input and every repetition's expected checksum (one per variant), before anything
-    is stored: a full disk or a broken input says so before a run exists (InputError). Cases of
-    no workload (exec's commands) have nothing to prepare."""
+    """Every input and the case's own expected checksum, before anything is stored: a full disk
+    or a broken input says so before a run exists (InputError). Each repetition's answer is
+    worked out after its process, for the variant it was fed (protocol 4). Cases of no workload
+    (exec's commands) have nothing to prepare."""
     for case in cases:
         if case.workload in runner.workloads:
             workload = runner.workloads[case.workload]
-            warmup, repeat = runner.repetitions_per_process(case)
-            for variant in workload.variant_pool(case.params, warmup + repeat) or [None]:
-                workload.expected_checksum(case.params, variant)
+            workload.expected_checksum(case.params, None)
             workload.expected_items(case.params)
 
 

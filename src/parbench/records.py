@@ -144,6 +144,14 @@ class CaseStats:
     peak_rss_kb: int | None            # the whole process tree's peak (largest process in old runs)
     process_wall_median_ns: float | None
     largest_process_rss_kb: int | None = None   # ru_maxrss: the largest single process
+    # How its processes reached the timed repetitions (protocol 4, analysis/steady_state.py): the
+    # case's class ("flat", "warm-up", …, or "inconsistent: …"; "" for runs before it), the median
+    # of each process's first repetition (what a one-shot command pays: "cold JIT"), and the
+    # median repetitions and time each spent before its steady state.
+    steady_class: str = ""
+    first_median_ns: float | None = None
+    warmup_reps_median: float | None = None
+    warmup_median_ns: float | None = None
 
 
 @dataclass

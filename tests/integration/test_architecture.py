@@ -57,15 +57,14 @@ if argv == ["--list"]:
         "toy": {"params": ["n"], "models": {"seq": {"family": "seq"}}}}}))
     sys.exit(0)
 workload, args = argv[0], dict(zip(argv[1::2], argv[2::2]))
-n, warmup = int(args.get("--n", 0)), int(args["--warmup"])
+n = int(args.get("--n", 0))
 print(json.dumps({"ready": "none"}), flush=True)
-for rep in range(warmup + int(args["--repeat"])):
-    start = int(sys.stdin.readline())      # protocol 3: the repetition's variant, as it starts
+for rep, variant in enumerate(iter(sys.stdin.readline, "")):   # protocol 4: until stdin ends
+    start = int(variant)                   # the repetition's variant, as it starts
     began = time.perf_counter_ns()
     total = sum(range(start, start + n + 1)) if workload == "toy" else 0
     ns = max(1, time.perf_counter_ns() - began)
-    line = {"warmup": rep} if rep < warmup else {"rep": rep - warmup}
-    print(json.dumps({**line, "ns": ns, "items": n if workload == "toy" else 0,
+    print(json.dumps({"rep": rep, "ns": ns, "items": n if workload == "toy" else 0,
                       "checksum": str(total) if workload == "toy" else "noop"}), flush=True)
 '''
 
@@ -105,10 +104,14 @@ def test_every_runtime_answers_bad_arguments_with_exit_2(name):
     except (RuntimeError, OSError, ValueError) as error:
         require(False, f"{name} is not built (`parbench build` builds it): {error}")
     model = next(iter(listed.models_of("spawn-chain")))
-    unknown = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", "no-such-model", "--n", "5",
-                              "--warmup", "0", "--repeat", "1"], capture_output=True, text=True, timeout=120)
+    unknown = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", "no-such-model", "--n", "5"],
+                             capture_output=True, text=True, timeout=120, input="0\n")
     assert unknown.returncode == 2, unknown.stderr
     assert "no-such-model" in unknown.stderr
-    bad = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", model, "--n", "not-a-number",
-                          "--warmup", "0", "--repeat", "1"], capture_output=True, text=True, timeout=120)
+    bad = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", model, "--n", "not-a-number"],
+                         capture_output=True, text=True, timeout=120, input="0\n")
+    assert bad.returncode == 2, (bad.returncode, bad.stdout[-500:], bad.stderr[-500:])
+    gone = subprocess.run([str(runtime.run_script), "spawn-chain", "--model", model, "--n", "5", "--warmup", "1"],
+                          capture_output=True, text=True, timeout=120, input="0\n")     # protocol 4 removed it
+    assert gone.returncode == 2 and "--warmup" in gone.stderr, (gone.returncode, gone.stderr[-500:])
     assert bad.returncode == 2, (bad.returncode, bad.stdout[-500:], bad.stderr[-500:])

@@ -92,10 +92,11 @@ def test_repetition_lines_beyond_the_repeat_end_the_reading_quickly():
     assert len(reply.repetitions) == 3 and "beyond the 3 asked for" in reply.malformed
 
 
-def test_warmup_lines_of_protocol_2_still_count():
+def test_a_warmup_line_of_protocols_2_and_3_is_malformed_now():
     lines = ['{"warmup":0,"ns":5,"items":1,"checksum":"a"}', '{"rep":0,"ns":5,"items":1,"checksum":"b"}']
     reply = parse_stdout(lines, repeat=1)
-    assert len(reply.warmups) == 1 and len(reply.repetitions) == 1 and reply.malformed is None
+    assert reply.malformed.startswith("stdout line 1 lacks rep (int)")      # protocol 4: every line is a rep line
+    assert len(reply.repetitions) == 1 and not reply.warmups
 
 
 def test_a_list_whose_model_is_a_string_is_a_value_error_naming_it():

@@ -16,7 +16,7 @@ EXPECTED = {                       # model → (status, a words of its reason)
     "deep": ("bad-output", "deeper than"),
     "surrogate": ("bad-output", "lone surrogate"),
     "nan-extra": ("bad-output", "RFC 8259"),
-    "too-many-reps": ("bad-output", "is a timed repetition beyond the"),
+    "too-many-reps": ("bad-output", "is a repetition beyond the"),
     "tiny-lines": ("bad-output", "100,000 lines"),
     "markup-crash": ("crash", "cannot load [/opt/vm/image.bin] at [/src/chain.c:42]"),
     "surrogate-limit": ("crash", "exit 3 without the protocol's limit line"),

@@ -41,8 +41,7 @@ def _gone(mark: str, within_s: float = 5) -> list[str]:
 
 def _escaper(model: str, mark: str):
     env = {**os.environ, "ESCAPER_MARK": mark}
-    return run_measured([str(ESCAPER), "spawn-chain", "--model", model, "--n", "3", "--repeat", "2",
-                         "--warmup", "0"], 20, env=env, feed=[0, 0])
+    return run_measured([str(ESCAPER), "spawn-chain", "--model", model, "--n", "3"], 20, env=env, feed=[0, 0])
 
 
 def test_a_benchmark_that_kills_its_launcher_leaves_nothing_behind():

@@ -73,9 +73,10 @@ def _descendants(root: int) -> dict[int, str]:
 
 
 def _registered_workers_of_the_timed_process(root: int) -> list[int]:
-    """The dask worker pids of the timed process (`--repeat 10`, not the verification's single
-    repetition) once both say in their logs that they registered and the run's client is connected."""
-    timed = [pid for pid, command in _descendants(root).items() if "--model dask" in command and "--repeat 10" in command]
+    """The dask worker pids of the timed process (its input of 120,000 bytes, not the verification's
+    100,003) once both say in their logs that they registered and the run's client is connected."""
+    timed = [pid for pid, command in _descendants(root).items()
+             if "--model dask" in command and "-120000.tsv" in command]
     if not timed:
         return []
     workers = {pid: command for pid, command in _descendants(timed[0]).items() if "dask_worker" in command}

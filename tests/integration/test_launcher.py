@@ -114,9 +114,9 @@ def test_the_time_split_measures_start_up_in_the_process_itself_and_never_leaves
 def test_a_process_start_up_is_stamped_by_the_launcher_before_its_first_line():
     from parbench.measure.protocol import parse_stdout
     from parbench.measure.runner import _before_the_work
-    line = '{"%s":0,"ns":1000,"items":1,"checksum":"c","extra":{"load_ns":50000000}}'
-    finished = run_measured(["sh", "-c", f"sleep 0.3; echo '{line % 'warmup'}'; echo '{line % 'rep'}'"], 10)
-    phases = _before_the_work(parse_stdout(finished.stdout_lines, finished.stdout_times, repeat=1))
+    line = '{"rep":%d,"ns":1000,"items":1,"checksum":"c","extra":{"load_ns":50000000}}'
+    finished = run_measured(["sh", "-c", f"sleep 0.3; echo '{line % 0}'; echo '{line % 1}'"], 10)
+    phases = _before_the_work(parse_stdout(finished.stdout_lines, finished.stdout_times, first_timed=1, repeat=1))
     assert 200 * MS < phases["startup_ns"] < finished.wall_ns - 50 * MS and phases["warmup_ns"] == 1000
 
 

@@ -93,7 +93,7 @@ def test_a_workloads_params_are_checked_and_a_param_it_does_not_know_passes_as_i
 
 def test_a_workload_without_variants_gives_none_and_fresh_processes_do_the_rest():
     toy = toy_workload()
-    assert toy.variants({"n": 1}, 5) is None and toy.variant_pool({"n": 1}, 5) is None
+    assert toy.variants({"n": 1}, 5) is None
     assert toy.process_arguments({"n": 1}, None) == ({"n": 1}, None)
     context = LineContext({"n": 1}, None, {}, "seq")
     assert toy.line_problem({}, context) is None and toy.process_problem([], context) is None
@@ -101,28 +101,19 @@ def test_a_workload_without_variants_gives_none_and_fresh_processes_do_the_rest(
     assert toy.process_extras({"n": 1}, random.Random(1)) == {} and toy.seed is None and toy.sweeps == {}
 
 
-@pytest.fixture
-def secret_pool(tmp_path, monkeypatch):
+def test_each_process_draws_distinct_variants_afresh_and_never_the_same_sequence_twice():
+    chain = load_all()["spawn-chain"]
+    draws = [chain.variants({"n": 10}, 40) for _ in range(50)]
+    assert all(len(set(d)) == 40 for d in draws)
+    assert len({tuple(d) for d in draws}) == 50            # 2^31 starts: a repeat would be a broken generator
+    assert len({d[0] for d in draws}) > 45
+
+
+def test_no_variant_is_kept_on_disk_where_a_benchmark_could_find_it(tmp_path, monkeypatch):
     monkeypatch.setenv("PARBENCH_CACHE", str(tmp_path / "inputs"))
     oracle_cache._memory.cache_clear()
-    yield load_all()["spawn-chain"]
-    oracle_cache._memory.cache_clear()
-
-
-def test_a_parameter_sets_pool_is_drawn_once_and_kept(secret_pool):
-    pool = secret_pool.variant_pool({"n": 10}, 3)
-    assert len(pool) == workloads.VARIANT_POOL == len(set(pool))
-    assert secret_pool.variant_pool({"n": 10}, 3) == pool and secret_pool.variant_pool({"n": 11}, 3) != pool
-
-
-def test_a_process_that_needs_more_variants_than_the_pool_gets_a_larger_pool(secret_pool):
-    assert len(secret_pool.variant_pool({"n": 10}, 40)) == 64
-
-
-def test_each_process_draws_distinct_variants_from_its_pool(secret_pool):
-    pool = set(secret_pool.variant_pool({"n": 10}, 5))
-    drawn = secret_pool.variants({"n": 10}, 5)
-    assert len(set(drawn)) == 5 and set(drawn) <= pool
+    load_all()["spawn-chain"].variants({"n": 10}, 5)
+    assert not (tmp_path / "oracle").exists()
 
 
 def test_noop_joins_the_workloads_as_a_workload_of_its_own():

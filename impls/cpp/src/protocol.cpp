@@ -28,7 +28,7 @@ std::int64_t parse_integer(const std::string& name, const std::string& value) {
 
 Invocation Invocation::parse(int argc, char** argv) {
   Invocation call;
-  if (argc < 2) throw UsageError("usage: run <workload> --model <model> [--<param> <value> ...] --warmup W --repeat R | run --list");
+  if (argc < 2) throw UsageError("usage: run <workload> --model <model> [--<param> <value> ...] | run --list");
   call.workload = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string flag = argv[i];
@@ -40,9 +40,6 @@ Invocation Invocation::parse(int argc, char** argv) {
   }
   if (!call.has("model")) throw UsageError("--model is required for " + call.workload);
   call.model = call.text("model");
-  call.warmup = static_cast<int>(call.integer_or("warmup", 0));
-  call.repeat = static_cast<int>(call.integer_or("repeat", 1));
-  if (call.warmup < 0 || call.repeat < 1) throw UsageError("--warmup must be >= 0 and --repeat >= 1");
   if (call.has("workers") && call.workers() < 1) throw UsageError("--workers must be >= 1");
   return call;
 }
@@ -83,7 +80,7 @@ int Invocation::workers() const { return static_cast<int>(integer_or("workers", 
 
 void Invocation::accept_only(const std::vector<std::string>& known) const {
   for (const auto& [name, value] : params_) {
-    if (name == "model" || name == "warmup" || name == "repeat" || name == "start") continue;
+    if (name == "model" || name == "start") continue;
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string valid;
       for (const auto& k : known) valid += (valid.empty() ? "--" : ", --") + k;
@@ -231,7 +228,7 @@ std::string ready_line(const Ready& ready) {
   return line + "}";
 }
 
-std::string repetition_line(const char* label, int index, const Repetition& repetition) {
+std::string repetition_line(int j, const Repetition& repetition) {
   Extra extra = repetition.extra;
   extra.push_back({"cpu_user_ns", repetition.cpu.user_ns});
   extra.push_back({"cpu_sys_ns", repetition.cpu.sys_ns});
@@ -239,14 +236,14 @@ std::string repetition_line(const char* label, int index, const Repetition& repe
   if (repetition.prepare_ns >= 0) extra.push_back({"prepare_ns", repetition.prepare_ns});
   if (repetition.cleanup_ns >= 0) extra.push_back({"cleanup_ns", repetition.cleanup_ns});
   if (!repetition.busy.empty()) extra.push_back({"busy", RawJson{repetition.busy}});
-  return "{" + json_string(label) + ":" + std::to_string(index) + ",\"ns\":" + std::to_string(repetition.ns) +
+  return "{\"rep\":" + std::to_string(j) + ",\"ns\":" + std::to_string(repetition.ns) +
          ",\"items\":" + std::to_string(repetition.items) + ",\"checksum\":" + json_string(repetition.checksum) +
          ",\"extra\":" + extra_json(extra) + "}";
 }
 
-std::uint64_t read_variant(std::istream& variants, int j) {
+std::optional<std::uint64_t> read_variant(std::istream& variants, int j) {
   std::string line;
-  if (!std::getline(variants, line)) throw UsageError("stdin closed before repetition " + std::to_string(j));
+  if (!std::getline(variants, line)) return std::nullopt;
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
   std::uint64_t variant = 0;
   const char* end = line.data() + line.size();
@@ -257,17 +254,18 @@ std::uint64_t read_variant(std::istream& variants, int j) {
   return variant;
 }
 
-void run_repetitions(const Invocation& call, const Ready& ready,
+void run_repetitions(const Invocation& /*call*/, const Ready& ready,
                      const std::function<Repetition(std::uint64_t variant)>& repetition, std::istream& variants,
                      std::ostream& out) {
   // Flushed per line: the launcher writes the next variant only after it has read this one, and a
   // later limit or crash still leaves the finished repetitions.
   out << ready_line(ready) << std::endl;
-  for (int j = 0; j < call.warmup + call.repeat; ++j) {
-    const bool warmup = j < call.warmup;
-    Repetition done = repetition(read_variant(variants, j));
+  for (int j = 0;; ++j) {
+    const std::optional<std::uint64_t> variant = read_variant(variants, j);
+    if (!variant) return;
+    Repetition done = repetition(*variant);
     if (ready.start != StartMode::none) done.extra.push_back({"start", std::string(start_mode_name(ready.start))});
-    out << repetition_line(warmup ? "warmup" : "rep", warmup ? j : j - call.warmup, done) << std::endl;
+    out << repetition_line(j, done) << std::endl;
   }
 }
 

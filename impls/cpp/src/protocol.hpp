@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -103,15 +104,14 @@ void time_checksum(Repetition& repetition, Checksum&& checksum) {
   repetition.checksum_ns = monotonic_ns() - start;
 }
 
-// One call of `run <workload> --model M --param value ... --warmup W --repeat R`.
+// One call of `run <workload> --model M --param value ...`. There is no --warmup or --repeat
+// (protocol 4): the launcher alone decides how many repetitions run, so accept_only refuses them.
 class Invocation {
  public:
   static Invocation parse(int argc, char** argv);
 
   std::string workload;
   std::string model;
-  int warmup = 0;
-  int repeat = 1;
 
   // Params are kept as text until a workload asks for them with the type it needs.
   std::string text(const std::string& name) const;
@@ -203,17 +203,20 @@ std::uint64_t time_ns(Work&& work) {
 }
 
 std::string json_string(const std::string& text);
-// {"rep":i,...} for a timed repetition, {"warmup":j,...} for a warm-up.
-std::string repetition_line(const char* label, int index, const Repetition& repetition);
+// Repetition j's line, {"rep":j,...}: every repetition's alike, since which of them are warm-ups
+// is the harness's decision, made after the fact (protocol 4).
+std::string repetition_line(int j, const Repetition& repetition);
 std::string json_string_list(const std::vector<std::string>& items);
 
 // Repetition j's variant: one line of `variants`, a decimal integer 0 .. 2^64-1 (keygen's seeds use
-// all 64 bits); exit 2 otherwise, and "stdin closed before repetition j" at end of file.
-std::uint64_t read_variant(std::istream& variants, int j);
+// all 64 bits); exit 2 otherwise. None at end of file: the launcher wants no further repetition.
+std::optional<std::uint64_t> read_variant(std::istream& variants, int j);
 
-// Protocol 3's conversation: prints the ready line, then for each of `warmup` + `repeat`
-// repetitions reads its variant from `variants` (outside the clock), runs it, and prints its line
-// ({"warmup":j} first, then {"rep":i}), extra.start echoing a parallel model's start mode.
+// Protocols 3 and 4's conversation: prints the ready line, then reads one variant from `variants`
+// (outside the clock), runs its repetition and prints its line {"rep":j,...}, extra.start echoing a
+// parallel model's start mode, until `variants` ends; the process never knows how many repetitions
+// there will be. The caller's warm workers end when it returns, as before. `call` no longer decides
+// anything here; it stays so that the workloads' calls are unchanged.
 void run_repetitions(const Invocation& call, const Ready& ready,
                      const std::function<Repetition(std::uint64_t variant)>& repetition,
                      std::istream& variants = std::cin, std::ostream& out = std::cout);

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "chunking.hpp"
 #include "os_threads.hpp"
+#include "registry.hpp"
 
 using namespace parbench;
 
@@ -171,7 +173,7 @@ TEST(WarmStart, ReadyLineSaysTheModeAndForWarmTheStartTime) {
             "{\"ready\":\"warm\",\"start_ns\":" + std::to_string(warm.ready().start_ns) + ",\"extra\":{\"workers\":2}}");
 }
 
-// --- protocol 3: variants on stdin, the start mode (protocol.hpp) --------------------------------
+// --- protocols 3 and 4: variants on stdin until it ends, the start mode (protocol.hpp) -----------
 
 namespace {
 // A repetition that only records its variant (and answers it as its checksum).
@@ -195,8 +197,8 @@ const ModelInfo WARM_ONLY{
 const ModelInfo SEQUENTIAL{.name = "seq", .family = "seq"};
 }  // namespace
 
-TEST(Protocol3, VariantsAreReadFromStdinOnePerRepetitionWarmupsFirst) {
-  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
+TEST(Protocol3, VariantsAreReadFromStdinOneRepLinePerVariant) {
+  const Invocation call = parse({"keygen", "--model", "seq"});
   std::istringstream stdin_lines("11\n12\n13\n");
   std::ostringstream stdout_lines;
   std::vector<std::uint64_t> seen;
@@ -205,14 +207,14 @@ TEST(Protocol3, VariantsAreReadFromStdinOnePerRepetitionWarmupsFirst) {
   const auto lines = lines_of(stdout_lines.str());
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "{\"ready\":\"none\"}") << "the ready line comes first";
-  EXPECT_EQ(lines[1].rfind("{\"warmup\":0,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[1].rfind("{\"rep\":0,", 0), 0u) << lines[1];
   EXPECT_NE(lines[1].find("\"checksum\":\"11\""), std::string::npos) << lines[1];
-  EXPECT_EQ(lines[3].rfind("{\"rep\":1,", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[3].rfind("{\"rep\":2,", 0), 0u) << lines[3];
   EXPECT_EQ(lines[3].find("\"start\""), std::string::npos) << "a model without workers echoes no start";
 }
 
 TEST(Protocol3, AVariantIsReadOnlyWhenItsRepetitionStarts) {
-  const Invocation call = parse({"keygen", "--model", "seq", "--repeat", "2"});
+  const Invocation call = parse({"keygen", "--model", "seq"});
   std::istringstream stdin_lines("5\n6\n");
   std::ostringstream stdout_lines;
   std::vector<std::uint64_t> seen;
@@ -224,18 +226,29 @@ TEST(Protocol3, AVariantIsReadOnlyWhenItsRepetitionStarts) {
   EXPECT_EQ(read_so_far, (std::vector<std::streamoff>{2, 4})) << "repetition j has read lines 0..j only";
 }
 
-TEST(Protocol3, EndOfFileWhereAVariantIsDueIsAUsageError) {
-  const Invocation call = parse({"keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"});
-  std::istringstream stdin_lines("5\n6\n");
-  std::ostringstream stdout_lines;
-  std::vector<std::uint64_t> seen;
-  try {
+// Protocol 4: end of file is the end of the case, after k variants or before the first.
+TEST(Protocol4, EndOfFileEndsTheCaseAfterOneRepLinePerVariant) {
+  const Invocation call = parse({"keygen", "--model", "seq"});
+  for (const std::string fed : {"", "5\n", "5\n6\n7\n"}) {
+    std::istringstream stdin_lines(fed);
+    std::ostringstream stdout_lines;
+    std::vector<std::uint64_t> seen;
     run_repetitions(call, Ready{}, [&](std::uint64_t variant) { return recording(seen, variant); }, stdin_lines, stdout_lines);
-    FAIL() << "no UsageError";
-  } catch (const UsageError& error) {
-    EXPECT_EQ(std::string(error.what()), "stdin closed before repetition 2");
+    const auto lines = lines_of(stdout_lines.str());
+    const std::size_t k = static_cast<std::size_t>(std::count(fed.begin(), fed.end(), '\n'));
+    ASSERT_EQ(lines.size(), k + 1) << "the ready line and one line per variant: " << stdout_lines.str();
+    for (std::size_t j = 0; j < k; ++j) {
+      EXPECT_EQ(lines[j + 1].rfind("{\"rep\":" + std::to_string(j) + ",", 0), 0u) << lines[j + 1];
+    }
   }
-  EXPECT_EQ(lines_of(stdout_lines.str()).size(), 3u) << "the ready line and the two finished repetitions";
+}
+
+// Protocol 4: the launcher alone decides how many repetitions run, so a workload refuses both.
+TEST(Protocol4, WarmupAndRepeatAreUnknownParams) {
+  for (const char* flag : {"--warmup", "--repeat"}) {
+    const Invocation call = parse({"noop", "--model", "seq", flag, "1"});
+    EXPECT_THROW(workload_named("noop").run(call), UsageError) << flag;
+  }
 }
 
 TEST(Protocol3, AVariantThatIsNotADecimal64BitIntegerIsAUsageError) {
@@ -244,9 +257,11 @@ TEST(Protocol3, AVariantThatIsNotADecimal64BitIntegerIsAUsageError) {
     EXPECT_THROW(read_variant(stdin_lines, 0), UsageError) << line;
   }
   std::istringstream with_carriage_return("517\r\n");
-  EXPECT_EQ(read_variant(with_carriage_return, 0), 517u);
+  EXPECT_EQ(read_variant(with_carriage_return, 0).value(), 517u);
   std::istringstream keygen_seed("18446744073709551615\n");  // keygen's seeds use all 64 bits
-  EXPECT_EQ(read_variant(keygen_seed, 0), 18446744073709551615u);
+  EXPECT_EQ(read_variant(keygen_seed, 0).value(), 18446744073709551615u);
+  std::istringstream ended("");
+  EXPECT_FALSE(read_variant(ended, 0).has_value()) << "end of file is no variant, and no error";
 }
 
 TEST(Protocol3, TheVariantsFlagIsGone) {
@@ -254,7 +269,7 @@ TEST(Protocol3, TheVariantsFlagIsGone) {
 }
 
 TEST(Protocol3, EveryLineEchoesTheStartModeThatRan) {
-  const Invocation call = parse({"keygen", "--model", "threads", "--repeat", "2"});
+  const Invocation call = parse({"keygen", "--model", "threads"});
   std::istringstream stdin_lines("1\n2\n");
   std::ostringstream stdout_lines;
   std::vector<std::uint64_t> seen;
@@ -310,8 +325,8 @@ TEST(Protocol2, LinesCarryTheProtocolFields) {
   time_checksum(repetition, [] { return std::string("abc"); });
   repetition.cleanup_ns = 7;
   repetition.busy = "[[0,1,2]]";
-  const std::string line = repetition_line("warmup", 0, repetition);
-  EXPECT_EQ(line.rfind("{\"warmup\":0,", 0), 0u) << line;
+  const std::string line = repetition_line(3, repetition);
+  EXPECT_EQ(line.rfind("{\"rep\":3,", 0), 0u) << line;
   for (const char* field : {"\"cpu_user_ns\":", "\"cpu_sys_ns\":", "\"checksum_ns\":", "\"cleanup_ns\":7", "\"busy\":[[0,1,2]]"}) {
     EXPECT_NE(line.find(field), std::string::npos) << field << " in " << line;
   }

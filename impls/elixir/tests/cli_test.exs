@@ -10,20 +10,27 @@ defmodule Parbench.CLITest do
     {String.split(output, "\n", trim: true), status}
   end
 
-  test "the ready line comes first, then one line per variant read from stdin" do
-    {lines, 0} = run_cli([5, 123_456], ~w(spawn-chain --model spawn --n 1000 --warmup 1 --repeat 1))
-    assert [~s({"ready":"none"}), warmup, rep] = lines
-    assert warmup =~ ~s("warmup":0,) and warmup =~ ~s("checksum":"1005")
-    assert rep =~ ~s("rep":0,) and rep =~ ~s("checksum":"124456")
+  test "the ready line comes first, then one rep line per variant read from stdin, until it ends (exit 0)" do
+    {lines, 0} = run_cli([5, 123_456], ~w(spawn-chain --model spawn --n 1000))
+    assert [~s({"ready":"none"}), first, second] = lines
+    assert first =~ ~s({"rep":0,) and first =~ ~s("checksum":"1005")
+    assert second =~ ~s({"rep":1,) and second =~ ~s("checksum":"124456")
   end
 
-  test "stdin closed before a repetition is exit 2 with one line saying which" do
-    {lines, 2} = run_cli([5], ~w(noop --model seq --warmup 1 --repeat 1))
-    assert List.last(lines) == "stdin closed before repetition 1"
+  test "end of stdin before the first variant is no repetition and exit 0" do
+    assert run_cli([], ~w(noop --model seq)) == {[~s({"ready":"none"})], 0}
+  end
+
+  # Protocol 4: the launcher alone decides how many repetitions run.
+  test "--warmup and --repeat are unknown arguments now: exit 2 with one line" do
+    for option <- ~w(--warmup --repeat) do
+      {[message], 2} = run_cli([1], ~w(spawn-chain --model spawn --n 3 #{option} 1))
+      assert message =~ "unknown option #{option} for spawn-chain spawn"
+    end
   end
 
   test "a warm model's ready line carries start_ns and every line echoes the start mode" do
-    {[ready | reps], 0} = run_cli([1, 2], ~w(keygen --model async_stream --count 50 --bytes 10 --source seeded --start warm --workers 2 --repeat 2))
+    {[ready | reps], 0} = run_cli([1, 2], ~w(keygen --model async_stream --count 50 --bytes 10 --source seeded --start warm --workers 2))
     assert ready =~ ~r/^\{"ready":"warm","start_ns":\d+,"extra":\{/
     assert length(reps) == 2 and Enum.all?(reps, &(&1 =~ ~s("start":"warm")))
   end

@@ -41,25 +41,24 @@ defmodule Parbench.ProtocolTest do
     device
   end
 
-  defp repeat_output(steps, warmup, repeat, lines),
-    do: ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, warmup, repeat, %{workers: 2}, variants(lines)) end)
+  defp repeat_output(steps, lines),
+    do: ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, %{workers: 2}, variants(lines)) end)
 
-  test "repeat prints W warm-up lines then exactly R lines, rep 0..R-1, with the ceiling's fields after the work's" do
+  test "repeat prints one line per variant until stdin ends, rep 0..k-1, with the ceiling's fields after the work's" do
     counter = :counters.new(1, [])
-    output = repeat_output(steps(counter), 2, 3, [1, 2, 3, 4, 5])
+    output = repeat_output(steps(counter), [1, 2, 3, 4, 5])
     lines = String.split(output, "\n", trim: true)
     assert length(lines) == 5
     assert :counters.get(counter, 1) == 5
 
     for {line, index} <- Enum.with_index(lines) do
-      label = if index < 2, do: ~s("warmup":#{index}), else: ~s("rep":#{index - 2})
-      assert line =~ ~r/^\{#{label},"ns":\d+,"items":3,"checksum":"c#{index + 1}","extra":\{/
+      assert line =~ ~r/^\{"rep":#{index},"ns":\d+,"items":3,"checksum":"c#{index + 1}","extra":\{/
       assert line =~ ~s("ceiling":"copy") and line =~ ~s("chunks":2) and line =~ ~s("workers":2)
     end
   end
 
-  test "repetition j uses the j-th line of stdin, warm-ups first, and every line carries the proof fields" do
-    lines = steps(:counters.new(1, [])) |> repeat_output(1, 2, [7, 0, 4_294_967_295]) |> String.split("\n", trim: true)
+  test "repetition j uses the j-th line of stdin, and every line carries the proof fields" do
+    lines = steps(:counters.new(1, [])) |> repeat_output([7, 0, 4_294_967_295]) |> String.split("\n", trim: true)
     assert Enum.map(lines, &(Regex.run(~r/"checksum":"c(\d+)"/, &1) |> List.last())) == ["7", "0", "4294967295"]
 
     for line <- lines, field <- ~w(cpu_user_ns cpu_sys_ns checksum_ns prepare_ns cleanup_ns),
@@ -71,25 +70,31 @@ defmodule Parbench.ProtocolTest do
     steps = %{steps(:counters.new(1, [])) | work: fn variant -> send(parent, {:worked, variant}) && {:done, variant} end}
     stdin = spawn_link(fn -> hand_out_lines(parent, [3, 4]) end)
 
-    ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, 0, 2, %{}, stdin) end)
-    assert Process.info(self(), :messages) == {:messages, [{:asked, 0}, {:worked, 3}, {:asked, 1}, {:worked, 4}]}
+    ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, %{}, stdin) end)
+    assert Process.info(self(), :messages) ==
+             {:messages, [{:asked, 0}, {:worked, 3}, {:asked, 1}, {:worked, 4}, {:asked, 2}]}
   end
 
-  # A stand-in for stdin: an io server that answers each line request with the next variant and
-  # tells the test when it was asked.
+  # A stand-in for stdin: an io server that answers each line request with the next variant, then
+  # with end of file, and tells the test when it was asked.
   defp hand_out_lines(test, lines) do
-    for {variant, j} <- Enum.with_index(lines) do
+    for {reply, j} <- Enum.with_index(Enum.map(lines, &"#{&1}\n") ++ [:eof]) do
       receive do
         {:io_request, from, reply_as, {:get_line, _encoding, _prompt}} ->
           send(test, {:asked, j})
-          send(from, {:io_reply, reply_as, "#{variant}\n"})
+          send(from, {:io_reply, reply_as, reply})
       end
     end
   end
 
-  test "end of stdin where a variant is due is a bad argument naming the repetition" do
-    assert {:bad_args, "stdin closed before repetition 1"} =
-             catch_throw(ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps(:counters.new(1, [])), 1, 2, %{}, variants([5])) end))
+  # Protocol 4: the launcher closes stdin when it wants no more repetitions, before the first too.
+  test "end of stdin ends the repetitions cleanly after k variants, with k lines" do
+    for k <- [0, 1, 3] do
+      counter = :counters.new(1, [])
+      lines = steps(counter) |> repeat_output(Enum.to_list(1..k//1)) |> String.split("\n", trim: true)
+      assert length(lines) == k and :counters.get(counter, 1) == k
+      assert Enum.map(lines, &(Regex.run(~r/^\{"rep":(\d+),/, &1) |> List.last())) == Enum.map(0..(k - 1)//1, &to_string/1)
+    end
   end
 
   test "a variant that is not a non-negative decimal integer is a bad argument" do
@@ -129,7 +134,7 @@ defmodule Parbench.ProtocolTest do
               summarize: fn at, nil -> {1, "x", %{busy: [[0, at, at + 5]]}} end,
               ceiling: fn nil -> %{} end}
 
-    [line] = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, 0, 1, %{}, variants([0])) end) |> String.split("\n", trim: true)
+    [line] = ExUnit.CaptureIO.capture_io(fn -> Protocol.repeat(steps, %{}, variants([0])) end) |> String.split("\n", trim: true)
     [_, from, to] = Regex.run(~r/"busy":\[\[0,(\d+),(\d+)\]\]/, line)
     {from, to} = {String.to_integer(from), String.to_integer(to)}
     ns = Regex.run(~r/"ns":(\d+)/, line) |> List.last() |> String.to_integer()

@@ -8,7 +8,8 @@ export class UsageError extends Error {}
 /** A resource limit stopped the work: exit 3 after a JSON line carrying the runtime's own message. */
 export class LimitError extends Error {}
 
-const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'warmup', 'repeat', 'kernel', 'start']);
+// No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions run.
+const PROTOCOL_OPTIONS = new Set(['model', 'workers', 'kernel', 'start']);
 
 /** Protocol 3's start modes: workers made inside every repetition, or once before the ready line. */
 export const START_MODES = ['cold', 'warm'];
@@ -68,7 +69,7 @@ function parseParam(workload, name, spec, text, label = `--${name}`) {
   }
 }
 
-/** Turns the arguments after the workload name into {model, params, workers, start, warmup, repeat, kernel}. */
+/** Turns the arguments after the workload name into {model, params, workers, start, kernel}. */
 export function parseInvocation(workload, args) {
   const options = parseOptions(args);
   const modelNames = Object.keys(workload.models);
@@ -83,7 +84,7 @@ export function parseInvocation(workload, args) {
     const spec = workload.params[name];
     if (!spec || spec.variantOnly) {
       const valid = publicParams(workload).map((p) => `--${p.replaceAll('_', '-')}`);
-      const protocol = ['--model', '--workers', '--start', '--warmup', '--repeat', ...(workload.kernels ? ['--kernel'] : [])];
+      const protocol = ['--model', '--workers', '--start', ...(workload.kernels ? ['--kernel'] : [])];
       throw new UsageError(`unknown option --${option} for ${workload.name}; valid: ${[...valid, ...protocol].join(', ')}`);
     }
     params[name] = parseParam(workload, option, spec, text);
@@ -100,10 +101,8 @@ export function parseInvocation(workload, args) {
   } else if (options.workers !== undefined) {
     throw new UsageError(`model '${model}' of ${workload.name} takes no --workers`);
   }
-  const warmup = options.warmup === undefined ? 0 : parseInteger('--warmup', options.warmup, 0);
-  const repeat = options.repeat === undefined ? 1 : parseInteger('--repeat', options.repeat, 1);
   const start = parseStart(workload, model, options.start);
-  return { model, params, workers, start, warmup, repeat, kernel: parseKernel(workload, options.kernel) };
+  return { model, params, workers, start, kernel: parseKernel(workload, options.kernel) };
 }
 
 /** The params `--list` names: the variant-only ones (spawn-chain's start value, the swarm's salt) come from stdin alone. */
@@ -310,27 +309,28 @@ export function readyLine({ workers, start }, session) {
   return line;
 }
 
-/** One result line: `{"warmup":j,...}` or `{"rep":i,...}`; pipes and files are synchronous on Linux. */
-export function printLine(label, index, result) {
-  const line = { [label]: index, ns: Math.round(result.ns), items: result.items, checksum: result.checksum, extra: result.extra };
+/**
+ * Repetition j's line, `{"rep":j,...}`: every repetition prints one (protocol 4: no warm-up lines;
+ * which repetitions were warm-ups is the harness's decision). Pipes and files are synchronous on Linux.
+ */
+export function printLine(index, result) {
+  const line = { rep: index, ns: Math.round(result.ns), items: result.items, checksum: result.checksum, extra: result.extra };
   process.stdout.write(JSON.stringify(line) + '\n');
 }
 
 /**
- * Prints the ready line, then runs the warm-up repetitions and the timed ones, each after reading
- * its variant from stdin, one JSON line each (warm-ups labelled `warmup`). `session` is what a
- * workload's prepare() returns: {runOnce(repetition), close(), startNs (warm)}.
+ * Prints the ready line, then runs one repetition per variant line read from stdin, one JSON line
+ * each, until stdin ends (protocol 4: the process never knows how many repetitions there will be,
+ * nor which are timed). `session` is what a workload's prepare() returns: {runOnce(repetition),
+ * close(), startNs (warm)}; it is closed at end of file.
  */
 export async function runRepetitions(workload, session, invocation, lines = new StdinLines()) {
-  const { warmup, repeat } = invocation;
   try {
     process.stdout.write(JSON.stringify(readyLine(invocation, session)) + '\n');
-    for (let index = 0; index < warmup + repeat; index++) {
+    for (let index = 0; ; index++) {
       const variantLine = lines.next();
-      if (variantLine === null) throw new UsageError(`stdin closed before repetition ${index}`);
-      const result = await runRepetition(workload, session, invocation, index, variantLine);
-      if (index < warmup) printLine('warmup', index, result);
-      else printLine('rep', index - warmup, result);
+      if (variantLine === null) break; // end of file: the launcher wants no further repetition
+      printLine(index, await runRepetition(workload, session, invocation, index, variantLine));
     }
   } finally {
     await session.close?.();

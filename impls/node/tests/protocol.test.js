@@ -24,13 +24,13 @@ test('--list is one JSON object naming every workload, its params and model fami
   assert.ok(listing.sources.strong);
 });
 
-test('noop prints the ready line, then a warmup line per warm-up and one rep line per timed repetition', () => {
-  const result = runFed([0, 0, 0, 0, 0], 'noop', '--model', 'seq', '--warmup', '2', '--repeat', '3');
+test('noop prints the ready line, then one rep line per variant (protocol 4: no warm-up lines)', () => {
+  const result = runFed([0, 0, 0, 0, 0], 'noop', '--model', 'seq');
   assert.equal(result.status, 0);
   assert.deepEqual(lines(result)[0], { ready: 'none' });
   const repetitions = repetitionLines(result);
-  assert.deepEqual(repetitions.map((line) => [line.warmup, line.rep, line.items, line.checksum]),
-    [[0, undefined, 0, 'noop'], [1, undefined, 0, 'noop'], [undefined, 0, 0, 'noop'], [undefined, 1, 0, 'noop'], [undefined, 2, 0, 'noop']]);
+  assert.deepEqual(repetitions.map((line) => [Object.keys(line)[0], line.rep, line.items, line.checksum]),
+    [0, 1, 2, 3, 4].map((j) => ['rep', j, 0, 'noop']));
   assert.ok(repetitions.every((line) => Number.isInteger(line.ns) && line.ns >= 0));
   for (const field of ['cpu_user_ns', 'cpu_sys_ns', 'checksum_ns', 'prepare_ns']) {
     assert.ok(repetitions.every((line) => Number.isInteger(line.extra[field]) && line.extra[field] >= 0), field);
@@ -38,7 +38,7 @@ test('noop prints the ready line, then a warmup line per warm-up and one rep lin
 });
 
 test('--workers is printed under extra.workers, in the ready line and every repetition', () => {
-  const result = runFed([1], 'keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'strong', '--workers', '3', '--warmup', '0', '--repeat', '1');
+  const result = runFed([1], 'keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'strong', '--workers', '3');
   assert.equal(result.status, 0);
   const [ready, line] = lines(result);
   assert.equal(ready.extra.workers, 3);
@@ -47,16 +47,27 @@ test('--workers is printed under extra.workers, in the ready line and every repe
 
 // Protocol 3: the ready line, a variant line per repetition on stdin, --start.
 
-test('stdin closed before a repetition: exit 2 naming it, after the lines of those that ran', () => {
-  const result = runFed([5], 'spawn-chain', '--model', 'promises', '--n', '3', '--warmup', '1', '--repeat', '1');
-  assert.equal(result.status, 2);
-  assert.equal(result.stderr.trim(), 'stdin closed before repetition 1');
-  assert.deepEqual(repetitionLines(result).map((line) => [line.warmup, line.checksum]), [[0, '8']]);
-  assert.equal(run('noop', '--model', 'seq', '--repeat', '1').stderr.trim(), 'stdin closed before repetition 0');
+test('end of stdin ends the case cleanly after k variants, with k rep lines (protocol 4)', () => {
+  for (const variants of [[], [5], [5, 6, 7]]) {
+    const result = runFed(variants, 'spawn-chain', '--model', 'promises', '--n', '3');
+    assert.equal(result.status, 0, `${variants.length} variants: ${result.stderr}`);
+    assert.equal(result.stderr, '');
+    assert.deepEqual(lines(result)[0], { ready: 'none' });
+    assert.deepEqual(repetitionLines(result).map((line) => [line.rep, line.checksum]), variants.map((v, j) => [j, String(v + 3)]));
+  }
+});
+
+test('--warmup and --repeat are gone: unknown options, exit 2 with one line', () => {
+  for (const option of ['--warmup', '--repeat']) {
+    const result = runFed([5], 'spawn-chain', '--model', 'promises', '--n', '3', option, '1');
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, new RegExp(`^unknown option ${option} for spawn-chain[^\\n]*\\n$`));
+  }
 });
 
 test('the ready line comes first, before any variant is read (it is printed with stdin still open and empty)', async () => {
-  const child = spawn(RUN, ['spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1'], { cwd: '/' });
+  const child = spawn(RUN, ['spawn-chain', '--model', 'promises', '--n', '3'], { cwd: '/' });
   const first = await new Promise((resolve) => child.stdout.once('data', (data) => resolve(String(data))));
   assert.deepEqual(JSON.parse(first.split('\n')[0]), { ready: 'none' });
   child.stdin.end('7\n');
@@ -65,26 +76,26 @@ test('the ready line comes first, before any variant is read (it is printed with
 });
 
 test('repetition j uses the variant of stdin line j (spawn-chain: the start value)', () => {
-  const result = runFed([0, 123456, 5], 'spawn-chain', '--model', 'promises', '--n', '1000', '--warmup', '1', '--repeat', '2');
+  const result = runFed([0, 123456, 5], 'spawn-chain', '--model', 'promises', '--n', '1000');
   assert.equal(result.status, 0);
   assert.deepEqual(repetitionLines(result).map((line) => line.checksum), ['1000', '124456', '1005']);
 });
 
 test('a variant line that is no valid variant exits 2 saying what is valid', () => {
-  const result = runFed(['abc'], 'spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1');
+  const result = runFed(['abc'], 'spawn-chain', '--model', 'promises', '--n', '3');
   assert.equal(result.status, 2);
   assert.match(result.stderr, /variant of repetition 0 \(start, from stdin\) must be an integer/);
-  assert.equal(runFed([2 ** 31], 'spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1').status, 2);
+  assert.equal(runFed([2 ** 31], 'spawn-chain', '--model', 'promises', '--n', '3').status, 2);
 });
 
 test('batch-job and noop read a line per repetition and ignore what it says', () => {
-  const result = runFed(['9', 'anything'], 'noop', '--model', 'seq', '--repeat', '2');
+  const result = runFed(['9', 'anything'], 'noop', '--model', 'seq');
   assert.equal(result.status, 0);
   assert.equal(repetitionLines(result).length, 2);
 });
 
 test('--variants is gone: an unknown option, exit 2', () => {
-  const result = run('spawn-chain', '--model', 'promises', '--n', '3', '--repeat', '1', '--variants', '1');
+  const result = run('spawn-chain', '--model', 'promises', '--n', '3', '--variants', '1');
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^unknown option --variants for spawn-chain/);
 });
@@ -105,7 +116,7 @@ test('--list: every model with workers offers cold and warm; chains and swarms s
 });
 
 test('--start: cold is the default and echoed; warm prints ready warm with start_ns and echoes warm', () => {
-  const args = ['keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'seeded', '--workers', '2', '--repeat', '2'];
+  const args = ['keygen', '--model', 'worker-threads', '--count', '10', '--bytes', '5', '--source', 'seeded', '--workers', '2'];
   const cold = lines(runFed([1, 2], ...args));
   assert.deepEqual(cold[0], { ready: 'cold', extra: { workers: 2 } });
   assert.deepEqual(cold.slice(1).map((line) => line.extra.start), ['cold', 'cold']);
@@ -127,7 +138,7 @@ test('--start on a model without it, or an unknown mode, exits 2 with the reason
 });
 
 test('an unknown model exits 2 with one line naming the valid ones', () => {
-  const result = run('keygen', '--model', 'foo', '--warmup', '0', '--repeat', '1');
+  const result = run('keygen', '--model', 'foo');
   assert.equal(result.status, 2);
   assert.equal(result.stdout, '');
   assert.match(result.stderr.trim(), /^unknown model 'foo' for keygen; valid: seq, worker-threads$/);
@@ -157,11 +168,10 @@ test('--kernel tuned where there is none, an unknown kernel, or a kernel for spa
 
 test('keygen lines carry kernel, kernel_detail and the probed keys; repetition j uses the seed of stdin line j', () => {
   const result = runFed([2, 1], 'keygen', '--model', 'seq', '--count', '3', '--bytes', '10', '--source', 'seeded', '--kernel', 'tuned',
-    '--warmup', '1', '--repeat', '1', '--probes', '2,0');
+    '--probes', '2,0');
   assert.equal(result.status, 0);
-  const [warm, timed] = repetitionLines(result);
-  assert.equal(warm.warmup, 0);
-  assert.notEqual(warm.checksum, 'd3605c1b2c10e632');
+  const [first, timed] = repetitionLines(result);
+  assert.notEqual(first.checksum, 'd3605c1b2c10e632');
   assert.equal(timed.checksum, 'd3605c1b2c10e632');
   assert.deepEqual(timed.extra.probes, ['lzktf67oukj7qc6j', 'yfoafcpmfufjcz7m']);
   assert.equal(timed.extra.kernel, 'tuned');
@@ -169,7 +179,7 @@ test('keygen lines carry kernel, kernel_detail and the probed keys; repetition j
 });
 
 test('parallel models report busy intervals inside the repetition', () => {
-  const result = runFed([0], 'keygen', '--model', 'worker-threads', '--count', '100', '--bytes', '5', '--source', 'strong', '--workers', '2', '--warmup', '0', '--repeat', '1');
+  const result = runFed([0], 'keygen', '--model', 'worker-threads', '--count', '100', '--bytes', '5', '--source', 'strong', '--workers', '2');
   const [line] = repetitionLines(result);
   assert.deepEqual(line.extra.busy.map(([worker]) => worker).sort(), [0, 1]);
   for (const [, start, end] of line.extra.busy) assert.ok(start >= 0 && start <= end && end <= line.ns);

@@ -221,7 +221,7 @@ class ProcessPool:
 @dataclass
 class WarmPool(Session):
     """The warm start (protocol 3): one pool whose every worker runs before the ready line,
-    handed each repetition's chunks, shut down after the last repetition."""
+    handed each repetition's chunks, shut down at the end of stdin (protocol 4)."""
     pool: ThreadPool | ProcessPool
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import json
 import os
 import resource
@@ -74,8 +75,8 @@ class Job:
 class Session:
     """What a warm model makes once for the whole process (a pool, a Dask cluster).
 
-    Entered before the ready line, timed as its start_ns, and left after the last repetition,
-    even on an error or a signal. A cold or seq model gets this default, which does nothing."""
+    Entered before the ready line, timed as its start_ns, and left at the end of stdin (protocol 4:
+    only the launcher knows which repetition is the last), even on an error or a signal. A cold or seq model gets this default, which does nothing."""
     extra: dict[str, Any] = {}     # merged into every repetition's extra
 
     def check(self) -> None:
@@ -143,8 +144,6 @@ class Call:
     model_name: str
     params: dict[str, Any]
     workers: int | None
-    warmup: int
-    repeat: int
     start: str | None = None       # protocol 3's start mode; None for a model that takes none
 
 
@@ -179,8 +178,6 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
     if model_name not in workload.models:
         raise BadArguments(f"unknown model {model_name!r} for {workload.name}; valid: {', '.join(workload.models)}")
     model = workload.models[model_name]
-    warmup = _parse_value("warmup", int, options.pop("warmup", "0"))
-    repeat = _parse_value("repeat", int, options.pop("repeat", "1"))
     workers = None
     if "workers" in options:
         if not model.workers:
@@ -214,7 +211,9 @@ def parse_call(argv: list[str], workloads: dict[str, Workload], valid_names: lis
         raise BadArguments(f"unknown parameter {unknown} for {workload.name}; valid: {valid}")
     if workload.variant is not None:
         params.setdefault(workload.variant, 0)
-    return Call(workload, model_name, params, workers, warmup, repeat, start)
+    # No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions run and
+    # which are timed, so either is an unknown parameter like any other.
+    return Call(workload, model_name, params, workers, start)
 
 
 def _start_mode(asked: str | None, workload: str, model_name: str, model: Model) -> str | None:
@@ -234,11 +233,12 @@ def _start_mode(asked: str | None, workload: str, model_name: str, model: Model)
     return asked
 
 
-def read_variant(workload: Workload, repetition: int, line: str) -> int:
+def read_variant(workload: Workload, repetition: int, line: str) -> int | None:
     """Repetition j's variant from its stdin line (protocol 3): a non-negative decimal integer,
-    checked as the param it replaces where it replaces one (sdes-ecb's 10-bit key)."""
+    checked as the param it replaces where it replaces one (sdes-ecb's 10-bit key); None at end
+    of file, where the launcher wants no further repetition (protocol 4)."""
     if line == "":
-        raise BadArguments(f"stdin closed before repetition {repetition}")
+        return None
     text = line.strip()
     if not text.isdigit():
         raise BadArguments(f"stdin line {line!r} for repetition {repetition} is not a variant; "
@@ -319,8 +319,9 @@ def json_line(record: dict[str, Any]) -> None:
 
 
 def run_repetitions(call: Call, variants: IO[str] | None = None) -> None:
-    """Loads the input, makes the warm start's pool, prints the ready line, then runs every
-    repetition (warm-ups first) on the variant it reads from `variants` and prints its line.
+    """Loads the input, makes the warm start's pool, prints the ready line, then runs one
+    repetition per variant line it reads from `variants` and prints its line, until end of file
+    (protocol 4: the process never knows how many repetitions there will be, nor which are timed).
 
     Between two lines the process spends, in this order: reading the variant (outside every
     clock), prepare_ns (the repetition's params with its variant), ns (the work; CPU read right
@@ -335,10 +336,11 @@ def run_repetitions(call: Call, variants: IO[str] | None = None) -> None:
         making = clock_ns()
         session = stack.enter_context(opened)
         _print_ready(call, session, clock_ns() - making if warm else None)
-        for run in range(call.warmup + call.repeat):
-            variant = read_variant(call.workload, run, variants.readline())
-            label = {"warmup": run} if run < call.warmup else {"rep": run - call.warmup}
-            _run_one(call, model, session, loaded, variant, label, load_ns)
+        for repetition in itertools.count():
+            variant = read_variant(call.workload, repetition, variants.readline())
+            if variant is None:
+                return   # end of file: the ExitStack leaves the warm session
+            _run_one(call, model, session, loaded, variant, repetition, load_ns)
 
 
 def _print_ready(call: Call, session: Session, start_ns: int | None) -> None:
@@ -352,7 +354,7 @@ def _print_ready(call: Call, session: Session, start_ns: int | None) -> None:
     json_line(ready)
 
 
-def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: int, label: dict[str, int],
+def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: int, repetition: int,
              load_ns: int) -> None:
     prepare_started = clock_ns()
     params = dict(call.params)
@@ -386,16 +388,16 @@ def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: i
         extra["kernel"] = params["kernel"]
         detail = call.workload.kernel_detail
         extra["kernel_detail"] = detail(params) if detail else call.workload.kernels[params["kernel"]]
-    _print_line(label, stopped - started, items, checksum, extra, call.workers, load_ns)
+    _print_line(repetition, stopped - started, items, checksum, extra, call.workers, load_ns)
 
 
-def _print_line(label: dict[str, int], elapsed: int, items: int, checksum: str, extra: dict[str, Any],
+def _print_line(repetition: int, elapsed: int, items: int, checksum: str, extra: dict[str, Any],
                 workers: int | None, load_ns: int) -> None:
     if workers is not None:
         extra.setdefault("workers", workers)   # a model may say how many really exist (a remote cluster)
     if load_ns:
         extra["load_ns"] = load_ns
-    json_line({**label, "ns": elapsed, "items": items, "checksum": checksum, "extra": extra})
+    json_line({"rep": repetition, "ns": elapsed, "items": items, "checksum": checksum, "extra": extra})
 
 
 def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Callable[[], dict],

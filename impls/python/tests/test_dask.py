@@ -148,7 +148,7 @@ class DaskFaults(unittest.TestCase):
 
     def test_a_worker_killed_mid_case_fails_the_run_with_one_line_and_leaves_no_process(self):
         run = subprocess.Popen([RUN, "sdes-ecb", "--model", "dask", "--input", write_file(os.urandom(30000)),
-                                "--cipher", "bitwise", "--workers", "2", "--repeat", "200"],
+                                "--cipher", "bitwise", "--workers", "2"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             run.stdin.write("642\n" * 200)   # every repetition's variant (a pipe holds far more than 800 bytes)

@@ -7,8 +7,9 @@ import unittest
 RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "run")
 
 
-def run(*args: str, shell_prefix: str = "", variants: str = "0\n" * 8) -> subprocess.CompletedProcess:
-    """The run script with `variants` on its stdin (protocol 3: one line per repetition)."""
+def run(*args: str, shell_prefix: str = "", variants: str = "0\n") -> subprocess.CompletedProcess:
+    """The run script with `variants` on its stdin (protocol 3: one line per repetition; protocol 4:
+    as many repetitions as lines)."""
     command = " ".join([shell_prefix, RUN, *args]).strip()
     return subprocess.run(["bash", "-c", command], input=variants, capture_output=True, text=True, timeout=60)
 
@@ -31,16 +32,14 @@ class Protocol(unittest.TestCase):
                 self.assertIn(model["family"], {"seq", "threads", "processes", "async", "distributed"})
 
     def test_noop_prints_one_line_per_repetition(self):
-        out = run("noop", "--warmup", "2", "--repeat", "3")
+        out = run("noop", variants="0\n" * 3)
         lines = json_lines(out)
-        self.assertEqual([l["warmup"] for l in lines[:2]], [0, 1])   # protocol 2: warm-ups print a line too
-        lines = lines[2:]
         self.assertEqual([(l["rep"], l["items"], l["checksum"]) for l in lines], [(i, 0, "noop") for i in range(3)])
         self.assertTrue(all(isinstance(l["extra"]["cpu_user_ns"], int) for l in lines))
         self.assertTrue(all(l["ns"] >= 0 for l in lines))
 
     def test_workers_are_reported_under_extra(self):
-        out = run("keygen", "--model", "threads", "--count", "6", "--workers", "3", "--repeat", "1")
+        out = run("keygen", "--model", "threads", "--count", "6", "--workers", "3")
         line, = json_lines(out)
         self.assertEqual(line["extra"]["workers"], 3)
         self.assertEqual(len(line["extra"]["busy"]), 3)

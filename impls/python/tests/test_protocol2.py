@@ -1,4 +1,4 @@
-"""Protocol 2 (docs/protocol.md, "Proof of work"): variants (on stdin since protocol 3), warm-up lines, CPU and phase times,
+"""Protocol 2 (docs/protocol.md, "Proof of work"): variants (on stdin since protocol 3), CPU and phase times,
 busy intervals, live units, switches, probes and kernels, with the spec's test vectors."""
 import hashlib
 import json
@@ -16,7 +16,7 @@ RUN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 FOX = b"The quick brown fox jumps over the lazy dog\n"
 
 
-def lines(*args: str, variants: tuple[int, ...] = (0,) * 8) -> list[dict]:
+def lines(*args: str, variants: tuple[int, ...] = (0,)) -> list[dict]:
     """The repetitions' lines (after the ready line) of the run script fed `variants` on stdin."""
     done = subprocess.run([RUN, *args], input="".join(f"{variant}\n" for variant in variants),
                           capture_output=True, text=True, timeout=120)
@@ -80,11 +80,9 @@ class Counters(unittest.TestCase):
 
 
 class CommandLine(unittest.TestCase):
-    def test_variants_warm_ups_and_phase_fields(self):
-        out = lines("spawn-chain", "--model", "asyncio", "--n", "50", "--warmup", "2", "--repeat", "2",
-                    variants=(1, 2, 3, 4))
-        self.assertEqual([line.get("warmup", line.get("rep")) for line in out], [0, 1, 0, 1])
-        self.assertEqual(["warmup" in line for line in out], [True, True, False, False])
+    def test_variants_rep_lines_and_phase_fields(self):
+        out = lines("spawn-chain", "--model", "asyncio", "--n", "50", variants=(1, 2, 3, 4))
+        self.assertEqual([line["rep"] for line in out], [0, 1, 2, 3])   # protocol 4: no warm-up lines
         self.assertEqual([line["checksum"] for line in out], ["51", "52", "53", "54"])
         for line in out:
             for field in ("cpu_user_ns", "cpu_sys_ns", "checksum_ns", "prepare_ns", "cleanup_ns"):
@@ -97,8 +95,8 @@ class CommandLine(unittest.TestCase):
             for cipher in sdes_ecb.CIPHERS:
                 with self.subTest(model=model, cipher=cipher):
                     extra_args = ["--workers", "2"] if model != "seq" else []
-                    out = lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, "--warmup", "1",
-                                "--repeat", "2", "--chunk", "333", *extra_args, variants=(642, 1023, 0))
+                    out = lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher,
+                                "--chunk", "333", *extra_args, variants=(642, 1023, 0))
                     wanted = [hashlib.sha256((FOX * 50).translate(sdes_ecb.table_for_key(key))).hexdigest()
                               for key in (642, 1023, 0)]
                     self.assertEqual([line["checksum"] for line in out], wanted)
@@ -110,7 +108,7 @@ class CommandLine(unittest.TestCase):
 
     def test_keygen_seed_variants_and_probes_through_the_command_line(self):
         out = lines("keygen", "--model", "processes", "--count", "3", "--bytes", "10", "--source", "seeded",
-                    "--seed", "99", "--workers", "2", "--warmup", "1", "--repeat", "1", "--probes", "0,1,2",
+                    "--seed", "99", "--workers", "2", "--probes", "0,1,2",
                     variants=(5, 1))
         self.assertEqual(out[1]["checksum"], "d3605c1b2c10e632")   # the variant (1) replaces --seed 99
         self.assertEqual(out[1]["extra"]["probes"], ["yfoafcpmfufjcz7m", "m7wi4znbrxv34xsv", "lzktf67oukj7qc6j"])

@@ -34,7 +34,7 @@ def write_input(data: bytes) -> str:
 
 class ReadyLine(unittest.TestCase):
     def test_ready_comes_before_the_first_variant_is_read(self):
-        process = start("spawn-chain", "--model", "asyncio", "--n", "10", "--repeat", "1")
+        process = start("spawn-chain", "--model", "asyncio", "--n", "10")
         try:
             self.assertEqual(json.loads(process.stdout.readline()), {"ready": "none"})   # no variant written yet
             process.stdin.write("7\n")
@@ -58,7 +58,7 @@ class ReadyLine(unittest.TestCase):
 
 class LateVariants(unittest.TestCase):
     def test_each_repetition_uses_the_line_written_for_it(self):
-        process = start("spawn-chain", "--model", "threads", "--n", "5", "--warmup", "1", "--repeat", "2")
+        process = start("spawn-chain", "--model", "threads", "--n", "5")
         try:
             process.stdout.readline()
             answers = []
@@ -70,16 +70,22 @@ class LateVariants(unittest.TestCase):
             process.communicate(timeout=30)
         self.assertEqual(answers, ["105", "205", "305"])
 
-    def test_end_of_file_where_a_variant_is_due_exits_2(self):
-        out = run("spawn-chain", "--model", "asyncio", "--n", "5", "--warmup", "1", "--repeat", "2", variants="1\n2\n")
-        self.assertEqual(out.returncode, 2)
-        self.assertEqual(out.stderr.strip(), "stdin closed before repetition 2")
-        self.assertEqual(len(out.stdout.splitlines()), 3)   # the ready line and the two repetitions that had a variant
+    def test_end_of_file_ends_the_case_cleanly_after_its_variants(self):
+        # Protocol 4: only the launcher knows how many repetitions run; end of file is the end,
+        # before the first variant too (a process with no repetition).
+        for variants in ("", "1\n", "1\n2\n3\n"):
+            with self.subTest(variants=variants):
+                out = run("spawn-chain", "--model", "asyncio", "--n", "5", variants=variants)
+                self.assertEqual((out.returncode, out.stderr), (0, ""))
+                ready, *lines = [json.loads(line) for line in out.stdout.splitlines()]
+                self.assertEqual(ready, {"ready": "none"})
+                self.assertEqual([(line["rep"], line["checksum"]) for line in lines],
+                                 [(j, str(int(v) + 5)) for j, v in enumerate(variants.split())])
+                self.assertTrue(all("warmup" not in line for line in lines))
 
     def test_batch_job_and_noop_read_the_line_and_ignore_it(self):
-        out = run("noop", "--repeat", "2", variants="0\n0\n")
+        out = run("noop", variants="0\n0\n")
         self.assertEqual([json.loads(line).get("checksum") for line in out.stdout.splitlines()], [None, "noop", "noop"])
-        self.assertEqual(run("noop", "--repeat", "2", variants="0\n").returncode, 2)
 
     def test_a_line_that_is_not_a_decimal_integer_exits_2(self):
         out = run("spawn-chain", "--model", "asyncio", "--n", "5", variants="five\n")
@@ -95,6 +101,14 @@ class LateVariants(unittest.TestCase):
         out = run("spawn-chain", "--model", "asyncio", "--n", "5", "--variants", "1", variants="1\n")
         self.assertEqual(out.returncode, 2)
         self.assertIn("unknown parameter --variants", out.stderr)
+
+    def test_the_warmup_and_repeat_arguments_are_gone(self):
+        # Protocol 4: the launcher alone decides which repetitions are warm-ups and how many run.
+        for flag in ("--warmup", "--repeat"):
+            with self.subTest(flag=flag):
+                out = run("spawn-chain", "--model", "asyncio", "--n", "5", flag, "1", variants="1\n")
+                self.assertEqual((out.returncode, out.stdout), (2, ""))
+                self.assertEqual(out.stderr.splitlines(), [f"unknown parameter {flag} for spawn-chain; valid: --n"])
 
 
 class StartModes(unittest.TestCase):
@@ -113,8 +127,8 @@ class StartModes(unittest.TestCase):
         for mode in ("cold", "warm", None):
             with self.subTest(mode=mode):
                 chosen = ["--start", mode] if mode else []
-                out = run("keygen", "--model", "threads", "--count", "8", "--workers", "2", "--warmup", "1",
-                          "--repeat", "2", *chosen, variants="1\n2\n3\n")
+                out = run("keygen", "--model", "threads", "--count", "8", "--workers", "2", *chosen,
+                          variants="1\n2\n3\n")
                 lines = [json.loads(line) for line in out.stdout.splitlines()]
                 self.assertEqual(lines[0]["ready"], mode or "cold")
                 self.assertEqual({line["extra"]["start"] for line in lines[1:]}, {mode or "cold"})

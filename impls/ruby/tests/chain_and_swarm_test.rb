@@ -14,7 +14,7 @@ class SpawnChainTest < Minitest::Test
   # Protocol 2's vector: n 1000, start 123456 -> 124456; every link counted itself in.
   def test_start_value_and_live_units_for_every_model
     Parbench::Workloads::SpawnChain::MODELS.each_key do |model|
-      lines = protocol_lines("spawn-chain", "--model", model, "--n", 1000, "--warmup", 1, "--repeat", 1, variants: [123_456, 7])
+      lines = protocol_lines("spawn-chain", "--model", model, "--n", 1000, variants: [123_456, 7])
       assert_equal %w[124456 1007], lines.map { |line| line["checksum"] }, model
       assert_equal [1000, 1000], lines.map { |line| line["extra"]["live_units"] }, model
     end

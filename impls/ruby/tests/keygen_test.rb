@@ -53,7 +53,7 @@ class KeygenTest < Minitest::Test
 
   def test_each_repetition_uses_its_own_seed
     lines = protocol_lines("keygen", "--model", "seq", "--count", 3, "--bytes", 10, "--source", "seeded", "--seed", 1,
-                           "--warmup", 1, "--repeat", 2, variants: [5, 1, 5])
+                           variants: [5, 1, 5])
     assert_equal "d3605c1b2c10e632", lines[1]["checksum"]
     refute_equal lines[1]["checksum"], lines[0]["checksum"]
     assert_equal lines[0]["checksum"], lines[2]["checksum"]
@@ -68,8 +68,8 @@ class KeygenTest < Minitest::Test
 
   # Strong keys are digested like seeded ones, so a strong checksum differs every repetition.
   def test_strong_checksum_is_the_order_free_digest
-    lines = protocol_lines("keygen", "--model", "seq", "--count", 7, "--bytes", 10, "--source", "strong", "--repeat", 2,
-                           "--probes", "6")
+    lines = protocol_lines("keygen", "--model", "seq", "--count", 7, "--bytes", 10, "--source", "strong", "--probes", "6",
+                           variants: [0, 0])
     assert(lines.all? { |line| line["checksum"].match?(/\A[0-9a-f]{16}\z/) })
     refute_equal lines[0]["checksum"], lines[1]["checksum"]
     assert_match(/\A[a-z2-7]{16}\z/, lines[0]["extra"]["probes"].first)

@@ -10,7 +10,7 @@ class Protocol3Test < Minitest::Test
   RUN = File.expand_path("../run", __dir__)
 
   def test_the_ready_line_comes_before_the_first_variant_is_read
-    Open3.popen3(RUN, "spawn-chain", "--model", "fiber", "--n", "10", "--repeat", "1") do |stdin, stdout, _stderr, waiter|
+    Open3.popen3(RUN, "spawn-chain", "--model", "fiber", "--n", "10") do |stdin, stdout, _stderr, waiter|
       assert_equal({ "ready" => "none" }, JSON.parse(stdout.gets)) # no variant written yet
       stdin.puts "7"
       stdin.flush
@@ -21,7 +21,7 @@ class Protocol3Test < Minitest::Test
   end
 
   def test_each_repetition_uses_the_line_written_for_it
-    Open3.popen3(RUN, "spawn-chain", "--model", "thread", "--n", "5", "--warmup", "1", "--repeat", "2") do |stdin, stdout, _stderr, waiter|
+    Open3.popen3(RUN, "spawn-chain", "--model", "thread", "--n", "5") do |stdin, stdout, _stderr, waiter|
       stdout.gets
       answers = [100, 200, 300].map do |variant| # each written after the line before it was read, as the launcher does
         stdin.puts variant
@@ -34,16 +34,27 @@ class Protocol3Test < Minitest::Test
     end
   end
 
-  def test_end_of_file_where_a_variant_is_due_is_exit_2_with_its_repetition
-    out, err, status = Open3.capture3(RUN, "spawn-chain", "--model", "fiber", "--n", "5", "--warmup", "1", "--repeat", "2",
-                                      stdin_data: "1\n2\n")
-    assert_equal 2, status.exitstatus
-    assert_match(/stdin closed before repetition 2\z/, err.strip)
-    assert_equal 3, out.lines.size # the ready line and the two repetitions that had a variant
+  # Protocol 4: end of file is the end of the case, after k variants or before the first.
+  def test_end_of_file_ends_the_case_cleanly_after_its_variants
+    [[], [1], [1, 2, 3]].each do |variants|
+      out, err, status = Open3.capture3(RUN, "spawn-chain", "--model", "fiber", "--n", "5",
+                                        stdin_data: variants.map { |v| "#{v}\n" }.join)
+      assert_equal [0, ""], [status.exitstatus, err], variants.inspect
+      ready, *lines = out.lines.map { |line| JSON.parse(line) }
+      assert_equal({ "ready" => "none" }, ready)
+      assert_equal variants.each_with_index.map { |v, j| [j, (v + 5).to_s] }, lines.map { |l| [l["rep"], l["checksum"]] }
+    end
+  end
+
+  # Protocol 4: --warmup is an unknown argument of the command line, one line on stderr.
+  def test_the_warmup_argument_is_exit_2
+    out, err, status = Open3.capture3(RUN, "spawn-chain", "--model", "fiber", "--n", "5", "--warmup", "1", stdin_data: "1\n")
+    assert_equal [2, "", 1], [status.exitstatus, out, err.lines.size]
+    assert_match(/unknown param --warmup/, err)
   end
 
   def test_batch_job_and_noop_read_the_line_and_ignore_it
-    assert_equal %w[noop noop], protocol_lines("noop", "--model", "seq", "--repeat", 2, variants: [5, 6]).map { |l| l["checksum"] }
+    assert_equal %w[noop noop], protocol_lines("noop", "--model", "seq", variants: [5, 6]).map { |l| l["checksum"] }
   end
 
   def test_every_parallel_model_says_what_each_mode_makes_or_why_not
@@ -60,12 +71,12 @@ class Protocol3Test < Minitest::Test
 
   def test_ready_and_every_line_echo_the_mode_and_cold_is_the_default
     { nil => "cold", "cold" => "cold" }.each do |asked, mode|
-      lines = all_lines("keygen", "--model", "fork", "--count", 8, "--workers", 2, "--warmup", 1, "--repeat", 2,
-                        *(asked ? ["--start", asked] : []))
+      lines = all_lines("keygen", "--model", "fork", "--count", 8, "--workers", 2, *(asked ? ["--start", asked] : []),
+                        variants: [1, 2, 3])
       assert_equal({ "ready" => mode, "extra" => { "workers" => 2 } }, lines.first)
       assert_equal [mode], lines.drop(1).map { |line| line["extra"]["start"] }.uniq
     end
-    ready, *rest = all_lines("keygen", "--model", "ractor", "--count", 8, "--workers", 2, "--repeat", 2)
+    ready, *rest = all_lines("keygen", "--model", "ractor", "--count", 8, "--workers", 2, variants: [1, 2])
     assert_equal "warm", ready["ready"] # the only mode it offers
     assert_operator ready["start_ns"], :>, 0
     assert_equal %w[warm warm], rest.map { |line| line["extra"]["start"] }

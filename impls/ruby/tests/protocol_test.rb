@@ -5,7 +5,7 @@ require "test_helper"
 class ProtocolTest < Minitest::Test
   include ProtocolRunner
 
-  def exit_code(*argv, variants: "0\n" * 8)
+  def exit_code(*argv, variants: "0\n")
     code = nil
     capture_io do
       code = Parbench::Protocol.main(argv.map(&:to_s), workloads: Parbench::WORKLOADS, description: Parbench.description,
@@ -14,17 +14,17 @@ class ProtocolTest < Minitest::Test
     code
   end
 
-  def test_noop_prints_a_line_per_warm_up_then_one_per_repetition
-    lines = protocol_lines("noop", "--model", "seq", "--warmup", 2, "--repeat", 3)
-    assert_equal [0, 1, nil, nil, nil], lines.map { |l| l["warmup"] }
-    assert_equal [nil, nil, 0, 1, 2], lines.map { |l| l["rep"] }
+  # Protocol 4: a rep line per variant, numbered from 0; no warm-up lines.
+  def test_noop_prints_one_line_per_repetition
+    lines = protocol_lines("noop", "--model", "seq", variants: [0] * 3)
+    assert_equal [[0, nil], [1, nil], [2, nil]], lines.map { |l| [l["rep"], l["warmup"]] }
     assert(lines.all? { |l| l["checksum"] == "noop" && l["items"].zero? })
   end
 
   # Protocol 2: every line of every workload accounts for its CPU and for each phase between lines.
   def test_every_line_reports_cpu_and_the_phases_between_lines
-    lines = protocol_lines("noop", "--model", "seq", "--warmup", 1, "--repeat", 2) +
-            protocol_lines("coroutine-swarm", "--model", "fiber", "--tasks", 4, "--steps", 2, "--warmup", 1, "--repeat", 1)
+    lines = protocol_lines("noop", "--model", "seq", variants: [0] * 3) +
+            protocol_lines("coroutine-swarm", "--model", "fiber", "--tasks", 4, "--steps", 2, variants: [0] * 2)
     lines.each do |line|
       %w[cpu_user_ns cpu_sys_ns checksum_ns prepare_ns cleanup_ns].each do |field|
         value = line["extra"][field]
@@ -40,12 +40,18 @@ class ProtocolTest < Minitest::Test
   end
 
   # Protocol 3: a variant line per repetition, a non-negative decimal integer; --variants is gone.
-  def test_a_missing_or_malformed_variant_line_is_exit_2
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, variants: "1\n2\n")
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, variants: "-1\n")
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, variants: "x\n")
-    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--repeat", 1, "--variants", "1")
-    assert_equal 0, exit_code("spawn-chain", "--model", "fiber", "--warmup", 1, "--repeat", 2, variants: "1\n2\n3\n")
+  def test_a_malformed_variant_line_is_exit_2
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", variants: "-1\n")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", variants: "x\n")
+    assert_equal 2, exit_code("spawn-chain", "--model", "fiber", "--variants", "1")
+  end
+
+  # Protocol 4: the launcher alone decides how many repetitions run and which are warm-ups.
+  def test_warmup_and_repeat_are_unknown_params
+    %w[--warmup --repeat].each do |flag|
+      assert_equal 2, exit_code("spawn-chain", "--model", "fiber", flag, 1), flag
+      assert_equal 2, exit_code("noop", "--model", "seq", flag, 1), flag
+    end
   end
 
   def test_an_absent_tuned_kernel_is_exit_2

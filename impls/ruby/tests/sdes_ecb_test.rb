@@ -110,10 +110,10 @@ class SdesEcbTest < Minitest::Test
     with_input(FOX) do |path|
       wanted = [1023, 642, 5].map { |key| checksum_of("sdes-ecb", "--model", "seq", "--input", path, "--key", key) }
       %w[seq fork ractor].product(%w[bitwise table]).each do |model, cipher|
-        lines = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher, "--warmup", 1, "--repeat", 2,
+        lines = protocol_lines("sdes-ecb", "--model", model, "--input", path, "--cipher", cipher,
                                *workers_args(model, 2), variants: [1023, 642, 5])
         assert_equal wanted, lines.map { |line| line["checksum"] }, "#{model} #{cipher}"
-        assert_equal [0, nil, nil], lines.map { |line| line["warmup"] }
+        assert_equal [0, 1, 2], lines.map { |line| line["rep"] }
       end
       assert_equal FOX_SHA256, wanted[1]
     end
@@ -169,7 +169,7 @@ class SdesEcbTest < Minitest::Test
     with_input("1234567890\nhogehoge\n私の名前はmorimorikochanです\nDiggy-mo!!!\n") do |path|
       wanted = checksum_of("sdes-ecb", "--model", "seq", "--input", path, "--cipher", "table")
       lines = protocol_lines("sdes-ecb", "--model", "ractor", "--input", path, "--cipher", "table", "--chunk", 7,
-                             "--workers", 2, "--repeat", 60)
+                             "--workers", 2, variants: [642] * 60)
       assert_equal [wanted], lines.map { |line| line["checksum"] }.uniq
     end
   end

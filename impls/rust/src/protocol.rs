@@ -35,8 +35,6 @@ pub fn crash(context: &str, error: impl std::fmt::Display) -> Failure {
 pub struct Call {
     pub workload: String,
     pub model: String,
-    pub warmup: usize,
-    pub repeat: usize,
     /// `--start` as the registry resolved it for the model (`None`: the model takes none).
     pub start: Option<Start>,
     params: BTreeMap<String, String>,
@@ -55,10 +53,9 @@ impl Call {
             params.insert(name.to_string(), value.clone());
         }
         let model = params.remove("model").ok_or_else(|| bad_args("missing --model"))?;
-        let mut call = Call { workload, model, warmup: 0, repeat: 1, start: None, params };
-        call.warmup = call.take_number("warmup", 0)?;
-        call.repeat = call.take_number("repeat", 1)?;
-        Ok(call)
+        // No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions
+        // run, so either is an unknown param to the registry's check, like any other.
+        Ok(Call { workload, model, start: None, params })
     }
 
     /// The call with its start mode resolved (the registry knows the model's modes).
@@ -81,15 +78,6 @@ impl Call {
     /// A comma-separated list of non-negative integers (`--probes`); empty when not given.
     pub fn numbers(&self, name: &str) -> Outcome<Vec<u64>> {
         self.params.get(name).map_or(Ok(Vec::new()), |text| number_list(name, text))
-    }
-
-    fn take_number(&mut self, name: &str, default: usize) -> Outcome<usize> {
-        match self.params.remove(name) {
-            None => Ok(default),
-            Some(text) => text
-                .parse()
-                .map_err(|_| bad_args(format!("--{name} must be a non-negative integer, got '{text}'"))),
-        }
     }
 
     pub fn text(&self, name: &str, default: Option<&str>) -> Outcome<String> {
@@ -365,7 +353,7 @@ impl Busy {
     }
 }
 
-/// One repetition as the workload sees it: its index (warm-ups first) and its variant, read
+/// One repetition as the workload sees it: its index (0, 1, 2 …) and its variant, read
 /// from stdin when it starts (the key, the seed, the start value, the salt; 0 where ignored).
 #[derive(Debug, Clone, Copy)]
 pub struct Rep {
@@ -429,12 +417,12 @@ impl<'a> Conversation<'a> {
     }
 }
 
-/// Prints the ready line, then runs the warm-up repetitions and the timed ones, one JSON line
-/// each: `{"warmup":j,…}`, then `{"rep":i,…}`. Before each it reads the repetition's variant
-/// (outside any clock). `common` is merged into every line's `extra` (workers, kernel,
-/// load_ns…), and so is the start mode of the ready line.
+/// Prints the ready line, then runs one repetition per variant line on stdin, read before it
+/// (outside any clock), and prints its line `{"rep":i,…}`, until stdin ends: the process never
+/// knows how many repetitions there will be, nor which the harness times (protocol 4). `common`
+/// is merged into every line's `extra` (workers, kernel, load_ns…), and so is the start mode of
+/// the ready line. The caller's warm workers end when it returns, as before.
 pub fn repeat(
-    call: &Call,
     talk: &mut Conversation,
     ready: Ready,
     common: &Map<String, Value>,
@@ -445,13 +433,12 @@ pub fn repeat(
         common.insert("start".into(), Value::from(start.name()));
     }
     print_line(&mut talk.output, &ready.line())?;
-    for index in 0..call.warmup + call.repeat {
-        let variant = read_variant(&mut talk.input, index)?;
+    for index in 0.. {
+        let Some(variant) = read_variant(&mut talk.input, index)? else { break };
         let sample = one_repetition(Rep { index, variant })?;
         let mut extra = common.clone();
         extra.extend(sample.extra);
-        let (label, number) = if index < call.warmup { ("warmup", index) } else { ("rep", index - call.warmup) };
-        let mut line = json!({label: number, "ns": sample.ns as u64, "items": sample.items, "checksum": sample.checksum});
+        let mut line = json!({"rep": index, "ns": sample.ns as u64, "items": sample.items, "checksum": sample.checksum});
         line["extra"] = Value::Object(extra);
         print_line(&mut talk.output, &line)?;
     }
@@ -464,12 +451,13 @@ fn print_line(output: &mut impl Write, line: &Value) -> Outcome<()> {
     writeln!(output, "{line}").and_then(|()| output.flush()).map_err(|e| crash("writing a result line", e))
 }
 
-/// The variant of repetition `index`: one decimal line on stdin.
-fn read_variant(input: &mut impl BufRead, index: usize) -> Outcome<u64> {
+/// The variant of repetition `index`: one decimal line on stdin; `None` at end of file, where
+/// the launcher wants no further repetition.
+fn read_variant(input: &mut impl BufRead, index: usize) -> Outcome<Option<u64>> {
     let mut line = String::new();
     match input.read_line(&mut line) {
-        Ok(0) => Err(bad_args(format!("stdin closed before repetition {index}"))),
-        Ok(_) => line.trim().parse().map_err(|_| {
+        Ok(0) => Ok(None),
+        Ok(_) => line.trim().parse().map(Some).map_err(|_| {
             bad_args(format!("the variant of repetition {index} must be a non-negative decimal integer, got '{}'", line.trim()))
         }),
         Err(e) => Err(crash("reading a variant from stdin", e)),
@@ -500,12 +488,12 @@ mod tests {
         assert!(measured.ns > 0);
     }
 
-    /// The conversation of `call` with `fed` on stdin: each repetition's line holds its variant
-    /// as the checksum; the output's lines, parsed.
-    fn conversation(call: &Call, ready: Ready, fed: &str) -> (Outcome<()>, Vec<Value>) {
+    /// The conversation with `fed` on stdin: each repetition's line holds its variant as the
+    /// checksum; the output's lines, parsed.
+    fn conversation(ready: Ready, fed: &str) -> (Outcome<()>, Vec<Value>) {
         let mut output = Vec::new();
         let mut talk = Conversation::new(fed.as_bytes(), &mut output);
-        let outcome = repeat(call, &mut talk, ready, &Map::new(), |rep| {
+        let outcome = repeat(&mut talk, ready, &Map::new(), |rep| {
             Ok(Sample { ns: 1, items: 0, checksum: rep.variant.to_string(), extra: Map::new() }.with("index", rep.index))
         });
         drop(talk);
@@ -514,14 +502,14 @@ mod tests {
     }
 
     #[test]
-    fn the_ready_line_comes_first_then_one_line_per_variant_read_warm_ups_first() {
-        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
-        let (outcome, lines) = conversation(&c, Ready::None, "642\n1023\n5\n");
+    fn the_ready_line_comes_first_then_one_rep_line_per_variant_read() {
+        let (outcome, lines) = conversation(Ready::None, "642\n1023\n5\n");
         assert!(outcome.is_ok());
         assert_eq!(lines[0], json!({"ready": "none"}));
-        assert_eq!((&lines[1]["warmup"], &lines[1]["checksum"]), (&json!(0), &json!("642")));
-        assert_eq!((&lines[2]["rep"], &lines[2]["checksum"]), (&json!(0), &json!("1023")));
-        assert_eq!((&lines[3]["rep"], &lines[3]["checksum"]), (&json!(1), &json!("5")));
+        assert_eq!((&lines[1]["rep"], &lines[1]["checksum"]), (&json!(0), &json!("642")));
+        assert_eq!((&lines[2]["rep"], &lines[2]["checksum"]), (&json!(1), &json!("1023")));
+        assert_eq!((&lines[3]["rep"], &lines[3]["checksum"]), (&json!(2), &json!("5")));
+        assert!(lines.iter().all(|line| line.get("warmup").is_none()), "protocol 4 has no warm-up lines");
         assert!(lines[1]["extra"].get("start").is_none());
     }
 
@@ -540,10 +528,9 @@ mod tests {
             }
         }
         let taken = Cell::new(0);
-        let c = call(&["keygen", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
         let input = std::io::BufReader::new(Counting(b"11\n12\n13\n", &taken));
         let mut seen = Vec::new();
-        repeat(&c, &mut Conversation::new(input, Vec::new()), Ready::None, &Map::new(), |rep| {
+        repeat(&mut Conversation::new(input, Vec::new()), Ready::None, &Map::new(), |rep| {
             seen.push((rep.index, rep.variant, taken.get()));
             Ok(Sample { ns: 1, items: 0, checksum: String::new(), extra: Map::new() })
         })
@@ -552,25 +539,23 @@ mod tests {
     }
 
     #[test]
-    fn stdin_closed_before_a_repetition_is_bad_arguments_naming_it() {
-        let c = call(&["sdes-ecb", "--model", "seq", "--warmup", "1", "--repeat", "2"]).unwrap();
-        let (outcome, lines) = conversation(&c, Ready::None, "642\n1023\n");
-        match outcome {
-            Err(Failure::BadArguments(message)) => assert_eq!(message, "stdin closed before repetition 2"),
-            other => panic!("{other:?}"),
+    fn end_of_stdin_ends_the_case_cleanly_after_its_variants_and_a_bad_variant_is_bad_arguments() {
+        for (fed, k) in [("", 0), ("642\n", 1), ("642\n1023\n", 2)] {
+            let (outcome, lines) = conversation(Ready::None, fed);
+            assert!(outcome.is_ok(), "{fed:?}: {outcome:?}");
+            assert_eq!(lines.len(), k + 1, "{fed:?}: the ready line and one line per variant");
+            assert!(lines[1..].iter().enumerate().all(|(j, line)| line["rep"] == json!(j)), "{lines:?}");
         }
-        assert_eq!(lines.len(), 3, "the ready line and the two repetitions that had a variant");
-        let (outcome, _) = conversation(&c, Ready::None, "642\nkey\n");
+        let (outcome, _) = conversation(Ready::None, "642\nkey\n");
         assert!(matches!(outcome, Err(Failure::BadArguments(_))));
     }
 
     #[test]
     fn a_warm_ready_line_carries_start_ns_and_every_line_echoes_the_mode() {
-        let c = call(&["keygen", "--model", "rayon", "--repeat", "2"]).unwrap();
-        let (_, lines) = conversation(&c, Ready::Warm { start_ns: 1234, workers: 2 }, "1\n2\n");
+        let (_, lines) = conversation(Ready::Warm { start_ns: 1234, workers: 2 }, "1\n2\n");
         assert_eq!(lines[0], json!({"ready": "warm", "start_ns": 1234, "extra": {"workers": 2}}));
         assert!(lines[1..].iter().all(|line| line["extra"]["start"] == "warm"));
-        let (_, lines) = conversation(&c, Ready::Cold, "1\n2\n");
+        let (_, lines) = conversation(Ready::Cold, "1\n2\n");
         assert_eq!(lines[0], json!({"ready": "cold"}));
         assert!(lines[1..].iter().all(|line| line["extra"]["start"] == "cold"));
     }

@@ -1,6 +1,7 @@
-//! Protocol 3 through the built binary, as the launcher holds the conversation: the ready line
-//! first, each variant written only after the line before it arrived, the process's threads
-//! read at every line (docs/protocol.md, "Protocol 3").
+//! Protocols 3 and 4 through the built binary, as the launcher holds the conversation: the ready
+//! line first, each variant written only after the line before it arrived, the process's threads
+//! read at every line, end of stdin the end of the case (docs/protocol.md, "Protocol 3" and
+//! "Protocol 4").
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
@@ -74,31 +75,41 @@ const FOX_UNDER_642: &str = "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da368448
 #[test]
 fn the_ready_line_comes_first_and_each_repetition_uses_the_variant_it_was_fed() {
     let input = fox_file("ready");
-    let mut process = Process::start(&["sdes-ecb", "--model", "seq", "--input", input.to_str().unwrap(), "--cipher", "bitwise", "--warmup", "1", "--repeat", "2"]);
+    let mut process = Process::start(&["sdes-ecb", "--model", "seq", "--input", input.to_str().unwrap(), "--cipher", "bitwise"]);
     assert_eq!(process.line(), serde_json::json!({"ready": "none"}));
-    let warmup = process.feed(5);
+    let zeroth = process.feed(5);
     let first = process.feed(642);
     let second = process.feed(1023);
-    assert_eq!((&warmup["warmup"], &first["rep"], &second["rep"]), (&Value::from(0), &Value::from(0), &Value::from(1)));
+    assert_eq!((&zeroth["rep"], &first["rep"], &second["rep"]), (&Value::from(0), &Value::from(1), &Value::from(2)));
     assert_eq!(first["checksum"], FOX_UNDER_642);
-    assert!(warmup["checksum"] != first["checksum"] && second["checksum"] != first["checksum"]);
+    assert!(zeroth["checksum"] != first["checksum"] && second["checksum"] != first["checksum"]);
     assert_eq!(process.finish().0, 0);
     std::fs::remove_file(input).unwrap();
 }
 
 #[test]
-fn stdin_closed_before_a_repetition_is_exit_2_naming_it() {
-    let mut process = Process::start(&["spawn-chain", "--model", "futures-local", "--n", "10", "--warmup", "1", "--repeat", "2"]);
-    process.line();
-    assert_eq!(process.feed(7)["checksum"], "17");
-    let (code, stderr) = process.finish();
-    assert_eq!((code, stderr.trim()), (2, "stdin closed before repetition 1"));
+fn end_of_stdin_ends_the_case_with_exit_0_after_as_many_lines_as_variants() {
+    for k in [0, 1, 3] {
+        let mut process = Process::start(&["spawn-chain", "--model", "futures-local", "--n", "10"]);
+        assert_eq!(process.line()["ready"], "none");
+        for j in 0..k {
+            let line = process.feed(7 + j);
+            assert_eq!((&line["rep"], &line["checksum"]), (&Value::from(j), &Value::from((17 + j).to_string())));
+        }
+        let mut rest = String::new();
+        drop(process.stdin.take());
+        std::io::Read::read_to_string(&mut process.stdout, &mut rest).unwrap();
+        assert_eq!(rest, "", "nothing after the last repetition's line");
+        assert_eq!(process.finish(), (0, String::new()), "{k} variants");
+    }
 }
 
 #[test]
-fn variants_in_argv_and_start_on_a_model_without_workers_are_exit_2() {
+fn warmup_repeat_variants_in_argv_and_start_on_a_model_without_workers_are_exit_2() {
     for args in [
-        &["noop", "--model", "seq", "--variants", "0", "--repeat", "1"][..],
+        &["noop", "--model", "seq", "--variants", "0"][..],
+        &["noop", "--model", "seq", "--warmup", "1"],
+        &["noop", "--model", "seq", "--repeat", "1"],
         &["spawn-chain", "--model", "futures-local", "--n", "10", "--start", "warm"],
     ] {
         let (code, stderr) = Process::start(args).finish();
@@ -120,10 +131,10 @@ fn parallel_cases(input: &str) -> Vec<(&'static str, &'static str, Vec<String>)>
     cases
 }
 
-/// Runs a case in `start` mode for one warm-up and three repetitions; the threads at the ready
-/// line and at each repetition's line.
+/// Runs a case in `start` mode for four repetitions; the threads at the ready line and at each
+/// repetition's line.
 fn threads_at_each_line(workload: &str, model: &str, params: &[String], start: &str) -> Vec<BTreeSet<u32>> {
-    let mut args = vec![workload, "--model", model, "--workers", "2", "--start", start, "--warmup", "1", "--repeat", "3"];
+    let mut args = vec![workload, "--model", model, "--workers", "2", "--start", start];
     args.extend(params.iter().map(String::as_str));
     let mut process = Process::start(&args);
     let ready = process.line();

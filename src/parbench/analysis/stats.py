@@ -10,6 +10,8 @@ import os
 
 import numpy as np
 
+from parbench.analysis.steady_state import case_class
+
 from parbench.records import CaseRun, CaseStats
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -97,4 +99,23 @@ def case_stats(run: CaseRun, cores: int | None = None) -> CaseStats | None:
         cpu_utilisation=cpu / (wall * cores) if wall else None,
         peak_rss_kb=max((p.peak_kb for p in ok_processes), default=None),
         process_wall_median_ns=float(np.median([p.wall_ns for p in ok_processes])) if ok_processes else None,
-        largest_process_rss_kb=max((p.max_rss_kb for p in ok_processes), default=None))
+        largest_process_rss_kb=max((p.max_rss_kb for p in ok_processes), default=None),
+        **warm_up_stats(run))
+
+
+def warm_up_stats(run: CaseRun) -> dict:
+    """The case's steady-state class and its warm-up figures, from what each process's first
+    timed repetition carries (runner._warm_up); empty for a run from before protocol 4."""
+    firsts = {}
+    for rep in run.repetitions:
+        if rep.verified and rep.process >= 0 and "steady_class" in rep.extra:
+            firsts.setdefault(rep.process, rep.extra)
+    if not firsts:
+        return {}
+    extras = list(firsts.values())
+    number = lambda e, k: e.get(k) if isinstance(e.get(k), (int, float)) and not isinstance(e.get(k), bool) else None
+    middle = lambda k: (float(np.median(values)) if (values := [v for e in extras if (v := number(e, k)) is not None])
+                        else None)
+    return {"steady_class": case_class([str(e["steady_class"]) for e in extras]),
+            "first_median_ns": middle("first_ns"), "warmup_reps_median": middle("warmup_reps"),
+            "warmup_median_ns": middle("warmup_ns")}

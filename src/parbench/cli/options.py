@@ -68,6 +68,22 @@ class FiniteRange(click.FloatRange):
         return number
 
 
+class WarmupCount(click.ParamType):
+    """`auto` (a steady state found by evidence, protocol 4) or a fixed count from 0 to 1000."""
+    name = "auto|N"
+
+    def convert(self, value, param, ctx):
+        if value == "auto" or isinstance(value, int):
+            return value
+        try:
+            count = int(str(value), 10)
+        except ValueError:
+            self.fail(f"wants 'auto' or a count of repetitions, got '{value}'", param, ctx)
+        if not 0 <= count <= 1000:
+            self.fail(f"wants 'auto' or a count from 0 to 1000, got '{value}'", param, ctx)
+        return count
+
+
 class Seconds(click.ParamType):
     """A finite number of seconds within bounds (`inf`, `nan` and 1e12 are not durations)."""
     name = "SECONDS"
@@ -196,7 +212,10 @@ def run_options(command):
                          help="Override a workload param; a comma list makes one case per value."),
             click.option("--processes", type=click.IntRange(1, 1000),
                          help="At most this many fresh processes per case (quick: 5; it stops earlier once precise)."),
-            click.option("--warmup", type=click.IntRange(0, 1000), help="Untimed repetitions per process."),
+            click.option("--warmup", type=WarmupCount(),
+                         help="Untimed repetitions per process: 'auto' (until its times settle; quick's default) or a count."),
+            click.option("--warmup-budget", type=Seconds(0, 24 * 3600),
+                         help="Seconds a process may spend looking for its steady state (quick: 0.5)."),
             click.option("--repeat", type=click.IntRange(1, 10000), help="Timed repetitions per process."),
             click.option("--timeout", type=Seconds(), help="Seconds before a process is killed."),
             click.option("--budget", type=Seconds(0, 7 * 24 * 3600),
@@ -225,7 +244,8 @@ def request_from(flags: dict, workers: str | None) -> Request:
         return Request(scale=flags["scale"], workloads=flags["workloads"], runtimes=flags["runtimes"],
                        models=flags["models"], params=parse_param_overrides(flags["params"]),
                        workers=csv_ints(workers, "--workers"), processes=flags["processes"],
-                       warmup=flags["warmup"], repeat=flags["repeat"], timeout=flags["timeout"],
+                       warmup=flags["warmup"], warmup_budget=flags["warmup_budget"],
+                       repeat=flags["repeat"], timeout=flags["timeout"],
                        budget=flags["budget"], target_ci=flags["target_ci"],
                        memory_limit_kb=memory_limit_kb(flags["memory_limit"]), order=flags["order"],
                        seed=flags["order_seed"], as_root=flags["as_root"])
@@ -239,7 +259,8 @@ STRICT_HELP = "Exit 3 if a case failed verification, crashed, hung or hit a limi
 RESUMED_SETTINGS = {"workloads": ("--workload", "workloads"), "runtimes": ("--runtime", "runtimes"),
                     "models": ("--model", "models"), "scale": ("--scale", "scale"), "params": ("--param", "params"),
                     "workers": ("--workers", "workers"), "processes": ("--processes", "processes"),
-                    "warmup": ("--warmup", "warmup"), "repeat": ("--repeat", "repeat"),
+                    "warmup": ("--warmup", "warmup"), "warmup_budget": ("--warmup-budget", "warmup_budget"),
+                    "repeat": ("--repeat", "repeat"),
                     "timeout": ("--timeout", "timeout"), "budget": ("--budget", "budget"),
                     "target_ci": ("--target-ci", "target_ci"), "memory_limit": ("--memory-limit", "memory_limit_kb"),
                     "order": ("--order", "order"), "order_seed": ("--seed", "seed"), "as_root": ("--as-root", "as_root")}

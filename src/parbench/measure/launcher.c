@@ -26,18 +26,23 @@
  *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide cwd
  *            argc argv... envc env...
  *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
- *            feed: the variants of protocol 3, space-separated, "" for none (stdin /dev/null);
+ *            feed: "W R budget_ms tolerance_permille;v0 v1 …" (protocol 4, see parse_feed), or
+ *            the variants alone, space-separated, "" for none (stdin /dev/null);
  *            hide: newline-separated paths the command must not see, see hide_paths)
  *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
  *            at once so that the harness can empty it should this launcher die), "echo" (output
  *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
  *            line arrived, ns after the start, space-separated), "fed" (when each variant was
  *            written), "threads" (the tree's threads at each line, see snapshot_threads),
+ *            "steady" ("verdict first_timed repetitions": why the feed ended, see
+ *            another_repetition), "protocol" (the line that broke protocol 4's rule, or empty),
  *            "head", "stderr", and last "result", one JSON object.
  * Protocol 3's conversation (docs/protocol.md): with a feed, the command's stdin is a pipe; the
  * launcher writes variant k (and a newline) right after the k-th line of stdout arrives (the
- * first line is the ready line), so no variant exists in the process before its repetition,
- * and closes the pipe after the last. Before each write it reads every thread of the tree, so
+ * first line is the ready line), so no variant exists in the process before its repetition;
+ * protocol 4: only after a line that is repetition k - 1's own, and only while the policy wants
+ * another repetition (a steady state not yet seen, a budget not yet spent); then it closes the
+ * pipe, which ends the process. Before each write it reads every thread of the tree, so
  * that the harness can tell which threads did a repetition's work.
  * The processes of the next runs are forked and placed in their cgroups ahead, between runs
  * (see "the next runs' processes" below).
@@ -61,7 +66,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -75,6 +83,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#define SEALED_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SEALED_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "parbench-launch seals benchmarks on x86-64 and arm64 only (deny_file_handles)"
+#endif
 
 #define MAX_TRACKED 65536
 #define MAX_FIELDS 65536
@@ -820,6 +836,28 @@ static int drop_root(uid_t uid, gid_t gid) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+/* No way around the hidden paths by file handle: CAP_DAC_READ_SEARCH, which the command keeps
+ * (drop_root), is exactly what open_by_handle_at(2) asks, and an ext4 handle is little more than
+ * an inode number, readable beside a hidden folder. A seccomp filter makes both handle calls fail
+ * with EPERM for the command and everything it starts (a filter is inherited and cannot be
+ * removed). Raw BPF: no libseccomp. */
+static int deny_file_handles(void) {
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SEALED_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),     /* another ABI: no way to check it */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 3, 0),   /* x32's numbers: none is needed */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_name_to_handle_at, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    };
+    struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof *filter), filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
+}
+
 /* The harness's answers and records out of the command's sight (sealed answers,
  * docs/reliability.md): in a mount namespace of the command's own, each path that exists becomes
  * an empty directory no one may read, or /dev/null. A path that cannot be hidden ends the run:
@@ -865,6 +903,10 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
     if (hide_paths(r.hide) != 0) _exit(127);
     if (r.uid >= 0 && drop_root((uid_t)r.uid, (gid_t)r.gid) != 0) {
         fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
+        _exit(127);
+    }
+    if (r.hide[0] && deny_file_handles() != 0) {
+        fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at: %s\n", strerror(errno));
         _exit(127);
     }
     if (r.cwd[0] && chdir(r.cwd) != 0) {
@@ -941,42 +983,197 @@ static ssize_t drain(int fd, char *chunk, size_t size) {
     return n;
 }
 
-/* Protocol 3's side of the conversation: the variants still to write, and what was seen at each. */
+/* Protocol 3 and 4's side of the conversation: the variants still to write, what was seen at
+ * each line, and when to stop writing them (docs/protocol.md, "Protocol 4"). */
+#define MAX_SERIES 4096
 struct feed {
     char *next;                  /* the rest of the request's feed: variants, space-separated */
     int fd;                      /* the command's stdin; -1 once closed */
     long long lines_seen;        /* stdout lines answered so far */
     long long variants;          /* how many the request holds: one line each, and the ready line */
     struct buffer fed, threads;  /* when each variant was written; the tree's threads at each line */
+    /* The policy, from the request's feed field ("W R budget_ms tolerance_permille;v0 v1 …"):
+     * warmup < 0 is "auto", a steady state found by the window test below; else exactly
+     * warmup + timed repetitions. */
+    long long warmup, timed, budget_ns, tolerance_permille;
+    long long series[MAX_SERIES];  /* each repetition's ns, as its line says */
+    long long reps, first_fed_ns;
+    size_t line_offset;          /* where the next line to judge starts in the kept stdout */
+    const char *verdict;         /* why the feed ended: steady, budget, fixed, protocol, NULL */
+    long long first_timed;       /* the first timed repetition, once the verdict is in */
+    char problem[400];           /* the line that broke "one line, one variant", quoted */
 };
 
-/* After each new line of stdout: the tree's threads, then the next variant (or the end of the
- * feed). A variant the command does not read stays in the pipe; one it can no longer read
- * (it closed stdin or ended) is dropped: its lines tell the harness what went wrong. */
+/* Where the value of the top-level member `key` of the JSON object in line[0, n) starts, or NULL.
+ * A scan, not a parser: strings are stepped over whole (escapes included) and depth is counted, so
+ * a "rep" inside a string or a nested object is not taken. The harness parses every line fully
+ * afterwards; this only decides whether the line earns the next variant. */
+static const char *top_level_member(const char *line, size_t n, const char *key) {
+    size_t i = 0, key_length = strlen(key);
+    while (i < n && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (i >= n || line[i] != '{') return NULL;
+    int depth = 0;
+    for (; i < n; i++) {
+        char c = line[i];
+        if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') depth--;
+        else if (c == '"') {
+            size_t start = ++i;
+            while (i < n && line[i] != '"') i += line[i] == '\\' ? 2 : 1;
+            if (i >= n) return NULL;
+            if (depth != 1 || i - start != key_length || memcmp(line + start, key, key_length) != 0) continue;
+            size_t j = i + 1;
+            while (j < n && (line[j] == ' ' || line[j] == '\t')) j++;
+            if (j >= n || line[j] != ':') continue;      /* a string value that spells the key */
+            for (j++; j < n && (line[j] == ' ' || line[j] == '\t'); j++) {}
+            return j < n ? line + j : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* The top-level member `key` as a non-negative decimal integer (no sign, no fraction), or -1. */
+static long long top_level_integer(const char *line, size_t n, const char *key) {
+    const char *value = top_level_member(line, n, key);
+    if (!value) return -1;
+    long long number = 0;
+    const char *p = value, *end = line + n;
+    for (; p < end && *p >= '0' && *p <= '9' && p - value < 18; p++) number = number * 10 + (*p - '0');
+    if (p == value || (p < end && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E'))) return -1;
+    return number;
+}
+
+static int by_value(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The window test: the last timed + 1 repetitions all lie within ±tolerance of their median.
+ * timed + 1, not timed: the repetition before the timed ones must agree too, so that a flat
+ * process stops after one untimed repetition, as a fixed --warmup 1 did. */
+static int steady(const struct feed *feed) {
+    long long window = feed->timed + 1 < 3 ? 3 : feed->timed + 1;
+    if (feed->reps < window) return 0;
+    long long sorted[MAX_SERIES];
+    memcpy(sorted, feed->series + feed->reps - window, (size_t)window * sizeof *sorted);
+    qsort(sorted, (size_t)window, sizeof *sorted, by_value);
+    long long median = window % 2 ? sorted[window / 2] : (sorted[window / 2 - 1] + sorted[window / 2]) / 2;
+    long long allowed = median / 1000 * feed->tolerance_permille + median % 1000 * feed->tolerance_permille / 1000;
+    return sorted[window - 1] - median <= allowed && median - sorted[0] <= allowed;
+}
+
+/* After repetition line `reps`: whether to write another variant, and if not, why. */
+static int another_repetition(struct feed *feed, long long now) {
+    if (feed->warmup >= 0) {
+        if (feed->reps < feed->warmup + feed->timed) return 1;
+        feed->verdict = "fixed";
+    } else if (steady(feed)) {
+        feed->verdict = "steady";
+    } else if (feed->reps < feed->timed || (feed->reps < feed->variants && feed->reps < MAX_SERIES
+                                            && now - feed->first_fed_ns < feed->budget_ns)) {
+        return 1;
+    } else {
+        feed->verdict = "budget";
+    }
+    feed->first_timed = feed->reps - feed->timed < 0 ? 0 : feed->reps - feed->timed;
+    return 0;
+}
+
+/* Whether stdout's line `index` (0: the ready line, k: repetition k - 1's) is the line the protocol
+ * expects there; if not, feed->problem quotes it. */
+static int expected_line(struct feed *feed, const struct output *out, long long index) {
+    /* the line's bytes: from where the line before ended to its newline */
+    size_t start = feed->line_offset;
+    const char *line = out->lines.data + start;
+    const char *newline = memchr(line, '\n', out->lines.length - start);
+    size_t n = newline ? (size_t)(newline - line) : out->lines.length - start;
+    feed->line_offset = start + n + 1;
+    long long rep = index ? top_level_integer(line, n, "rep") : -2;
+    long long ns = index ? top_level_integer(line, n, "ns") : -2;
+    int fine = index ? rep == index - 1 : top_level_member(line, n, "ready") != NULL
+                                          && top_level_member(line, n, "rep") == NULL;
+    /* Repetition j's own line whose ns is not a whole number of nanoseconds (negative, a
+     * fraction, beyond int64) earns nothing either, but it is the harness's reader that says
+     * precisely what is wrong with it: the feed just ends. */
+    if (fine && index && ns < 0) {
+        feed->verdict = "ended";
+        return 0;
+    }
+    /* A limit line is the process's way to stop: it is no repetition, and ends the feed quietly. */
+    if (!fine && top_level_member(line, n, "error") != NULL) {
+        feed->verdict = "limit";
+        return 0;
+    }
+    if (fine) {
+        if (index && feed->reps < MAX_SERIES) feed->series[feed->reps] = ns;
+        if (index) feed->reps++;
+        return 1;
+    }
+    int shown = n > 200 ? 200 : (int)n;
+    char expected[64];
+    if (index) snprintf(expected, sizeof expected, "repetition %lld's line", index - 1);
+    else snprintf(expected, sizeof expected, "the ready line");
+    snprintf(feed->problem, sizeof feed->problem, "stdout line %lld is not %s: %.*s%s", index + 1, expected,
+             shown, line, n > 200 ? "..." : "");
+    feed->verdict = "protocol";
+    return 0;
+}
+
+/* After each new line of stdout: the tree's threads, then, if the line is the one the protocol
+ * expects and the policy wants another repetition, the next variant; else the process's stdin
+ * is closed, which ends it (protocol 4). A variant the command does not read stays in the pipe;
+ * one it can no longer read (it closed stdin or ended) is dropped: its lines tell the harness
+ * what went wrong. */
 static void answer_lines(struct feed *feed, const struct output *out, const struct cgroup *cg, pid_t child,
                          long long started) {
     for (; feed->lines_seen < out->line_count; feed->lines_seen++) {
         if (feed->lines_seen > feed->variants) return;   /* lines beyond the last repetition's */
-        snapshot_threads(&feed->threads, cg, child, now_ns() - started);
+        long long at = now_ns() - started;
+        snapshot_threads(&feed->threads, cg, child, at);
         if (feed->fd < 0) continue;
+        int more = expected_line(feed, out, feed->lines_seen)
+                   && (feed->lines_seen == 0 || another_repetition(feed, at));
         while (*feed->next == ' ') feed->next++;
         size_t length = strcspn(feed->next, " ");
-        if (length) {
+        if (more && length) {
             char variant[32], stamp[32];
             int n = snprintf(variant, sizeof variant, "%.*s\n", (int)(length < 30 ? length : 30), feed->next);
             /* Stamped before the write: the process cannot start its repetition earlier, whereas a
              * launcher preempted right after writing would stamp it late by however long it waited. */
             int m = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
+            if (feed->lines_seen == 0) feed->first_fed_ns = at;
             append(&feed->fed, stamp, (size_t)m);
             write_all(feed->fd, variant, (size_t)n);
             feed->next += length;
+            continue;
         }
-        while (*feed->next == ' ') feed->next++;
-        if (!*feed->next) {
-            close(feed->fd);
-            feed->fd = -1;
+        if (more && !feed->verdict) {                  /* the request held fewer variants */
+            feed->verdict = "budget";
+            feed->first_timed = feed->reps - feed->timed < 0 ? 0 : feed->reps - feed->timed;
         }
+        close(feed->fd);
+        feed->fd = -1;
     }
+}
+
+/* The request's feed field: "warmup timed budget_ms tolerance_permille;v0 v1 …", or the variants
+ * alone (protocol 3: every one written, the harness's counts). */
+static void parse_feed(struct feed *feed, char *text) {
+    feed->warmup = -1, feed->timed = 1, feed->budget_ns = 0, feed->tolerance_permille = 100;
+    char *policy_end = strchr(text, ';');
+    feed->next = text;
+    if (policy_end) {
+        long long budget_ms = 0;
+        if (sscanf(text, "%lld %lld %lld %lld", &feed->warmup, &feed->timed, &budget_ms,
+                   &feed->tolerance_permille) != 4) feed->warmup = 0;
+        feed->budget_ns = budget_ms * 1000000LL;
+        if (feed->timed < 1) feed->timed = 1;
+        feed->next = policy_end + 1;
+    }
+    feed->variants = 0;
+    for (const char *p = feed->next; *p; p++)
+        if (*p != ' ' && (p == feed->next || p[-1] == ' ')) feed->variants++;
+    if (!policy_end) feed->warmup = feed->variants - 1, feed->timed = 1;   /* write them all */
 }
 
 /* Runs one request on the parked process to its end and answers it; returns the signal that
@@ -999,9 +1196,9 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
 
     static struct feed feed;
     release(&feed.fed), release(&feed.threads);
-    feed.next = r->feed, feed.fd = parked->feed_fd, feed.lines_seen = 0, feed.variants = 0;
-    for (const char *p = r->feed; *p; p++)
-        if (*p != ' ' && (p == r->feed || p[-1] == ' ')) feed.variants++;
+    feed.fd = parked->feed_fd, feed.lines_seen = 0, feed.reps = 0, feed.line_offset = 0, feed.verdict = NULL, feed.first_timed = 0;
+    feed.problem[0] = 0;
+    parse_feed(&feed, r->feed);
     if (!feed.variants || !r->keep_lines) {
         close(feed.fd);
         feed.fd = -1;
@@ -1121,6 +1318,11 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     if (r->feed[0] && r->keep_lines) {
         frame("fed", feed.fed.data, feed.fed.length);
         frame("threads", feed.threads.data, feed.threads.length);
+        static char steady_text[64];
+        int n = snprintf(steady_text, sizeof steady_text, "%s %lld %lld", feed.verdict ? feed.verdict : "ended",
+                         feed.first_timed, feed.reps);
+        frame("steady", steady_text, (size_t)n);
+        frame("protocol", feed.problem, strlen(feed.problem));
     }
     frame("head", output.head.data, output.head.length);
     size_t tail = stderr_tail.length > (size_t)r->stderr_tail_bytes ? (size_t)r->stderr_tail_bytes : stderr_tail.length;

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parbench.analysis.steady_state import TOLERANCE
 from parbench.measure.bench_user import BenchUser
 from parbench.project import cache_root
 
@@ -73,6 +74,29 @@ class Finished:
     threads: list["ThreadSnapshot"] = field(default_factory=list)
     cpu_method: str = ""           # how the tree's CPU was read: cgroup-v2, cgroup-v1, threads
     hidden: bool = False
+    # Protocol 4: why the launcher stopped writing variants (steady, budget, fixed, protocol,
+    # limit, ended), the first repetition it counts as timed, how many repetition lines it took,
+    # and the line that broke "one line, one variant" (empty where none did).
+    feed_verdict: str = ""
+    first_timed: int = 0
+    repetitions_seen: int = 0
+    protocol_problem: str = ""
+
+
+@dataclass(frozen=True)
+class FeedPolicy:
+    """When the launcher stops writing variants (protocol 4): after exactly warmup + timed
+    repetitions, or (warmup None) once the last timed + 1 lie within ±tolerance of their median,
+    or when budget_s of repetitions or the variants run out, whichever comes first."""
+    warmup: int | None
+    timed: int
+    budget_s: float = 0.0
+    tolerance: float = TOLERANCE
+
+    def field(self, variants: list[int]) -> str:
+        warmup = -1 if self.warmup is None else self.warmup
+        return (f"{warmup} {self.timed} {int(self.budget_s * 1000)} {round(self.tolerance * 1000)};"
+                + " ".join(str(int(v)) for v in variants))
 
 
 @dataclass(frozen=True)
@@ -167,18 +191,21 @@ def _assignment(key: str, value: str) -> bytes:
 
 def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
              cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None,
-             feed: list[int] | None = None, hide: list[str] | tuple = ()) -> bytes:
+             feed: list[int] | None = None, hide: list[str] | tuple = (),
+             policy: FeedPolicy | None = None) -> bytes:
     """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
     their total length. The environment and directory are sent whole with every run, so a
     launcher started earlier runs each command as a fresh Popen would. `feed`: protocol 3's
-    variants, written one per line as the process asks; `hide`: paths the command must not see."""
+    variants, written one per line as the process asks (`policy`: when to stop, protocol 4); `hide`:
+    paths the command must not see."""
     assignments = ((k + b"=" + v for k, v in os.environb.items()) if env is None
                    else (_assignment(k, v) for k, v in env.items()))
     numbers = [int(timeout_s * 1000), int(memory_limit_kb or 0), SAMPLE_MS, int(protocol), int(echo),
                MAX_STDOUT_BYTES, MAX_LINE_BYTES, MAX_STDOUT_LINES, MAX_LINE_BYTES, STDERR_TAIL_BYTES,
                user.uid if user else -1, user.gid if user else -1]
+    feed_field = (policy.field(feed) if policy is not None and feed else " ".join(str(int(v)) for v in feed or ()))
     fields = [str(n).encode() for n in numbers] + [
-              " ".join(str(int(v)) for v in feed or ()).encode(), "\n".join(map(str, hide)).encode(),
+              feed_field.encode(), "\n".join(map(str, hide)).encode(),
               os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
               *map(os.fsencode, argv), str(len(os.environb if env is None else env)).encode(), *assignments]
     payload = b"\0".join(fields) + b"\0"
@@ -218,17 +245,18 @@ class _Answer:
 def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None = None,
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  protocol: bool = True, echo_stdout=None, user: BenchUser | None = None,
-                 feed: list[int] | None = None, hide: list[str] | tuple = ()) -> Finished:
+                 feed: list[int] | None = None, hide: list[str] | tuple = (),
+                 policy: FeedPolicy | None = None) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
     While it runs the harness sleeps in one read of the launcher's answer. KeyboardInterrupt
     (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
     tree, before it propagates. `user`: the user the launcher makes the command (None: its own).
-    `feed` and `hide`: protocol 3 (see _request).
+    `feed`, `hide` and `policy`: protocols 3 and 4 (see _request).
     """
     request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user,
-                       feed, hide)
+                       feed, hide, policy)
     resident = _resident()
     started = time.perf_counter_ns()
     frames: dict[str, bytes] = {}
@@ -355,7 +383,16 @@ def _finished(frames: dict[str, bytes], started: int) -> Finished:
         tree_peak_rss_kb=max(int(measured.get("tree_peak_rss_kb", 0)), max_rss), memory=memory,
         out_of_memory=bool(measured.get("out_of_memory")), machine_load=_machine_load(measured),
         fed_ns=[int(t) for t in frames.get("fed", b"").split()], threads=_snapshots(frames.get("threads", b"")),
-        cpu_method=str(measured.get("cpu_method", "")), hidden=bool(measured.get("hidden")))
+        cpu_method=str(measured.get("cpu_method", "")), hidden=bool(measured.get("hidden")),
+        **_feed_end(frames))
+
+
+def _feed_end(frames: dict[str, bytes]) -> dict:
+    """The launcher's "steady" and "protocol" frames (protocol 4)."""
+    verdict, first_timed, seen = (frames.get("steady", b"").decode(errors="replace").split() + ["", "0", "0"])[:3]
+    return {"feed_verdict": verdict, "first_timed": int(first_timed) if first_timed.isdigit() else 0,
+            "repetitions_seen": int(seen) if seen.isdigit() else 0,
+            "protocol_problem": frames.get("protocol", b"").decode(errors="replace")}
 
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:

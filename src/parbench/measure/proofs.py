@@ -139,7 +139,7 @@ def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[
         seen = arrived - fed
         claimed = accounted_ns(line)
         if claimed > seen + CLOCK_SLACK_NS + CLOCK_SLACK_SHARE * seen:
-            label = f"repetition {line['rep']}" if "rep" in line else f"warm-up {line['warmup']}"
+            label = f"repetition {line['rep']}"
             return (f"{label} accounts for {claimed / 1e6:.2f} ms (its ns and phases), but the launcher saw "
                     f"only {seen / 1e6:.2f} ms between writing its variant and reading its line")
     return None

@@ -2,7 +2,6 @@
 and the checks every process's lines must pass before any of its numbers is believed."""
 from __future__ import annotations
 
-import collections
 import json
 import math
 from dataclasses import dataclass, field
@@ -18,29 +17,32 @@ GAP_WORTH_CHECKING_NS = 10_000_000
 
 
 def command_line(run_script: str, workload: str, model: str, params: dict[str, Any],
-                 workers: int | None, warmup: int, repeat: int) -> list[str]:
-    """The process's arguments. Its variants are not among them: protocol 3 writes each to its
-    stdin when that repetition starts (feed_of)."""
+                 workers: int | None) -> list[str]:
+    """The process's arguments. Its variants are not among them, nor how many repetitions it
+    runs: the launcher writes each variant to its stdin when that repetition starts and closes
+    stdin when the harness has what it needs (protocols 3 and 4)."""
     argv = [run_script, workload, "--model", model]
     for name, value in params.items():
         argv += [f"--{name.replace('_', '-')}", str(value)]
     if workers is not None:
         argv += ["--workers", str(workers)]
-    return argv + ["--warmup", str(warmup), "--repeat", str(repeat)]
+    return argv
 
 
-def feed_of(variants: list[int] | None, warmup: int, repeat: int) -> list[int]:
-    """What the launcher writes to the process's stdin, one per repetition (warm-ups first):
-    the variants, or 0 for a workload without them (protocol 3)."""
-    return list(variants) if variants else [0] * (warmup + repeat)
+def feed_of(variants: list[int] | None, most: int) -> list[int]:
+    """What the launcher may write to the process's stdin, one per repetition: the variants, or
+    0 for a workload without them; it writes only as many as its policy asks for."""
+    return list(variants) if variants else [0] * most
 
 
 @dataclass
 class Reply:
     """What one process printed: its repetitions, or the limit it hit, or why it is unreadable."""
-    repetitions: list[dict[str, Any]] = field(default_factory=list)
+    repetitions: list[dict[str, Any]] = field(default_factory=list)   # the timed ones
     arrival_ns: list[int] = field(default_factory=list)     # when each repetition's line arrived
-    warmups: list[dict[str, Any]] = field(default_factory=list)   # protocol 2: checked, never timed
+    # The repetitions before the first timed one (protocol 4: the launcher's warm-up), checked
+    # like the timed ones and never timed.
+    warmups: list[dict[str, Any]] = field(default_factory=list)
     warmup_arrival_ns: list[int] = field(default_factory=list)
     ready: dict[str, Any] | None = None                         # protocol 3: the first line
     ready_arrival_ns: int | None = None
@@ -49,12 +51,32 @@ class Reply:
 
 
 REQUIRED = {"rep": int, "ns": int, "items": int, "checksum": str}
-WARMUP_REQUIRED = {"warmup": int, "ns": int, "items": int, "checksum": str}
 START_MODES = ("cold", "warm")
 READY_VALUES = START_MODES + ("none",)
 # The phases an implementation spends between two of its lines besides `ns` (protocol 2); with
 # every baseline_*_ns they account for the gap the launcher sees between the two lines.
 PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanup_ns")
+
+
+# The fields of a repetition's extra that the harness writes from its own observations (the
+# launcher's clock and threads, the machine's load, the warm-up): an implementation's line that
+# sets one has it dropped, with a note, so that no benchmark can forge what vouches for it.
+HARNESS_FIELDS = frozenset({
+    "gap_ns", "measured_cpu_ns", "measured_cores", "new_thread_cpu_ns", "leftover_thread_cpu_ns", "new_threads",
+    "startup_ns", "warmup_ns", "steal_ns", "others_cores", "pool_start_ns",
+    "steady_class", "first_ns", "warmup_reps", "steady_search"})
+
+
+def drop_harness_fields(lines: list[dict[str, Any]]) -> list[str]:
+    """Removes every harness-owned field from the lines' extra; returns the names found, sorted."""
+    found = set()
+    for line in lines:
+        extra = line.get("extra")
+        if isinstance(extra, dict):
+            for name in HARNESS_FIELDS & extra.keys():
+                found.add(name)
+                del extra[name]
+    return sorted(found)
 
 
 # Bounds on what one line may hold: the protocol's lines are flat objects of short fields (extra
@@ -125,17 +147,19 @@ def _out_of_bounds(value: Any) -> str | None:
     return None
 
 
-def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat: int | None = None) -> Reply:
+def parse_stdout(lines: list[str] | str, times: list[int] | None = None, first_timed: int = 0,
+                 repeat: int | None = None) -> Reply:
     """Every line is read even after a bad one, so that a limit line printed after some stray
-    runtime output (a VM's own warning on stdout, say) still says what stopped the work. With
-    `repeat`, the first timed repetition line beyond it ends the reading: the case is bad output."""
+    runtime output (a VM's own warning on stdout, say) still says what stopped the work. Every
+    repetition prints `{"rep":j,…}` with j = 0, 1, 2 … in order (protocol 4); the launcher says
+    which is the first timed one (`first_timed`): those before it are the warm-up. With `repeat`,
+    a timed repetition beyond it ends the reading: the case is bad output."""
     if isinstance(lines, str):
         lines = lines.splitlines()
     times = times or [0] * len(lines)
     reply = Reply()
+    seen = 0
     for number, (line, arrived) in enumerate(zip(lines, times), 1):
-        if not line.strip():
-            continue
         if len(line) > MAX_LINE_CHARS:
             reply.malformed = reply.malformed or f"stdout line {number} is longer than {MAX_LINE_CHARS:,} characters"
             continue
@@ -147,7 +171,7 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat:
         if not isinstance(record, dict):
             reply.malformed = reply.malformed or f"stdout line {number} is not a JSON object: {_shown(line)}"
             continue
-        if "ready" in record and not ({"rep", "warmup"} & record.keys()):
+        if "ready" in record and "rep" not in record:
             problem = _ready_problem(record, reply)
             if problem:
                 reply.malformed = reply.malformed or f"stdout line {number} {problem}: {_shown(line)}"
@@ -160,19 +184,21 @@ def parse_stdout(lines: list[str] | str, times: list[int] | None = None, repeat:
             if not detail:
                 reply.malformed = reply.malformed or "a limit line without a detail"
             continue
-        required = WARMUP_REQUIRED if "warmup" in record and "rep" not in record else REQUIRED
-        problem = next((f"lacks {key} ({kind.__name__})" for key, kind in required.items()
+        problem = next((f"lacks {key} ({kind.__name__})" for key, kind in REQUIRED.items()
                         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool)), None)
         if problem is None and not isinstance(record.get("extra", {}), dict):
             problem = "extra is not an object"
+        if problem is None and record["rep"] != seen:
+            problem = f"is repetition {record['rep']}, where repetition {seen} was due (protocol 4: 0, 1, 2 … in order)"
         if problem:
             reply.malformed = reply.malformed or f"stdout line {number} {problem}: {_shown(line)}"
             continue
-        if required is WARMUP_REQUIRED:
+        seen += 1
+        if seen <= first_timed:
             reply.warmups.append(record)
             reply.warmup_arrival_ns.append(arrived)
         elif repeat is not None and len(reply.repetitions) >= repeat:
-            reply.malformed = f"stdout line {number} is a timed repetition beyond the {repeat} asked for"
+            reply.malformed = f"stdout line {number} is a repetition beyond the {first_timed + repeat} asked for"
             break
         else:
             reply.repetitions.append(record)
@@ -227,30 +253,21 @@ def gaps_ns(reply: Reply, fed_ns: list[int] | None = None) -> list[int | None]:
 
 
 def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: int,
-                items_unit: str = "items", zero_allowed: bool = False, warmup: int | None = None) -> str | None:
+                items_unit: str = "items", zero_allowed: bool = False) -> str | None:
     """Why the numbers of one process cannot be believed, or None. The harness asked for
     `repeat` timed repetitions of a case whose work is `expected_items` units, and saw the
     process live `wall_ns`. A zero time is allowed where nothing is timed (noop, whose empty
     region a millisecond clock reads as 0) or where the time is not kept (verification)."""
     reps = reply.repetitions
-    if warmup is not None and [w["warmup"] for w in reply.warmups] != list(range(warmup)):
-        return (f"printed warm-up lines {[w['warmup'] for w in reply.warmups][:10]}, expected 0 … {warmup - 1} "
-                "(protocol 2: every warm-up prints its line)" if warmup else
-                f"printed {len(reply.warmups)} warm-up line(s), none asked for")
-    indices = [r["rep"] for r in reps]
-    if len(reps) != repeat or sorted(indices) != list(range(repeat)):
-        duplicated = sorted(i for i, n in collections.Counter(indices).items() if n > 1)
-        return (f"printed {len(reps)} timed repetitions, asked for {repeat}"
-                + (f" (rep {', '.join(map(str, duplicated))} more than once)" if duplicated else "")
-                if len(reps) != repeat or duplicated else
-                f"repetitions numbered {indices}, expected 0 … {repeat - 1}")
-    for r in reps:
+    if len(reps) != repeat:
+        return f"printed {len(reps)} timed repetitions, asked for {repeat}"
+    for r in reply.warmups + reps:
         if r["ns"] < 0 or (r["ns"] == 0 and not zero_allowed):
             return f"repetition {r['rep']} reports ns = {r['ns']}: not a positive time"
         if r["ns"] > wall_ns:
             return (f"repetition {r['rep']} reports ns = {r['ns']:.3g}, longer than the whole process "
                     f"({wall_ns / 1e6:.1f} ms)")
-    if sum(r["ns"] for r in reps) > wall_ns:
+    if sum(r["ns"] for r in reply.warmups + reps) > wall_ns:
         return f"its repetitions add up to more than the whole process's {wall_ns / 1e6:.1f} ms"
     for previous, (r, arrived) in zip(reply.arrival_ns, list(zip(reps, reply.arrival_ns))[1:]):
         gap = arrived - previous
@@ -260,7 +277,5 @@ def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: 
     if expected_items is not None:
         wrong = next((r for r in reply.warmups + reps if r["items"] != expected_items), None)
         if wrong is not None:
-            which = f"repetition {wrong['rep']}" if "rep" in wrong else f"warm-up {wrong['warmup']}"
-            return f"{which} reports items = {wrong['items']}, the case is {expected_items} {items_unit}"
+            return f"repetition {wrong['rep']} reports items = {wrong['items']}, the case is {expected_items} {items_unit}"
     return None
-

@@ -11,7 +11,6 @@ their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import tempfile
@@ -19,13 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parbench.analysis.steady_state import TOLERANCE, classify
+from parbench.escaping import one_line
 from parbench.measure.bench_user import BenchUser
-from parbench.measure.process import Finished, run_measured
+from parbench.measure.process import FeedPolicy, Finished, run_measured
 from parbench.measure.proofs import busy_problem, start_problem, thread_use, time_problem
-from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, feed_of, gaps_ns,
+from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, drop_harness_fields,
+                                       feed_of, gaps_ns,
                                        implausible, parse_stdout)
 from parbench.measure.runtimes import Runtime
-from parbench.project import cache_root
+from parbench.measure.sealing import forget_what_it_left, scratch_root
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.units import format_bytes
 from parbench.workloads import LineContext, Recheck, Workload
@@ -39,7 +41,7 @@ VERIFY_INDEX = -1       # the process on the verification input is kept with the
 @dataclass
 class Settings:
     processes: int                 # at most this many fresh processes per case
-    warmup: int
+    warmup: int | None             # None: until a steady state (protocol 4), within the budget below
     repeat: int
     timeout: float
     verify_first: bool = True
@@ -52,6 +54,18 @@ class Settings:
     min_time: float = 0.0          # exec: keep going until this many seconds (hyperfine's 3 s)
     user: BenchUser | None = None  # the user benchmarks run as (None: the harness's own)
     hidden: tuple[str, ...] = ()   # what no benchmark may read: the answers, the store (sealing.py)
+    # The steady-state search of each process (docs/methodology.md): at most this many
+    # repetitions and this many seconds from the first variant, and the window's tolerance.
+    warmup_max: int = 40
+    warmup_budget: float = 0.5
+    tolerance: float = TOLERANCE
+
+    def policy(self, warmup: int | None, repeat: int) -> FeedPolicy:
+        return FeedPolicy(warmup, repeat, self.warmup_budget, self.tolerance)
+
+    def most_repetitions(self, warmup: int | None, repeat: int) -> int:
+        """The variants a process may be fed: exactly warmup + repeat, or the search's cap."""
+        return warmup + repeat if warmup is not None else max(self.warmup_max, repeat + 1)
 
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
@@ -59,10 +73,10 @@ MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance betwe
 
 @dataclass
 class Expectations:
-    """What one process owes: per line (warm-ups first) the oracle's answer (None where only its
-    form is checked) and the context its proofs are judged in; the case's unit count; whether the
-    case's answers must never repeat (`seen` holds those printed so far)."""
-    warmup: int
+    """What one process owes: per line (its repetitions in order, warm-ups first) the oracle's
+    answer (None where only its form is checked) and the context its proofs are judged in; the
+    case's unit count; whether the case's answers must never repeat (`seen` holds those printed
+    so far). The answers are worked out after the process, for the variants it was fed."""
     repeat: int
     checksums: list[str | None]
     contexts: list[LineContext]
@@ -72,9 +86,11 @@ class Expectations:
     seen: set[str] | None = None
     start: str | None = None       # the start mode asked for (protocol 3), None for a model without
     kernel: str | None = None      # the kernel class asked for, None for a workload without
+    tolerance: float = TOLERANCE   # the steady-state window's, for classifying the process
 
     def checksum_of(self, index: int) -> str | None:
-        return self.checksums[index] if index < len(self.checksums) else None
+        """Repetition `index`'s answer; for a line no variant was fed for, one nothing equals."""
+        return self.checksums[index] if index < len(self.checksums) else "(no variant was fed for it)"
 
 
 class WorkloadRunner:
@@ -96,8 +112,9 @@ class WorkloadRunner:
     def group_finished(self, cases: list[Case]) -> None:
         """Nothing to undo after a table: each process cleans up after itself."""
 
-    def repetitions_per_process(self, case: Case) -> tuple[int, int]:
-        """(warmup, repeat): a workload that rewrites its database runs one repetition a process."""
+    def repetitions_per_process(self, case: Case) -> tuple[int | None, int]:
+        """(warmup, repeat), warmup None for a steady-state search: a workload that rewrites its
+        database runs one repetition a process."""
         if self.workloads[case.workload].one_repetition_per_process:
             return 0, 1
         return self.settings.warmup, self.settings.repeat
@@ -128,35 +145,41 @@ class WorkloadRunner:
                     ) -> tuple[ProcessMeasurement, list[Repetition]]:
         runtime = self.runtimes[case.runtime]
         workload = self.workloads[case.workload]
-        scratch = Path(tempfile.mkdtemp(prefix="parbench-"))
+        scratch = Path(tempfile.mkdtemp(prefix="parbench-", dir=scratch_root()))
         try:
             try:
                 params, recheck = workload.process_arguments(case.params, scratch)
                 if inputs.changed(params):          # changed since it was made: made anew
                     inputs.discard_changed(params)
                     params, recheck = workload.process_arguments(case.params, scratch)
-                variants = workload.variants(case.params, warmup + repeat)
+                most = self.settings.most_repetitions(warmup, repeat)
+                variants = workload.variants(case.params, most)
                 extras = workload.process_extras(case.params, self._random)
-                checksums = [workload.expected_checksum(case.params, v) for v in variants or [None] * (warmup + repeat)]
             except (InputError, RuntimeError, OSError) as error:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
-            contexts = [LineContext(case.params, v, extras, case.family) for v in variants or [None] * (warmup + repeat)]
-            expectations = Expectations(warmup, repeat, checksums, contexts, workload, case.workers, recheck,
-                                        self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
-                                        else None, start=case.params.get("start"),
-                                        kernel=case.params.get("kernel", "portable") if "kernel" in workload.params
-                                        else None)
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
-                                case.workers, warmup, repeat)
+                                case.workers)
             user = self.settings.user
             try:
                 env = user.take(scratch) if user else None
                 finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, env=env, user=user,
-                                        feed=feed_of(variants, warmup, repeat), hide=self.settings.hidden)
+                                        feed=feed_of(variants, most), hide=self.settings.hidden,
+                                        policy=self.settings.policy(warmup, repeat))
             except OSError as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
+            fed = (variants or [None] * most)[:len(finished.fed_ns)]
+            try:       # the oracle's answers for what was fed, after the process: none existed before
+                checksums = [workload.expected_checksum(case.params, v) for v in fed]
+            except (InputError, RuntimeError, OSError) as error:
+                return _harness_error(index, f"could not work out the expected answers: {error}"), []
+            contexts = [LineContext(case.params, v, extras, case.family) for v in fed]
+            expectations = Expectations(repeat, checksums, contexts, workload, case.workers, recheck,
+                                        self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
+                                        else None, start=case.params.get("start"),
+                                        kernel=case.params.get("kernel", "portable") if "kernel" in workload.params
+                                        else None, tolerance=self.settings.tolerance)
             problems = inputs.changed(params)
             if problems:                            # this process wrote into its input
                 inputs.discard_changed(params)
@@ -167,21 +190,7 @@ class WorkloadRunner:
             return judge(finished, index, expectations, self.settings.timeout)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def sealed_paths(db: str, journal_dir: Path) -> tuple[str, ...]:
-    """What a benchmark must not read (docs/reliability.md, "Sealed answers"): the oracle's
-    cached answers, the store (a SQLite file and its WAL, where earlier runs' checksums are) and
-    the journals. The launcher hides them in the benchmark's own mount namespace, which only
-    root can make: a harness that is not root runs benchmarks as its own user, who can read
-    them anyway, and says so in the run's record."""
-    if os.geteuid() != 0:
-        return ()
-    paths = [cache_root().parent / "oracle", journal_dir]
-    if "://" not in db:
-        store = Path(db.removeprefix("sqlite:")).resolve()
-        paths += [store] + [store.with_name(store.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
-    return tuple(str(p) for p in paths)
+            forget_what_it_left(self.settings.user)
 
 
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:
@@ -196,20 +205,22 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         finished.voluntary_switches, finished.involuntary_switches, finished.exit_code,
         "ok", stderr_tail=finished.stderr[-STDERR_TAIL:], tree_peak_rss_kb=finished.tree_peak_rss_kb,
         memory=finished.memory)
-    reply = parse_stdout(finished.stdout_lines, finished.stdout_times, repeat=expect.repeat)
+    reply = parse_stdout(finished.stdout_lines, finished.stdout_times, finished.first_timed, repeat=expect.repeat)
+    warmup = len(reply.warmups)
+    forged = drop_harness_fields(reply.warmups + reply.repetitions)
     reps = []
-    for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), expect.warmup):
-        expected = expect.checksum_of(expect.warmup + r["rep"]) if 0 <= r["rep"] < expect.repeat else "?"
+    for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), warmup):
+        expected = expect.checksum_of(position)
         extra = dict(r.get("extra", {}))
         if gap is not None:
             extra["gap_ns"] = gap         # the harness's own observation, for the time accounting
         use = thread_use(finished.threads, position)
         if use is not None:               # the launcher's view of the tree's threads (protocol 3)
             extra.update(use.as_extra())
-        reps.append(Repetition(index, r["rep"], r["ns"], r["items"], r["checksum"],
+        reps.append(Repetition(index, position - warmup, r["ns"], r["items"], r["checksum"],
                                expected is None or r["checksum"] == expected, extra))
-    if reps:              # the process's own: its start-up, and the machine around it
-        reps[0].extra.update(_before_the_work(reply), **finished.machine_load)
+    if reps:              # the process's own: its start-up, its warm-up, and the machine around it
+        reps[0].extra.update(_before_the_work(reply), **_warm_up(reply, finished, expect), **finished.machine_load)
         if reply.ready and reply.ready.get("ready") == "warm":
             reps[0].extra["pool_start_ns"] = int(reply.ready["start_ns"])
 
@@ -221,6 +232,9 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
 
     if finished.stdout_problem:
         return verdict("bad-output", finished.stdout_problem)
+    if finished.protocol_problem:      # the reader's own reason where it has one, it is the more precise
+        return verdict("bad-output", f"{reply.malformed or one_line(finished.protocol_problem)} (protocol 4: one line "
+                                     "per repetition, nothing else on stdout; no further variant was written)")
     if finished.out_of_memory:
         limit = finished.memory.get("memory_limit_kb") or 0
         return verdict("limit", f"out of memory at {format_bytes(1024 * finished.tree_peak_rss_kb)} (the case's "
@@ -245,7 +259,7 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
                                      '{"ready":"cold"|"warm"|"none"} once, before reading the first variant)')
     items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
     problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
-                          zero_allowed=items == 0 or index < 0, warmup=expect.warmup)
+                          zero_allowed=items == 0 or index < 0)
     if problem:
         return verdict("bad-output", problem)
     lines = reply.warmups + reply.repetitions
@@ -259,7 +273,7 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     if too_long:
         return verdict("bad-output", too_long)
     if expect.start is not None:
-        for position, line in enumerate(reply.repetitions, expect.warmup):
+        for position, line in enumerate(reply.repetitions, warmup):
             problem = start_problem(expect.start, thread_use(finished.threads, position))
             if problem:
                 return verdict("bad-output", f"{_label(line)}: {problem}")
@@ -272,9 +286,14 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
             return verdict("wrong-checksum", found)
     if expect.seen is not None:
         expect.seen.update(line["checksum"] for line in lines)
+    notes = []
     leftover = finished.memory.get("leftover")
     if leftover:
-        measurement.detail = f"{leftover} process(es) outlived it and were killed"
+        notes.append(f"{leftover} process(es) outlived it and were killed")
+    if forged:
+        notes.append(f"its lines set the harness's own field(s) {', '.join(forged)}: dropped, the harness's "
+                     "readings stand")
+    measurement.detail = "; ".join(notes)
     return measurement, reps
 
 
@@ -291,8 +310,18 @@ def _before_the_work(reply) -> dict:
             "warmup_ns": int(sum(number(w.get("ns")) for w in reply.warmups))}
 
 
+def _warm_up(reply, finished: Finished, expect: Expectations) -> dict:
+    """How the process reached the repetitions that are timed (protocol 4): its class, the
+    first repetition's time (what a one-shot command pays), and the repetitions before."""
+    series = [int(line["ns"]) for line in reply.warmups + reply.repetitions]
+    if not series:
+        return {}
+    return {"steady_class": classify(series, len(reply.repetitions), expect.tolerance, finished.feed_verdict),
+            "first_ns": series[0], "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict}
+
+
 def _label(line: dict) -> str:
-    return f"repetition {line['rep']}" if "rep" in line else f"warm-up {line['warmup']}"
+    return f"repetition {line['rep']}"
 
 
 def _wrong_answer(lines: list[dict], expect: Expectations) -> str | None:

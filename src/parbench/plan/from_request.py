@@ -64,7 +64,10 @@ def settings_for(request: Request) -> Settings:
         user = bench_user.for_run(request.as_root)
     except bench_user.NoBenchUser as error:
         raise PipelineError(str(error)) from None
-    return Settings(processes=request.setting("processes"), warmup=request.setting("warmup"),
+    warmup = request.setting("warmup")
+    return Settings(processes=request.setting("processes"), warmup=None if warmup == "auto" else int(warmup),
+                    warmup_budget=request.setting("warmup_budget"),
+                    warmup_max=SCALE_DEFAULTS[request.scale]["warmup_max"],
                     repeat=request.setting("repeat"), timeout=request.setting("timeout"),
                     budget=request.setting("budget"), target_ci=request.setting("target_ci"),
                     memory_limit_kb=default_memory_limit_kb() if limit is None else (limit or None),

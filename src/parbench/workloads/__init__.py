@@ -11,7 +11,6 @@ import functools
 import importlib
 import itertools
 import random
-import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,13 +20,11 @@ from typing import Any, Callable
 from parbench.project import WORKLOADS_DIR
 from parbench.workloads import noop
 from parbench.workloads.hooks import HookError, WorkloadHooks, hooks_of
-from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Anything, ParamError
 
 LAYER = 2   # the workloads' knowledge: above analysis/, below everything that runs them
 
 SCALES = ("smoke", "quick", "seed")
-VARIANT_POOL = 16      # the fewest variants a parameter set's pool holds (Workload.variant_pool)
 
 
 class SpecError(ValueError):
@@ -100,29 +97,16 @@ class Workload:
         return self.hooks.expected_checksum(params, variant)
 
     def variants(self, params: dict[str, Any], count: int) -> list[int] | None:
-        """One value per repetition (warm-ups first), so that no repetition can reuse another's
-        result: a fresh random draw for each process from the parameter set's secret pool
-        (variant_pool), which no benchmark can read or predict, so none can work out its answers
-        before its repetitions start. None: the workload takes none (each process is fresh)."""
-        pool = self.variant_pool(params, count)
-        if pool is None:
-            return None
-        if count <= len(pool):
-            return random.SystemRandom().sample(pool, count)
-        return [pool[j % len(pool)] for j in range(count)]
-
-    def variant_pool(self, params: dict[str, Any], count: int) -> list[int] | None:
-        """The variants any process of this parameter set may get: drawn once from a secret seed
-        and kept with the oracle's answers (hidden from benchmarks), so that the oracle computes
-        each answer once; at least VARIANT_POOL of them, more where a process needs more."""
+        """Up to `count` values, one per repetition, so that no repetition can reuse another's
+        result: drawn afresh for each process from the operating system's CSPRNG, so that none
+        repeats a sequence across processes or runs, nor can be read or predicted before the
+        launcher writes it (protocol 4 writes only those it needs). The harness works out their
+        answers after the process (oracle_cache keys them by input and variant, in the sealed
+        oracle folder). None: the workload takes none (each process is fresh)."""
         choose_variants = self.hooks.variants
         if choose_variants is None:
             return None
-        size = max(VARIANT_POOL, 1 << max(0, count - 1).bit_length())
-        frozen = {"params": {k: str(v) for k, v in params.items()}, "size": size}
-        drawn = cached(f"variants-{self.name}", frozen,
-                       lambda: ",".join(map(str, choose_variants(params, size, random.Random(secrets.randbits(128))))))
-        return [int(v) for v in drawn.split(",") if v]
+        return [int(v) for v in choose_variants(params, count, random.SystemRandom())]
 
     def process_extras(self, params: dict[str, Any], rng) -> dict[str, Any]:
         """Arguments the harness chooses afresh for each process (positions to probe…)."""

@@ -43,7 +43,7 @@ def test_the_export_flags_are_picked_from_a_commands_flags():
 
 def test_a_request_from_run_options_flags():
     given = {"scale": "smoke", "workloads": ("w",), "runtimes": (), "models": (), "params": ("n=5,6",),
-             "processes": None, "warmup": None, "repeat": 2, "timeout": None, "budget": None, "target_ci": None,
+             "processes": None, "warmup": None, "warmup_budget": None, "repeat": 2, "timeout": None, "budget": None, "target_ci": None,
              "memory_limit": "1G", "order": "shuffled", "order_seed": 7, "as_root": True}
     request = flags.request_from(given, "1,2")
     assert request.params == {"n": [5, 6]} and request.workers == (1, 2) and request.seed == 7

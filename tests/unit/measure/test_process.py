@@ -230,14 +230,72 @@ def test_a_run_over_its_memory_limit_is_stopped_as_out_of_memory():
     assert finished.memory["memory_limit_kb"] == 50 << 10 and finished.wall_ns < 4e9
 
 
+READY = """echo '{"ready":"none"}'"""
+
+
+def protocol_script(*lines: str) -> list[str]:
+    """A shell process that prints the ready line, then for each variant it reads the next of
+    `lines` ($v is the variant, $j the repetition), until stdin ends."""
+    body = " ".join(f'read v || exit 0; echo "{line}";' for line in lines)
+    return ["sh", "-c", f"{READY}; j=0; {body} read v && echo extra-variant-$v; exit 0"]
+
+
+def rep_line(j: int, ns: str = "1000") -> str:
+    return '{\\"rep\\":' + str(j) + ',\\"ns\\":' + ns + ',\\"got\\":$v}'
+
+
 def test_each_variant_of_the_feed_is_written_after_the_line_before_it():
-    script = "echo ready; read v; echo got$v; read v; echo got$v; read v || echo closed"
-    finished = run_measured(["sh", "-c", script], 10, feed=[7, 9])
-    assert finished.stdout_lines == ["ready", "got7", "got9", "closed"]
-    ready, first, second, _ = finished.stdout_times
+    finished = run_measured(protocol_script(rep_line(0), rep_line(1)), 10, feed=[7, 9])
+    assert finished.stdout_lines == ['{"ready":"none"}', '{"rep":0,"ns":1000,"got":7}', '{"rep":1,"ns":1000,"got":9}']
+    ready, first, second = finished.stdout_times
     assert len(finished.fed_ns) == 2
     assert ready <= finished.fed_ns[0] <= first <= finished.fed_ns[1] <= second
     assert len(finished.threads) == 3 and all(s.threads for s in finished.threads)
+    assert finished.protocol_problem == "" and finished.feed_verdict == "fixed"
+
+
+def test_a_line_that_is_not_the_repetitions_own_earns_no_variant_and_is_quoted():
+    for odd in ("", '{\\"rep\\":1,\\"ns\\":5}', '{\\"x\\":{\\"rep\\":0},\\"ns\\":5}', "noise"):
+        finished = run_measured(protocol_script(odd, rep_line(1)), 10, feed=[7, 9])
+        assert len(finished.fed_ns) == 1, odd                   # variant 9 was never written
+        assert finished.feed_verdict == "protocol"
+        assert finished.protocol_problem.startswith("stdout line 2 is not repetition 0's line: "), finished.protocol_problem
+
+
+def test_a_blank_line_does_not_count_as_a_repetitions_line():
+    finished = run_measured(["sh", "-c", f"{READY}; read v; echo; echo; read v && echo got-$v"], 10, feed=[7, 9, 11])
+    assert len(finished.fed_ns) == 1 and "extra-variant" not in " ".join(finished.stdout_lines)
+    assert "got-" not in " ".join(finished.stdout_lines)
+
+
+def test_a_fixed_policy_writes_exactly_warmup_plus_timed_variants_and_then_closes_stdin():
+    lines = [rep_line(j) for j in range(6)]
+    finished = run_measured(protocol_script(*lines), 10, feed=list(range(10, 20)), policy=process.FeedPolicy(2, 3))
+    assert len(finished.fed_ns) == 5 and len(finished.stdout_lines) == 6
+    assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("fixed", 2, 5)
+
+
+def test_an_auto_policy_stops_at_the_first_steady_window():
+    times = ["9000", "5000", "3000", "2000", "2050", "1990", "2000", "2000"]
+    finished = run_measured(protocol_script(*(rep_line(j, t) for j, t in enumerate(times))), 10,
+                            feed=list(range(10, 30)), policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    # 2000, 2050, 1990 lie within ±10 % of their median: repetitions 4 and 5 are the timed ones
+    assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("steady", 4, 6)
+
+
+def test_an_auto_policy_that_never_settles_stops_at_its_variants_and_says_budget():
+    times = ["1000", "3000"] * 5
+    finished = run_measured(protocol_script(*(rep_line(j, t) for j, t in enumerate(times))), 10,
+                            feed=list(range(10, 18)), policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("budget", 6, 8)
+
+
+def test_an_auto_policy_stops_when_its_time_budget_is_spent():
+    never_settles = '{\\"rep\\":$j,\\"ns\\":$((1000 + j % 2 * 5000))}'
+    script = f"{READY}; j=0; while read v; do sleep 0.05; echo \"{never_settles}\"; j=$((j+1)); done"
+    finished = run_measured(["sh", "-c", script], 10, feed=list(range(100, 200)),
+                            policy=process.FeedPolicy(None, 2, 0.2, 0.10))
+    assert finished.feed_verdict == "budget" and 3 <= finished.repetitions_seen <= 8     # not the 100 it was given
 
 
 def test_the_tally_counts_each_run_and_its_wall():

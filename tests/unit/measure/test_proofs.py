@@ -131,10 +131,10 @@ def test_a_cold_repetition_working_on_an_earlier_one_s_threads_breaks_its_promis
 
 
 def test_a_line_that_claims_more_time_than_the_launcher_saw_is_named():
-    lines = [{"rep": 0, "ns": 10 * MS, "extra": {}}, {"warmup": 0, "ns": 10 * MS, "extra": {"checksum_ns": MS}}]
+    lines = [{"rep": 0, "ns": 10 * MS, "extra": {}}, {"rep": 1, "ns": 10 * MS, "extra": {"checksum_ns": MS}}]
     seen = 10 * MS                                          # allowed beyond it: 1 ms + 2 %
     assert time_problem(lines[:1], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0]).startswith(
         "repetition 0 accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
-    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith("warm-up 0 accounts for 11.00 ms")
+    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith("repetition 1 accounts for 11.00 ms")

@@ -16,29 +16,24 @@ def rep(index: int, ns: int = 5 * MS, items: int = 10, **extra) -> str:
     return json.dumps({**line, "extra": extra} if extra else line)
 
 
-def warmup(index: int, ns: int = 5 * MS, items: int = 10) -> str:
-    return json.dumps({"warmup": index, "ns": ns, "items": items, "checksum": "42"})
-
-
-def reply_of(*lines: str, times: list[int] | None = None, repeat: int | None = None) -> Reply:
-    return parse_stdout(list(lines), times, repeat)
+def reply_of(*lines: str, times: list[int] | None = None, first_timed: int = 0, repeat: int | None = None) -> Reply:
+    return parse_stdout(list(lines), times, first_timed, repeat)
 
 
 # --- the command line and the feed ---------------------------------------------------------------
-def test_the_command_line_spells_params_with_dashes_and_ends_with_warmup_and_repeat():
-    argv = command_line("impls/rt/run", "sdes", "pool", {"block_size": 64, "n": 3}, 4, 1, 5)
-    assert argv == ["impls/rt/run", "sdes", "--model", "pool", "--block-size", "64", "--n", "3",
-                    "--workers", "4", "--warmup", "1", "--repeat", "5"]
+def test_the_command_line_spells_params_with_dashes_and_says_nothing_of_repetitions():
+    argv = command_line("impls/rt/run", "sdes", "pool", {"block_size": 64, "n": 3}, 4)
+    assert argv == ["impls/rt/run", "sdes", "--model", "pool", "--block-size", "64", "--n", "3", "--workers", "4"]
 
 
 def test_a_model_without_workers_gets_no_workers_flag():
-    assert "--workers" not in command_line("run", "toy", "seq", {}, None, 0, 1)
+    assert "--workers" not in command_line("run", "toy", "seq", {}, None)
 
 
-def test_the_feed_is_the_variants_or_one_zero_per_repetition_warmups_included():
-    assert feed_of([7, 8, 9], 1, 2) == [7, 8, 9]
-    assert feed_of(None, 2, 3) == [0] * 5
-    assert feed_of([], 0, 1) == [0]
+def test_the_feed_is_the_variants_or_one_zero_per_repetition_it_may_run():
+    assert feed_of([7, 8, 9], 3) == [7, 8, 9]
+    assert feed_of(None, 5) == [0] * 5
+    assert feed_of([], 1) == [0]
 
 
 # --- bounded JSON ----------------------------------------------------------------------------------
@@ -89,21 +84,22 @@ def test_timed_lines_become_repetitions_with_their_arrival_times():
     assert reply.malformed is None and reply.limit is None
 
 
-def test_a_string_of_output_is_read_line_by_line_and_blank_lines_are_skipped():
-    reply = parse_stdout(f"{rep(0)}\n\n   \n{rep(1)}\n")
-    assert [r["rep"] for r in reply.repetitions] == [0, 1] and reply.malformed is None
+def test_a_string_of_output_is_read_line_by_line_and_a_blank_line_is_malformed():
+    reply = parse_stdout(f"{rep(0)}\n\n{rep(1)}\n")
+    assert [r["rep"] for r in reply.repetitions] == [0, 1]
+    assert reply.malformed.startswith("stdout line 2 is not JSON")     # protocol 4: nothing else on stdout
 
 
-def test_warmup_lines_are_kept_apart_from_the_timed_repetitions():
-    reply = reply_of(warmup(0), rep(0), times=[5, 9])
-    assert [w["warmup"] for w in reply.warmups] == [0] and reply.warmup_arrival_ns == [5]
-    assert [r["rep"] for r in reply.repetitions] == [0] and reply.arrival_ns == [9]
+def test_the_repetitions_before_the_launchers_first_timed_one_are_the_warm_up():
+    reply = reply_of(rep(0), rep(1), rep(2), times=[5, 9, 12], first_timed=2)
+    assert [w["rep"] for w in reply.warmups] == [0, 1] and reply.warmup_arrival_ns == [5, 9]
+    assert [r["rep"] for r in reply.repetitions] == [2] and reply.arrival_ns == [12]
 
 
-def test_a_line_with_both_rep_and_warmup_is_a_timed_repetition():
-    line = json.dumps({"rep": 0, "warmup": 0, "ns": 5, "items": 1, "checksum": "x"})
-    reply = reply_of(line)
-    assert len(reply.repetitions) == 1 and reply.warmups == []
+def test_repetitions_out_of_order_are_malformed():
+    reply = reply_of(rep(0), rep(2))
+    assert "is repetition 2, where repetition 1 was due" in reply.malformed
+    assert "is repetition 0, where repetition 1 was due" in reply_of(rep(0), rep(0)).malformed
 
 
 def test_stray_output_is_malformed_but_a_limit_line_after_it_is_still_read():
@@ -140,7 +136,7 @@ def test_a_line_longer_than_the_bound_is_malformed_without_being_parsed(monkeypa
     ({"rep": 0, "ns": "5", "items": 1, "checksum": "x"}, "lacks ns (int)"),
     ({"rep": True, "ns": 5, "items": 1, "checksum": "x"}, "lacks rep (int)"),
     ({"rep": 0, "ns": 5.0, "items": 1, "checksum": "x"}, "lacks ns (int)"),
-    ({"warmup": 0, "ns": 5, "checksum": "x"}, "lacks items (int)"),
+    ({"warmup": 0, "ns": 5, "items": 1, "checksum": "x"}, "lacks rep (int)"),   # protocol 3's warm-up line
     ({"rep": 0, "ns": 5, "items": 1, "checksum": "x", "extra": [1]}, "extra is not an object"),
 ])
 def test_a_line_missing_a_field_or_of_the_wrong_type_is_malformed(record, problem):
@@ -148,15 +144,15 @@ def test_a_line_missing_a_field_or_of_the_wrong_type_is_malformed(record, proble
     assert reply.malformed.startswith(f"stdout line 1 {problem}") and not reply.repetitions and not reply.warmups
 
 
-def test_a_timed_line_beyond_the_repeat_count_ends_the_reading_as_bad_output():
+def test_a_line_beyond_the_repetitions_asked_for_ends_the_reading_as_bad_output():
     reply = reply_of(rep(0), rep(1), rep(2), json.dumps({"error": "limit", "detail": "late"}), repeat=2)
-    assert reply.malformed == "stdout line 3 is a timed repetition beyond the 2 asked for"
+    assert reply.malformed == "stdout line 3 is a repetition beyond the 2 asked for"
     assert len(reply.repetitions) == 2 and reply.limit is None
 
 
 def test_warmups_do_not_count_against_the_repeat_count():
-    reply = reply_of(warmup(0), warmup(1), rep(0), repeat=1)
-    assert reply.malformed is None and len(reply.repetitions) == 1
+    reply = reply_of(rep(0), rep(1), rep(2), first_timed=2, repeat=1)
+    assert reply.malformed is None and len(reply.repetitions) == 1 and len(reply.warmups) == 2
 
 
 def test_a_ready_line_first_is_protocol_3s_and_keeps_its_arrival():
@@ -197,13 +193,13 @@ def test_phases_that_are_not_numbers_account_for_nothing():
 
 
 def test_without_a_feed_each_gap_runs_from_the_line_before_and_the_first_has_none():
-    reply = reply_of(warmup(0), rep(0), rep(1), times=[100, 250, 400])
+    reply = reply_of(rep(0), rep(1), rep(2), times=[100, 250, 400], first_timed=1)
     assert gaps_ns(reply) == [150, 150]
     assert gaps_ns(reply_of(rep(0), rep(1), times=[100, 250])) == [None, 150]
 
 
 def test_with_a_feed_each_gap_runs_from_writing_the_variant_to_the_line():
-    reply = reply_of(warmup(0), rep(0), rep(1), times=[100, 250, 400])
+    reply = reply_of(rep(0), rep(1), rep(2), times=[100, 250, 400], first_timed=1)
     assert gaps_ns(reply, [90, 240, 380]) == [10, 20]
 
 
@@ -217,28 +213,12 @@ WALL = 100 * MS
 
 
 def test_a_complete_plausible_reply_passes():
-    reply = reply_of(warmup(0), rep(0), rep(1), times=[MS, 7 * MS, 13 * MS])
-    assert implausible(reply, 2, 10, WALL, warmup=1) is None
+    reply = reply_of(rep(0), rep(1), rep(2), times=[MS, 7 * MS, 13 * MS], first_timed=1)
+    assert implausible(reply, 2, 10, WALL) is None
 
 
 def test_fewer_repetitions_than_asked_is_implausible():
     assert implausible(reply_of(rep(0)), 2, None, WALL) == "printed 1 timed repetitions, asked for 2"
-
-
-def test_a_repetition_printed_twice_is_named():
-    assert implausible(reply_of(rep(0), rep(0)), 2, None, WALL) == \
-        "printed 2 timed repetitions, asked for 2 (rep 0 more than once)"
-
-
-def test_repetitions_numbered_wrongly_are_implausible():
-    assert implausible(reply_of(rep(1), rep(2)), 2, None, WALL) == "repetitions numbered [1, 2], expected 0 … 1"
-
-
-def test_warmup_lines_must_be_exactly_the_ones_asked_for():
-    assert "expected 0 … 1" in implausible(reply_of(warmup(0), rep(0)), 1, None, WALL, warmup=2)
-    assert implausible(reply_of(warmup(0), rep(0)), 1, None, WALL, warmup=0) == \
-        "printed 1 warm-up line(s), none asked for"
-    assert implausible(reply_of(warmup(0), rep(0)), 1, None, WALL) is None     # not checked without warmup
 
 
 def test_a_zero_time_is_implausible_unless_allowed_and_a_negative_one_always():
@@ -269,6 +249,6 @@ def test_a_short_time_after_a_short_gap_is_not_checked():
 def test_a_wrong_item_count_names_the_line_warmups_included():
     assert implausible(reply_of(rep(0, items=9)), 1, 10, WALL, items_unit="keys") == \
         "repetition 0 reports items = 9, the case is 10 keys"
-    assert implausible(reply_of(warmup(0, items=3), rep(0)), 1, 10, WALL, warmup=1) == \
-        "warm-up 0 reports items = 3, the case is 10 items"
+    assert implausible(reply_of(rep(0, items=3), rep(1), first_timed=1), 1, 10, WALL) == \
+        "repetition 0 reports items = 3, the case is 10 items"
     assert implausible(reply_of(rep(0, items=9)), 1, None, WALL) is None

@@ -12,7 +12,7 @@ READY = {"ready": "none"}      # protocol 3: every process's first line
 
 
 def expectations(repeat: int = 2, workers: int | None = None) -> Expectations:
-    return Expectations(0, repeat, ["10"] * repeat, [LineContext(PARAMS, None, {}, "seq")] * repeat,
+    return Expectations(repeat, ["10"] * repeat, [LineContext(PARAMS, None, {}, "seq")] * repeat,
                         toy_workload(), workers)
 
 
@@ -78,3 +78,31 @@ def test_a_line_that_is_not_json_is_bad_output():
 def test_a_parallel_model_must_show_its_workers_busy():
     measurement, _ = judge(finished([rep(0), rep(1)]), 0, expectations(workers=2), 60)
     assert measurement.outcome == "unproven"
+
+
+def test_a_line_the_launcher_would_not_answer_fails_with_the_readers_reason_where_it_has_one():
+    noise, _ = judge(finished([rep(0), "noise"], protocol_problem="stdout line 3 is not repetition 1's line: noise"),
+                     0, expectations(), 60)
+    assert noise.outcome == "bad-output" and noise.detail.startswith("stdout line 3 is not JSON")
+    assert noise.detail.endswith("no further variant was written)")
+    other, _ = judge(finished([rep(0), rep(1)], protocol_problem="stdout line 2 is not repetition 0's line: x"),
+                     0, expectations(), 60)
+    assert other.detail.startswith("stdout line 2 is not repetition 0's line: x (protocol 4")
+
+
+def test_the_launchers_first_timed_repetition_splits_warm_up_from_timed_and_classifies_the_process():
+    lines = [rep(0, ns=4_000_000), rep(1, ns=2_000_000), rep(2), rep(3), rep(4)]
+    measurement, reps = judge(finished(lines, first_timed=3, feed_verdict="steady"), 0,
+                              Expectations(2, ["10"] * 5, [LineContext(PARAMS, None, {}, "seq")] * 5, toy_workload(),
+                                           None), 60)
+    assert measurement.outcome == "ok" and [r.rep for r in reps] == [0, 1]
+    first = reps[0].extra
+    assert (first["steady_class"], first["first_ns"], first["warmup_reps"], first["warmup_ns"]) == \
+        ("warm-up", 4_000_000, 3, 7_000_000)
+
+
+def test_fields_the_harness_owns_are_dropped_from_every_line_with_a_note():
+    forged = {**rep(0), "extra": {"others_cores": 0.0, "gap_ns": 1}}
+    measurement, reps = judge(finished([forged, rep(1)]), 0, expectations(), 60)
+    assert measurement.outcome == "ok" and "gap_ns, others_cores: dropped" in measurement.detail
+    assert reps[0].extra.get("gap_ns") != 1

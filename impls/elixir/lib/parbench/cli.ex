@@ -53,7 +53,8 @@ defmodule Parbench.CLI do
     unless Map.has_key?(models, model),
       do: throw({:bad_args, "unknown model '#{model}' for #{workload_name}; valid: #{Enum.join(Map.keys(models), ", ")}"})
 
-    allowed = ["model", "warmup", "repeat", "max-processes"] ++ workload_params(workload) ++
+    # No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions run.
+    allowed = ["model", "max-processes"] ++ workload_params(workload) ++
                 if(models[model][:workers], do: ["workers"], else: []) ++
                 if(Map.has_key?(models[model], :start) or Map.has_key?(models[model], :start_unavailable), do: ["start"], else: [])
 
@@ -62,8 +63,6 @@ defmodule Parbench.CLI do
       unknown -> throw({:bad_args, "unknown option --#{hd(unknown)} for #{workload_name} #{model}; valid: --#{Enum.join(allowed, ", --")}"})
     end
 
-    warmup = Protocol.integer_option(options, "warmup", 0)
-    repeat = Protocol.integer_option(options, "repeat", 1)
     workers = Protocol.integer_option(options, "workers", System.schedulers_online())
     if workers < 1, do: throw({:bad_args, "--workers must be at least 1"})
 
@@ -76,9 +75,9 @@ defmodule Parbench.CLI do
 
     try do
       Protocol.ready(start, Map.get(context, :start_ns), Map.take(common_extra, [:workers, :schedulers]))
-      Protocol.repeat(steps(workload, context), warmup, repeat, common_extra)
+      Protocol.repeat(steps(workload, context), common_extra)
     after
-      # Peer nodes and warm pools are stopped whatever ended the repetitions.
+      # Peer nodes and warm pools are stopped whatever ended the repetitions (end of stdin too).
       workload.finish(context)
     end
   end

@@ -94,30 +94,38 @@ defmodule Parbench.Protocol do
   def ready(start, _start_ns, _extra), do: IO.puts(encode_json(%{ready: start || "none"}))
 
   @doc """
-  Runs `warmup` + `repeat` repetitions of a case, printing one JSON line for each: `{"warmup":j,…}`
-  for the warm-ups, then `{"rep":i,…}`. Before each, warm-ups included, the repetition's variant
-  is read as one line from `variants` (stdin: protocol 3), outside every clock; then
-  `steps.vary.(variant)` derives the repetition's context (`prepare_ns`) and `steps.work.(varied)`
-  runs timed. After the clock stops, `steps.summarize.(result, varied)` gives
-  `{items, checksum, extra}` (timed as `checksum_ns`), then `steps.ceiling.(varied)` times the
-  workload's ceiling in the same repetition while the result is still held. Afterwards the result
-  is dropped and this process collects its garbage, so that no repetition pays for the previous
-  one's heap.
+  Runs repetitions of a case, j = 0, 1, 2 …, until `variants` ends, printing one JSON line for
+  each, `{"rep":j,…}` (protocol 4: the process never knows how many there will be, nor which the
+  harness times). Before each, the repetition's variant is read as one line from `variants`
+  (stdin: protocol 3), outside every clock; then `steps.vary.(variant)` derives the repetition's
+  context (`prepare_ns`) and `steps.work.(varied)` runs timed. After the clock stops,
+  `steps.summarize.(result, varied)` gives `{items, checksum, extra}` (timed as `checksum_ns`),
+  then `steps.ceiling.(varied)` times the workload's ceiling in the same repetition while the
+  result is still held. Afterwards the result is dropped and this process collects its garbage,
+  so that no repetition pays for the previous one's heap.
   """
-  def repeat(steps, warmup, repeat, common_extra, variants \\ :stdio) do
-    labels = Enum.map(0..(warmup - 1)//1, &{:warmup, &1}) ++ Enum.map(0..(repeat - 1)//1, &{:rep, &1})
+  def repeat(steps, common_extra, variants \\ :stdio), do: repeat_from(0, steps, common_extra, variants)
 
-    for {{label, index}, j} <- Enum.with_index(labels) do
-      {ns, items, checksum, extra} = repetition(steps, read_variant(variants, j))
-      line = %{label => index, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
-      IO.puts(encode_json(line, [label, :ns, :items, :checksum, :extra]))
+  defp repeat_from(j, steps, common_extra, variants) do
+    case read_variant(variants, j) do
+      :eof ->
+        :ok
+
+      variant ->
+        {ns, items, checksum, extra} = repetition(steps, variant)
+        line = %{rep: j, ns: ns, items: items, checksum: checksum, extra: Map.merge(common_extra, extra)}
+        IO.puts(encode_json(line, [:rep, :ns, :items, :checksum, :extra]))
+        repeat_from(j + 1, steps, common_extra, variants)
     end
   end
 
-  @doc "Repetition j's variant: one decimal integer on a line of its own; end of file is a bad argument (exit 2)."
+  @doc """
+  Repetition j's variant: one decimal integer on a line of its own; `:eof` at end of file, where
+  the launcher wants no further repetition (protocol 4).
+  """
   def read_variant(device, j) do
     case IO.read(device, :line) do
-      :eof -> throw({:bad_args, "stdin closed before repetition #{j}"})
+      :eof -> :eof
       {:error, reason} -> throw({:bad_args, "stdin unreadable before repetition #{j}: #{inspect(reason)}"})
       text ->
         case Integer.parse(String.trim_trailing(text)) do

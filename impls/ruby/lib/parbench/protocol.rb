@@ -17,8 +17,9 @@ module Parbench
   # CLOCK_MONOTONIC readings (nil for models without workers).
   Outcome = Struct.new(:items, :checksum, :extra, :ceiling, :release, :busy, keyword_init: true)
 
-  # One call: the workload, its model and params, and how many repetitions in which start mode.
-  Call = Struct.new(:klass, :model, :spec, :params, :workers, :warmup, :repeat, :start, keyword_init: true)
+  # One call: the workload, its model and params, and its start mode. No repetition count
+  # (protocol 4): the launcher alone decides how many run, so --warmup and --repeat are unknown params.
+  Call = Struct.new(:klass, :model, :spec, :params, :workers, :start, keyword_init: true)
 
   # The harness protocol (docs/protocol.md): argument parsing, the ready line, the variants read
   # from stdin, the timed loop, JSON lines, exit codes 0/2/3 and `--list`.
@@ -70,8 +71,6 @@ module Parbench
       spec = klass::MODELS[model] or
         raise BadArguments, "unknown model '#{model}' for #{name}; valid: #{klass::MODELS.keys.join(', ')}"
       Call.new(klass: klass, model: model, spec: spec,
-               warmup: integer(options.delete("warmup") || "0", "warmup"),
-               repeat: integer(options.delete("repeat") || "1", "repeat"),
                start: start_for(options.delete("start"), spec, "model '#{model}' of #{name}"),
                workers: workers_for(options.delete("workers"), spec, model),
                params: params_for(klass, spec, options))
@@ -97,10 +96,11 @@ module Parbench
     end
 
     # Repetition j's variant, read from its own line (protocol 3): a non-negative decimal
-    # integer, checked by the workload where a variant has a range (sdes-ecb's 10-bit key).
+    # integer, checked by the workload where a variant has a range (sdes-ecb's 10-bit key);
+    # nil at end of file, where the launcher wants no further repetition (protocol 4).
     def read_variant(variants, repetition, klass)
       line = variants.gets
-      raise BadArguments, "stdin closed before repetition #{repetition}" if line.nil?
+      return nil if line.nil?
 
       text = line.strip
       unless text.match?(/\A[0-9]+\z/)
@@ -171,23 +171,24 @@ module Parbench
     end
 
     # Loading happens outside the timed region; a warm start then makes the model's workers
-    # (`start_workers`, timed as start_ns); the ready line follows. Each repetition, warm-ups
-    # included, reads its variant, then is timed around `run` only, then its checksum is taken,
+    # (`start_workers`, timed as start_ns); the ready line follows. Each repetition reads its
+    # variant, then is timed around `run` only, then its checksum is taken,
     # then its ceiling is timed, then what it left behind is released (docs/workloads/README.md,
     # docs/protocol.md "Proof of work" and "Protocol 3"). Every phase between two lines is timed
     # and reported, so the harness can account for the gap: prepare_ns (deriving the variant),
-    # ns, checksum_ns, ceiling_ns, cleanup_ns. A warm start's workers end after the last line.
+    # ns, checksum_ns, ceiling_ns, cleanup_ns. Repetitions go on until stdin ends (protocol 4: the
+    # process never knows how many there will be, nor which are timed); a warm start's workers
+    # end there.
     def measure(call, variants)
       started = now_ns
       workload = call.klass.new(model: call.model, workers: call.workers, **call.params)
       load_ns = now_ns - started
       print_ready(call, call.start == "warm" ? time_ns { workload.start_workers } : nil)
-      (call.warmup + call.repeat).times do |j|
-        variant = read_variant(variants, j, call.klass)
-        label = j < call.warmup ? { warmup: j } : { rep: j - call.warmup }
+      0.step do |j|
+        variant = read_variant(variants, j, call.klass) or break
         line = repetition(workload, variant, load_ns)
         line[:extra][:start] = call.start if call.start
-        print_line(label.merge(line))
+        print_line({ rep: j }.merge(line))
       end
     ensure
       workload&.stop_workers if call.start == "warm"

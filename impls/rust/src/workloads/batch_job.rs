@@ -544,7 +544,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(PORTABLE));
     // The variant is 0 and ignored: every process gets a fresh database.
-    repeat(call, talk, ready, &common, |_| {
+    repeat(talk, ready, &common, |_| {
         let ((split, done), measured) = measure(|origin| {
             let split = Arc::new(TimeSplit::new(workers, origin, call.model != "tokio"));
             let done = runner.job(&database, &docs_dir, &split);

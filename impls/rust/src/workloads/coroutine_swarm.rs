@@ -212,7 +212,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
             return Err(bad_args("seq has no scheduler to sleep in; valid --sleep-ms for seq: 0"))
         }
         "seq" => {
-            return repeat(call, talk, Ready::None, &common, |rep| {
+            return repeat(talk, Ready::None, &common, |rep| {
                 let ((digest, switches), measured) = measure(|_| swarm_seq(tasks, steps, rep.variant));
                 let (checksum, checksum_ns) = timed(|| digest.hex());
                 Ok(Sample::new(measured, tasks, checksum).with("checksum_ns", checksum_ns as u64).with("switches", switches))
@@ -227,7 +227,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
         "tokio-current-thread" => (Swarmer::CurrentThread, Ready::None),
         other => unreachable!("the registry lists no coroutine-swarm model '{other}'"),
     };
-    repeat(call, talk, ready, &common, |rep| {
+    repeat(talk, ready, &common, |rep| {
         // The variant is the salt: task t's lines carry the id t + salt.
         let (outcome, measured) = measure(|started| swarmer.swarm(tasks, steps, rep.variant, sleep, started));
         let swarmed = outcome?;

@@ -238,7 +238,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let mut common = Map::new();
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(Kernel { class, source: source_of(base_seed) }.detail()));
-    repeat(call, talk, ready, &common, |rep| {
+    repeat(talk, ready, &common, |rep| {
         // The variant is the seed; the strong source ignores it.
         let kernel = Kernel { class, source: source_of(rep.variant) };
         let (made, measured) = measure(|origin| make_keys(&workers, kernel, key_bytes, &chunking, origin));

@@ -242,6 +242,12 @@ mod tests {
     }
 
     #[test]
+    fn warmup_and_repeat_are_unknown_params_now() {
+        assert!(bad_args_of(&["keygen", "--model", "seq", "--count", "1", "--warmup", "1"]));
+        assert!(bad_args_of(&["keygen", "--model", "seq", "--count", "1", "--repeat", "1"]));
+    }
+
+    #[test]
     fn start_is_refused_where_the_model_has_no_workers_and_checked_where_it_has() {
         assert!(bad_args_of(&["keygen", "--model", "seq", "--count", "1", "--start", "cold"]));
         assert!(bad_args_of(&["keygen", "--model", "rayon", "--count", "1", "--start", "hot"]));
@@ -317,7 +323,7 @@ mod tests {
                 let modes: Vec<Option<&str>> = if model.start.is_empty() { vec![None] } else { model.start.iter().map(|(m, _)| Some(*m)).collect() };
                 for mode in modes {
                     let tag = format!("{}-{}-{}", workload.name, model.name, mode.unwrap_or("none"));
-                    let mut args = vec![workload.name.to_string(), "--model".into(), model.name.into(), "--warmup".into(), "1".into(), "--repeat".into(), "2".into()];
+                    let mut args = vec![workload.name.to_string(), "--model".into(), model.name.into()];
                     args.extend(small_case(workload.name, &scratch, &tag));
                     if model.workers {
                         args.extend(["--workers".into(), "2".into()]);

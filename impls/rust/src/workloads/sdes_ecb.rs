@@ -256,7 +256,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     common.insert("load_ns".into(), Value::from(load_ns as u64));
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(Cipher::of_class(class, form, base_key, plain.len()).kernel_detail(class)));
-    repeat(call, talk, ready, &common, |rep| {
+    repeat(talk, ready, &common, |rep| {
         let key = key_of(rep.variant, rep.index)?;
         let (ran, measured) = measure(|origin| encrypt(case, key, &workers, &plain, &mut out, &chunking, origin));
         let ran = ran?;

@@ -384,7 +384,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
         }
         other => unreachable!("the registry lists no spawn-chain model '{other}'"),
     };
-    repeat(call, talk, ready, &common, |rep| {
+    repeat(talk, ready, &common, |rep| {
         // The variant is the start value sent into the chain; the answer is start + n.
         let (outcome, measured) = measure(|origin| chainer.chain(n, rep.variant, origin));
         let (chained, busy) = outcome?;

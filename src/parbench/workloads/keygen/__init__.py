@@ -50,6 +50,8 @@ def expected_checksum(params, variant: int | None = None) -> str | None:
         return None
     count, size = int(params["count"]), int(params["bytes"])
     seed = int(params.get("seed", 0)) if variant is None else variant
+    if variant is not None:     # a seed drawn for one process never recurs: nothing to keep
+        return keygen_checksum(count, size, seed)
     return cached("keygen", {"count": count, "bytes": size, "seed": seed},
                   lambda: keygen_checksum(count, size, seed))
 

@@ -50,7 +50,7 @@ public final class Main {
     private static void runCase(String[] argv) throws Exception {
         if (argv.length == 0) {
             throw new Protocol.BadArguments("usage: run <workload> --model <model> [--<param> <value> ...] "
-                    + "[--workers N] [--start cold|warm] --warmup W --repeat R (one variant per line on stdin) "
+                    + "[--workers N] [--start cold|warm] (one variant per line on stdin, until it ends) "
                     + "| run --list; workloads: " + workloadNames());
         }
         Workload workload = WORKLOADS.stream().filter(w -> w.name().equals(argv[0])).findFirst()
@@ -60,7 +60,8 @@ public final class Main {
         String model = chooseModel(workload, args);
         Protocol.ModelInfo info = workload.models().get(model);
 
-        Set<String> allowed = new HashSet<>(Set.of("model", "warmup", "repeat"));
+        // No --warmup or --repeat (protocol 4): the launcher alone decides how many repetitions run.
+        Set<String> allowed = new HashSet<>(Set.of("model"));
         workload.params().forEach(param -> allowed.add(param.replace('_', '-')));
         if (!workload.kernels().isEmpty()) {
             allowed.add("kernel");
@@ -78,8 +79,6 @@ public final class Main {
         if (info.takesWorkers()) {
             sizeSharedPools(workers);
         }
-        int warmup = args.count("warmup", 0, 0);
-        int repeat = args.count("repeat", 1, 1);
         String start = info.starts().choose(args, context);
         if (!workload.kernels().isEmpty()) {
             // A kernel class this runtime lacks is a bad argument, never a silent stand-in.
@@ -104,18 +103,20 @@ public final class Main {
         System.out.flush();
 
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
-        // Warm-ups print their lines too (protocol 2), so the harness can check their checksums.
-        for (int j = 0; j < warmup + repeat; j++) {
-            long variant = Protocol.readVariant(stdin, j);
+        // One repetition per variant until stdin ends (protocol 4): the process never knows how
+        // many there will be, nor which the harness times, so every one prints the same rep line.
+        for (int j = 0; ; j++) {
+            Long variant = Protocol.readVariant(stdin, j);
+            if (variant == null) {
+                break;
+            }
             Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, variant);
-            System.out.println(j < warmup
-                    ? Protocol.warmupLine(j, repetition, extra)
-                    : Protocol.repetitionLine(j - warmup, repetition, extra));
+            System.out.println(Protocol.repetitionLine(j, repetition, extra));
             // The launcher writes the next variant when this line arrives: it leaves now, not at exit.
             System.out.flush();
         }
-        System.out.flush();
-        // Warm pools, parked carriers and JDBC timers must not keep the JVM alive.
+        // End of file: the case is over. Warm pools, parked carriers and JDBC timers must not keep
+        // the JVM alive.
         System.exit(0);
     }
 

@@ -172,7 +172,7 @@ public final class Protocol {
             }
         }
 
-        /** A count that must be at least `minimum` (sizes, workers, repetitions). */
+        /** A count that must be at least `minimum` (sizes, workers). */
         public int count(String name, int fallback, int minimum) {
             long value = number(name, fallback);
             if (value < minimum || value > Integer.MAX_VALUE) {
@@ -236,19 +236,13 @@ public final class Protocol {
         return settings;
     }
 
-    /** A timed line: `{"rep": i, ...}`. */
+    /**
+     * Repetition j's line, `{"rep": j, ...}`: every repetition prints one (protocol 4: no warm-up
+     * lines; which repetitions were warm-ups is the harness's decision, after the fact).
+     */
     public static String repetitionLine(int rep, Repetition repetition, Map<String, Object> caseExtra) {
-        return line("rep", rep, repetition, caseExtra);
-    }
-
-    /** A warm-up's line (protocol 2): `{"warmup": j, ...}`, checked like a timed one, never timed. */
-    public static String warmupLine(int warmup, Repetition repetition, Map<String, Object> caseExtra) {
-        return line("warmup", warmup, repetition, caseExtra);
-    }
-
-    private static String line(String kind, int index, Repetition repetition, Map<String, Object> caseExtra) {
         Map<String, Object> line = new LinkedHashMap<>();
-        line.put(kind, index);
+        line.put("rep", rep);
         line.put("ns", repetition.ns());
         line.put("items", repetition.items());
         line.put("checksum", repetition.checksum());
@@ -261,15 +255,16 @@ public final class Protocol {
     }
 
     /**
-     * Protocol 3's late variant: one line from stdin before repetition `repetition` (warm-ups
-     * first), a decimal integer from 0 to 2^64 - 1 (keygen's seeds take all 64 bits) used in
-     * place of the workload's base value (key, seed, start value, salt), returned as its 64 bits.
-     * Read before the repetition's clock, so never inside `ns`.
+     * Protocol 3's late variant: one line from stdin before repetition `repetition`, a decimal
+     * integer from 0 to 2^64 - 1 (keygen's seeds take all 64 bits) used in place of the
+     * workload's base value (key, seed, start value, salt), returned as its 64 bits; null at end
+     * of file, where the launcher wants no further repetition (protocol 4). Read before the
+     * repetition's clock, so never inside `ns`.
      */
-    public static long readVariant(BufferedReader stdin, int repetition) throws IOException {
+    public static Long readVariant(BufferedReader stdin, int repetition) throws IOException {
         String line = stdin.readLine();
         if (line == null) {
-            throw new BadArguments("stdin closed before repetition " + repetition);
+            return null;
         }
         try {
             return parseUnsigned64(line.trim());

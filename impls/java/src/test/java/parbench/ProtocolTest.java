@@ -1,6 +1,7 @@
 package parbench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.LinkedHashMap;
@@ -48,12 +49,6 @@ class ProtocolTest {
         assertThrows(Protocol.BadArguments.class, () -> Protocol.Args.parse(List.of("--count")));
     }
 
-    @Test
-    void aWarmUpLineHasWarmupInsteadOfRep() {
-        String line = Protocol.warmupLine(1, new Protocol.Repetition(5L, 0, "noop"), Map.of());
-        assertEquals("{\"warmup\":1,\"ns\":5,\"items\":0,\"checksum\":\"noop\"}", line);
-    }
-
     private static java.io.BufferedReader stdin(String text) {
         return new java.io.BufferedReader(new java.io.StringReader(text));
     }
@@ -69,11 +64,12 @@ class ProtocolTest {
     }
 
     @Test
-    void stdinClosedWhereAVariantIsDueIsABadArgumentNamingTheRepetition() throws Exception {
+    void endOfStdinWhereAVariantIsDueEndsTheRepetitions() throws Exception {
+        // Protocol 4: the launcher closes stdin when it wants no more, before the first variant too.
+        assertNull(Protocol.readVariant(stdin(""), 0));
         java.io.BufferedReader lines = stdin("5\n");
-        Protocol.readVariant(lines, 0);
-        Protocol.BadArguments closed = assertThrows(Protocol.BadArguments.class, () -> Protocol.readVariant(lines, 1));
-        assertEquals("stdin closed before repetition 1", closed.getMessage());
+        assertEquals(5L, Protocol.readVariant(lines, 0));
+        assertNull(Protocol.readVariant(lines, 1));
     }
 
     @Test

@@ -1,0 +1,66 @@
+"""sealing.py: what no call of an implementation may see, where scratch folders live, as whom a
+call that is not a benchmark runs."""
+import os
+from pathlib import Path
+
+import pytest
+
+from parbench.measure import bench_user, sealing
+from parbench.project import RESULTS_DIR
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PARBENCH_CACHE", str(tmp_path / "inputs"))
+    return tmp_path
+
+
+def test_scratch_folders_live_beside_the_cache_not_in_a_shared_temporary_folder(cache):
+    root = sealing.scratch_root()
+    assert root == cache / "scratch" and root.is_dir()
+
+
+def test_under_root_the_oracle_every_store_of_results_and_the_runs_own_store_are_hidden(cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(sealing.os, "geteuid", lambda: 0)        # the launcher's namespace: root's alone
+    store = tmp_path / "elsewhere" / "runs.sqlite"
+    hidden = sealing.sealed_paths(f"sqlite:{store}")
+    assert str(cache / "oracle") in hidden and str(RESULTS_DIR) in hidden and str(RESULTS_DIR / "journal") in hidden
+    assert {str(store.resolve()) + s for s in ("", "-wal", "-shm", "-journal")} <= set(hidden)
+    assert not any("://" in p for p in sealing.sealed_paths("postgresql://u@h/db"))
+
+
+def test_a_harness_that_is_not_root_hides_nothing_and_says_so_elsewhere(monkeypatch):
+    monkeypatch.setattr(sealing.os, "geteuid", lambda: 1000)
+    assert sealing.sealed_paths("sqlite:/x.sqlite") == ()
+
+
+def test_a_sealed_call_gets_a_home_of_its_own_that_goes_with_it(cache):
+    with sealing.sealed_call() as seal:
+        assert set(seal) == {"user", "env", "hide"}
+        if seal["user"] is not None:
+            home = Path(seal["env"]["HOME"])
+            assert home.is_dir() and sealing.scratch_root() in home.parents
+            assert "PGPASSWORD" not in seal["env"]
+    assert list(sealing.scratch_root().iterdir()) == []
+
+
+def test_what_the_benchmark_user_left_in_a_shared_folder_is_removed_and_nothing_else(tmp_path):
+    shared = tmp_path / "shm"
+    (shared / "memo-dir").mkdir(parents=True)
+    (shared / "memo-dir" / "answers").write_text("517 -> 9f3c")
+    (shared / "memo").write_text("x")
+    (shared / "harness-own").write_text("y")
+    me = os.stat(shared).st_uid
+    others = [p for p in ("memo-dir", "memo") if os.chown(shared / p, me + 4242, -1) is None] if os.geteuid() == 0 else []
+    user = bench_user.BenchUser("bench", me + 4242 if others else me, 0)
+    removed = sealing.forget_what_it_left(user, (str(shared),))
+    left = sorted(p.name for p in shared.iterdir())
+    if others:                      # root can give the files away, as the benchmark user's own
+        assert sorted(Path(p).name for p in removed) == ["memo", "memo-dir"] and left == ["harness-own"]
+    else:                           # the user is ourselves: everything of ours goes
+        assert left == []
+
+
+def test_a_harness_without_a_benchmark_user_removes_nothing(tmp_path):
+    (tmp_path / "keep").write_text("x")
+    assert sealing.forget_what_it_left(None, (str(tmp_path),)) == [] and (tmp_path / "keep").exists()
