@@ -5,6 +5,8 @@ store/, comparison choice in report/comparands.py; the shared options and types 
 """
 from __future__ import annotations
 
+import ctypes
+import os
 import sys
 from pathlib import Path
 
@@ -39,6 +41,30 @@ from parbench.workloads import load_all as load_workloads
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """parbench: which concurrency model and runtime wins for this work, on this machine."""
+    hide_passwords_from_the_process_title()
+
+
+def hide_passwords_from_the_process_title() -> None:
+    """A store's password given on the command line (`--db postgresql://u:PASS@h/db`) is masked
+    in this process's own command line at once: /proc/<pid>/cmdline is readable by every local
+    user, the benchmarks included. PGPASSWORD or PGPASSFILE keep it out of the command line
+    altogether (docs/reliability.md)."""
+    for arg in sys.argv[1:]:
+        masked = redact(arg, mask="*")
+        if masked != arg:
+            _rewrite_own_command_line(os.fsencode(arg), os.fsencode(masked))
+
+
+def _rewrite_own_command_line(old: bytes, new: bytes) -> None:
+    """Writes `new` over the argument `old` where the kernel keeps this process's arguments (the
+    region /proc/self/stat calls arg_start…arg_end, which /proc/<pid>/cmdline shows), as
+    setproctitle(3) does; `new` is as long as `old`, so nothing moves."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])        # proc(5): fields 48 and 49
+    region = ctypes.string_at(start, end - start)
+    at = region.find(b"\0" + old + b"\0")
+    if at >= 0 and len(new) == len(old):
+        ctypes.memmove(start + at + 1, new, len(new))
 
 
 @main.command()

@@ -11,6 +11,8 @@ NAME = "parbench-bench"
 CREATE = f"useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin {NAME}"
 # Variables that would point a benchmark at root's folders, where it can read but not write:
 # each program then uses its default under the HOME it is given.
+# The harness's store password (PGPASSWORD, PGPASSFILE): never handed to what it measures.
+HARNESS_SECRETS = ("PGPASSWORD", "PGPASSFILE", "PARBENCH_TEST_POSTGRES")
 ROOTS_FOLDERS = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR")
 
 
@@ -34,7 +36,7 @@ class BenchUser:
         for folder, _, files in os.walk(scratch):
             for name in [folder, *(os.path.join(folder, f) for f in files)]:
                 os.chown(name, self.uid, self.gid, follow_symlinks=False)
-        env = {k: v for k, v in os.environ.items() if k not in ROOTS_FOLDERS}
+        env = {k: v for k, v in os.environ.items() if k not in ROOTS_FOLDERS and k not in HARNESS_SECRETS}
         return {**env, "HOME": str(scratch / "home"), "TMPDIR": str(scratch / "tmp"),
                 "USER": self.name, "LOGNAME": self.name}
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from parbench.measure.process import run_measured
+from parbench.measure.sealing import sealed_call
 from parbench.measure.protocol import Unreadable, read_json
 from parbench.project import IMPLS_DIR
 
@@ -155,7 +156,8 @@ class Runtime:
         return f"{', '.join(missing)} not found; install with: {self.install}" if missing else ""
 
     def version(self) -> str:
-        out = run_measured(["sh", "-c", self.version_command], 60, cwd=str(self.folder), protocol=False)
+        with sealed_call() as seal:
+            out = run_measured(["sh", "-c", self.version_command], 60, cwd=str(self.folder), protocol=False, **seal)
         if out.timed_out:
             return "unknown (version command timed out)"
         text = (out.stdout_head or out.stderr).strip().splitlines()
@@ -175,7 +177,9 @@ class Runtime:
         """The implementation's own `run --list` as it printed it: workloads, models, families, flags."""
         # Under the launcher: its processes (a daemon it leaves behind included) end with it,
         # with a timeout, or with parbench itself, and its output is read with a bound.
-        out = run_measured([str(self.run_script), "--list"], timeout)
+        # Sealed as a benchmark is (sealing.py): a `run --list` must not read the answers either.
+        with sealed_call() as seal:
+            out = run_measured([str(self.run_script), "--list"], timeout, **seal)
         if out.stdout_problem or out.timed_out:
             raise RuntimeError(f"{self.name}: `run --list` " + (out.stdout_problem or f"took over {timeout:g} s"))
         if out.exit_code != 0:

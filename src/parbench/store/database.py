@@ -31,11 +31,17 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite://"
 
 
-def redact(target: str) -> str:
+_PASSWORDS = (re.compile(r"(://[^:/@]*:)(.*)(@)"), re.compile(r"(?i)([?&]password=)([^&]*)()"))
+
+
+def redact(target: str, mask: str | None = None) -> str:
     """A URL without its password, for messages: the one after `user:` (up to the last `@`, as a
-    password may hold `/` or `@`) and a `password=` parameter."""
-    target = re.sub(r"(://[^:/@]*):.*@", r"\1:***@", target)
-    return re.sub(r"(?i)([?&]password=)[^&]*", r"\1***", target)
+    password may hold `/` or `@`) and a `password=` parameter, each shown as `***`; with `mask`
+    (one character), each of the password's characters becomes it, so the text keeps its length
+    (a command line rewritten in place)."""
+    for pattern in _PASSWORDS:
+        target = pattern.sub(lambda m: m[1] + ("***" if mask is None else mask * len(m[2])) + m[3], target)
+    return target
 
 
 def sqlite_path(target: str) -> Path | None:

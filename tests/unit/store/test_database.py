@@ -76,3 +76,12 @@ def test_the_same_schema_works_on_postgresql():
     back = store.load_run(store.resolve("latest"))
     assert back.results[0].run.repetitions[0].ns == 7
     store.close()
+
+
+def test_a_password_is_shown_as_stars_or_masked_in_place_keeping_the_length():
+    from parbench.store.database import redact
+    url = "postgresql://bench:s3/c@ret@host/db?sslmode=require&password=other"
+    assert redact(url) == "postgresql://bench:***@host/db?sslmode=require&password=***"
+    masked = redact(url, mask="*")
+    assert len(masked) == len(url) and "s3/c" not in masked and "other" not in masked
+    assert masked == "postgresql://bench:********@host/db?sslmode=require&password=*****"
