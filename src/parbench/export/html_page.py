@@ -11,6 +11,7 @@ from parbench.analysis.amdahl_shares import AmdahlShares, predicted_speedup
 from parbench.analysis.crossover import CrossoverResult
 from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.scaling import ScalingResult, amdahl, usl
+from parbench.analysis.steady_state import is_marked
 from parbench.escaping import html_text as escape      # the one HTML escape (escaping.py)
 from parbench.export.base import Exporter, Report
 from parbench.export.views import (AmdahlParams, Cluster, Machine, NextSizeFailure, UslParams, machine_of, options_of,
@@ -395,9 +396,16 @@ def _cell_flags(cell: Cell) -> list[str]:
 
 def _measured_cell_body(cell: Cell) -> str:
     """The winner on top; the big figure is always the speedup the colour shows."""
+    marked = is_marked(cell.steady)
     star = '<span class="star" title="the fastest case of this table">★</span> ' if cell.fastest else ""
+    if marked:
+        star += f'<span class="steady-mark" title="{escape(cell.steady, quote=True)}">⚠</span> '
     lines = [f'<span class="head">{star}<span class="model">{escape(cell.model)}</span> · '
              f'<span class="median">{format_duration(cell.median_ns)}</span></span>']
+    if cell.steady:
+        first = f" · 1st {format_duration(cell.first_ns)}" if cell.first_ns is not None else ""
+        lines.append(f'<span class="small steady" data-steady="{escape(cell.steady, quote=True)}">'
+                     f"{escape(cell.steady)}{first}</span>")
     if cell.baseline and cell.rival is not None:
         rival = cell.rival
         lines.append(f'<span class="small rival">seq wins; next best: <span class="rival-model">'

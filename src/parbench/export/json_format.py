@@ -40,6 +40,9 @@ def _result(result: CaseResult) -> dict[str, Any]:
         "p99": s.p99_ns * S, "ips": s.ips, "items_per_second": s.items_per_s,
         "outliers": {"low": s.outliers_low, "high": s.outliers_high},
         "cpu_utilisation": s.cpu_utilisation,
+        # protocol 4: how its processes reached the timed repetitions (docs/methodology.md)
+        "steady_state": {"class": s.steady_class, "first": _seconds(s.first_median_ns),
+                         "warmup_repetitions": s.warmup_reps_median, "warmup": _seconds(s.warmup_median_ns)},
         "memory": {"tree_peak_rss_bytes": row.tree_peak_rss_bytes,
                    "largest_process_rss_bytes": row.largest_process_rss_bytes,
                    "measured_by": sorted({p.memory.get("memory_method", "ru_maxrss") for p in ok})},
@@ -51,6 +54,10 @@ def _result(result: CaseResult) -> dict[str, Any]:
         "processes": [_process(p, run) for p in run.processes],
     }
     return out
+
+
+def _seconds(ns: float | None) -> float | None:
+    return None if ns is None else ns * S
 
 
 def _comparison(c) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import numpy as np
 
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
+from parbench.analysis.steady_state import FLAT, is_marked
 from parbench.escaping import one_line
 from parbench.measure.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
                                      unaccounted_too_long)
@@ -79,7 +80,7 @@ def _params_in_order(params: dict) -> tuple:
     return tuple((name, value(v)) for name, v in sorted(params.items()))
 
 
-COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median",
+COLUMNS = ["case", "family", "ips", "average", "deviation", "median", "95% CI of median", "steady state",
            "99th %", "items/s", "vs ceiling", "CPU", "overlap", "peak memory (tree)", "✓"]
 
 
@@ -114,12 +115,27 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
     verified = sum(r.verified for r in result.run.repetitions)
     return [one_line(result.case.label), result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
-            f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}",
+            f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}", steady_text(s),
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
             f"✓ {verified}/{len(result.run.repetitions)}" + (
                 f" partial ({processes_behind(result)} process(es), the run stopped)"
                 if result.run.status == "interrupted" else "")]
+
+
+def steady_text(stats) -> str:
+    """How the case's processes reached their timed repetitions (protocol 4): the class, marked
+    where it keeps the figure from an unmarked star, with the first repetition's median ("cold
+    JIT", what a one-shot command pays) and what the warm-up took, where there was one."""
+    if not stats.steady_class:
+        return "–"
+    text = ("⚠ " if is_marked(stats.steady_class) else "") + stats.steady_class
+    if stats.steady_class == FLAT or stats.first_median_ns is None:
+        return text
+    text += f" · 1st {format_duration(stats.first_median_ns)}"
+    if stats.warmup_reps_median:
+        text += f" · warm-up {stats.warmup_reps_median:g} reps, {format_duration(stats.warmup_median_ns or 0)}"
+    return text
 
 
 def peak_of(result: CaseResult, key: str) -> int | None:

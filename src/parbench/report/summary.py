@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import Group, groups, median_extra, never_overlapped, one_worker, rough_ci
 from parbench.units import format_duration, format_per_item
@@ -38,6 +39,8 @@ class Cell:
     cluster_start_ns: float | None = None   # a distributed case: its cluster's start-up, outside the timing
     cluster: str = ""             # extra.cluster: "local", or "remote" (its memory is not measured)
     partial: str = ""             # a case a stopped run cut short: how many processes it kept
+    steady: str = ""              # its processes' steady-state class (analysis/steady_state.py)
+    first_ns: float | None = None   # the median first repetition, where it differs from the steady one
 
     @property
     def deciding(self) -> Cell:
@@ -68,8 +71,13 @@ class Cell:
     def text(self) -> str:
         if self.case_key is None:
             return self.failure or "–"
-        mark = "★ " if self.fastest else ""
+        marked = is_marked(self.steady)
+        mark = ("★⚠ " if marked else "★ ") if self.fastest else ("⚠ " if marked else "")
         line = f"{mark}{self.model} · {format_duration(self.median_ns)}"
+        if self.steady:
+            line += f" · {self.steady}"
+        if self.first_ns is not None:
+            line += f" (1st {format_duration(self.first_ns)})"
         if self.per_item_ns is not None:
             line += f" · {format_per_item(self.per_item_ns)}/{self.item}"
         if self.kernel:
@@ -129,7 +137,8 @@ def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell
                 cluster_start_ns=median_extra(result, "cluster_start_ns"),
                 cluster=next((str(r.extra["cluster"]) for r in result.run.repetitions if "cluster" in r.extra), ""),
                 partial=(f"partial: {len({r.process for r in result.run.repetitions if r.verified})} process(es) "
-                         "before the run stopped" if result.run.status == "interrupted" else ""))
+                         "before the run stopped" if result.run.status == "interrupted" else ""),
+                steady=result.stats.steady_class, first_ns=_first_if_different(result))
     if result.vs_seq is not None:
         low, high = result.vs_seq.ratio_ci
         cell.speedup, cell.speedup_ci = 1 / result.vs_seq.ratio, (1 / high, 1 / low)
@@ -137,6 +146,15 @@ def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell
     elif result.case.family == "seq":
         cell.speedup, cell.baseline = 1.0, True
     return cell
+
+
+def _first_if_different(result: CaseResult) -> float | None:
+    """The median first repetition ("cold JIT": what a one-shot command pays), where it differs
+    from the steady median by more than the steady-state tolerance; else None (nothing to add)."""
+    first, steady = result.stats.first_median_ns, result.stats.median_ns
+    if first is None or not steady or abs(first - steady) <= STEADY_TOLERANCE * steady:
+        return None
+    return first
 
 
 def _cell(runtime: str, members: list[CaseResult], fastest_key: str | None) -> Cell:

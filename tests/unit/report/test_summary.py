@@ -146,3 +146,16 @@ def test_a_speedup_that_is_not_significant_reads_as_about_seq():
 
 def test_a_best_case_with_no_seq_to_compare_with_has_no_verdict_on_speedup():
     assert Cell("rt", "k", "pool ×2", 100.0).verdict == "no-seq"
+
+
+def test_a_star_on_a_case_that_never_settled_slowed_down_or_disagrees_carries_a_mark():
+    for steady in ("no steady state", "slowdown", "inconsistent: 2 warm-up, 1 flat"):
+        assert Cell("rt", "k", "seq", 100.0, fastest=True, steady=steady).text().startswith("★⚠ seq")
+        assert Cell("rt", "k", "seq", 100.0, steady=steady).text().startswith("⚠ seq")
+    assert Cell("rt", "k", "seq", 100.0, fastest=True, steady="warm-up").text().startswith("★ seq")
+
+
+def test_a_cell_names_its_class_and_its_first_repetition_where_it_differs():
+    text = Cell("rt", "k", "seq", 1_000_000.0, steady="warm-up", first_ns=4_000_000.0).text()
+    assert "· warm-up (1st 4 ms)" in text or "· warm-up (1st 4.0 ms)" in text
+    assert "1st" not in Cell("rt", "k", "seq", 1_000_000.0, steady="flat").text()

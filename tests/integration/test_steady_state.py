@@ -1,0 +1,65 @@
+"""Protocol 4's steady state, end to end: the launcher ends each process's warm-up on evidence,
+and the case is classified as what the fixture's processes are known to do (tests/fixtures/warming:
+flat, warm-up, slowdown, never settles)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import parbench
+
+REPO = Path(__file__).resolve().parents[2]
+MS = 1e-3
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    root = tmp_path_factory.mktemp("warming")
+    (root / "impls").mkdir()
+    (root / "workloads").symlink_to(REPO / "workloads")
+    (root / "impls" / "warming").symlink_to(REPO / "tests" / "fixtures" / "warming")
+    db = str(root / "results.sqlite")
+    done = parbench("run", "--workload", "spawn-chain", "--runtime", "warming", "--scale", "quick", "--processes", "2",
+                    "--warmup-budget", "0.5", "--param", "n=100", "--db", db, "--export-json", "-", root=root,
+                    env={"COLUMNS": "300"}, check=True)
+    document = json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])
+    by_model = {r["case"]["model"]: r for r in document["results"]}
+    return by_model, done
+
+
+def _repetitions_per_process(result) -> list[int]:
+    """Every repetition a timed process ran: its warm-up (stored with its first timed one) and the timed."""
+    return [len(p["samples"]) + p["samples"][0]["extra"]["warmup_reps"] for p in result["processes"]
+            if p["index"] >= 0]
+
+
+def test_a_flat_process_is_flat_and_costs_what_a_fixed_warm_up_of_one_did(measured):
+    result = measured[0]["flat"]
+    assert result["steady_state"]["class"] == "flat"
+    assert _repetitions_per_process(result) == [3, 3]          # 1 untimed + 2 timed, as quick's --warmup 1 did
+    assert result["median"] == pytest.approx(20 * MS, rel=0.1)
+
+
+def test_a_warming_process_is_timed_once_it_settled_and_its_first_repetition_shown_beside(measured):
+    steady = measured[0]["warm-up"]["steady_state"]
+    assert steady["class"] == "warm-up"
+    assert measured[0]["warm-up"]["median"] == pytest.approx(20 * MS, rel=0.1)   # not the 60 ms it started at
+    assert steady["first"] == pytest.approx(60 * MS, rel=0.1)
+    assert steady["warmup_repetitions"] >= 5 and steady["warmup"] > 150 * MS
+
+
+def test_a_process_that_got_slower_is_a_slowdown(measured):
+    assert measured[0]["slowdown"]["steady_state"]["class"] == "slowdown"
+    assert measured[0]["slowdown"]["median"] == pytest.approx(20 * MS, rel=0.1)
+
+
+def test_a_process_that_never_settles_says_so_within_its_budget(measured):
+    result = measured[0]["unsettled"]
+    assert result["steady_state"]["class"] == "no steady state"
+    assert all(n < 40 for n in _repetitions_per_process(result))      # the 0.5 s budget, not the 40-repetition cap
+
+
+def test_the_console_marks_the_cases_that_never_settled_or_slowed_down(measured):
+    out = measured[1].stdout + measured[1].stderr
+    assert "⚠ no steady state" in out and "⚠ slowdown" in out
+    assert "⚠ flat" not in out and "⚠ warm-up" not in out
