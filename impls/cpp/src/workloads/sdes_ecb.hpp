@@ -43,8 +43,9 @@ struct CipherState {
 
 // As Rust's kernels do: from here the output no longer stays in a core's 1 MiB of L2 until the next
 // repetition, and streaming stores skip reading each output line before writing it. On the
-// 2-core development machine at 16 MiB (seq, medians of 10): table 0.89 ms streaming, 1.02 ms not;
-// bitwise GFNI 1.35 and 1.28 ms, the same within its noise.
+// 2-core development machine at 16 MiB (seq, 40 repetitions each, alternating): table 0.91 ms
+// streaming against 1.22 ms with the former 32 MiB threshold; GFNI bitwise 1.33 and 1.28 ms, the
+// same within its noise.
 constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{4} << 20;
 
 // The technique `asked` names among `techniques` (--<flag>), or the best this CPU runs where it is
