@@ -53,7 +53,7 @@ func TestStrongChecksumIsTheOrderFreeDigest(t *testing.T) {
 
 func TestStrongKeysDifferForBothKernels(t *testing.T) {
 	for _, tuned := range []bool{false, true} {
-		c := keygenCase{count: 300, keyBytes: 16, newSource: strongSource(tuned), encode: encodeKey,
+		c := keygenCase{count: 300, keyBytes: 16, newSource: strongSource(tuned), encode: encodeKeyWith(base32Lower.Encode),
 			plan: planChunks(300, 3, keygenChunkCap, 7), pool: testPool(t, 3)}
 		keys, _ := c.generate(0, nil)
 		seen := map[string]bool{}
@@ -214,8 +214,21 @@ func BenchmarkKeygenParts(b *testing.B) {
 			}
 		},
 		"encode-key": func() {
+			encodeKey := encodeKeyWith(base32Lower.Encode)
 			for i := range keys {
 				keys[i] = encodeKey(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
+			}
+		},
+		"encode-key-tuned": func() {
+			encodeKey := encodeKeyWith(base32EncoderNamed(base32Kernels()[0]))
+			for i := range keys {
+				keys[i] = encodeKey(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
+			}
+		},
+		"aes-ctr-per-chunk": func() {
+			source := aesCTRSource([32]byte{1})
+			for start := 0; start < count; start += chunk {
+				source(random[:min(chunk, count-start)*keyBytes], start)
 			}
 		},
 	}

@@ -44,21 +44,31 @@ func tableLookupWith(kernel string, table *[256]byte) func(dst, src []byte) {
 	return func(dst, src []byte) { lookupWords(dst, src, table) }
 }
 
-// lookupVector runs a kernel of `block`-byte steps over the middle of the range: the head up
-// to an aligned dst (non-temporal stores need one) and the tail shorter than a block go
-// through the portable loop.
+// lookupVector runs a table kernel of `block`-byte steps over the middle of the range (see
+// overVectorBlocks), the portable word loop over its ends.
 func lookupVector(dst, src []byte, table *[256]byte, block int,
 	kernel func(dst, src *byte, blocks int, table *[256]byte, streaming bool)) {
+	words := func(dst, src []byte) { lookupWords(dst, src, table) }
+	overVectorBlocks(dst, src, block, words, func(dst, src *byte, blocks int, streaming bool) {
+		kernel(dst, src, blocks, table, streaming)
+	})
+}
+
+// overVectorBlocks runs a kernel of `block`-byte steps over the middle of the range: the head up
+// to an aligned dst (non-temporal stores need one) and the tail shorter than a block go
+// through `edges`. From streamFrom bytes on, the kernel writes with non-temporal stores.
+func overVectorBlocks(dst, src []byte, block int, edges func(dst, src []byte),
+	kernel func(dst, src *byte, blocks int, streaming bool)) {
 	dst = dst[:len(src)]
 	head := min(len(src), int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst))))&(block-1))
-	lookupWords(dst[:head], src[:head], table)
+	edges(dst[:head], src[:head])
 	dst, src = dst[head:], src[head:]
 	blocks := len(src) / block
 	if blocks > 0 {
-		kernel(&dst[0], &src[0], blocks, table, len(src) >= streamFrom)
+		kernel(&dst[0], &src[0], blocks, len(src) >= streamFrom)
 	}
 	done := blocks * block
-	lookupWords(dst[done:], src[done:], table)
+	edges(dst[done:], src[done:])
 }
 
 // avx2Rows cuts the table into 16 rows of 16 (by the high nibble), each as its XOR difference

@@ -31,8 +31,8 @@ std::string model_json(const ModelInfo& model) {
 
 std::string list_json() {
   std::string json = "{\"runtime\":\"cpp\",\"version\":" + json_string(PARBENCH_COMPILER) +
-                     ",\"flags\":" + json_string("portable: " PARBENCH_CXX_PORTABLE_FLAGS " (the compiler's default target); tuned kernels: " PARBENCH_CXX_TUNED_FLAGS
-                                 "; -std=c++20") +
+                     ",\"flags\":" + json_string("portable: " PARBENCH_CXX_PORTABLE_FLAGS " (the compiler's default target); tuned kernels: the same, "
+                                 "with a target attribute per SIMD kernel, chosen when it runs; -std=c++20") +
                      ",\"sources\":{\"strong\":\"portable: getrandom(2), one call per batch of keys (~1 MiB, at most a chunk); tuned: OpenSSL 3 "
                      "EVP_RAND CTR-DRBG (AES-256), one instance per worker with no parent, seeded from getrandom when the worker starts\"}"
                      ",\"workloads\":{";

@@ -71,6 +71,38 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
   }
 }
 
+TEST(Base32Lower, EveryTechniqueThisCpuRunsAgreesWithTheBitByBitFormAndWritesNothingPast) {
+  // The fallback (letter-pairs) runs on every CPU, so this always tests one beside the default.
+  ASSERT_STREQ(tuned::base32_techniques().back().name, "letter-pairs");
+  std::vector<unsigned char> bytes;
+  for (std::size_t n = 0; n <= 300; ++n) {
+    const std::string expected = base32_by_bits(bytes);
+    for (const tuned::Base32Technique& technique : tuned::base32_techniques()) {
+      if (!technique.available()) continue;
+      std::string out(expected.size() + 1, '!');
+      tuned::base32_into(technique, bytes.data(), bytes.size(), out.data());
+      ASSERT_EQ(out, expected + "!") << technique.name << ", length " << n;
+    }
+    bytes.push_back(static_cast<unsigned char>(n * 151 + 7));
+  }
+}
+
+TEST(Base32Lower, TheDefaultIsVbmiExactlyWhereTheCpuHasIt) {
+  const bool vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+  EXPECT_STREQ(tuned::choose_base32({}).name, vbmi ? "avx512vbmi" : "letter-pairs");
+}
+
+TEST(Base32Lower, ATechniqueNotKnownOrNotRunHereIsAUsageError) {
+  EXPECT_THROW(tuned::choose_base32("sse9"), parbench::UsageError);
+  for (const tuned::Base32Technique& technique : tuned::base32_techniques()) {
+    if (technique.available()) {
+      EXPECT_STREQ(tuned::choose_base32(technique.name).name, technique.name);
+    } else {
+      EXPECT_THROW(tuned::choose_base32(technique.name), parbench::UsageError) << technique.name;
+    }
+  }
+}
+
 TEST(Keygen, ThousandBytesGiveSixteenHundredCharsWithoutPadding) {
   for (KernelClass kernel : BOTH) {
     const Generated generated = run_model(WorkerKind::calling_thread, strong(1, 1000, kernel), 1);

@@ -109,7 +109,9 @@ TEST(SdesKernels, KernelDetailSaysWhatRan) {
   // docs/protocol.md, "Kernel classes": the portable kernel's name, for both ciphers.
   EXPECT_EQ(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::portable)), "reference, transliterated");
   EXPECT_EQ(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::portable)), "reference, transliterated");
-  EXPECT_EQ(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::tuned)).rfind("mask-and-shift permutations with packed S-box constants", 0), 0u);
+  const CipherState tuned_bitwise = make_cipher(Cipher::bitwise, 642, KernelClass::tuned);
+  EXPECT_EQ(kernel_detail(tuned_bitwise), tuned_bitwise.bitwise->detail);
+  EXPECT_EQ(kernel_detail(make_cipher(Cipher::bitwise, 642, KernelClass::tuned, 0, "scalar")).rfind("mask-and-shift permutations", 0), 0u);
   EXPECT_NE(kernel_detail(make_cipher(Cipher::table, 642, KernelClass::tuned)), kernel_detail(make_cipher(Cipher::table, 642)));
   // Streaming stores are a tuned-table technique only.
   EXPECT_FALSE(make_cipher(Cipher::table, 642, KernelClass::portable, STREAMING_FROM_BYTES).streaming_stores);
@@ -213,4 +215,80 @@ TEST(SdesChunking, SmokeSizeOnTwoWorkersUsesBothEvenWhenOneChunkIsQuick) {
       ASSERT_EQ(ran.workers_used, 2) << "model " << static_cast<int>(model);
     }
   }
+}
+
+// --- the tuned techniques: each one this CPU runs, fallbacks included, against the portable kernel
+
+namespace {
+template <class Technique>
+std::vector<std::string> runnable_names(const std::vector<Technique>& techniques) {
+  std::vector<std::string> names;
+  for (const Technique& technique : techniques) {
+    if (technique.available()) names.emplace_back(technique.name);
+  }
+  return names;
+}
+}  // namespace
+
+TEST(SdesTechniques, EveryTechniqueThisCpuRunsAgreesWithThePortableKernelOnRandomInputsAndKeys) {
+  // Lengths around 64 and alignments off it reach the masked head and tail of the AVX-512 loops,
+  // and STREAMING_FROM_BYTES switches their non-temporal stores on.
+  std::mt19937 generator(47);
+  const auto plain = random_bytes(STREAMING_FROM_BYTES + 200, 47);
+  for (Cipher cipher : {Cipher::bitwise, Cipher::table}) {
+    const auto names = cipher == Cipher::bitwise ? runnable_names(tuned::bitwise_techniques()) : runnable_names(tuned::table_techniques());
+    for (const std::string& name : names) {
+      for (int trial = 0; trial < 24; ++trial) {
+        const unsigned key = generator() % 1024;
+        const std::size_t offset = generator() % 64;
+        const std::size_t n = trial < 2 ? STREAMING_FROM_BYTES + generator() % 100 : generator() % 300;
+        const CipherState state = make_cipher(cipher, key, KernelClass::tuned, n, name);
+        ASSERT_EQ(state.streaming_stores, n >= STREAMING_FROM_BYTES && (state.bitwise ? state.bitwise->streams : state.table_technique->streams));
+        std::vector<std::uint8_t> expected(n), out(n + 128, 0xa5);
+        encrypt_span(make_cipher(Cipher::bitwise, key), plain.data() + offset, expected.data(), n);
+        encrypt_span(state, plain.data() + offset, out.data() + offset, n);
+        ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out.begin() + static_cast<std::ptrdiff_t>(offset)))
+            << name << " key " << key << " n " << n << " offset " << offset;
+        ASSERT_EQ(out[offset + n], 0xa5) << name << " wrote past the end (n " << n << ")";
+        if (offset > 0) {
+          ASSERT_EQ(out[offset - 1], 0xa5) << name << " wrote before the start";
+        }
+      }
+    }
+  }
+}
+
+TEST(SdesTechniques, EveryCpuRunsTheLastFallbackOfEachCipher) {
+  // So the agreement test above always runs at least one fallback path, whatever the CPU.
+  EXPECT_EQ(runnable_names(tuned::bitwise_techniques()).back(), "scalar");
+  EXPECT_EQ(runnable_names(tuned::table_techniques()).back(), "scalar");
+}
+
+TEST(SdesTechniques, TheDefaultIsTheBestThisCpuRuns) {
+  // Read from the CPU here, not from the kernels' own checks: on a GFNI + AVX-512 machine the
+  // agreement test must compare the GFNI kernel, not a fallback it fell to.
+  const bool avx512bw = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  const std::string bitwise = make_cipher(Cipher::bitwise, 642, KernelClass::tuned).bitwise->name;
+  const std::string table = make_cipher(Cipher::table, 642, KernelClass::tuned).table_technique->name;
+  EXPECT_EQ(bitwise, avx512bw && __builtin_cpu_supports("gfni") ? "gfni-avx512"
+                     : avx512bw                                 ? "avx512bw"
+                     : __builtin_cpu_supports("avx2")           ? "avx2"
+                                                                : "scalar");
+  EXPECT_EQ(table, avx512bw && __builtin_cpu_supports("avx512vbmi") ? "avx512vbmi" : __builtin_cpu_supports("avx2") ? "avx2" : "scalar");
+}
+
+TEST(SdesTechniques, ATechniqueTheCpuLacksIsAUsageErrorNotAFallback) {
+  const auto lacking = [] { return false; };
+  const auto having = [] { return true; };
+  const std::vector<tuned::TableTechnique> techniques{{"fancy", "", "the fancy extension", lacking, nullptr, false},
+                                                      {"plain", "", "x86-64", having, nullptr, false}};
+  try {
+    choose_technique(techniques, "fancy", "table-kernel");
+    FAIL() << "asking for a technique the CPU lacks must not fall back";
+  } catch (const parbench::UsageError& error) {
+    EXPECT_STREQ(error.what(), "--table-kernel fancy needs the fancy extension, which this CPU lacks; it runs: plain");
+  }
+  EXPECT_STREQ(choose_technique(techniques, "", "table-kernel").name, "plain");
+  EXPECT_THROW(choose_technique(techniques, "nonsense", "table-kernel"), parbench::UsageError);
+  EXPECT_THROW(make_cipher(Cipher::bitwise, 642, KernelClass::tuned, 0, "nonsense"), parbench::UsageError);
 }

@@ -63,7 +63,7 @@ void fill_getrandom(unsigned char* out, std::size_t n) {
 
 std::string base32_tuned(const unsigned char* bytes, std::size_t n) {
   std::string out(base32_length(n), '=');
-  tuned::base32_into(bytes, n, out.data());
+  tuned::base32_into(tuned::choose_base32({}), bytes, n, out.data());
   return out;
 }
 
@@ -108,7 +108,8 @@ class KeyMaker {
         key_bytes_(static_cast<std::size_t>(params.key_bytes)),
         batch_keys_(std::clamp<std::int64_t>(RANDOM_BATCH_BYTES / std::max<std::int64_t>(1, params.key_bytes), 1, chunk)),
         random_(static_cast<std::size_t>(batch_keys_) * key_bytes_),
-        encoded_(base32_length(key_bytes_)) {
+        encoded_(base32_length(key_bytes_)),
+        base32_(params.base32 ? *params.base32 : tuned::choose_base32({})) {
     if (params.source == Source::strong && params.kernel == KernelClass::tuned) csprng_.emplace();
     scratch_.reserve(base32_length(key_bytes_));
   }
@@ -125,7 +126,7 @@ class KeyMaker {
       }
       char* text = arena->claim(static_cast<std::size_t>(n) * length);
       for (std::int64_t k = 0; k < n; ++k, text += length) {
-        tuned::base32_into(key(k), key_bytes_, text);
+        tuned::base32_into(base32_, key(k), key_bytes_, text);
         out.keys.views[static_cast<std::size_t>(batch_first + k)] = std::string_view(text, length);
       }
     });
@@ -142,7 +143,7 @@ class KeyMaker {
         scratch_.clear();
         base32_plain_append(key(0), key_bytes_, scratch_);
       } else {
-        tuned::base32_into(key(0), key_bytes_, encoded_.data());
+        tuned::base32_into(base32_, key(0), key_bytes_, encoded_.data());
       }
     }
   }
@@ -175,6 +176,7 @@ class KeyMaker {
   std::optional<Csprng> csprng_;
   std::vector<unsigned char> random_;
   std::vector<char> encoded_;
+  const tuned::Base32Technique& base32_;
   std::string scratch_;
 };
 
@@ -274,21 +276,29 @@ const std::string PORTABLE_DETAIL = "reference, transliterated";
 // The portable kernel's one library call: C++ has no standard CSPRNG.
 const std::string PORTABLE_GENERATOR = "getrandom(2)";
 
-std::string tuned_detail() {
-  const std::string encoder = std::string(tuned::base32_kernel_name()) == "avx512vbmi"
-                                  ? "AVX-512 VBMI Base32 (vpermb + vpmultishiftqb, 40 bytes -> 64 letters)"
-                                  : "Base32 by a 1024-entry letter-pair table";
-  return encoder + " written into per-worker mmap arenas (pages populated per batch), a std::vector<std::string_view> of keys";
+std::string tuned_detail(const tuned::Base32Technique& base32) {
+  return std::string(base32.detail) +
+         " written into per-worker mmap arenas (pages populated per batch), a std::vector<std::string_view> of keys";
 }
 
 const std::string TUNED_GENERATOR = "OpenSSL CTR-DRBG (AES-256) per worker, seeded from getrandom";
+
+// --list's Base32 techniques: name = what it is.
+std::string base32_listed() {
+  std::string listed;
+  for (const tuned::Base32Technique& technique : tuned::base32_techniques()) {
+    listed += std::string(listed.empty() ? "" : ", ") + technique.name + " = " + technique.detail;
+  }
+  return listed;
+}
 
 }  // namespace
 
 std::string kernel_detail(const Params& params) {
   const bool seeded = params.source == Source::seeded;
   if (params.kernel == KernelClass::portable) return PORTABLE_DETAIL + ": " + (seeded ? "SplitMix64 bytes (seeded)" : PORTABLE_GENERATOR);
-  return (seeded ? "SplitMix64 bytes (seeded)" : TUNED_GENERATOR) + " + " + tuned_detail();
+  return (seeded ? "SplitMix64 bytes (seeded)" : TUNED_GENERATOR) + " + " +
+         tuned_detail(params.base32 ? *params.base32 : tuned::choose_base32({}));
 }
 
 WorkloadInfo describe() {
@@ -296,7 +306,7 @@ WorkloadInfo describe() {
   const std::string keys = "per worker: random bytes ~1 MiB at a time (at most a chunk), then each key encoded; the kernel "
                            "class decides generator, encoder and store (extra.kernel_detail)";
   return {"keygen",
-          {"count", "bytes", "source", "seed", "chunk", "kernel", "probes"},
+          {"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "base32_kernel"},
           {{.name = "seq", .family = "seq", .note = "every chunk in order on the main thread; " + keys},
            {.name = "threads",
             .family = "threads",
@@ -309,7 +319,8 @@ WorkloadInfo describe() {
             .note = "#pragma omp for schedule(static,1) over chunks on libgomp's team; " + rule + keys,
             .start = OPENMP_START}},
           PORTABLE_DETAIL + ": " + PORTABLE_GENERATOR,
-          TUNED_GENERATOR + " + " + tuned_detail()};
+          TUNED_GENERATOR + " + " + tuned_detail(tuned::choose_base32({})) + " (the best Base32 this CPU runs: " +
+              base32_listed() + "; --base32-kernel names one, one this CPU lacks is exit 2)"};
 }
 
 namespace {
@@ -331,12 +342,15 @@ Params read_params(const Invocation& call) {
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
   const ModelInfo& model = require_known_model(call, info);
-  call.accept_only(model.workers
-                       ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "workers"}
-                       : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes"});
+  call.accept_only(model.workers ? std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "base32_kernel",
+                                                            "workers"}
+                                 : std::vector<std::string>{"count", "bytes", "source", "seed", "chunk", "kernel", "probes", "base32_kernel"});
   const StartMode start = start_mode(call, model);
   Params params = read_params(call);
   params.kernel = kernel_class(call, info);
+  // Chosen before the ready line: a Base32 this CPU lacks is exit 2 here, not a fallback.
+  if (call.has("base32_kernel") && params.kernel != KernelClass::tuned) throw UsageError("--base32-kernel belongs to --kernel tuned");
+  if (params.kernel == KernelClass::tuned) params.base32 = &tuned::choose_base32(call.text_or("base32_kernel", ""));
   const int worker_count = model.workers ? call.workers() : 1;
   const std::int64_t chunk = chosen_chunk(call, params.count, worker_count, CHUNK_CAP_KEYS);
   const std::vector<std::int64_t> probes = call.integer_list("probes");
@@ -367,6 +381,7 @@ void run(const Invocation& call) {
     repetition.cleanup_ns = static_cast<std::int64_t>(time_ns([&] { generated = Generated{}; }));
     report_chunks(repetition.extra, worker_count, ChunkPlan(params.count, chunk), ran);
     report_kernel(repetition.extra, params.kernel, kernel_detail(repetition_params));
+    if (params.base32) repetition.extra.push_back({"base32_kernel", std::string(params.base32->name)});
     if (!probes.empty()) repetition.extra.push_back({"probes", RawJson{json_string_list(probed)}});
     repetition.extra.push_back({"ceiling", std::string("csprng+base32")});
     repetition.extra.push_back({"ceiling_ns", static_cast<std::int64_t>(ceiling.csprng_ns + ceiling.base32_ns)});

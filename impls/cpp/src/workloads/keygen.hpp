@@ -9,6 +9,7 @@
 
 #include "chunking.hpp"
 #include "protocol.hpp"
+#include "workloads/keygen/tuned.hpp"
 
 namespace parbench::keygen {
 
@@ -36,6 +37,8 @@ struct Params {
   Source source = Source::strong;
   std::uint64_t seed = 0;
   KernelClass kernel = KernelClass::portable;
+  // The tuned kernel's Base32 (--base32-kernel); nullptr = the best this CPU runs.
+  const tuned::Base32Technique* base32 = nullptr;
 };
 
 // Chunk size cap of the chunking rule: chunk = min(1024, ceil(count / workers)) keys.

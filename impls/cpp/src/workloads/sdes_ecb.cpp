@@ -41,11 +41,56 @@ std::uint8_t decrypt_byte(std::uint8_t cipher, Subkeys keys) { return reference:
 
 std::array<std::uint8_t, 256> derive_table(unsigned key10) { return table_of(derive_subkeys(key10)); }
 
-CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel, std::size_t buffer_bytes) {
+namespace {
+
+// The names of the techniques this CPU runs, best first.
+template <class Technique>
+std::string runs_here_of(const std::vector<Technique>& techniques) {
+  std::string names;
+  for (const Technique& technique : techniques) {
+    if (technique.available()) names += (names.empty() ? "" : ", ") + std::string(technique.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+template <class Technique>
+const Technique& choose_technique(const std::vector<Technique>& techniques, std::string_view asked, const std::string& flag) {
+  std::string runs_here, all;
+  for (const Technique& technique : techniques) {
+    const bool runs = technique.available();
+    if (asked.empty() && runs) return technique;
+    if (technique.name == asked && runs) return technique;
+    if (technique.name == asked) {
+      throw UsageError("--" + flag + " " + std::string(asked) + " needs " + technique.needs + ", which this CPU lacks; it runs: " +
+                       runs_here_of(techniques));
+    }
+    all += (all.empty() ? "" : ", ") + std::string(technique.name);
+  }
+  throw UsageError("unknown --" + flag + " '" + std::string(asked) + "'; valid: " + all + " (this CPU runs: " +
+                   runs_here_of(techniques) + ")");
+}
+template const tuned::BitwiseTechnique& choose_technique(const std::vector<tuned::BitwiseTechnique>&, std::string_view,
+                                                         const std::string&);
+template const tuned::TableTechnique& choose_technique(const std::vector<tuned::TableTechnique>&, std::string_view,
+                                                       const std::string&);
+
+CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel, std::size_t buffer_bytes, std::string_view technique) {
   const Subkeys keys = derive_subkeys(key10);
   const bool table = cipher == Cipher::table;
-  return {cipher, kernel, keys, table ? table_of(keys) : std::array<std::uint8_t, 256>{},
-          tuned::has_streaming_stores() && kernel == KernelClass::tuned && table && buffer_bytes >= STREAMING_FROM_BYTES};
+  CipherState state{cipher, kernel, keys, table ? table_of(keys) : std::array<std::uint8_t, 256>{}};
+  if (kernel != KernelClass::tuned) return state;
+  bool streams = false;
+  if (table) {
+    state.table_technique = &choose_technique(tuned::table_techniques(), technique, "table-kernel");
+    streams = state.table_technique->streams;
+  } else {
+    state.bitwise = &choose_technique(tuned::bitwise_techniques(), technique, "bitwise-kernel");
+    streams = state.bitwise->streams;
+  }
+  state.streaming_stores = streams && buffer_bytes >= STREAMING_FROM_BYTES;
+  return state;
 }
 
 namespace {
@@ -53,37 +98,32 @@ namespace {
 // Both ciphers' portable kernel, as docs/protocol.md names it.
 const std::string PORTABLE_DETAIL = "reference, transliterated";
 
-std::string tuned_bitwise_detail() {
-  return "mask-and-shift permutations with packed S-box constants, one byte per loop iteration, built with " PARBENCH_CXX_TUNED_FLAGS
-         ": g++ vectorises the loop by itself (" +
-         std::string(tuned::bitwise_isa()) + ")";
-}
-
-std::string tuned_table_detail() {
-  const std::string kernel = tuned::table_kernel_name();
-  if (kernel == "avx512vbmi") {
-    return "AVX-512 VBMI: the 256-byte table in four zmm, two vpermi2b and a blend per 64 bytes; streaming stores from 32 MiB";
+// --list's tuned entry: every technique of both ciphers, the one this CPU runs first marked.
+template <class Technique>
+std::string techniques_listed(const std::vector<Technique>& techniques) {
+  std::string listed;
+  const Technique& best = choose_technique(techniques, {}, "");
+  for (const Technique& technique : techniques) {
+    listed += std::string(listed.empty() ? "" : "; ") + technique.name + (&technique == &best ? " (runs here by default)" : "") +
+              " = " + technique.detail;
   }
-  if (kernel == "avx2") return "AVX2: sixteen pshufb nibble tables per 32 bytes";
-  return "scalar table loop (this build has neither AVX-512 VBMI nor AVX2)";
+  return listed;
 }
 
 }  // namespace
 
 std::string kernel_detail(const CipherState& state) {
   if (state.kernel == KernelClass::portable) return PORTABLE_DETAIL;
-  if (state.cipher == Cipher::bitwise) return tuned_bitwise_detail();
-  return tuned_table_detail() + (state.streaming_stores ? " (streaming stores on)" : "");
+  const std::string detail = state.bitwise ? state.bitwise->detail : state.table_technique->detail;
+  return detail + (state.streaming_stores ? " (streaming stores on)" : "");
 }
 
-const char* table_kernel_name() { return tuned::table_kernel_name(); }
 const char* stream_copy_kernel_name() { return tuned::stream_copy_kernel_name(); }
 
 void encrypt_span(const CipherState& state, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-  const bool tuned = state.kernel == KernelClass::tuned;
-  if (state.cipher == Cipher::bitwise && tuned) tuned::encrypt_bitwise(state.subkeys.k1, state.subkeys.k2, in, out, n);
+  if (state.bitwise) state.bitwise->kernel(state.subkeys.k1, state.subkeys.k2, in, out, n, state.streaming_stores);
+  else if (state.table_technique) state.table_technique->kernel(state.table.data(), in, out, n, state.streaming_stores);
   else if (state.cipher == Cipher::bitwise) encrypt_bitwise(state.subkeys, in, out, n);
-  else if (tuned) tuned::encrypt_table(state.table.data(), in, out, n, state.streaming_stores);
   else encrypt_table_scalar(state.table.data(), in, out, n);
 }
 
@@ -127,7 +167,7 @@ WorkloadInfo describe() {
       "; extra.ceiling_ns = the same chunks copied by the same model with non-temporal stores, "
       "extra.baseline_memcpy_ns = with glibc memcpy";
   return {"sdes-ecb",
-          {"input", "key", "cipher", "chunk", "kernel"},
+          {"input", "key", "cipher", "chunk", "kernel", "bitwise_kernel", "table_kernel"},
           {{.name = "seq", .family = "seq", .note = "one call over the whole buffer on the main thread (--chunk accepted, ignored)" + ceiling},
            {.name = "threads",
             .family = "threads",
@@ -141,7 +181,9 @@ WorkloadInfo describe() {
             .note = "#pragma omp for schedule(static,1) over chunks of min(1 MiB, ceil(size/workers)) on libgomp's team" + ceiling,
             .start = OPENMP_START}},
           PORTABLE_DETAIL,
-          "bitwise: " + tuned_bitwise_detail() + "; table: " + tuned_table_detail()};
+          "the best technique this CPU runs, chosen when it runs (--bitwise-kernel / --table-kernel name one; one this CPU "
+          "lacks is exit 2). bitwise: " + techniques_listed(tuned::bitwise_techniques()) +
+              ". table: " + techniques_listed(tuned::table_techniques())};
 }
 
 namespace {
@@ -162,10 +204,11 @@ namespace {
 
 void report_kernels(Extra& extra, const ChunkWorkers& workers, const CipherState& cipher) {
   report_kernel(extra, cipher.kernel, kernel_detail(cipher));
+  if (cipher.bitwise) extra.push_back({"bitwise_kernel", std::string(cipher.bitwise->name)});
   if (cipher.cipher == Cipher::table) {
-    extra.push_back({"table_kernel", std::string(cipher.kernel == KernelClass::tuned ? tuned::table_kernel_name() : "scalar")});
-    extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
+    extra.push_back({"table_kernel", std::string(cipher.table_technique ? cipher.table_technique->name : "scalar")});
   }
+  if (cipher.kernel == KernelClass::tuned) extra.push_back({"streaming_stores", std::int64_t{cipher.streaming_stores}});
   extra.push_back({"ceiling_kernel", std::string("non-temporal ") + tuned::stream_copy_kernel_name()});
   if (workers.kind() == WorkerKind::openmp) {
     extra.push_back({"omp_team", std::string("made before the ready line")});
@@ -175,11 +218,30 @@ void report_kernels(Extra& extra, const ChunkWorkers& workers, const CipherState
 
 }  // namespace
 
+namespace {
+
+// --bitwise-kernel / --table-kernel, checked before the ready line: each belongs to its cipher's
+// tuned kernel, and a technique this CPU cannot run is exit 2 here, not a fallback.
+std::string chosen_technique(const Invocation& call, KernelClass kernel, const std::string& cipher) {
+  const std::string other = cipher == "bitwise" ? "table" : "bitwise";
+  if (call.has(other + "_kernel")) throw UsageError("--" + other + "-kernel belongs to --cipher " + other);
+  if (!call.has(cipher + "_kernel")) return {};
+  const std::string flag = cipher + "-kernel";
+  if (kernel != KernelClass::tuned) throw UsageError("--" + flag + " belongs to --kernel tuned");
+  const std::string technique = call.text(cipher + "_kernel");
+  if (technique.empty()) throw UsageError("--" + flag + " needs a technique's name");
+  make_cipher(cipher == "bitwise" ? Cipher::bitwise : Cipher::table, 0, kernel, 0, technique);
+  return technique;
+}
+
+}  // namespace
+
 void run(const Invocation& call) {
   const WorkloadInfo info = describe();
   const ModelInfo& model = require_known_model(call, info);
-  call.accept_only(model.workers ? std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel", "workers"}
-                                 : std::vector<std::string>{"input", "key", "cipher", "chunk", "kernel"});
+  std::vector<std::string> accepted{"input", "key", "cipher", "chunk", "kernel", "bitwise_kernel", "table_kernel"};
+  if (model.workers) accepted.push_back("workers");
+  call.accept_only(accepted);
   const StartMode start = start_mode(call, model);
   const KernelClass kernel = kernel_class(call, info);
   const std::string cipher_name = call.text("cipher");
@@ -189,6 +251,7 @@ void run(const Invocation& call) {
   const Cipher cipher_kind = cipher_name == "bitwise" ? Cipher::bitwise : Cipher::table;
   const std::int64_t base_key = call.integer("key");
   if (base_key < 0 || base_key > 1023) throw UsageError("--key must be a 10-bit key (0..1023)");
+  const std::string technique = chosen_technique(call, kernel, cipher_name);
 
   std::vector<std::uint8_t> plaintext;
   const std::uint64_t load_ns = time_ns([&] { plaintext = load_file(call.text("input")); });
@@ -213,7 +276,7 @@ void run(const Invocation& call) {
     CipherState cipher;
     BusyLog busy(worker_count);
     time_region(repetition, [&] {
-      cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), kernel, n);
+      cipher = make_cipher(cipher_kind, static_cast<unsigned>(key), kernel, n, technique);
       ran = run_with(encrypting(cipher), &busy);
     });
     if (model.workers) repetition.busy = busy.json(repetition.clock_start);

@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "chunking.hpp"
 #include "protocol.hpp"
 #include "workloads/sdes_ecb/portable.hpp"
+#include "workloads/sdes_ecb/tuned.hpp"
 
 namespace parbench::sdes_ecb {
 
@@ -23,32 +26,42 @@ std::array<std::uint8_t, 256> derive_table(unsigned key10);
 
 enum class Cipher { bitwise, table };
 
-// What a kernel needs to turn one span of plaintext into ciphertext: the key schedule.
-// The kernel class decides how the span is computed: portable = the reference procedure's rounds
-// per byte, or its table looked up per byte, in plain loops built for the compiler's default
-// target; tuned = mask-and-shift rounds with packed S-boxes built for this machine (g++ vectorises
-// them), or the table looked up with SIMD (sdes_ecb/tuned.hpp).
+// What a kernel needs to turn one span of plaintext into ciphertext: the key schedule, and for the
+// tuned class the technique that computes it. portable = the reference procedure's rounds per
+// byte, or its table looked up per byte, in plain loops built for the compiler's default target;
+// tuned = the best technique this CPU runs (sdes_ecb/tuned.hpp), or the one --bitwise-kernel /
+// --table-kernel names.
 struct CipherState {
   Cipher cipher;
   KernelClass kernel;
   Subkeys subkeys;
   std::array<std::uint8_t, 256> table;  // `table` only: the reference derives it for that cipher alone
-  bool streaming_stores;  // tuned table kernel writes around the caches (buffers of STREAMING_FROM_BYTES and up)
+  const tuned::BitwiseTechnique* bitwise = nullptr;  // tuned bitwise only
+  const tuned::TableTechnique* table_technique = nullptr;  // tuned table only
+  bool streaming_stores = false;  // the tuned technique writes around the caches (buffers of STREAMING_FROM_BYTES and up)
 };
 
-// Past the 32 MiB L3 of the development machine: in and out no longer fit, so caching the
-// output only costs its read-for-ownership.
-constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{32} << 20;
+// As Rust's kernels do: from here the output no longer stays in a core's 1 MiB of L2 until the next
+// repetition, and streaming stores skip reading each output line before writing it. On the
+// 2-core development machine at 16 MiB (seq, 40 repetitions each, alternating): table 0.91 ms
+// streaming against 1.22 ms with the former 32 MiB threshold; GFNI bitwise 1.33 and 1.28 ms, the
+// same within its noise.
+constexpr std::size_t STREAMING_FROM_BYTES = std::size_t{4} << 20;
 
-// The key schedule: subkeys, and for `table` the 256-byte table of the key.
+// The technique `asked` names among `techniques` (--<flag>), or the best this CPU runs where it is
+// empty; exit 2 (UsageError) for a name that is not one, or one this CPU cannot run: never a
+// silent fallback to another.
+template <class Technique>
+const Technique& choose_technique(const std::vector<Technique>& techniques, std::string_view asked, const std::string& flag);
+
+// The key schedule: subkeys, and for `table` the 256-byte table of the key; for tuned, the
+// technique (see choose_technique).
 CipherState make_cipher(Cipher cipher, unsigned key10, KernelClass kernel = KernelClass::portable,
-                        std::size_t buffer_bytes = 0);
+                        std::size_t buffer_bytes = 0, std::string_view technique = {});
 // extra.kernel_detail: what ran for this cipher and class.
 std::string kernel_detail(const CipherState& state);
 
-// The SIMD form the tuned table kernel was built with (this machine's): avx512vbmi, avx2 or scalar.
-const char* table_kernel_name();
-// The widest non-temporal store the copy ceiling was compiled with: avx512, avx2 or sse2.
+// The widest non-temporal store the copy ceiling uses here: avx512, avx2 or sse2.
 const char* stream_copy_kernel_name();
 
 // What a model runs over each chunk: in[0..n) -> out[0..n).

@@ -1,5 +1,5 @@
-// keygen's tuned Base32, built with PARBENCH_CXX_TUNED_FLAGS (-march=native): AVX-512 VBMI where
-// this machine has it, else letter pairs; keygen.cpp uses it for --kernel tuned.
+// keygen's tuned Base32, chosen when it runs (tuned.hpp): AVX-512 VBMI where the CPU has it, else
+// letter pairs; keygen.cpp uses it for --kernel tuned.
 #include "workloads/keygen/tuned.hpp"
 
 #include <immintrin.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "protocol.hpp"
 #include "workloads/keygen.hpp"
 
 namespace parbench::keygen::tuned {
@@ -17,13 +18,17 @@ namespace {
 
 constexpr const char* ALPHABET = BASE32_ALPHABET;
 
-#if defined(__AVX512VBMI__) && defined(__AVX512BW__)
+bool has_avx512vbmi() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
+}
+bool every_x86_64() { return true; }
+
 // 40 bytes -> 64 characters per step: vpermb puts each 5-byte group, reversed, in the low
 // bytes of its own 64-bit lane (so the lane holds the group as a 40-bit integer),
 // vpmultishiftqb cuts the eight 5-bit fields out of each lane (bits 35, 30, ..., 0), and a
 // second vpermb maps each field to its letter (a 64-entry table: the alphabet twice, so the
 // three high bits vpmultishiftqb leaves do not matter). Returns how many bytes it encoded.
-std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* out) {
+[[gnu::target("avx512f,avx512bw,avx512vbmi")]] std::size_t encode_vbmi(const unsigned char* bytes, std::size_t n, char* out) {
   alignas(64) static const auto tables = [] {
     struct {
       std::uint8_t spread[64], shifts[64], letters[64];
@@ -52,10 +57,9 @@ std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* 
   }
   return at;
 }
-constexpr const char* KERNEL = "avx512vbmi";
-#else
+
 // Two letters per lookup: a 1024-entry table of letter pairs, four lookups per 5-byte group.
-std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* out) {
+std::size_t encode_letter_pairs(const unsigned char* bytes, std::size_t n, char* out) {
   static const auto pairs = [] {
     std::array<std::array<char, 2>, 1024> t{};
     for (int i = 0; i < 1024; ++i) t[i] = {ALPHABET[i >> 5], ALPHABET[i & 31]};
@@ -69,8 +73,6 @@ std::size_t encode_full_groups(const unsigned char* bytes, std::size_t n, char* 
   }
   return at;
 }
-constexpr const char* KERNEL = "letter-pairs";
-#endif
 
 // The last (possibly partial) group: 1..5 input bytes give 2, 4, 5, 7, 8 significant characters;
 // the rest is '=' padding.
@@ -86,11 +88,33 @@ void encode_groups_with_padding(const unsigned char* bytes, std::size_t n, char*
 
 }  // namespace
 
-void base32_into(const unsigned char* bytes, std::size_t n, char* out) {
-  const std::size_t done = encode_full_groups(bytes, n, out);
-  encode_groups_with_padding(bytes + done, n - done, out + done / 5 * 8);
+const std::vector<Base32Technique>& base32_techniques() {
+  static const std::vector<Base32Technique> techniques{
+      {"avx512vbmi", "AVX-512 VBMI Base32 (vpermb + vpmultishiftqb, 40 bytes -> 64 letters)", "AVX-512 F, BW and VBMI",
+       has_avx512vbmi, encode_vbmi},
+      {"letter-pairs", "Base32 by a 1024-entry letter-pair table", "x86-64", every_x86_64, encode_letter_pairs},
+  };
+  return techniques;
 }
 
-const char* base32_kernel_name() { return KERNEL; }
+const Base32Technique& choose_base32(std::string_view asked) {
+  std::string runs_here, all;
+  for (const Base32Technique& technique : base32_techniques()) {
+    if (technique.available()) runs_here += (runs_here.empty() ? "" : ", ") + std::string(technique.name);
+    all += (all.empty() ? "" : ", ") + std::string(technique.name);
+  }
+  for (const Base32Technique& technique : base32_techniques()) {
+    if ((asked.empty() || technique.name == asked) && technique.available()) return technique;
+    if (technique.name == asked) {
+      throw UsageError("--base32-kernel " + std::string(asked) + " needs " + technique.needs + ", which this CPU lacks; it runs: " + runs_here);
+    }
+  }
+  throw UsageError("unknown --base32-kernel '" + std::string(asked) + "'; valid: " + all + " (this CPU runs: " + runs_here + ")");
+}
+
+void base32_into(const Base32Technique& technique, const unsigned char* bytes, std::size_t n, char* out) {
+  const std::size_t done = technique.full_groups(bytes, n, out);
+  encode_groups_with_padding(bytes + done, n - done, out + done / 5 * 8);
+}
 
 }  // namespace parbench::keygen::tuned

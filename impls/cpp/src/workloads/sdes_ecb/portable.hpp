@@ -1,9 +1,10 @@
 // sdes-ecb's portable kernel: the "Reference procedure" of docs/workloads/sdes-ecb.md, transliterated
 // (the spec's tables as arrays of positions looped over as written, the S-boxes as 4x4 arrays, the
 // same order of operations). Built for the compiler's default target in sdes_ecb.cpp.
-// sdes_ecb/tuned.cpp reads the tables only to check its own forms at compile time: a function of
-// this header called there would be compiled -march=native too, and the linker keeps one copy of
-// an inline function for both files.
+// sdes_ecb/tuned.cpp reads the tables and functions only at compile time (its static_asserts and
+// constant tables): a function of this header called at run time from a kernel with a target
+// attribute could be inlined with that target, and the linker keeps one copy of an inline
+// function for both files.
 #pragma once
 
 #include <cstddef>
