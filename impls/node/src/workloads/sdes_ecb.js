@@ -24,7 +24,8 @@ export function kernelDetail(kernel, cipher) {
 /** `--list`'s tuned kernel: each cipher's techniques in order of preference (what runs depends on V8). */
 const TUNED_LISTING = Object.entries(TECHNIQUES)
   .map(([cipher, techniques]) => `${cipher}: ${techniques.map(({ label }) => label).join(', else ')}`)
-  .join('; ') + ' (the first this V8 runs; PARBENCH_SDES_TECHNIQUE picks one)';
+  .join('; ') + ' (the first this V8 runs; PARBENCH_SDES_TECHNIQUE picks one). WebAssembly has no GFNI and 128-bit vectors only:'
+  + ' each bit permutation is two nibble-table swizzles, not one vgf2p8affineqb';
 
 /**
  * The buffers of a case, the input read and the output written once (pre-faulted) before the

@@ -19,13 +19,13 @@ export const TECHNIQUES = {
       label: 'wasm-relaxed-simd',
       needs: 'WebAssembly relaxed SIMD (V8 11.4+, or 11.3 with --experimental-wasm-relaxed-simd, which is set for it) and SIMD (SSE4.1 on x64)',
       available: relaxedSimdAvailable,
-      detail: 'WebAssembly SIMD, 16 bytes a step, every permutation a GF(2) matrix as two 16-entry nibble tables and each S-box (through P4) one, looked up by i8x16.relaxed_swizzle (pshufb); JS rounds for the last 0-15 bytes',
+      detail: 'WebAssembly SIMD, 16 bytes a step, every permutation a GF(2) matrix as two 16-entry nibble tables (SW folded into the IP⁻¹ matrix, each subkey into the E/P table) and each S-box (through P4) one, looked up by i8x16.relaxed_swizzle (pshufb); JS rounds for the last 0-15 bytes',
     },
     {
       label: 'wasm-simd',
       needs: 'WebAssembly SIMD (SSE4.1 on x64)',
       available: simdAvailable,
-      detail: 'WebAssembly SIMD, 16 bytes a step, every permutation a GF(2) matrix as two 16-entry nibble tables and each S-box (through P4) one, looked up by i8x16.swizzle (saturating add + pshufb); JS rounds for the last 0-15 bytes',
+      detail: 'WebAssembly SIMD, 16 bytes a step, every permutation a GF(2) matrix as two 16-entry nibble tables (SW folded into the IP⁻¹ matrix, each subkey into the E/P table) and each S-box (through P4) one, looked up by i8x16.swizzle (saturating add + pshufb); JS rounds for the last 0-15 bytes',
     },
     {
       label: 'js-shift-mask',
