@@ -59,9 +59,15 @@ export function chooseTechnique(cipher, requested, isAvailable = (technique) => 
   return technique;
 }
 
-/** The technique this process runs for `cipher`, as the environment asks. */
+const chosen = new Map();
+/**
+ * The technique this process runs for `cipher`, as the environment asks; decided once (each
+ * repetition's key schedule asks again, inside its timed region, and gets it from here).
+ */
 export function techniqueOf(cipher) {
-  return chooseTechnique(cipher, process.env[ENVIRONMENT_VARIABLE]);
+  const key = `${cipher} ${process.env[ENVIRONMENT_VARIABLE] ?? ''}`;
+  if (!chosen.has(key)) chosen.set(key, chooseTechnique(cipher, process.env[ENVIRONMENT_VARIABLE]));
+  return chosen.get(key);
 }
 
 export const describe = (technique) => `${technique.label}: ${technique.detail}`;
