@@ -7,7 +7,7 @@ import { TABLES_BYTES, tableLookupModule, writeTables } from '../src/table_looku
 import { countedLoop, i32Const, localGet, localSet, memarg, moduleBytes, op, simd, simdOp, V128 } from '../src/wasm_assembler.js';
 import { keyTable as tableThrough, subkeys } from '../src/workloads/sdes_ecb/portable.js';
 import * as tuned from '../src/workloads/sdes_ecb/tuned.js';
-import { instantiateTableLookup } from '../src/workloads/sdes_ecb/worker.js';
+import { instantiateKernels } from '../src/workloads/sdes_ecb/worker.js';
 import { report, timeIt } from './measure.mjs';
 
 const size = Number(process.argv[2] ?? 64) * 1048576;
@@ -42,7 +42,7 @@ function swizzleModule() {
   return new WebAssembly.Module(moduleBytes({ exportName: 'lookup', params: 3, locals: [[2, 0x7f], [19, V128]], code, shared: false }));
 }
 
-const lookup = instantiateTableLookup(memory, tableLookupModule(false));
+const { lookup } = instantiateKernels(memory, { lookup: tableLookupModule(false) });
 const swizzle = new WebAssembly.Instance(swizzleModule(), { env: { memory } }).exports.lookup;
 const pairs16 = new Uint16Array(65536);
 for (let pair = 0; pair < 65536; pair++) pairs16[pair] = table[pair & 0xff] | (table[pair >>> 8] << 8);

@@ -9,7 +9,7 @@ import { sdesEcb } from '../src/workloads/sdes_ecb.js';
 import * as portable from '../src/workloads/sdes_ecb/portable.js';
 import { EP, IP, IP_INV, P4, permute, subkeys } from '../src/workloads/sdes_ecb/portable.js';
 import * as tuned from '../src/workloads/sdes_ecb/tuned.js';
-import { instantiateTableLookup } from '../src/workloads/sdes_ecb/worker.js';
+import { instantiateKernels } from '../src/workloads/sdes_ecb/worker.js';
 import { quietThreadCount, runModel, runModelRepetitions, threadCountSettled, threadIds } from './helpers.js';
 
 /** The key's table from the reference procedure: the expected ciphertext of every test here. */
@@ -140,7 +140,7 @@ for (const pairs of [0, 1]) {
     const bytes = new Uint8Array(memory.buffer);
     const table = keyTable(642);
     writeTables(table, memory.buffer, pairs === 1);
-    const lookup = instantiateTableLookup(memory, tableLookupModule(true));
+    const { lookup } = instantiateKernels(memory, { lookup: tableLookupModule(true) });
     const input = TABLES_BYTES + 5;
     for (let k = 0; k < 300; k++) bytes[input + k] = (k * 167) & 0xff;
     for (const [offset, length] of [[0, 0], [0, 1], [3, 7], [1, 8], [2, 9], [0, 256], [7, 293]]) {

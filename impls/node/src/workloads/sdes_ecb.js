@@ -3,23 +3,29 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { BYTES_CAP, chunkPlan, newChunkCounter } from '../chunking.js';
 import { LimitError, nowNs, UsageError } from '../protocol.js';
+import { bitwiseModule, writeConstants } from '../sdes_bitwise_wasm.js';
 import { PAIRS_MIN_BYTES, TABLES_BYTES, tableLookupModule, writeTables } from '../table_lookup_wasm.js';
 import { startTeam, workersReport } from '../worker_team.js';
 import * as portable from './sdes_ecb/portable.js';
 import * as tuned from './sdes_ecb/tuned.js';
-import { encryptRange, instantiateTableLookup } from './sdes_ecb/worker.js';
+import { describe, TECHNIQUES, techniqueOf } from './sdes_ecb/techniques.js';
+import { BITWISE_CONSTANTS_OFFSET, encryptRange, instantiateKernels } from './sdes_ecb/worker.js';
 
 // Worker threads load the cipher's module only.
 const WORKER_MODULE = new URL('./sdes_ecb/worker.js', import.meta.url);
 
-/** What each kernel runs, per cipher: `extra.kernel_detail` and `--list`'s kernels. */
-export const KERNEL_DETAILS = {
-  portable: { bitwise: 'reference, transliterated', table: 'reference, transliterated' },
-  tuned: {
-    bitwise: 'hand-expanded shift-and-mask permutations, flat S-box arrays (JS per byte)',
-    table: 'WebAssembly look-up loop, 64K pair table (two bytes a look-up) from 1 MiB, the 256-byte table below',
-  },
-};
+const PORTABLE_DETAIL = 'reference, transliterated';
+
+/** `extra.kernel_detail`: the portable kernel, or the label and detail of the technique the tuned one runs here. */
+export function kernelDetail(kernel, cipher) {
+  return kernel === 'portable' ? PORTABLE_DETAIL : describe(techniqueOf(cipher));
+}
+
+/** `--list`'s tuned kernel: each cipher's techniques in order of preference (what runs depends on V8). */
+const TUNED_LISTING = Object.entries(TECHNIQUES)
+  .map(([cipher, techniques]) => `${cipher}: ${techniques.map(({ label }) => label).join(', else ')}`)
+  .join('; ') + ' (the first this V8 runs; PARBENCH_SDES_TECHNIQUE picks one). WebAssembly has no GFNI and 128-bit vectors only:'
+  + ' each bit permutation is two nibble-table swizzles, not one vgf2p8affineqb';
 
 /**
  * The buffers of a case, the input read and the output written once (pre-faulted) before the
@@ -72,7 +78,11 @@ function readFileInto(path, bytes) {
  */
 export function makeCipher(kind, kernel, key, memory, size) {
   const [k1, k2] = portable.subkeys(key);
-  if (kind === 'bitwise') return { kind, kernel, k1, k2 };
+  if (kind === 'bitwise') {
+    const technique = kernel === 'tuned' ? techniqueOf(kind).label : null;
+    if (technique?.startsWith('wasm')) writeConstants(memory.buffer, BITWISE_CONSTANTS_OFFSET, k1, k2);
+    return { kind, kernel, technique, k1, k2 };
+  }
   if (kernel === 'portable') return { kind, kernel, table: portable.keyTable(k1, k2) };
   const pairs = size >= PAIRS_MIN_BYTES;
   writeTables(portable.keyTable(k1, k2, tuned.encryptByte), memory.buffer, pairs);
@@ -85,14 +95,25 @@ function sha256Hex(bytes) {
 
 const COPY_CEILING = 'copy';
 
+/**
+ * The tuned kernel's compiled WebAssembly, before any timed region: the table look-up, and the
+ * bitwise cipher's SIMD loop when the technique is one (chosen here, so a technique asked for
+ * but unavailable stops the case before its ready line).
+ */
+function wasmModules(cipher, shared) {
+  const technique = techniqueOf(cipher).label;
+  const bitwise = technique.startsWith('wasm') && cipher === 'bitwise' ? bitwiseModule(shared, technique === 'wasm-relaxed-simd') : null;
+  return { lookup: tableLookupModule(shared), bitwise };
+}
+
 function prepareSeq(params, kernel) {
   const { memory, input, output, loadNs } = loadBuffers(params.input, false, kernel);
-  const lookup = kernel === 'tuned' ? instantiateTableLookup(memory, tableLookupModule(false)) : null;
+  const kernels = kernel === 'tuned' ? instantiateKernels(memory, wasmModules(params.cipher, false)) : null;
   return {
     async runOnce(repetition) {
       const { cipher, key } = repetition.params;
       repetition.startClock();
-      encryptRange(makeCipher(cipher, kernel, key, memory, input.length), lookup, input, output, 0, input.length);
+      encryptRange(makeCipher(cipher, kernel, key, memory, input.length), kernels, input, output, 0, input.length);
       repetition.stopClock();
       const checksum = await repetition.checksum(() => sha256Hex(output));
       const copyStart = nowNs();
@@ -110,10 +131,10 @@ function prepareSeq(params, kernel) {
 async function prepareWorkerThreads(params, workers, kernel, start) {
   const { memory, input, output, loadNs } = loadBuffers(params.input, true, kernel);
   const { chunk, chunks } = chunkPlan(input.length, workers, BYTES_CAP, params.chunk);
-  // tuned: the compiled module goes to the workers with the memory (V8 shares its code between
+  // tuned: the compiled modules go to the workers with the memory (V8 shares their code between
   // isolates); portable: the two SharedArrayBuffers.
   const buffers = kernel === 'tuned'
-    ? { memory, module: tableLookupModule(true), inputOffset: input.byteOffset, outputOffset: output.byteOffset }
+    ? { memory, modules: wasmModules(params.cipher, true), inputOffset: input.byteOffset, outputOffset: output.byteOffset }
     : { inputBuffer: input.buffer, outputBuffer: output.buffer };
   const sharedTask = { ...buffers, size: input.length, chunk, chunks };
   const task = (cipher) => ({ ...sharedTask, cipher, counter: newChunkCounter(workers).buffer });
@@ -159,13 +180,10 @@ export const sdesEcb = {
   },
   // Protocol 3: repetition j encrypts under the key read from stdin before it.
   variantParam: 'key',
-  kernels: {
-    portable: KERNEL_DETAILS.portable.bitwise,
-    tuned: `bitwise: ${KERNEL_DETAILS.tuned.bitwise}; table: ${KERNEL_DETAILS.tuned.table}`,
-  },
-  kernelDetail: (kernel, params) => KERNEL_DETAILS[kernel][params.cipher],
+  kernels: { portable: PORTABLE_DETAIL, tuned: TUNED_LISTING },
+  kernelDetail: (kernel, params) => kernelDetail(kernel, params.cipher),
   models: {
-    seq: { family: 'seq', note: 'output pre-faulted once before timing; key schedule inside; portable: the reference procedure over plain typed arrays; tuned: input and output in one WebAssembly.Memory, table looked up by a WebAssembly loop (pair table from 1 MiB), bitwise with shift-and-mask permutations' },
+    seq: { family: 'seq', note: 'output pre-faulted once before timing; key schedule inside; portable: the reference procedure over plain typed arrays; tuned: input and output in one WebAssembly.Memory, table looked up by a WebAssembly loop (pair table from 1 MiB), bitwise by the technique its kernel_detail names (WebAssembly SIMD nibble matrices where V8 has SIMD)' },
     'worker-threads': {
       family: 'threads',
       workers: true,

@@ -10,8 +10,8 @@ export const IP = [2, 6, 3, 1, 4, 8, 5, 7];
 export const IP_INV = [4, 1, 3, 5, 7, 2, 8, 6];
 export const EP = [4, 1, 2, 3, 2, 3, 4, 1];
 export const P4 = [2, 4, 3, 1];
-const S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]];
-const S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]];
+export const S0 = [[1, 0, 3, 2], [3, 2, 1, 0], [0, 2, 1, 3], [3, 1, 3, 2]];
+export const S1 = [[0, 1, 2, 3], [2, 0, 1, 3], [3, 0, 1, 0], [2, 1, 0, 3]];
 
 /** The table's positions count from 1 = the most significant of `width` bits. */
 export function permute(value, width, table) {

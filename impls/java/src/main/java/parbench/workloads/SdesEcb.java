@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
+import java.util.stream.Collectors;
 import parbench.Chunking;
 import parbench.Protocol;
 import parbench.Workers;
@@ -29,18 +30,20 @@ public final class SdesEcb implements Workload {
     /** The portable kernel of both ciphers: SdesReference, the spec's reference procedure as written. */
     static final String PORTABLE_DETAIL = "reference, transliterated";
 
-    /** The tuned kernel per cipher: explicit SIMD through the Vector API (jdk.incubator.vector). */
-    static String tunedDetail(String kind) {
-        return SdesVectors.describe(kind) + "; scalar tails";
+    /** What `tuned` runs on this JVM and CPU, per cipher, with the fallbacks it skipped (--list). */
+    static String tunedListing(String kind) {
+        SdesTechniques.Technique best = SdesTechniques.choose(kind, null, SdesTechniques.Machine.current());
+        return kind + ": " + SdesTechniques.describe(kind, best) + " (in order of preference: "
+                + SdesTechniques.preference(kind).stream().map(t -> t.label).collect(Collectors.joining(", "))
+                + "; " + SdesTechniques.ENVIRONMENT_VARIABLE + " picks one)";
     }
 
     @Override
     public SequencedMap<String, String> kernels() {
         SequencedMap<String, String> kernels = new LinkedHashMap<>();
         kernels.put("portable", PORTABLE_DETAIL);
-        if (vectorsAvailable()) {
-            kernels.put("tuned", "bitwise: " + tunedDetail("bitwise") + "; table: " + tunedDetail("table"));
-        }
+        kernels.put("tuned", tunedListing("bitwise") + "; " + tunedListing("table")
+                + ". The Vector API has no GF2P8AFFINEQB: each bit permutation is two nibble-table selectFroms");
         return kernels;
     }
 
@@ -68,24 +71,16 @@ public final class SdesEcb implements Workload {
     }
 
     /**
-     * The Vector API is an incubator module: present only when the JVM was started with
-     * --add-modules jdk.incubator.vector (impls/java/run does), and only then is SdesVectors loaded.
+     * The cipher of `key` (its key schedule done here, inside the timed region) by `technique`:
+     * null for the portable kernel, else one of the tuned kernel's techniques.
      */
-    static boolean vectorsAvailable() {
-        return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && SdesVectors.worthUsing();
-    }
-
-    /**
-     * The cipher of `key` (its key schedule done here, inside the timed region): the portable
-     * scalar loops, or with `vectors` the tuned Vector API form.
-     */
-    static RangeCipher cipherOf(String kind, int key, boolean vectors) {
+    static RangeCipher cipherOf(String kind, int key, SdesTechniques.Technique technique) {
         int[] keys = SdesReference.subkeys(key);
         int k1 = keys[0];
         int k2 = keys[1];
         if (kind.equals("table")) {
             byte[] table = SdesReference.table(k1, k2);
-            if (vectors) {
+            if (technique == SdesTechniques.Technique.VECTOR_SELECT_FROM) {
                 var pieces = SdesVectors.pieces(table);
                 return (plain, cipher, from, to) -> SdesVectors.lookup(table, pieces, plain, cipher, from, to);
             }
@@ -93,8 +88,9 @@ public final class SdesEcb implements Workload {
         }
         RangeCipher reference =
                 (plain, cipher, from, to) -> SdesReference.encryptBitwise(k1, k2, plain, cipher, from, to);
-        if (vectors) {
-            return (plain, cipher, from, to) -> SdesVectors.encryptBitwise(k1, k2, plain, cipher, from, to, reference);
+        if (technique == SdesTechniques.Technique.VECTOR_NIBBLE_MATRICES) {
+            return (plain, cipher, from, to) ->
+                    SdesNibbleMatrices.encryptBitwise(k1, k2, plain, cipher, from, to, reference);
         }
         return reference;
     }
@@ -113,9 +109,9 @@ public final class SdesEcb implements Workload {
      * The timed work: the key schedule, then every chunk of `plain` encrypted into the same
      * chunk of `out` by the model's workers (cold ones started and ended within the call).
      */
-    static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, boolean vectors, byte[] plain,
-            byte[] out, Chunking.Plan plan) throws Exception {
-        RangeCipher cipher = cipherOf(kind, key, vectors);
+    static Workers.Log encrypt(Workers.ChunkRunner runner, String kind, int key, SdesTechniques.Technique technique,
+            byte[] plain, byte[] out, Chunking.Plan plan) throws Exception {
+        RangeCipher cipher = cipherOf(kind, key, technique);
         return runner.run(plan.chunks(), c -> cipher.encrypt(plain, out, plan.from(c), plan.to(c)));
     }
 
@@ -144,7 +140,8 @@ public final class SdesEcb implements Workload {
         long key = checkKey(args.number("key"));
         String kind = args.choice("cipher", null, List.of("bitwise", "table"));
         String kernel = args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
-        boolean vectors = kernel.equals("tuned");
+        // Chosen here, before any repetition: a technique asked for but unavailable is exit 2.
+        SdesTechniques.Technique technique = kernel.equals("tuned") ? SdesTechniques.choose(kind) : null;
         // Not Files.isReadable: access(2) asks as the real user without capabilities, and parbench's
         // benchmark user reads a project under a root-only folder by CAP_DAC_READ_SEARCH alone.
         if (!Files.isRegularFile(input)) {
@@ -166,7 +163,7 @@ public final class SdesEcb implements Workload {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("load_ns", loadNs);
         extra.put("kernel", kernel);
-        extra.put("kernel_detail", vectors ? tunedDetail(kind) : PORTABLE_DETAIL);
+        extra.put("kernel_detail", technique != null ? SdesTechniques.describe(kind, technique) : PORTABLE_DETAIL);
         if (parallel) {
             extra.put("workers", workers);
             extra.put("chunk", chunk);
@@ -177,7 +174,7 @@ public final class SdesEcb implements Workload {
             public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
                 int repKey = (int) checkKey(rep.variant(key));
                 rep.start();
-                Workers.Log log = encrypt(runner, kind, repKey, vectors, plain, out, plan);
+                Workers.Log log = encrypt(runner, kind, repKey, technique, plain, out, plan);
                 long ns = rep.stop();
                 String checksum = sha256(out);
                 Map<String, Object> figures = new LinkedHashMap<>();

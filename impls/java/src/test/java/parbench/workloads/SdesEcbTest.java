@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 import parbench.Chunking;
 import parbench.Protocol;
 import parbench.Workers;
 import parbench.Workload;
+import parbench.workloads.SdesTechniques.Technique;
 
 /** sdes-ecb's spec: subkeys, the byte vectors, key 642's table, and both ciphers in every model agreeing. */
 class SdesEcbTest {
@@ -59,17 +59,25 @@ class SdesEcbTest {
     }
 
     /** Encrypts with a model as the timed region does: key schedule, workers, chunks, into `out`. */
-    private static byte[] encrypt(String model, String start, String kind, int key, boolean vectors, byte[] plain,
-            int chunk) throws Exception {
+    private static byte[] encrypt(String model, String start, String kind, int key, Technique technique,
+            byte[] plain, int chunk) throws Exception {
         byte[] out = new byte[plain.length];
-        SdesEcb.encrypt(SdesEcb.runnerOf(model, new Workers.Team(3, start)), kind, key, vectors, plain, out,
+        SdesEcb.encrypt(SdesEcb.runnerOf(model, new Workers.Team(3, start)), kind, key, technique, plain, out,
                 new Chunking.Plan(plain.length, chunk));
         return out;
     }
 
-    private static byte[] encrypt(String model, String kind, int key, boolean vectors, byte[] plain, int chunk)
+    private static byte[] encrypt(String model, String kind, int key, Technique technique, byte[] plain, int chunk)
             throws Exception {
-        return encrypt(model, "cold", kind, key, vectors, plain, chunk);
+        return encrypt(model, "cold", kind, key, technique, plain, chunk);
+    }
+
+    /** The portable kernel (null) and every technique of the tuned one that serves `kind`, fallbacks included. */
+    private static List<Technique> everyKernel(String kind) {
+        List<Technique> kernels = new ArrayList<>();
+        kernels.add(null);
+        kernels.addAll(SdesTechniques.preference(kind));
+        return kernels;
     }
 
     /** The portable kernel is the reference procedure: its pieces read the spec's tables as the spec does. */
@@ -91,32 +99,35 @@ class SdesEcbTest {
 
     @Test
     void theTestJvmHasTheVectorApi() {
-        assertTrue(SdesEcb.vectorsAvailable(), "surefire's argLine adds jdk.incubator.vector");
+        assertTrue(SdesTechniques.Machine.current().vectorModule(), "surefire's argLine adds jdk.incubator.vector");
     }
 
-    @ParameterizedTest(name = "vectors {0}")
-    @ValueSource(booleans = {true, false})
-    void quickBrownFoxUnderKey642(boolean vectors) throws Exception {
+    @Test
+    void quickBrownFoxUnderKey642() throws Exception {
         byte[] plain = "The quick brown fox jumps over the lazy dog\n".getBytes(StandardCharsets.US_ASCII);
         for (String kind : new String[] {"bitwise", "table"}) {
-            assertEquals("914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf",
-                    SdesEcb.sha256(encrypt("seq", kind, 642, vectors, plain, plain.length)), kind);
+            for (Technique technique : everyKernel(kind)) {
+                assertEquals("914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf",
+                        SdesEcb.sha256(encrypt("seq", kind, 642, technique, plain, plain.length)),
+                        kind + " " + technique);
+            }
         }
     }
 
     /** Every byte value, at every offset within a vector, so each lane meets each table entry. */
-    @ParameterizedTest(name = "vectors {0}")
-    @ValueSource(booleans = {true, false})
-    void bothFormsGiveKey642sTableForEveryByteAtEveryLane(boolean vectors) throws Exception {
+    @Test
+    void everyKernelGivesKey642sTableForEveryByteAtEveryLane() throws Exception {
         byte[] table = SdesEcb.table(642);
         byte[] plain = new byte[256 * 67 + 13];
         for (int i = 0; i < plain.length; i++) {
             plain[i] = (byte) (i * 7 + i / 256);
         }
         for (String kind : new String[] {"bitwise", "table"}) {
-            byte[] cipher = encrypt("seq", kind, 642, vectors, plain, plain.length);
-            for (int i = 0; i < plain.length; i++) {
-                assertEquals(table[plain[i] & 0xff], cipher[i], kind + " at " + i);
+            for (Technique technique : everyKernel(kind)) {
+                byte[] cipher = encrypt("seq", kind, 642, technique, plain, plain.length);
+                for (int i = 0; i < plain.length; i++) {
+                    assertEquals(table[plain[i] & 0xff], cipher[i], kind + " " + technique + " at " + i);
+                }
             }
         }
     }
@@ -126,13 +137,13 @@ class SdesEcbTest {
     void everyModelAndCipherAgreesWithSeqTable(int size, int key, int chunk) throws Exception {
         byte[] plain = new byte[size];
         new java.util.Random(size * 31L + key).nextBytes(plain);
-        byte[] expected = encrypt("seq", "table", key, false, plain, size);
+        byte[] expected = encrypt("seq", "table", key, null, plain, size);
         for (String kind : new String[] {"bitwise", "table"}) {
             for (String model : new String[] {"seq", "parallel-stream", "threads"}) {
                 for (String start : new String[] {"cold", "warm"}) {
-                    for (boolean vectors : new boolean[] {true, false}) {
-                        assertArrayEquals(expected, encrypt(model, start, kind, key, vectors, plain, chunk),
-                                model + " " + start + " " + kind + (vectors ? " vectors" : " scalar"));
+                    for (Technique technique : everyKernel(kind)) {
+                        assertArrayEquals(expected, encrypt(model, start, kind, key, technique, plain, chunk),
+                                model + " " + start + " " + kind + " " + technique);
                     }
                 }
             }
@@ -199,7 +210,7 @@ class SdesEcbTest {
                 Workload.PreparedCase prepared = prepared(dir, "threads", 10_007, "--cipher", cipher,
                         "--kernel", kernel);
                 for (int key : new int[] {642, 1023, 5, 0}) {
-                    byte[] expected = encrypt("seq", "table", key, false, plain, plain.length);
+                    byte[] expected = encrypt("seq", "table", key, null, plain, plain.length);
                     Protocol.Repetition repetition = Protocol.runRepetition(prepared::run, (long) key);
                     assertEquals(SdesEcb.sha256(expected), repetition.checksum(), cipher + " " + kernel + " " + key);
                     assertEquals(kernel, prepared.extra().get("kernel"));
@@ -216,14 +227,19 @@ class SdesEcbTest {
                 () -> Protocol.runRepetition(prepared::run, 1024L));
     }
 
+    /** Every tuned technique, fallbacks included, against the portable kernel: random inputs, every key. */
     @Test
-    void portableAndTunedGiveTheSameCiphertextForEveryKey() throws Exception {
-        byte[] plain = new byte[4096 + 77];
-        new java.util.Random(3).nextBytes(plain);
-        for (int key = 0; key < 1024; key += 31) {
+    void everyTunedTechniqueAgreesWithThePortableKernelForEveryKey() throws Exception {
+        java.util.Random random = new java.util.Random(3);
+        for (int key = 0; key < 1024; key++) {
+            byte[] plain = new byte[random.nextInt(1, 3 * 64 + 40)];
+            random.nextBytes(plain);
             for (String cipher : new String[] {"bitwise", "table"}) {
-                assertArrayEquals(encrypt("seq", cipher, key, false, plain, plain.length),
-                        encrypt("seq", cipher, key, true, plain, plain.length), cipher + " key " + key);
+                byte[] portable = encrypt("seq", cipher, key, null, plain, plain.length);
+                for (Technique technique : SdesTechniques.preference(cipher)) {
+                    assertArrayEquals(portable, encrypt("seq", cipher, key, technique, plain, plain.length),
+                            cipher + " " + technique + " key " + key + " size " + plain.length);
+                }
             }
         }
     }
