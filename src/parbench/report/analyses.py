@@ -14,8 +14,9 @@ from parbench.records import Analysis, table_title
 from parbench.units import format_bytes, format_duration
 
 
-def _size(value, param: str) -> str:
-    return format_bytes(value) if param == "size" else f"{value:,.0f}"
+def _size(value, param: str, of_commands: bool = False) -> str:
+    """A workload's size is bytes; a user's command's {size} is whatever its command line makes of it."""
+    return format_bytes(value) if param == "size" and not of_commands else f"{value:,.0f}"
 
 
 Table = tuple[str, list[str], list[list[str]], list[str]]      # title, header, rows, notes
@@ -60,13 +61,13 @@ def _crossover(subject: str, r: CrossoverResult) -> Table:
     # A user's commands (exec --fit size): the first command line stands where seq stands.
     names = ("first command", "this command") if r.workload == "exec" else ("seq", "parallel")
     header = [r.param, f"{names[0]} median", f"{names[1]} median", f"{names[1]} / {names[0]}", "95% CI"]
-    rows = [[_size(s, r.param), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
+    size = lambda value: _size(value, r.param, r.workload == "exec")
+    rows = [[size(s), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
             for s, a, b, q, (lo, hi) in zip(r.sizes, r.seq_median_ns, r.parallel_median_ns, r.ratio, r.ratio_ci)]
     notes = [r.verdict]
     if r.crossover:
         ci = r.crossover_ci
-        notes.append(f"crossover {r.param} ≈ {_size(r.crossover, r.param)}"
-                     + (f" (95% CI {_size(ci[0], r.param)} – {_size(ci[1], r.param)})" if ci else ""))
+        notes.append(f"crossover {r.param} ≈ {size(r.crossover)}" + (f" (95% CI {size(ci[0])} – {size(ci[1])})" if ci else ""))
     return f"Crossover: {subject}", header, rows, notes
 
 

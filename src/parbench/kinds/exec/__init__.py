@@ -81,7 +81,7 @@ class ExecKind:
         yield invocation.cases
 
     def analyses(self, record) -> list:
-        return analyze_commands(record)
+        return analyze_commands(record) if self.fit is not None else []
 
     def print_result(self, invocation) -> None:
         if self.extra_options.get("style") == "none":       # hyperfine's --style none: no report at all
