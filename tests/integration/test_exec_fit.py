@@ -51,6 +51,11 @@ def test_a_real_parallel_program_is_swept_over_workers_with_its_speedup_table_an
     assert "best at " in out and "serial fraction (Amdahl) f = " in out
     table = out[out.index("Scaling: xz -T{workers}"):]
     assert "speedup" in table and "efficiency" in table and "Amdahl: serial fraction f = " in table
+    # The HTML report draws the curve and its fitted law, as for a workload's sweep.
+    page = tmp_path / "report.html"
+    assert parbench("report", "--db", db, "--html", str(page)).returncode == 0
+    html = page.read_text()
+    assert f"Speedup vs workers — xz -T{{workers}} -0 -c {data}" in html and "Amdahl fit, f = " in html
 
 
 def test_a_known_serial_fraction_lies_within_the_amdahl_fits_interval(spinner, tmp_path, db):
