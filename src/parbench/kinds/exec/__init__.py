@@ -57,6 +57,10 @@ class ExecKind:
                  time_unit: str | None = None, fit: FitRequest | None = None):
         self.options, self.settings, self.warmup = options, settings, warmup
         self.extra_options, self.time_unit, self.fit = extra_options, time_unit, fit
+        # A sweep of a user's commands is a sitting whose law is read off: the drift sentinel is
+        # read before and after it, as around a workload's table, so a report says whether the
+        # machine changed under it. Plain exec runs nothing of parbench's beside the commands.
+        self.of_workloads = fit is not None
         self.commands = commands_for(options)          # ExecError for what hyperfine refuses
         ignored_codes(options.ignore_failure)          # the same for a list of codes that are not numbers
 

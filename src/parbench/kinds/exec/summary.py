@@ -14,6 +14,7 @@ from parbench.analysis.stats import grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import Analysis, CaseResult, RunRecord
 from parbench.report.console import print_analyses
+from parbench.report.rows import drift_line
 from parbench.report.rows import failure_rows
 from parbench.units import format_bytes, format_duration
 
@@ -205,3 +206,5 @@ def print_answer(analyses: list[Analysis], console: Console) -> None:
 def print_fits(analyses: list[Analysis], console: Console) -> None:
     """The fits' tables after the commands' blocks, as `parbench sweep` prints them."""
     print_analyses([a for a in analyses if a[0] in FITS], console)
+    if line := drift_line(analyses):
+        console.print(line, highlight=False)
