@@ -96,5 +96,5 @@ def _per_unit(template: str, other: tuple, members: list[CaseResult], param: str
     costs = per_task.per_task_costs([int(number(m.case.params[param])) for m in ok], [m.stats.median_ns for m in ok],
                                     [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
     result = replace(costs, workload="exec", runtime="exec", model=template, param=param, params=dict(other),
-                     family="command")
+                     family="")      # no model's promise of one unit per task to hold it to (report's ⚠)
     return Analysis("per-task", _subject(template, other), result)

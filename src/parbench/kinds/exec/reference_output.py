@@ -26,8 +26,17 @@ def from_file(path: str) -> ReferenceOutput:
                            f"--expect-file {path}")
 
 
+def binary(text: str) -> bool:
+    """Output no line of which a person could read: a NUL, or bytes that are no UTF-8."""
+    return "\x00" in text or "\ufffd" in text
+
+
 def first_difference(expected: str, printed: str) -> str:
-    """Where `printed` leaves `expected`: the first differing line, both shown (shortened)."""
+    """Where `printed` leaves `expected`: the first differing line, both shown (shortened); for
+    binary output (a compressor's) only where it starts to differ, which is what a reader can use."""
+    if binary(expected) or binary(printed):
+        at = next((i for i, (a, b) in enumerate(zip(expected, printed)) if a != b), min(len(expected), len(printed)))
+        return f"binary output, different from character {at:,} on (of the first {MAX_LINE_BYTES:,} bytes)"
     wanted, got = expected.splitlines(), printed.splitlines()
     for number, (a, b) in enumerate(zip(wanted, got), 1):
         if a != b:

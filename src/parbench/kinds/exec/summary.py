@@ -155,7 +155,8 @@ def scaling_answer(r: ScalingResult) -> list[str]:
     lines = [f"  best at {r.workers[best]} workers: {r.speedup[best]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')} "
              f"over 1 worker, efficiency {100 * r.efficiency[best]:.0f}%"]
     if r.amdahl:
-        lines.append(f"  serial fraction (Amdahl) f = {r.amdahl.params['f']:.3f}{_ci(r.amdahl.ci['f'])}")
+        lines.append(f"  serial fraction (Amdahl) f = {r.amdahl.params['f']:.3f}"
+                     f"{_ci(r.amdahl.ci['f'], lambda v: f'{v:.3f}')}")
     if r.peak_workers:
         lines.append(f"  USL peak (prediction): {r.peak_speedup:.2f}x at {r.peak_workers:.1f} workers")
     return lines

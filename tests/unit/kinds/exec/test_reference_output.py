@@ -26,3 +26,8 @@ def test_the_same_bytes_are_no_mismatch_and_other_bytes_name_their_source(tmp_pa
 def test_a_check_commands_output_is_a_reference_like_a_files():
     reference = ReferenceOutput(hashlib.sha256(b"x\n").hexdigest(), "x\n", "--check echo x")
     assert mismatch(reference, hashlib.sha256(b"y\n").hexdigest(), "y\n").startswith("its output differs from --check echo x's")
+
+
+def test_binary_output_is_said_by_where_it_starts_to_differ_not_shown():
+    assert first_difference("\xfd7zXZ\x00\x02ab", "\xfd7zXZ\x00\x04ab") == \
+        "binary output, different from character 6 on (of the first 1,048,576 bytes)"

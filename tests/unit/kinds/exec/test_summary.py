@@ -131,6 +131,6 @@ def test_a_fits_answer_names_the_best_worker_count_the_serial_fraction_and_the_c
     scaling = ScalingResult([1, 2], [1, 2], [1.0, 1.6], [1.0, 0.8], fit, None, None, None, {}, 2, "",
                             speedup_ci=[(1.0, 1.0), (1.5, 1.7)])
     assert scaling_answer(scaling) == ["  best at 2 workers: 1.60x (95% CI 1.50x – 1.70x) over 1 worker, efficiency 80%",
-                                       "  serial fraction (Amdahl) f = 0.250 (95% CI 0.2 – 0.3)"]
+                                       "  serial fraction (Amdahl) f = 0.250 (95% CI 0.200 – 0.300)"]
     crossing = CrossoverResult([10, 100], [2.0, 0.5], [(1.8, 2.2), (0.4, 0.6)], 31.6, (25.0, 40.0), "", param="size")
     assert crossover_answer(crossing) == ["  faster from size ≈ 32 (95% CI 25 – 40)"]
