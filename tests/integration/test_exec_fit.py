@@ -87,6 +87,9 @@ def test_a_known_crossover_between_two_commands_lies_within_its_interval(spinner
     [result] = _analyses(db, "crossover")
     low, high = result["crossover_ci"]
     assert low <= 30000 <= high, (low, result["crossover"], high)
+    # --refine's default 2 rounds: the geometric middle of the bracket that crosses, then of its half
+    refined = sorted(set(result["sizes"]) - {7500, 15000, 30000, 60000})
+    assert refined and all(15000 < size < 60000 for size in refined), result["sizes"]
     assert high / low < 1.5
     answer = done.stdout[done.stdout.index("Answer"):done.stdout.index("Benchmark 1:")]
     assert f"{spinner} 30000 0 1 against {spinner} {{size}} 0 1\n  faster from size ≈ " in answer

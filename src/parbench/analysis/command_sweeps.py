@@ -21,12 +21,29 @@ def number(text) -> float | None:
         return None
 
 
+def _filled(template: str, params: dict) -> str:
+    for name, value in params.items():
+        template = template.replace(f"{{{name}}}", str(value))
+    return template
+
+
+def template_index(case, templates: list[str], template_of: dict) -> int:
+    """Which command line a case ran: as the run recorded it before its first round, else (a
+    size sweep's refinement rounds, planned after the record was stored) the command line that
+    its parameters make into the command the case ran."""
+    if case.key in template_of:
+        return template_of[case.key]
+    ran = case.note or case.model
+    return next((i for i, t in enumerate(templates)
+                 if ran == _filled(t, case.params) or ran.startswith(_filled(t, case.params) + " (")), -1)
+
+
 def _groups(record: RunRecord, fit: dict) -> dict[tuple[int, tuple], list[CaseResult]]:
     """The cases of each command line at each value of the other parameters, ordered by the swept value."""
     param, template_of = fit["param"], fit["template_of"]
     groups: dict[tuple[int, tuple], list[CaseResult]] = {}
     for r in record.results:
-        index = template_of.get(r.case.key, -1)
+        index = template_index(r.case, fit["commands"], template_of)
         if index < 0 or number(r.case.params.get(param)) is None:
             continue                           # the reference, or a value that is no number
         other = tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))

@@ -145,6 +145,8 @@ def _options(given: dict) -> ExecOptions:
 @click.option("--min-benchmarking-time", type=FiniteRange(0, 7 * 24 * 3600), default=3.0, hidden=True)
 @click.option("--expect", metavar="TEXT", help="Every run must print TEXT (stripped), or the command fails.")
 @click.option("--expect-same", is_flag=True, help="Every run must print what the first run printed.")
+@click.option("--refine", type=click.IntRange(0, 20), default=2, show_default=True,
+              help="--fit size: bisection rounds near each crossing (new values between two measured ones).")
 @click.option("--check", metavar="CMD",
               help="Per parameter set: every run must print what CMD prints there (run once, untimed).")
 @click.option("--expect-file", metavar="FILE",
@@ -185,7 +187,7 @@ def command(**given) -> None:
                                        "time_unit", "style")}
         options = _options(given)
         kind = ExecKind(options, settings, given["warmup"], {**extra, "seed": given["order_seed"]},
-                        given["time_unit"], fit_request(given["fit"], options))
+                        given["time_unit"], fit_request(given["fit"], options, given["refine"]))
     except NotACommandLine as error:
         raise click.UsageError(str(error)) from None
     except ExecError as error:

@@ -16,12 +16,13 @@ from typing import Any
 from parbench.analysis.command_sweeps import analyze_commands
 from parbench.errors import PipelineError
 from parbench.kinds.exec.commands import Command, ExecError, ExecOptions, commands_for, ignored_codes
-from parbench.kinds.exec.fit import FitRequest, fit_record
+from parbench.kinds.exec.fit import FitRequest, fit_record, refined, refinement_values
 from parbench.kinds.exec.runner import EXEC, ExecRunner, ShellStartup, measure_shell_startup
 from parbench.kinds.exec.summary import print_answer, print_exec, print_fits
 from parbench.measure import machine as metadata
 from parbench.measure.runner import Settings
 from parbench.records import RunRecord, now
+from parbench.store.analyzed import load_analyzed
 
 __all__ = ["Command", "ExecError", "ExecKind", "ExecOptions", "commands_for", "settings_for"]
 
@@ -82,7 +83,14 @@ class ExecKind:
         return {**asdict(self.options), **self.extra_options, "shell_startup": asdict(startup)}
 
     def rounds(self, invocation):
+        """The commands; then, for a size fit, up to `refine` bisection rounds: each command at
+        the geometric middle of every bracket where its ratio to the first command crosses 1."""
         yield invocation.cases
+        for _ in range(self.fit.refine if self.fit is not None and self.fit.axis == "size" else 0):
+            values = refinement_values(analyze_commands(load_analyzed(invocation.store, invocation.record.id)))
+            if not values:
+                return
+            yield invocation.runner.add(commands_for(refined(self.options, self.fit.param, values)))
 
     def analyses(self, record) -> list:
         return analyze_commands(record) if self.fit is not None else []

@@ -73,6 +73,13 @@ class ExecRunner:
         # Copied once: copying os.environ decodes every variable, ~0.04 ms a run.
         self.environment = dict(os.environ)
 
+    def add(self, commands: list[Command]) -> list[Case]:
+        """The cases of a later round (a size sweep's refinement), measured as the first round's."""
+        cases = unique_cases(commands)
+        self.commands.update({case.key: command for case, command in zip(cases, commands)})
+        self.cases += cases
+        return cases
+
     def expected(self, case: Case) -> str:
         return digest_of_text(self.options.expect) if self.options.expect is not None else ""
 

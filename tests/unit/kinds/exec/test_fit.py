@@ -44,3 +44,24 @@ def test_the_record_says_which_command_line_each_case_ran():
     stored = fit_record(FitRequest("size", "size"), options, cases, commands)
     assert stored["commands"] == ["a {size}", "b {size}"]
     assert [stored["template_of"][case.key] for case in cases] == [0, 1, 0, 1]
+
+
+def test_a_refinement_round_measures_the_middle_of_the_bracket_that_crosses_once():
+    from parbench.analysis.crossover import CrossoverResult
+    from parbench.kinds.exec.fit import refined, refinement_values
+    crossing = CrossoverResult([10, 100, 1000], [2.0, 0.8, 0.5], [], 50.0, None, "")
+    assert refinement_values([("crossover", "b against a", crossing)]) == [32]
+    narrow = CrossoverResult([10, 12], [2.0, 0.8], [], 11.0, None, "")
+    assert refinement_values([("crossover", "b against a", narrow)]) == []      # nothing left to halve
+    options = ExecOptions(["a {size} {x}", "b {size}"], names=["n1", "n2", "n3", "n4"], reference="ref",
+                          parameter_scan=("size", "10", "100"), step="90")
+    again = refined(options, "size", [32])
+    assert again.parameter_scan is None and again.parameter_lists == [("size", ["32"])]
+    assert again.reference is None and again.names == []
+
+
+def test_per_benchmark_options_leave_a_size_sweep_unrefined():
+    options = _options("a {s}", "b {s}", lists=[("s", ["1", "2"])])
+    assert fit_request("size", options, refine=2).refine == 2
+    options.prepare = ["p1", "p2", "p3", "p4"]
+    assert fit_request("size", options, refine=2).refine == 0
