@@ -99,7 +99,7 @@ def _crossover(templates: list[str], index: int, other: tuple, members: list[Cas
     # The verdict's words are a workload's (parallel against seq): here, this command against the first.
     result = replace(found, workload="exec", runtime="exec", model=templates[index], param=param,
                      verdict=found.verdict.replace("parallel", "this command"),
-                     params={**dict(other), "against": templates[0]},
+                     params=dict(other), against=templates[0],
                      seq_median_ns=[theirs[s].stats.median_ns for s in sizes],
                      parallel_median_ns=[ours[s].stats.median_ns for s in sizes])
     return Analysis("crossover", _subject(f"{templates[index]} against {templates[0]}", other), result)

@@ -281,7 +281,7 @@ def crossover_plot(record: RunRecord, subject: str, r: CrossoverResult) -> str:
     of_commands = r.workload == "exec"
     size_format = format_bytes if r.param == "size" and not of_commands else (lambda v: f"{v:,.0f}")
     label = f"{r.model} {r.start}".strip()
-    baseline = f"{r.params.get('against', 'the first command')} median" if of_commands else "seq median"
+    baseline = f"{r.against or 'the first command'} median" if of_commands else "seq median"
     series = [svg.Series(baseline, list(zip(r.sizes, r.seq_median_ns))),
               svg.Series(f"{label} median", list(zip(r.sizes, r.parallel_median_ns)))]
     series += [svg.Series(f"{r.model} {mode} median", points) for mode, points in _other_modes(record, r).items()]
