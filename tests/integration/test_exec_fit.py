@@ -67,8 +67,12 @@ def test_a_known_serial_fraction_lies_within_the_amdahl_fits_interval(spinner, t
     done = parbench("exec", "-N", "-r", "6", "--fit", "workers=threads", "-L", "threads", "1,2", "--db", db,
                     "--export-json", str(exported), f"{spinner} 300000 600000 {{threads}}", f"{spinner} 0 0 1")
     assert done.returncode == 0, done.stdout + done.stderr
-    start_s = next(r["median"] for r in json.loads(exported.read_text())["results"]
-                   if r["command"] == f"{spinner} 0 0 1")
+    export = json.loads(exported.read_text())
+    start_s = next(r["median"] for r in export["results"] if r["command"] == f"{spinner} 0 0 1")
+    # The JSON carries the fit's parameters and intervals, as the store does.
+    [fitted] = [a["result"] for a in export["analyses"]
+                if a["kind"] == "scaling" and a["subject"].endswith(" 300000 600000 {threads}")]
+    assert set(fitted["amdahl"]) >= {"params", "ci", "ci_from"}
     known = (0.3 + start_s) / (0.9 + start_s)
     [result] = [r for r in _analyses(db, "scaling") if r["model"].endswith(" 300000 600000 {threads}")]
     low, high = result["amdahl"]["ci"]["f"]
