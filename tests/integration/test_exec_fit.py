@@ -32,12 +32,12 @@ def spinner(tmp_path_factory) -> Path:
 
 
 def test_a_real_parallel_program_is_swept_over_workers_with_its_speedup_table_and_fits(tmp_path, db):
-    # Text that xz compresses into more than one block (xz -T cuts its input into blocks of
-    # 3 × its dictionary, 768 KiB at -0), so a second thread has a block of its own.
+    # 2.5 MB of text: xz -T cuts its input into blocks of 3 × its dictionary, at least 1 MiB
+    # (-0's dictionary is 256 KiB), so a second thread has a block of its own.
     words = [f"w{i}" for i in range(5000)]
     rng = random.Random(7)
     data = tmp_path / "data.txt"
-    data.write_text(" ".join(rng.choice(words) for _ in range(700_000)))
+    data.write_text(" ".join(rng.choice(words) for _ in range(420_000)))
     done = parbench("exec", "-N", "-r", "3", "--fit", "workers", "-L", "workers", "1,2", "--db", db,
                     f"xz -T{{workers}} -0 -c {data}")
     assert done.returncode == 0, done.stdout + done.stderr
