@@ -148,3 +148,21 @@ def test_a_fit_that_cannot_be_made_is_refused_before_anything_runs(db):
     done = parbench("exec", "--fit", "size", "-L", "size", "1,2", "--db", db, "true {size}")
     assert done.returncode == 1 and "give two commands or more" in done.stderr
     assert not Path(db).exists() or not sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases").fetchone()[0]
+
+
+def test_advise_answers_which_command_at_more_cores_and_from_what_size(spinner, db):
+    # f = 1/3 against f = 1/15, both 300 ms at one worker: at 12 cores the second is ~2.7x faster.
+    swept = parbench("exec", "-N", "-r", "5", "--fit", "workers=threads", "-L", "threads", "1,2", "--db", db,
+                     f"{spinner} 100000 200000 {{threads}}", f"{spinner} 20000 280000 {{threads}}")
+    assert swept.returncode == 0, swept.stdout + swept.stderr
+    sized = parbench("exec", "-N", "-r", "3", "--fit", "size", "--refine", "0", "-L", "size", "10000,30000,90000",
+                     "--db", db, f"{spinner} {{size}} 0 1", f"{spinner} 30000 0 1")
+    assert sized.returncode == 0, sized.stdout + sized.stderr
+    done = parbench("advise", "--exec", "1", "--exec", "2", "--cores", "12", "--db", db)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Which command at 12 cores (predicted by Amdahl's law beyond the 2 workers measured):"
+    assert lines[1].startswith(f"  {spinner} 20000 280000 {{threads}}: ")         # the smaller serial fraction first
+    assert lines[2].startswith(f"  {spinner} 100000 200000 {{threads}}: ")
+    assert "From what size (measured crossings" in done.stdout
+    assert f"  {spinner} 30000 0 1 against {spinner} {{size}} 0 1: faster from size ≈ " in done.stdout
