@@ -250,6 +250,12 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
     from parbench.advise.command import AdviseError, AdviseRequest, answer
     if exec_runs:
         from parbench.advise.command import answer_commands
+        others = [flag for flag, given in (("--workload", workload), ("--param", params), ("--measure", measure),
+                                           ("--check", check), ("--export-json", export_json), ("--memory", by_memory),
+                                           ("--runtime", runtimes), ("--family", families), ("--kernel", kernel))
+                  if given]
+        if others:
+            fail(f"--exec asks your own stored command sweeps; {', '.join(others)} ask the workloads' (not both)")
         try:
             sys.exit(answer_commands(db, exec_runs, cores, lambda text: console.print(text, highlight=False,
                                                                                       soft_wrap=True)))
