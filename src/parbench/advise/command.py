@@ -11,9 +11,11 @@ from typing import Callable
 from parbench import targets, workloads as workloads_module
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
+from parbench.advise.commands import advice_lines
 from parbench.advise.question import Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
 from parbench.store import open_store
+from parbench.store.analyzed import load_analyzed
 from parbench.store.database import StoreError, redact, sqlite_path
 
 
@@ -97,8 +99,6 @@ def _db_shown(db: str) -> str | None:
 def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None]) -> int:
     """`advise --exec RUN`: the stored sweeps of a user's own commands (exec --fit) asked which
     command at these cores, and from what size; exit 1 where none of the runs has a fit."""
-    from parbench.advise.commands import advice_lines
-    from parbench.store.analyzed import load_analyzed
     path = sqlite_path(db)
     if path is not None and not path.exists():
         raise AdviseError(f"no results store at {path}: `parbench exec --fit …` makes one")

@@ -247,9 +247,8 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
     """Which model and runtime for your own size or task count and cores, predicted from the store
     with intervals and evidence: parbench advise --workload W --param size=40MB --cores 8"""
     # Imported here, not at the top: the predictions' modules load only when advise is asked for.
-    from parbench.advise.command import AdviseError, AdviseRequest, answer
+    from parbench.advise.command import AdviseError, AdviseRequest, answer, answer_commands
     if exec_runs:
-        from parbench.advise.command import answer_commands
         others = [flag for flag, given in (("--workload", workload), ("--param", params), ("--measure", measure),
                                            ("--check", check), ("--export-json", export_json), ("--memory", by_memory),
                                            ("--runtime", runtimes), ("--family", families), ("--kernel", kernel))
