@@ -152,7 +152,8 @@ def scaling_answer(r: ScalingResult) -> list[str]:
     """The best worker count measured, its speedup with its CI, and the serial fraction."""
     best = max(range(len(r.workers)), key=lambda i: r.speedup[i])
     ci = r.speedup_ci[best] if r.speedup_ci else None
-    lines = [f"  best at {r.workers[best]} workers: {r.speedup[best]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')} "
+    count = f"{r.workers[best]} worker{'s' if r.workers[best] != 1 else ''}"
+    lines = [f"  best at {count}: {r.speedup[best]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')} "
              f"over 1 worker, efficiency {100 * r.efficiency[best]:.0f}%"]
     if r.amdahl:
         lines.append(f"  serial fraction (Amdahl) f = {r.amdahl.params['f']:.3f}"
