@@ -11,9 +11,11 @@ from typing import Callable
 from parbench import targets, workloads as workloads_module
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
+from parbench.advise.commands import advice_lines
 from parbench.advise.question import Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
 from parbench.store import open_store
+from parbench.store.analyzed import load_analyzed
 from parbench.store.database import StoreError, redact, sqlite_path
 
 
@@ -92,3 +94,22 @@ def answer(request: AdviseRequest, say: Callable[[str], None]) -> int:
 def _db_shown(db: str) -> str | None:
     """--db in the printed commands only where it is not the default store."""
     return None if db == str(DEFAULT_DB) else redact(db)
+
+
+def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None]) -> int:
+    """`advise --exec RUN`: the stored sweeps of a user's own commands (exec --fit) asked which
+    command at these cores, and from what size; exit 1 where none of the runs has a fit."""
+    path = sqlite_path(db)
+    if path is not None and not path.exists():
+        raise AdviseError(f"no results store at {path}: `parbench exec --fit …` makes one")
+    try:
+        store = open_store(db, read_only=True)
+        records = [load_analyzed(store, run) for run in runs]
+    except StoreError as error:
+        raise AdviseError(str(error)) from None
+    lines = advice_lines(records, cores or os.cpu_count() or 1)
+    if not lines:
+        raise AdviseError(f"run(s) {', '.join(str(r.id) for r in records)} hold no sweep of your own commands: "
+                          "`parbench exec --fit workers|size …` makes one")
+    say("\n".join(lines))
+    return 0

@@ -33,6 +33,7 @@ class CrossoverResult:
     seq_median_ns: list[float] = field(default_factory=list)
     parallel_median_ns: list[float] = field(default_factory=list)
     start: str = ""                           # the model's start mode (protocol 3), "" for none
+    against: str = ""                         # what stands in seq's place: a user's first command line (exec --fit size)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -43,7 +43,7 @@ def _fit(data: dict | None) -> Fit | None:
     if data is None:
         return None
     return Fit(data["law"], dict(data["params"]), {name: _pair(ci) for name, ci in data["ci"].items()},
-               data["residual_rms"], data["degrees_of_freedom"])
+               data["residual_rms"], data["degrees_of_freedom"], data.get("ci_from", "the fit's covariance"))
 
 
 def _slope(data: dict | None) -> Slope | None:
@@ -53,6 +53,7 @@ def _slope(data: dict | None) -> Slope | None:
 def _scaling(data: dict) -> ScalingResult:
     return ScalingResult(**{**_fields(ScalingResult, data), "amdahl": _fit(data.get("amdahl")),
                             "usl": _fit(data.get("usl")),
+                            "speedup_ci": [tuple(ci) for ci in data["speedup_ci"]] if data.get("speedup_ci") else None,
                             # JSON keys are text: the worker counts become numbers again
                             "predictions": {int(n): laws for n, laws in data.get("predictions", {}).items()}})
 

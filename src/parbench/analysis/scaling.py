@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from parbench.analysis.stats import _rng, bootstrap_medians, confidence_interval
+
 
 def amdahl(p, f):
     return 1.0 / (f + (1.0 - f) / np.asarray(p, dtype=float))
@@ -31,6 +33,7 @@ class Fit:
     ci: dict[str, tuple[float, float] | None]   # None where the points cannot bound it
     residual_rms: float
     degrees_of_freedom: int
+    ci_from: str = "the fit's covariance"        # or "resampled runs" (with_run_intervals)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class ScalingResult:
     speedup_vs_seq: list[float] | None = None     # against the runtime's seq, where it has one
     baseline: str = ""                             # what `speedup` is against, in words
     cores: int = 0                                 # the logical CPUs it was measured on
+    speedup_ci: list[tuple[float, float]] | None = None   # each speedup's 95% CI (with_run_intervals)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -134,3 +138,26 @@ def fit_scaling(workers: list[int], times_ns: list[float], cores: int,
         efficiency=[float(x / n) for x, n in zip(s, p)], amdahl=amdahl_fit, usl=usl_fit,
         peak_workers=peak_p, peak_speedup=peak_s, predictions=predictions,
         measured_up_to=int(p.max()), note=note)
+
+
+def with_run_intervals(result: ScalingResult, groups: list[list[np.ndarray]], resamples: int = 400) -> ScalingResult:
+    """Each speedup's 95 % CI from the runs themselves, and Amdahl's f's where the fit cannot
+    bound it (two worker counts leave it no degree of freedom: a 2-core machine's whole sweep).
+    `groups[i]`: the samples at `result.workers[i]`, grouped by process. Every bootstrap resample
+    of the runs gives one speedup curve and one refit; their 2.5th and 97.5th percentiles are the
+    CIs, so an f from two points is bounded by how much the runs themselves vary."""
+    rng = _rng()
+    p = np.asarray(result.workers, dtype=float)
+    medians = np.array([bootstrap_medians(g, resamples, rng) for g in groups])     # (workers, resamples)
+    speedups = medians[p == 1][0] / medians
+    speedup_ci = [confidence_interval(row) for row in speedups]
+    amdahl_fit = result.amdahl
+    fitted = np.isin(p, result.fitted_workers)
+    if amdahl_fit is not None and amdahl_fit.ci["f"] is None and fitted.sum() >= 2:
+        refits = [_fit("amdahl", amdahl, p[fitted], speedups[fitted, r], [0.1], ([0.0], [1.0]))
+                  for r in range(resamples)]
+        values = np.array([f.params["f"] for f in refits if f is not None])
+        if len(values) >= resamples // 2:
+            amdahl_fit = Fit(amdahl_fit.law, amdahl_fit.params, {"f": confidence_interval(values)},
+                             amdahl_fit.residual_rms, amdahl_fit.degrees_of_freedom, "resampled runs")
+    return ScalingResult(**{**result.__dict__, "amdahl": amdahl_fit, "speedup_ci": speedup_ci})

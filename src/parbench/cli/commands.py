@@ -265,13 +265,27 @@ def report(run_refs, html_path, db) -> None:
 @click.option("--check", is_flag=True, help="Run the first two of each ranking at the value: predicted against measured.")
 @click.option("--processes", type=click.IntRange(1, 1000), help="--measure and --check: processes per case.")
 @click.option("--export-json", "export_json", metavar="FILE", help="Write the advice as JSON to FILE ('-': stdout).")
+@click.option("--exec", "exec_runs", multiple=True, metavar="RUN",
+              help="Ask your own stored sweeps (exec --fit runs: ids or latest) which command at --cores, from what size.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
 def advise(workload, params, cores, runtimes, families, kernel, by_memory, measure, check, processes, export_json,
-           db) -> None:
+           exec_runs, db) -> None:
     """Which model and runtime for your own size or task count and cores, predicted from the store
     with intervals and evidence: parbench advise --workload W --param size=40MB --cores 8"""
     # Imported here, not at the top: the predictions' modules load only when advise is asked for.
-    from parbench.advise.command import AdviseError, AdviseRequest, answer
+    from parbench.advise.command import AdviseError, AdviseRequest, answer, answer_commands
+    if exec_runs:
+        others = [flag for flag, given in (("--workload", workload), ("--param", params), ("--measure", measure),
+                                           ("--check", check), ("--export-json", export_json), ("--memory", by_memory),
+                                           ("--runtime", runtimes), ("--family", families), ("--kernel", kernel))
+                  if given]
+        if others:
+            fail(f"--exec asks your own stored command sweeps; {', '.join(others)} ask the workloads' (not both)")
+        try:
+            sys.exit(answer_commands(db, exec_runs, cores, lambda text: console.print(text, highlight=False,
+                                                                                      soft_wrap=True)))
+        except AdviseError as error:
+            fail(str(error))
     if measure or check:
         liveness.stop_like_ctrl_c()        # Ctrl-C (even under `&`) stops the sweeps it runs, as `sweep` stops
     request = AdviseRequest(workload, params, cores, db, runtimes, families, kernel, by_memory, measure, check,

@@ -12,6 +12,7 @@ from parbench.cli.options import FiniteRange, measure, memory_limit_for_exec
 from parbench.export import formats
 from parbench.kinds.exec import ExecError, ExecKind, ExecOptions, settings_for
 from parbench.kinds.exec.commands import NotACommandLine, tokenize
+from parbench.kinds.exec.fit import fit_request
 from parbench.plan.cases import ORDERS
 from parbench.project import DEFAULT_DB
 
@@ -66,7 +67,7 @@ def _refuse_conflicts(given: dict) -> None:
              ("parameter_lists", "parameter_scan", "--parameter-list", "--parameter-scan"),
              ("parameter_lists", "step", "--parameter-list", "--parameter-step-size"),
              ("no_shell", "shell", "-N", "--shell"), ("show_output", "output", "--show-output", "--output"),
-             ("show_output", "style", "--show-output", "--style")]
+             ("show_output", "style", "--show-output", "--style"), ("check", "expect_file", "--check", "--expect-file")]
     for a, b, flag_a, flag_b in pairs:
         if given[a] and given[b]:
             raise click.UsageError(f"the argument '{flag_a}' cannot be used with '{flag_b}'")
@@ -101,7 +102,8 @@ def _options(given: dict) -> ExecOptions:
         shell="none" if given["no_shell"] else (given["shell"] or "sh"), prepare=list(given["prepare"]),
         conclude=list(given["conclude"]), setup=given["setup"], cleanup=given["cleanup"], ignore_failure=ignore,
         output=output, input=given["input"], expect=given["expect"], expect_same=given["expect_same"],
-        reference=given["reference"], reference_name=given["reference_name"], sort=given["sort"])
+        reference=given["reference"], reference_name=given["reference_name"], sort=given["sort"],
+        prepare_once=given["prepare_once"], check=given["check"], expect_file=given["expect_file"])
 
 
 @click.command(name="exec", cls=HyperfineCommand)
@@ -143,6 +145,17 @@ def _options(given: dict) -> ExecOptions:
 @click.option("--min-benchmarking-time", type=FiniteRange(0, 7 * 24 * 3600), default=3.0, hidden=True)
 @click.option("--expect", metavar="TEXT", help="Every run must print TEXT (stripped), or the command fails.")
 @click.option("--expect-same", is_flag=True, help="Every run must print what the first run printed.")
+@click.option("--refine", type=click.IntRange(0, 20), default=2, show_default=True,
+              help="--fit size: bisection rounds near each crossing (new values between two measured ones).")
+@click.option("--check", metavar="CMD",
+              help="Per parameter set: every run must print what CMD prints there (run once, untimed).")
+@click.option("--expect-file", metavar="FILE",
+              help="Per parameter set ({VAR} in FILE's path): every run must print FILE's bytes.")
+@click.option("--prepare-once", metavar="CMD",
+              help="Once per parameter set, before any run at it and outside every timing (make the inputs).")
+@click.option("--fit", metavar="AXIS[=VAR]",
+              help="The swept parameter is a worker count (workers), an input size (size) or a unit count "
+                   "(count): fit Amdahl and USL, find the crossover with the first command, or the cost per unit.")
 @click.option("--output-varies", is_flag=True, hidden=True, help="Accepted and ignored (varied output is the default).")
 @click.option("--timeout", type=FiniteRange(0.1, 7 * 24 * 3600), default=600, show_default=True,
               help="Seconds before a run is killed.")
@@ -172,8 +185,9 @@ def command(**given) -> None:
                                 given["min_benchmarking_time"])
         extra = {k: given[k] for k in ("warmup", "runs", "min_runs", "max_runs", "timeout", "order",
                                        "time_unit", "style")}
-        kind = ExecKind(_options(given), settings, given["warmup"], {**extra, "seed": given["order_seed"]},
-                        given["time_unit"])
+        options = _options(given)
+        kind = ExecKind(options, settings, given["warmup"], {**extra, "seed": given["order_seed"]},
+                        given["time_unit"], fit_request(given["fit"], options, given["refine"]))
     except NotACommandLine as error:
         raise click.UsageError(str(error)) from None
     except ExecError as error:

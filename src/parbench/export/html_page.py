@@ -277,9 +277,13 @@ def scaling_plot(record: RunRecord, subject: str, r: ScalingResult) -> str:
 
 
 def crossover_plot(record: RunRecord, subject: str, r: CrossoverResult) -> str:
-    size_format = format_bytes if r.param == "size" else (lambda v: f"{v:,.0f}")
+    # A user's commands (exec --fit size): {size} is what the command line makes of it, and the
+    # first command stands where seq stands.
+    of_commands = r.workload == "exec"
+    size_format = format_bytes if r.param == "size" and not of_commands else (lambda v: f"{v:,.0f}")
     label = f"{r.model} {r.start}".strip()
-    series = [svg.Series("seq median", list(zip(r.sizes, r.seq_median_ns))),
+    baseline = f"{r.against or 'the first command'} median" if of_commands else "seq median"
+    series = [svg.Series(baseline, list(zip(r.sizes, r.seq_median_ns))),
               svg.Series(f"{label} median", list(zip(r.sizes, r.parallel_median_ns)))]
     series += [svg.Series(f"{r.model} {mode} median", points) for mode, points in _other_modes(record, r).items()]
     markers = []

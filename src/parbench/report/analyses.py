@@ -14,18 +14,21 @@ from parbench.records import Analysis, table_title
 from parbench.units import format_bytes, format_duration
 
 
-def _size(value, param: str) -> str:
-    return format_bytes(value) if param == "size" else f"{value:,.0f}"
+def _size(value, param: str, of_commands: bool = False) -> str:
+    """A workload's size is bytes; a user's command's {size} is whatever its command line makes of it."""
+    return format_bytes(value) if param == "size" and not of_commands else f"{value:,.0f}"
 
 
 Table = tuple[str, list[str], list[list[str]], list[str]]      # title, header, rows, notes
 
 
 def _scaling(subject: str, r: ScalingResult) -> Table:
-    header = ["workers", "speedup", "efficiency"] + (["vs seq"] if r.speedup_vs_seq else [])
+    header = ["workers", "speedup"] + (["95% CI"] if r.speedup_ci else []) + ["efficiency"] + \
+        (["vs seq"] if r.speedup_vs_seq else [])
     rows = []
     for i, p in enumerate(r.workers):
-        row = [str(p), f"{r.speedup[i]:.2f}x", f"{100 * r.efficiency[i]:.0f}%"]
+        row = [str(p), f"{r.speedup[i]:.2f}x"] + ([f"{r.speedup_ci[i][0]:.2f} – {r.speedup_ci[i][1]:.2f}x"]
+                                                  if r.speedup_ci else []) + [f"{100 * r.efficiency[i]:.0f}%"]
         if r.speedup_vs_seq:
             row.append(f"{r.speedup_vs_seq[i]:.2f}x")
         rows.append(row)
@@ -33,7 +36,8 @@ def _scaling(subject: str, r: ScalingResult) -> Table:
     if r.amdahl:
         ci = r.amdahl.ci["f"]
         notes.append(f"Amdahl: serial fraction f = {r.amdahl.params['f']:.3f}"
-                     + (f" (95% CI {ci[0]:.3f} – {ci[1]:.3f})" if ci else " (no CI: too few points)"))
+                     + (f" (95% CI {ci[0]:.3f} – {ci[1]:.3f}{_from_runs(r.amdahl)})" if ci
+                        else " (no CI: too few points)"))
     if r.usl:
         cis = r.usl.ci
         fmt = lambda n: (f" (95% CI {cis[n][0]:.3g} – {cis[n][1]:.3g})" if cis.get(n) else "")
@@ -48,15 +52,22 @@ def _scaling(subject: str, r: ScalingResult) -> Table:
     return f"Scaling: {subject}", header, rows, notes
 
 
+def _from_runs(fit) -> str:
+    return ", from resampled runs: two worker counts leave the fit none of its own" \
+        if fit.ci_from == "resampled runs" else ""
+
+
 def _crossover(subject: str, r: CrossoverResult) -> Table:
-    header = [r.param, "seq median", "parallel median", "parallel / seq", "95% CI"]
-    rows = [[_size(s, r.param), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
+    # A user's commands (exec --fit size): the first command line stands where seq stands.
+    names = ("first command", "this command") if r.workload == "exec" else ("seq", "parallel")
+    header = [r.param, f"{names[0]} median", f"{names[1]} median", f"{names[1]} / {names[0]}", "95% CI"]
+    size = lambda value: _size(value, r.param, r.workload == "exec")
+    rows = [[size(s), format_duration(a), format_duration(b), f"{q:.3f}", f"{lo:.3f} – {hi:.3f}"]
             for s, a, b, q, (lo, hi) in zip(r.sizes, r.seq_median_ns, r.parallel_median_ns, r.ratio, r.ratio_ci)]
     notes = [r.verdict]
     if r.crossover:
         ci = r.crossover_ci
-        notes.append(f"crossover {r.param} ≈ {_size(r.crossover, r.param)}"
-                     + (f" (95% CI {_size(ci[0], r.param)} – {_size(ci[1], r.param)})" if ci else ""))
+        notes.append(f"crossover {r.param} ≈ {size(r.crossover)}" + (f" (95% CI {size(ci[0])} – {size(ci[1])})" if ci else ""))
     return f"Crossover: {subject}", header, rows, notes
 
 
@@ -102,7 +113,9 @@ def _per_task(subject: str, r: PerTaskResult) -> Table:
     notes = []
     if r.time_per_unit_ns:
         t = r.time_per_unit_ns
-        notes.append(f"time per unit: {format_duration(t.per_unit)} (slope, R² {t.r_squared:.3f})")
+        ci = (f", 95% CI {format_duration(t.per_unit_ci[0])} – {format_duration(t.per_unit_ci[1])}"
+              if t.per_unit_ci else "")
+        notes.append(f"time per unit: {format_duration(t.per_unit)} (slope{ci}, R² {t.r_squared:.3f})")
     if r.bytes_per_unit:
         b = r.bytes_per_unit
         ci = f", 95% CI {format_bytes(b.per_unit_ci[0])} – {format_bytes(b.per_unit_ci[1])}" if b.per_unit_ci else ""

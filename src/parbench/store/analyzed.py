@@ -3,6 +3,7 @@ analyses (what was stored with it, what is derived afresh from any run)."""
 from __future__ import annotations
 
 from parbench.analysis.case_results import analyze
+from parbench.analysis.command_sweeps import analyze_commands
 from parbench.analysis.derived import analyze_run, reanalyze
 from parbench.analysis.drift import drift
 from parbench.analysis.results import typed
@@ -23,7 +24,8 @@ def all_analyses(store: Store, record: RunRecord) -> list[Analysis]:
     shares, the start-up split), which are derived afresh so they always match the stored samples;
     the sentinel's readings become the sitting's one drift line. Every result typed
     (analysis/results.py): what the renderers read."""
-    fresh = reanalyze(record, lambda workload: load_all()[workload].swept_param) if record.kind == "sweep" else []
+    fresh = (reanalyze(record, lambda workload: load_all()[workload].swept_param) if record.kind == "sweep"
+             else analyze_commands(record) if record.kind == "exec" else [])
     names = {name for name, _, _ in fresh}
     stored = [a for a in store.load_analyses(record.id) if a[0] not in names]
     readings = [result for name, _, result in stored if name == "sentinel"]

@@ -31,3 +31,17 @@ def test_counts_beyond_the_cpus_are_shown_but_not_fitted():
 def test_without_a_one_worker_point_or_a_baseline_there_is_no_speedup():
     with pytest.raises(ValueError):
         fit_scaling([2, 4], [500, 260], cores=4)
+
+
+def test_two_worker_counts_get_an_amdahl_interval_from_the_runs_themselves():
+    import numpy as np
+    from parbench.analysis.scaling import fit_scaling, with_run_intervals
+    one = [np.asarray([900.0 + i]) for i in range(8)]
+    two = [np.asarray([600.0 + i]) for i in range(8)]
+    fitted = fit_scaling([1, 2], [903.5, 603.5], cores=2)
+    assert fitted.amdahl.ci["f"] is None                   # no degree of freedom left to the fit
+    result = with_run_intervals(fitted, [one, two])
+    low, high = result.amdahl.ci["f"]
+    assert low < result.amdahl.params["f"] < high and high - low < 0.05
+    assert result.amdahl.ci_from == "resampled runs"
+    assert result.speedup_ci[0] == (1.0, 1.0) and result.speedup_ci[1][0] < 1.5 < result.speedup_ci[1][1]

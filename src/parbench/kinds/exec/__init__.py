@@ -4,20 +4,25 @@ command line, and parbench's whole-tree memory, bootstrap CIs, output check and 
 Each run is a fresh process tree under the launcher; the commands' runs take turns (interleaved
 by default, where hyperfine runs one command's runs after the other's). A run counts when it
 exits 0 (or as --ignore-failure allows); whether the output was the same in every run is
-reported, and checked only when asked (--expect TEXT, --expect-same).
+reported, and checked only when asked (--expect TEXT, --expect-same), and per parameter set
+against a reference (--check CMD, --expect-file FILE). With --fit AXIS the swept parameter is a
+worker count, an input size or a unit count, and the run gets the workloads' laws (kinds/exec/fit.py).
 """
 from __future__ import annotations
 
 from dataclasses import asdict
 from typing import Any
 
+from parbench.analysis.command_sweeps import analyze_commands
 from parbench.errors import PipelineError
 from parbench.kinds.exec.commands import Command, ExecError, ExecOptions, commands_for, ignored_codes
+from parbench.kinds.exec.fit import FitRequest, fit_record, refined, refinement_values
 from parbench.kinds.exec.runner import EXEC, ExecRunner, ShellStartup, measure_shell_startup
-from parbench.kinds.exec.summary import print_exec
+from parbench.kinds.exec.summary import print_answer, print_exec, print_fits
 from parbench.measure import machine as metadata
 from parbench.measure.runner import Settings
 from parbench.records import RunRecord, now
+from parbench.store.analyzed import load_analyzed
 
 __all__ = ["Command", "ExecError", "ExecKind", "ExecOptions", "commands_for", "settings_for"]
 
@@ -50,9 +55,13 @@ class ExecKind:
     of_workloads, resumable = False, False      # commands: no sentinel between them; start again to finish
 
     def __init__(self, options: ExecOptions, settings: Settings, warmup: int, extra_options: dict,
-                 time_unit: str | None = None):
+                 time_unit: str | None = None, fit: FitRequest | None = None):
         self.options, self.settings, self.warmup = options, settings, warmup
-        self.extra_options, self.time_unit = extra_options, time_unit
+        self.extra_options, self.time_unit, self.fit = extra_options, time_unit, fit
+        # A sweep of a user's commands is a sitting whose law is read off: the drift sentinel is
+        # read before and after it, as around a workload's table, so a report says whether the
+        # machine changed under it. Plain exec runs nothing of parbench's beside the commands.
+        self.of_workloads = fit is not None
         self.commands = commands_for(options)          # ExecError for what hyperfine refuses
         ignored_codes(options.ignore_failure)          # the same for a list of codes that are not numbers
 
@@ -66,19 +75,33 @@ class ExecKind:
         invocation.cases = invocation.runner.cases
         invocation.record = RunRecord(id=None, started_at=now(), scale=EXEC, kind=EXEC, machine=metadata.machine(),
                                  runtimes={}, options=self.record_options(startup))
+        if self.fit is not None:
+            invocation.record.options["fit"] = fit_record(self.fit, self.options, invocation.runner.cases,
+                                                          self.commands)
 
     def record_options(self, startup: ShellStartup) -> dict[str, Any]:
         return {**asdict(self.options), **self.extra_options, "shell_startup": asdict(startup)}
 
     def rounds(self, invocation):
+        """The commands; then, for a size fit, up to `refine` bisection rounds: each command at
+        the geometric middle of every bracket where its ratio to the first command crosses 1."""
         yield invocation.cases
+        for _ in range(self.fit.refine if self.fit is not None and self.fit.axis == "size" else 0):
+            values = refinement_values(analyze_commands(load_analyzed(invocation.store, invocation.record.id)))
+            if not values:
+                return
+            yield invocation.runner.add(commands_for(refined(self.options, self.fit.param, values)))
 
     def analyses(self, record) -> list:
-        return []
+        return analyze_commands(record) if self.fit is not None else []
 
     def print_result(self, invocation) -> None:
         if self.extra_options.get("style") == "none":       # hyperfine's --style none: no report at all
             return
         reference = invocation.runner.cases[0].key if self.options.reference is not None else None
+        if self.fit is not None:          # the answer first: best worker count, serial fraction, crossover
+            print_answer(invocation.analyses, invocation.output.console)
         print_exec(invocation.record, invocation.output.console, reference, self.time_unit,
                    by_command=self.options.sort == "command")
+        if self.fit is not None:
+            print_fits(invocation.analyses, invocation.output.console)

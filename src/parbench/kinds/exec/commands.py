@@ -45,6 +45,9 @@ class ExecOptions:
     reference: str | None = None
     reference_name: str | None = None
     sort: str = "auto"
+    prepare_once: str | None = None       # once per parameter set, before any run at it (inputs)
+    check: str | None = None              # per parameter set: every run must print what it prints
+    expect_file: str | None = None        # per parameter set ({VAR} in the path): every run prints it
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Command:
     argv: tuple[str, ...]
     parameters: tuple[tuple[str, str], ...] = ()
     number: int = 0                       # hyperfine's benchmark number (pairs --prepare, --conclude, --output)
+    template: int = -1                    # which of the command lines it came from (-1: the reference)
 
 
 def tokenize(values: str) -> list[str]:
@@ -185,7 +189,8 @@ def _refuse_nul(options: ExecOptions) -> None:
     """No argv can hold a NUL byte (the kernel ends a string there): one line instead of Python's
     ValueError from deep in the scheduler."""
     texts = [*options.commands, *options.names, *options.prepare, *options.conclude, options.setup,
-             options.cleanup, options.shell, options.reference, options.reference_name,
+             options.cleanup, options.prepare_once, options.check, options.expect_file, options.shell,
+             options.reference, options.reference_name,
              *(name for name, _ in options.parameter_lists), *(v for _, values in options.parameter_lists for v in values),
              *(options.parameter_scan or ())]
     if any("\x00" in text for text in texts if text):
@@ -208,14 +213,14 @@ def _names(options: ExecOptions, count: int) -> list[str | None]:
 
 
 def _command(name: str | None, template: str, parameters: tuple[tuple[str, str], ...], options: ExecOptions,
-             number: int) -> Command:
+             number: int, index: int = -1) -> Command:
     values = dict(parameters)
     display = substitute(template, values)
     unused = [f"{k} = {v}" for k, v in parameters if f"{{{k}}}" not in template]
     named = substitute(name, values) if name is not None else display
     return Command(named, display + (f" ({', '.join(unused)})" if unused else ""),
                    argv_for(template, values, options.shell, options.input if options.input != "null" else None),
-                   parameters, number)
+                   parameters, number, index)
 
 
 def commands_for(options: ExecOptions) -> list[Command]:
@@ -223,12 +228,13 @@ def commands_for(options: ExecOptions) -> list[Command]:
     it), then each parameter combination with every command inside it."""
     _refuse_nul(options)
     pairs = [(template, parameters) for parameters in parameter_sets(options) for template in options.commands]
+    indexes = [index for _ in parameter_sets(options) for index in range(len(options.commands))]
     names = _names(options, len(pairs))
     first = 1 if options.reference is not None else 0
     _check_per_command(options, len(pairs) + first)
     out = [_command(options.reference_name, options.reference, (), options, 0)] if first else []
-    out += [_command(name, template, parameters, options, first + i)
-            for i, (name, (template, parameters)) in enumerate(zip(names, pairs))]
+    out += [_command(name, template, parameters, options, first + i, index)
+            for i, (name, (template, parameters), index) in enumerate(zip(names, pairs, indexes))]
     for command in out:
         _check_helpers(options, command)
     return out
@@ -238,7 +244,7 @@ def _check_helpers(options: ExecOptions, command: Command) -> None:
     """--setup, --prepare, --conclude and --cleanup take the benchmark's values too: a value that
     cannot stand where a helper puts it is refused now, before anything runs."""
     helpers = (options.setup, options.cleanup, per_command(options.prepare, command.number),
-               per_command(options.conclude, command.number))
+               per_command(options.conclude, command.number), options.prepare_once, options.check)
     for template in helpers:
         if template:
             argv_for(template, dict(command.parameters), options.shell)

@@ -1,6 +1,7 @@
 """The scheduler's runner for exec's commands: one fresh process tree per run under the launcher,
 hyperfine's helpers around it (--setup, --prepare, --conclude, --cleanup), its shell start-up
-subtracted, its exit judged by --ignore-failure and its output by --expect / --expect-same."""
+subtracted, its exit judged by --ignore-failure and its output by --expect / --expect-same, and
+per parameter set by --check / --expect-file, after --prepare-once has made that set's inputs."""
 from __future__ import annotations
 
 import hashlib
@@ -9,7 +10,10 @@ import shlex
 import sys
 from dataclasses import dataclass
 
-from parbench.kinds.exec.commands import Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words
+from parbench.kinds.exec import reference_output
+from parbench.kinds.exec.commands import (Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words,
+                                          substitute)
+from parbench.kinds.exec.reference_output import ReferenceOutput
 from parbench.measure.process import run_measured
 from parbench.measure.runner import STDERR_TAIL, Settings
 from parbench.records import Case, ProcessMeasurement, Repetition
@@ -64,8 +68,17 @@ class ExecRunner:
         self.ignored = ignored_codes(options.ignore_failure)
         self.first_output: dict[str, str] = {}      # case key → the digest of its first run's output
         self.cleaned: set[str] = set()
+        # Per parameter set: what --prepare-once or --check made of it (a failure, or the output expected).
+        self.points: dict[tuple, ProcessMeasurement | ReferenceOutput | None] = {}
         # Copied once: copying os.environ decodes every variable, ~0.04 ms a run.
         self.environment = dict(os.environ)
+
+    def add(self, commands: list[Command]) -> list[Case]:
+        """The cases of a later round (a size sweep's refinement), measured as the first round's."""
+        cases = unique_cases(commands)
+        self.commands.update({case.key: command for case, command in zip(cases, commands)})
+        self.cases += cases
+        return cases
 
     def expected(self, case: Case) -> str:
         return digest_of_text(self.options.expect) if self.options.expect is not None else ""
@@ -74,8 +87,11 @@ class ExecRunner:
         return 0, 1
 
     def verify(self, case: Case) -> ProcessMeasurement | None:
-        """--setup, then the warm-up runs (untimed; their exit is judged as a timed run's)."""
+        """--prepare-once and --check (once per parameter set), --setup, then the warm-up runs
+        (untimed; their exit is judged as a timed run's)."""
         command = self.commands[case.key]
+        if isinstance(point := self._point(command), ProcessMeasurement):
+            return point
         if self.options.setup and (failed := self._helper(self.options.setup, command, "setup")):
             return failed
         for index in range(self.warmup):
@@ -121,12 +137,46 @@ class ExecRunner:
         if finished.exit_code != 0 and not self._ignored(finished.exit_code):
             how = f"killed by signal {finished.signal}" if finished.signal else f"exit {finished.exit_code}"
             return "crash", f"{how} (--ignore-failure accepts it)"
+        reference = self.points.get(self.commands[case.key].parameters)
+        if isinstance(reference, ReferenceOutput) and \
+                (different := reference_output.mismatch(reference, finished.stdout_digest, finished.stdout_head)):
+            return "wrong-checksum", different
         if self.options.expect is not None and finished.stdout_head.strip() != self.options.expect.strip():
             return "wrong-checksum", "its output is not --expect's"
         first = self.first_output.setdefault(case.key, digest)
         if self.options.expect_same and digest != first:
             return "wrong-checksum", "its output differs from the first run's (--expect-same)"
         return "ok", ""
+
+    def _point(self, command: Command) -> ProcessMeasurement | ReferenceOutput | None:
+        """Once per parameter set, before any run at it: --prepare-once (the inputs a size sweep
+        reads, made outside every timing), then the output every run there must print."""
+        key = command.parameters
+        if key not in self.points:
+            once = self.options.prepare_once
+            self.points[key] = (once and self._helper(once, command, "prepare-once")) or self._reference(command)
+        return self.points[key]
+
+    def _reference(self, command: Command) -> ProcessMeasurement | ReferenceOutput | None:
+        values = dict(command.parameters)
+        if self.options.expect_file:
+            path = substitute(self.options.expect_file, values)
+            try:
+                return reference_output.from_file(path)
+            except OSError as error:
+                return ProcessMeasurement(-1, 0, 0, 0, 0, 0, 0, None, "crash",
+                                          f"--expect-file {path}: {error.strerror or error}", "")
+        if not self.options.check:
+            return None
+        argv = list(argv_for(self.options.check, values, self.options.shell))
+        finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
+        if finished.exit_code != 0:
+            return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
+                                      0, 0, finished.exit_code, "crash",
+                                      f"The check command terminated with a non-zero exit code "
+                                      f"({finished.exit_code}): {self.options.check}", finished.stderr[-STDERR_TAIL:])
+        return ReferenceOutput(finished.stdout_digest, finished.stdout_head,
+                               f"--check {substitute(self.options.check, values)}")
 
     def _ignored(self, exit_code: int | None) -> bool:
         """hyperfine's rule: a signal is never ignored by a list of codes, only by 'all-non-zero'."""

@@ -7,9 +7,14 @@ from __future__ import annotations
 from rich.console import Console
 
 from parbench.analysis.compare import compare
+from parbench.analysis.crossover import CrossoverResult
+from parbench.analysis.per_task import PerTaskResult
+from parbench.analysis.scaling import ScalingResult
 from parbench.analysis.stats import grouped_samples
 from parbench.escaping import one_line, styled
-from parbench.records import CaseResult, RunRecord
+from parbench.records import Analysis, CaseResult, RunRecord
+from parbench.report.console import print_analyses
+from parbench.report.rows import drift_line
 from parbench.report.rows import failure_rows
 from parbench.units import format_bytes, format_duration
 
@@ -134,3 +139,74 @@ def print_exec(record: RunRecord, console: Console, reference_key: str | None = 
         console.print()
     for row in failure_rows(record):
         console.print(styled((row[1], "red"), f" {row[0]}: {row[2]} {row[3]}"), highlight=False)
+
+
+FITS = ("scaling", "crossover", "per-task")
+
+
+def _ci(ci, show=lambda v: f"{v:.3g}") -> str:
+    return f" (95% CI {show(ci[0])} – {show(ci[1])})" if ci else " (no CI)"
+
+
+def scaling_answer(r: ScalingResult) -> list[str]:
+    """The best worker count measured, its speedup with its CI, and the serial fraction."""
+    best = max(range(len(r.workers)), key=lambda i: r.speedup[i])
+    ci = r.speedup_ci[best] if r.speedup_ci else None
+    count = f"{r.workers[best]} worker{'s' if r.workers[best] != 1 else ''}"
+    lines = [f"  best at {count}: {r.speedup[best]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')} "
+             f"over 1 worker, efficiency {100 * r.efficiency[best]:.0f}%"]
+    if r.amdahl:
+        lines.append(f"  serial fraction (Amdahl) f = {r.amdahl.params['f']:.3f}"
+                     f"{_ci(r.amdahl.ci['f'], lambda v: f'{v:.3f}')}")
+    if r.peak_workers:
+        lines.append(f"  USL peak (prediction): {r.peak_speedup:.2f}x at {r.peak_workers:.1f} workers")
+    return lines
+
+
+def crossover_answer(r: CrossoverResult) -> list[str]:
+    if r.crossover is None:
+        return [f"  no crossover in {r.param} {r.sizes[0]:,.0f} – {r.sizes[-1]:,.0f}: {r.verdict}"]
+    if r.crossover <= r.sizes[0]:
+        return [f"  faster from the smallest {r.param} measured ({r.sizes[0]:,.0f})"]
+    return [f"  faster from {r.param} ≈ {r.crossover:,.0f}{_ci(r.crossover_ci, lambda v: f'{v:,.0f}')}"]
+
+
+def per_unit_answer(r: PerTaskResult) -> list[str]:
+    lines = []
+    if r.time_per_unit_ns:
+        t = r.time_per_unit_ns
+        lines.append(f"  time per {r.param}: {format_duration(t.per_unit)}{_ci(t.per_unit_ci, format_duration)}")
+    if r.bytes_per_unit:
+        b = r.bytes_per_unit
+        lines.append(f"  peak memory (whole tree) per {r.param}: {format_bytes(b.per_unit)}"
+                     f"{_ci(b.per_unit_ci, format_bytes)}")
+    if r.largest_ok is not None:
+        lines.append(f"  largest {r.param} that ran: {r.largest_ok:,}")
+    if r.failure:
+        lines.append(f"  {r.param} = {r.failure['n']:,} failed: {r.failure['outcome']}: {r.failure['detail']}")
+    return lines
+
+
+ANSWERS = {"scaling": scaling_answer, "crossover": crossover_answer, "per-task": per_unit_answer}
+
+
+def print_answer(analyses: list[Analysis], console: Console) -> None:
+    """exec --fit's answer before any table: per command line, what its sweep says."""
+    found = [(name, subject, result) for name, subject, result in analyses if name in ANSWERS
+             and not isinstance(result, dict)]
+    console.print()
+    if not found:
+        console.print(styled(("Answer", "bold"), ": none (too few points measured: see the failures below)"))
+        return
+    console.print(styled(("Answer", "bold"), ""))
+    for name, subject, result in found:
+        console.print(one_line(subject), highlight=False, soft_wrap=True)
+        for line in ANSWERS[name](result):
+            console.print(one_line(line), highlight=False, soft_wrap=True)
+
+
+def print_fits(analyses: list[Analysis], console: Console) -> None:
+    """The fits' tables after the commands' blocks, as `parbench sweep` prints them."""
+    print_analyses([a for a in analyses if a[0] in FITS], console)
+    if line := drift_line(analyses):
+        console.print(line, highlight=False)

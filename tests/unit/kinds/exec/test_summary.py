@@ -121,3 +121,16 @@ def test_the_report_prints_blocks_comparison_and_failures_in_order():
     order = ["Shell start-up", "Benchmark 1: a", "Benchmark 2: b", "Benchmark 3: boom", "Comparison", "'a' ran"]
     assert [text.index(part) for part in order] == sorted(text.index(part) for part in order)
     assert "fell over" in text.split("'a' ran")[1]
+
+
+def test_a_fits_answer_names_the_best_worker_count_the_serial_fraction_and_the_crossover():
+    from parbench.analysis.crossover import CrossoverResult
+    from parbench.analysis.scaling import Fit, ScalingResult
+    from parbench.kinds.exec.summary import crossover_answer, scaling_answer
+    fit = Fit("amdahl", {"f": 0.25}, {"f": (0.2, 0.3)}, 0.0, 0, "resampled runs")
+    scaling = ScalingResult([1, 2], [1, 2], [1.0, 1.6], [1.0, 0.8], fit, None, None, None, {}, 2, "",
+                            speedup_ci=[(1.0, 1.0), (1.5, 1.7)])
+    assert scaling_answer(scaling) == ["  best at 2 workers: 1.60x (95% CI 1.50x – 1.70x) over 1 worker, efficiency 80%",
+                                       "  serial fraction (Amdahl) f = 0.250 (95% CI 0.200 – 0.300)"]
+    crossing = CrossoverResult([10, 100], [2.0, 0.5], [(1.8, 2.2), (0.4, 0.6)], 31.6, (25.0, 40.0), "", param="size")
+    assert crossover_answer(crossing) == ["  faster from size ≈ 32 (95% CI 25 – 40)"]

@@ -1,0 +1,105 @@
+"""`parbench advise --exec RUN --cores N`: the question a user asks of their own stored sweeps
+(`parbench exec --fit`): at N cores, which command, and from what size. Which command comes
+from each worker sweep's Amdahl fit, its serial fraction's interval carried into the predicted
+time; from what size is the size sweep's crossover with its CI, as measured (a crossing is not
+predicted to other core counts)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parbench.analysis.command_sweeps import analyze_commands, number, template_index
+from parbench.analysis.crossover import CrossoverResult
+from parbench.analysis.scaling import ScalingResult, amdahl
+from parbench.records import RunRecord
+from parbench.units import format_duration
+
+
+@dataclass(frozen=True)
+class Prediction:
+    command: str
+    run_id: int
+    one_worker_ns: float           # the measured median at 1 worker
+    time_ns: float                 # predicted at the cores asked about
+    low_ns: float                  # its 95 % interval: the 1-worker CI and f's CI carried through
+    high_ns: float
+    serial_fraction: float
+    measured_up_to: int            # the largest worker count measured: beyond it, a prediction
+
+
+def _one_worker_ci(record: RunRecord, fit: dict, index: int, other: dict) -> tuple[float, float, float] | None:
+    for result in record.results:
+        params = {k: v for k, v in result.case.params.items() if k != fit["param"]}
+        if (result.stats is not None and number(result.case.params.get(fit["param"])) == 1 and params == other
+                and template_index(result.case, fit["commands"], fit["template_of"]) == index):
+            return result.stats.median_ns, *result.stats.median_ci_ns
+    return None
+
+
+def predictions(record: RunRecord, cores: int) -> list[Prediction]:
+    """Each command line of a stored worker sweep, its time predicted at `cores` workers."""
+    fit = record.options.get("fit") or {}
+    out = []
+    for name, subject, result in analyze_commands(record):
+        if name != "scaling" or not isinstance(result, ScalingResult) or result.amdahl is None:
+            continue
+        measured = _one_worker_ci(record, fit, fit["commands"].index(result.model), result.params)
+        if measured is None:
+            continue
+        median, low, high = measured
+        f = result.amdahl.params["f"]
+        f_low, f_high = result.amdahl.ci["f"] or (0.0, 1.0)      # no interval: all Amdahl allows
+        # The predicted time grows with f, and with the 1-worker time: their ends bound it.
+        out.append(Prediction(subject, record.id, median, median / float(amdahl(cores, f)),
+                              low / float(amdahl(cores, f_low)), high / float(amdahl(cores, f_high)),
+                              f, result.measured_up_to))
+    return out
+
+
+def crossings(record: RunRecord) -> list[tuple[str, CrossoverResult]]:
+    return [(subject, result) for name, subject, result in analyze_commands(record)
+            if name == "crossover" and isinstance(result, CrossoverResult)]
+
+
+def _which(found: list[Prediction], cores: int) -> list[str]:
+    if not found:
+        return []
+    ranked = sorted(found, key=lambda p: p.time_ns)
+    beyond = max(p.measured_up_to for p in found) < cores
+    lines = [f"Which command at {cores} cores" + (f" (predicted by Amdahl's law beyond the {max(p.measured_up_to for p in found)}"
+                                                  " workers measured)" if beyond else "") + ":"]
+    for p in ranked:
+        lines.append(f"  {p.command}: {format_duration(p.time_ns)} (95% interval {format_duration(p.low_ns)} – "
+                     f"{format_duration(p.high_ns)}); 1 worker {format_duration(p.one_worker_ns)}, f = "
+                     f"{p.serial_fraction:.3f} [run {p.run_id}]")
+    if len(ranked) > 1:
+        first, second = ranked[0], ranked[1]
+        lines.append(f"  → {first.command}" + (" is predicted fastest: its interval lies below every other's"
+                                               if first.high_ns < second.low_ns else
+                                               f" is predicted fastest, but its interval overlaps {second.command}'s: "
+                                               "no clear winner from these runs"))
+    return lines
+
+
+def _from_what_size(found: list[tuple[str, CrossoverResult, RunRecord]]) -> list[str]:
+    if not found:
+        return []
+    lines = ["From what size (measured crossings; the crossing is not predicted to other core counts):"]
+    for subject, r, record in found:
+        cpus = record.machine.get("logical_cpus")
+        if r.crossover is None:
+            lines.append(f"  {subject}: {r.verdict} ({r.param} {r.sizes[0]:,.0f} – {r.sizes[-1]:,.0f}) [run {record.id}]")
+            continue
+        ci = f" (95% CI {r.crossover_ci[0]:,.0f} – {r.crossover_ci[1]:,.0f})" if r.crossover_ci else " (no CI)"
+        lines.append(f"  {subject}: faster from {r.param} ≈ {r.crossover:,.0f}{ci}, on {cpus} logical CPUs "
+                     f"[run {record.id}]")
+    return lines
+
+
+def advice_lines(records: list[RunRecord], cores: int) -> list[str]:
+    """The answer, from the stored `exec --fit` runs given; [] when none of them has a fit."""
+    found = [p for record in records for p in predictions(record, cores)]
+    crossed = [(subject, r, record) for record in records for subject, r in crossings(record)]
+    lines = _which(found, cores)
+    if crossed:
+        lines += ([""] if lines else []) + _from_what_size(crossed)
+    return lines

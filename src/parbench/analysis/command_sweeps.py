@@ -1,0 +1,117 @@
+"""The analyses of a user's own command lines swept over one parameter (`parbench exec --fit`),
+with the same laws the workloads' sweeps get: speedup and the Amdahl and USL fits over workers,
+the crossover between the first command and each other over size, the time and memory per
+unit over a count. Which command line each case ran is the run's own record (options["fit"])."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from parbench.analysis import crossover, per_task, scaling
+from parbench.analysis.stats import grouped_samples
+from parbench.records import Analysis, CaseResult, RunRecord
+
+AXES = ("workers", "size", "count")
+
+
+def number(text) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _filled(template: str, params: dict) -> str:
+    for name, value in params.items():
+        template = template.replace(f"{{{name}}}", str(value))
+    return template
+
+
+def template_index(case, templates: list[str], template_of: dict) -> int:
+    """Which command line a case ran: as the run recorded it before its first round, else (a
+    size sweep's refinement rounds, planned after the record was stored) the command line that
+    its parameters make into the command the case ran."""
+    if case.key in template_of:
+        return template_of[case.key]
+    ran = case.note or case.model
+    return next((i for i, t in enumerate(templates)
+                 if ran == _filled(t, case.params) or ran.startswith(_filled(t, case.params) + " (")), -1)
+
+
+def _groups(record: RunRecord, fit: dict) -> dict[tuple[int, tuple], list[CaseResult]]:
+    """The cases of each command line at each value of the other parameters, ordered by the swept value."""
+    param, template_of = fit["param"], fit["template_of"]
+    groups: dict[tuple[int, tuple], list[CaseResult]] = {}
+    for r in record.results:
+        index = template_index(r.case, fit["commands"], template_of)
+        if index < 0 or number(r.case.params.get(param)) is None:
+            continue                           # the reference, or a value that is no number
+        other = tuple(sorted((k, v) for k, v in r.case.params.items() if k != param))
+        groups.setdefault((index, other), []).append(r)
+    for members in groups.values():
+        members.sort(key=lambda m: number(m.case.params[param]))
+    return groups
+
+
+def _subject(template: str, other: tuple) -> str:
+    fixed = " ".join(f"{k}={v}" for k, v in other)
+    return template + (f" · {fixed}" if fixed else "")
+
+
+def analyze_commands(record: RunRecord) -> list[Analysis]:
+    """The fit `exec --fit AXIS` asked for, derived afresh from the stored samples."""
+    fit = record.options.get("fit")
+    if not fit:
+        return []
+    groups, templates = _groups(record, fit), fit["commands"]
+    if fit["axis"] == "workers":
+        cores = record.machine.get("logical_cpus") or os.cpu_count() or 1
+        return [a for (index, other), members in groups.items()
+                if (a := _scaling(templates[index], other, members, fit["param"], cores))]
+    if fit["axis"] == "size":
+        return [a for (index, other), members in groups.items() if index > 0
+                if (a := _crossover(templates, index, other, members, groups.get((0, other), []), fit["param"]))]
+    return [_per_unit(templates[index], other, members, fit["param"]) for (index, other), members in groups.items()]
+
+
+def _scaling(template: str, other: tuple, members: list[CaseResult], param: str, cores: int) -> Analysis | None:
+    measured = [m for m in members if m.stats is not None]
+    workers = [int(number(m.case.params[param])) for m in measured]
+    if len(measured) < 2 or 1 not in workers:
+        return None
+    fitted = scaling.fit_scaling(workers, [m.stats.median_ns for m in measured], cores)
+    result = scaling.with_run_intervals(fitted, [grouped_samples(m.run) for m in measured])
+    result = replace(result, workload="exec", runtime="exec", model=template, params=dict(other),
+                     baseline=f"the command at {param}=1", cores=cores)
+    return Analysis("scaling", _subject(template, other), result)
+
+
+def _crossover(templates: list[str], index: int, other: tuple, members: list[CaseResult],
+               baseline: list[CaseResult], param: str) -> Analysis | None:
+    """The first command line is the baseline (seq's place in a workload's size sweep)."""
+    ours = {number(m.case.params[param]): m for m in members if m.stats is not None}
+    theirs = {number(m.case.params[param]): m for m in baseline if m.stats is not None}
+    sizes = sorted(set(ours) & set(theirs))
+    if len(sizes) < 2:
+        return None
+    found = crossover.find_crossover(sizes, [grouped_samples(theirs[s].run) for s in sizes],
+                                     [grouped_samples(ours[s].run) for s in sizes])
+    # The verdict's words are a workload's (parallel against seq): here, this command against the first.
+    result = replace(found, workload="exec", runtime="exec", model=templates[index], param=param,
+                     verdict=found.verdict.replace("parallel", "this command"),
+                     params=dict(other), against=templates[0],
+                     seq_median_ns=[theirs[s].stats.median_ns for s in sizes],
+                     parallel_median_ns=[ours[s].stats.median_ns for s in sizes])
+    return Analysis("crossover", _subject(f"{templates[index]} against {templates[0]}", other), result)
+
+
+def _per_unit(template: str, other: tuple, members: list[CaseResult], param: str) -> Analysis:
+    ok = [m for m in members if m.stats is not None]
+    failed = [m for m in members if m.run.status != "ok"]
+    failure = ({"n": int(number(failed[0].case.params[param])), "outcome": failed[0].run.status,
+                "detail": failed[0].run.reason} if failed else None)
+    costs = per_task.per_task_costs([int(number(m.case.params[param])) for m in ok], [m.stats.median_ns for m in ok],
+                                    [1024.0 * (m.stats.peak_rss_kb or 0) for m in ok], failure)
+    result = replace(costs, workload="exec", runtime="exec", model=template, param=param, params=dict(other),
+                     family="")      # no model's promise of one unit per task to hold it to (report's ⚠)
+    return Analysis("per-task", _subject(template, other), result)
