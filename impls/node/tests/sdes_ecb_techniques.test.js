@@ -81,7 +81,7 @@ function runMain(nodeFlags, technique) {
   const env = { ...process.env };
   delete env[ENVIRONMENT_VARIABLE];
   if (technique) env[ENVIRONMENT_VARIABLE] = technique;
-  return spawnSync(process.execPath, [...nodeFlags, MAIN, 'sdes-ecb', '--model', 'seq', '--input', input, '--cipher', 'bitwise', '--kernel', 'tuned', '--warmup', '0', '--repeat', '1'],
+  return spawnSync(process.execPath, [...nodeFlags, MAIN, 'sdes-ecb', '--model', 'seq', '--input', input, '--cipher', 'bitwise', '--kernel', 'tuned'],   // one variant on stdin: one repetition (protocol 4)
     { encoding: 'utf8', input: '642\n', env });
 }
 

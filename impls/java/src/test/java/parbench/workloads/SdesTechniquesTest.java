@@ -91,7 +91,7 @@ class SdesTechniquesTest {
         command.addAll(List.of(jvmFlags));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "parbench.Main", "sdes-ecb",
                 "--model", "seq", "--input", input.toString(), "--key", "642", "--cipher", "bitwise",
-                "--kernel", "tuned", "--warmup", "0", "--repeat", "1"));
+                "--kernel", "tuned"));          // one variant on stdin: one repetition (protocol 4)
         ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE);
         if (technique != null) {
             builder.environment().put(SdesTechniques.ENVIRONMENT_VARIABLE, technique);
