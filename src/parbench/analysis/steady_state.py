@@ -5,9 +5,13 @@ of their median (launcher.c, `steady`); this module classifies the whole series 
 the four classes of Barrett et al., "Virtual Machine Warmup Blows Hot and Cold" (OOPSLA 2017),
 with that window standing in for their changepoint analysis:
 - `flat`: every repetition, the first included, lies within the tolerance of the steady median;
-- `warm-up`: repetitions before the steady window were slower than it (a JIT compiling);
-- `slowdown`: some were faster than it (the steady state is slower than an earlier one);
-- `no steady state`: the last window never settled within the budget.
+- `warm-up`: the first repetition, or the repetitions before the steady window as a whole (their
+  median), were slower than it (a JIT compiling);
+- `slowdown`: the repetitions before the window were, as a whole, faster than it (the steady
+  state is slower than an earlier one);
+- `no steady state`: the last window never settled within the budget;
+- `one-shot`: a process that runs a single repetition by design (batch-job rewrites its database),
+  whose figure is its first repetition: cold, and not classed further.
 A case is consistent when each of its processes has the same class.
 """
 from __future__ import annotations
@@ -15,8 +19,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-FLAT, WARMUP, SLOWDOWN, NONE = "flat", "warm-up", "slowdown", "no steady state"
-CLASSES = (FLAT, WARMUP, SLOWDOWN, NONE)
+FLAT, WARMUP, SLOWDOWN, NONE, ONE_SHOT = "flat", "warm-up", "slowdown", "no steady state", "one-shot"
+CLASSES = (FLAT, WARMUP, SLOWDOWN, NONE, ONE_SHOT)
 TOLERANCE = 0.10               # the window's default: ±10 % of its median (docs/methodology.md)
 MARKED = (SLOWDOWN, NONE)       # a case of these, or an inconsistent one, is never starred unmarked
 
@@ -34,15 +38,22 @@ def settled(values: list[int], tolerance: float) -> bool:
 
 def classify(series: list[int], timed: int, tolerance: float, verdict: str = "") -> str:
     """The class of one process from its repetitions' times in order (`timed`: how many at the end
-    are timed). `verdict` is the launcher's: `budget` means it never saw the window settle."""
+    are timed). `verdict` is the launcher's: `budget` means it never saw the window settle, and
+    `fixed` with fewer repetitions than a window is a process that ran one or two by design
+    (batch-job's fresh database): `one-shot`, its first repetition is its figure.
+
+    The repetitions before the window are judged by their median, as a segment, and the first one
+    by itself: one lucky or unlucky repetition among them is noise, not a change of state."""
     size = window(timed)
+    if verdict == "fixed" and len(series) < size:
+        return ONE_SHOT
     if verdict == "budget" or len(series) < size or not settled(series[-size:], tolerance):
         return NONE
     steady = statistics.median(series[-timed:])
     before = series[:-size]
-    if any(v < (1 - tolerance) * steady for v in before):
+    if before and statistics.median(before) < (1 - tolerance) * steady:
         return SLOWDOWN
-    if any(v > (1 + tolerance) * steady for v in before):
+    if series[0] > (1 + tolerance) * steady or (before and statistics.median(before) > (1 + tolerance) * steady):
         return WARMUP
     return FLAT
 

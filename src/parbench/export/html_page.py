@@ -409,7 +409,7 @@ def _measured_cell_body(cell: Cell) -> str:
     if cell.steady:
         first = f" · 1st {format_duration(cell.first_ns)}" if cell.first_ns is not None else ""
         lines.append(f'<span class="small steady" data-steady="{escape(cell.steady, quote=True)}">'
-                     f"{escape(cell.steady)}{first}</span>")
+                     f"{escape(cell.steady.split(':')[0])}{first}</span>")
     if cell.baseline and cell.rival is not None:
         rival = cell.rival
         lines.append(f'<span class="small rival">seq wins; next best: <span class="rival-model">'

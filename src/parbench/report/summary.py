@@ -74,8 +74,8 @@ class Cell:
         marked = is_marked(self.steady)
         mark = ("★⚠ " if marked else "★ ") if self.fastest else ("⚠ " if marked else "")
         line = f"{mark}{self.model} · {format_duration(self.median_ns)}"
-        if self.steady:
-            line += f" · {self.steady}"
+        if self.steady:      # the counts of an inconsistent case are in its table
+            line += f" · {self.steady.split(':')[0]}"
         if self.first_ns is not None:
             line += f" (1st {format_duration(self.first_ns)})"
         if self.per_item_ns is not None:

@@ -21,12 +21,19 @@ def test_settled_means_every_value_within_the_tolerance_of_the_median():
     ([20, 21, 19, 20, 20], FLAT),                            # noise within the tolerance before the window
     ([60, 48, 38, 30, 24, 20, 20, 20], WARMUP),              # a JIT compiling: slower before
     ([10, 14, 20, 20, 20], SLOWDOWN),                        # faster before: the steady state is slower
-    ([60, 10, 20, 20, 20], SLOWDOWN),                        # a faster repetition before outweighs a slow first
+    ([60, 10, 20, 20, 20], WARMUP),                          # one fast repetition among them is noise
+    ([20, 12, 11, 20, 20, 20], SLOWDOWN),                    # before the window, as a whole, faster
+    ([20, 25, 14, 20, 20, 20], FLAT),                        # noise either way around the steady median
     ([10, 30, 10, 30, 10, 30], NONE),                        # never settles
     ([20, 20], NONE),                                        # too few for the window
 ])
 def test_each_process_is_classified_from_its_series(series, expected):
     assert classify([s * MS for s in series], 2, 0.10) == expected
+
+
+def test_a_process_of_one_repetition_by_design_is_one_shot_and_unmarked():
+    assert classify([50 * MS], 1, 0.10, "fixed") == steady_state.ONE_SHOT
+    assert not is_marked(steady_state.ONE_SHOT)
 
 
 def test_a_budget_verdict_is_no_steady_state_whatever_the_last_window_shows():
