@@ -225,6 +225,21 @@ def test_a_journal_with_a_negative_verified_time_stores_nothing(tmp_path):
     assert not target.exists()
 
 
+def test_a_journal_whose_repetition_outlasts_its_process_stores_nothing_and_names_ns(tmp_path):
+    """Issue 46: ns = 9·10^18 from a process that ran milliseconds was stored as verified."""
+    journal = _journal(tmp_path, ns=9 * 10 ** 18)
+    target = tmp_path / "target.sqlite"
+    error = _one_line(parbench("load", str(journal), "--db", str(target)))
+    assert "ns = 9000000000000000000, longer than its process's wall_ns" in error
+    assert not target.exists()
+
+
+def test_an_export_whose_sample_outlasts_its_process_is_one_line_naming_ns(tmp_path):
+    good = _export(tmp_path, lambda sample: sample.update(ns=9 * 10 ** 18))
+    error = _one_line(parbench("compare", str(good), str(tmp_path / "bad.json")))
+    assert "ns = 9000000000000000000, longer than its process's wall_ns" in error
+
+
 # 6. Signals and flags that do what the docs say.
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_while_execs_shell_is_calibrated_exits_with_its_code_and_says_so(tmp_path, signum, code):
