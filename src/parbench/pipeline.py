@@ -282,7 +282,7 @@ def report(invocation: Invocation) -> Invocation:
                 out.console.print(f"wrote {one_line(path)}", highlight=False)
         if measured and invocation.execution.overhead_line():
             out.console.print(invocation.execution.overhead_line(), highlight=False)
-        if measured:
+        if measured and not invocation.sink.journal.count:
             out.console.print(f"stored as run {invocation.record.id} in {one_line(redact(out.db))}", highlight=False)
         write_all([Report(invocation.record, invocation.analyses)], out.exports, out.errors)
     except OSError as error:           # a full disk, say: the run itself is safe in the store
@@ -293,11 +293,20 @@ def report(invocation: Invocation) -> Invocation:
         invocation.store.save_baseline(out.baseline, invocation.record.id, now())
         out.console.print(f"saved as baseline '{one_line(out.baseline)}'", highlight=False)
     if measured and invocation.sink.journal.count:
-        journal = invocation.sink.journal
-        out.errors.print(f"{journal.count} case(s) could not be stored in {redact(out.db)} "
-                         f"({invocation.sink.errors[-1]}); they are kept in {journal.path}. Load them with: "
-                         f"parbench load {journal.path}{out.db_flag}", highlight=False)
+        out.errors.print(_partly_stored_line(invocation), highlight=False)
     return invocation
+
+
+def _partly_stored_line(invocation: Invocation) -> str:
+    """What a run whose store refused some cases (a full disk) tells: how many of its cases the
+    store holds, where the others are, and how to store them; never "stored as run N" alone."""
+    out, journal = invocation.output, invocation.sink.journal
+    stored = len({r.case.key for r in invocation.record.results} - journal.keys)
+    total = stored + journal.count
+    kept = f"all {journal.count} are" if stored == 0 else f"the other {journal.count} are"
+    return (f"{stored} of {total} cases stored in run {invocation.record.id} of {one_line(redact(out.db))} "
+            f"({one_line(invocation.sink.errors[-1])}); {kept} in the journal {one_line(journal.path)}: "
+            f"`parbench load {one_line(journal.path)}{out.db_flag}` them when there is room")
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) -> list[Path]:

@@ -68,6 +68,7 @@ class Journal:
 
     def __init__(self, path: Path, record: RunRecord):
         self.path, self.record, self.count = path, record, 0
+        self.keys: set[str] = set()       # the cases it holds, which the store may hold half of
 
     def _write(self, entry: dict, what: str) -> None:
         header = codec.run_header(self.record)
@@ -82,6 +83,7 @@ class Journal:
     def append(self, run: CaseRun) -> None:
         self._write({"case": codec.case_run_dict(run)}, run.case.key)
         self.count += 1
+        self.keys.add(run.case.key)
 
     def finish(self, status: str, finished_at: str) -> None:
         self._write({"finish": {"status": status, "finished_at": finished_at}}, f"the end of run {self.record.id}")
