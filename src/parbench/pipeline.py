@@ -32,7 +32,7 @@ from parbench.store import Store
 from parbench.store.analyzed import all_analyses, load_analyzed
 from parbench.store.database import StoreError, redact
 from parbench.store.heartbeat import Heartbeat
-from parbench.store.sink import DiskFull, StoreSink, retrying
+from parbench.store.sink import DiskFull, StoreSink, likely_cause, retrying
 from parbench.workloads.input_files import InputError
 
 LAYER = 9   # drives the stages below; the kinds and the command line above drive it
@@ -166,8 +166,9 @@ def begin(invocation: Invocation) -> Invocation:
         try:
             invocation.store.begin_run(invocation.record, liveness.owner_id())
         except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
+            cause = likely_cause(error)
             raise PipelineError(f"cannot write a new run to {redact(invocation.output.db)}: {error} "
-                                "(is the disk full?); nothing was run", code=1) from None
+                                + (f"({cause}); " if cause else "; ") + "nothing was run", code=1) from None
     invocation.sink = StoreSink(invocation.store, invocation.record, RESULTS_DIR / "journal")
     if invocation.kind.of_workloads and getattr(invocation.runner, "settings", None) is not None:
         invocation.runner.settings.hidden = sealed_paths(invocation.output.db, RESULTS_DIR / "journal")

@@ -31,6 +31,7 @@ from parbench.report import compare_runs, inventory
 from parbench.store import open_store
 from parbench.store.analyzed import load_reports
 from parbench.store.database import StoreError, redact
+from parbench.store.sink import likely_cause
 from parbench.store.upkeep import LoadStopped, load_journal
 from parbench.workloads import SpecError, choose
 from parbench.workloads import load_all as load_workloads
@@ -104,8 +105,9 @@ def load(journal, db) -> None:
     try:
         loaded = load_journal(journal, lambda: _store_taking(journal, db))
     except LoadStopped as stopped:
-        fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}; "
-             f"is the disk full?); {journal} is kept as it was: load it again once the store can take it (a case "
+        cause = likely_cause(stopped)
+        fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}"
+             f"{'; ' + cause if cause else ''}); {journal} is kept as it was: load it again once the store can take it (a case "
              "loaded twice is stored once)", code=1)
     except (OSError, ValueError) as error:
         fail(f"{journal} is not a parbench journal: {error}")

@@ -214,3 +214,10 @@ def test_a_journal_whose_repetition_outlasts_its_process_is_refused_naming_ns(tm
     path.write_text(json.dumps({"run": codec.run_header(record()), "case": data}) + "\n")
     with pytest.raises(codec.BadShape, match="line 1: .*ns = 9000000000000000000, longer than its process's wall_ns"):
         read_journal(path)
+
+
+def test_the_likely_cause_of_a_refused_write_is_read_from_the_error_never_guessed(tmp_path):
+    from parbench.store.sink import likely_cause
+    assert likely_cause(OSError(28, "No space left on device")) == "the disk is full"
+    assert likely_cause(sqlite3.OperationalError("attempt to write a readonly database")) == "the store is read-only"
+    assert likely_cause(sqlite3.OperationalError("no such table: runs")) == ""
