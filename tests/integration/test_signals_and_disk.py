@@ -107,3 +107,18 @@ def test_a_run_whose_disk_fills_before_its_cases_are_stored_says_how_many_are_an
     finally:
         if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
             subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_sigterm_while_report_html_writes_exits_143_with_a_line(tmp_path):
+    """Issue 46: SIGTERM during `report --html` exited 143 and kept the old file, but said nothing."""
+    db = str(tmp_path / "s.sqlite")
+    parbench("exec", "-N", "-r", "2", "true", "--db", db, check=True)
+    page = tmp_path / "page.html"
+    os.mkfifo(page)                     # nobody reads it: the report blocks in writing it
+    child = subprocess.Popen([sys.executable, "-m", "parbench", "report", "--html", str(page), "--db", db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 143, err
+    assert "interrupted (SIGTERM) before" in err and str(page) in err and "Traceback" not in err

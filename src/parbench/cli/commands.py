@@ -5,6 +5,7 @@ store/, comparison choice in report/comparands.py; the shared options and types 
 """
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -217,6 +218,7 @@ def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, stric
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
     store = open_marked(db, create=False)
+    liveness.stop_like_ctrl_c()         # SIGTERM too ends with a line, not in silence
     try:
         reports = [Report(record, analyses) for record, analyses in load_reports(store, list(run_refs))]
         path = write(by_name("html"), reports, str(html_path))
@@ -224,6 +226,10 @@ def report(run_refs, html_path, db) -> None:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write {html_path}: {error.strerror or error}", code=1)
+    except KeyboardInterrupt as interruption:
+        name = signal.Signals(liveness.signal_of(interruption)).name
+        fail(f"interrupted ({name}) before {html_path} was written; a page already there is kept as it was",
+             code=liveness.exit_code_of(interruption))
     if path is not None:                # `--html -`: standard output holds the page alone
         console.print(f"wrote {one_line(path)}", highlight=False)
 
