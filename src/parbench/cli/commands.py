@@ -263,7 +263,7 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
         say = errors if export_json == "-" else console
         sys.exit(answer(request, lambda text: say.print(text, highlight=False, soft_wrap=True)))
     except AdviseError as error:
-        fail(str(error))
+        fail(str(error), code=error.code)
 
 
 if __name__ == "__main__":
