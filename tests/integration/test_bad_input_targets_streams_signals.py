@@ -381,3 +381,11 @@ def test_markdown_shows_a_newline_and_an_escape_in_a_name_as_text():
     text = by_name("hyperfine-markdown").render([_record(ODD, [5_000_000, 6_000_000])])
     lines = text.splitlines()
     assert len(lines) == 3 and "\\n" in lines[2] and "\x1b" not in text
+
+
+def test_the_parbench_script_finds_its_folder_without_coreutils_on_path(tmp_path):
+    """Issue 46: a PATH without coreutils gave "dirname: not found", then blamed the wrong folder."""
+    from conftest import REPO
+    done = subprocess.run(["/bin/sh", str(REPO / "parbench"), "-h"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": str(tmp_path / "no-coreutils-here")}, timeout=60)
+    assert done.returncode == 0 and "not found" not in done.stderr and "Usage" in done.stdout, done.stderr
