@@ -166,9 +166,11 @@ def times_checked(run: CaseRun, where: str) -> CaseRun:
 def bounds_checked(run: CaseRun, where: str) -> CaseRun:
     """A case whose figures could have been measured: a repetition's time fits in the wall time
     the harness saw its process live (each one, and all of one process's together, as the
-    runner's `implausible` demands of a live process), and every verified repetition counts
+    runner's `implausible` demands of a live process), its CPU (exec's) within its process
+    tree's, and every verified repetition counts
     the case's one number of items. A file holding more was not written by parbench."""
     walls = {p.index: p.wall_ns for p in run.processes}
+    cpus = {p.index: {"user_ns": p.user_ns, "sys_ns": p.sys_ns} for p in run.processes}
     spent: dict[int, int] = {}
     for rep in run.repetitions:
         if rep.process not in walls:
@@ -178,6 +180,11 @@ def bounds_checked(run: CaseRun, where: str) -> CaseRun:
         if rep.ns > walls[rep.process]:
             raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has "
                            f"ns = {rep.ns}, longer than its process's wall_ns = {walls[rep.process]}")
+        for name in ("user_ns", "sys_ns"):        # exec's CPU, the shell's start-up taken off the tree's
+            cpu, tree = rep.extra.get(name), cpus[rep.process][name]
+            if isinstance(cpu, int) and not isinstance(cpu, bool) and not 0 <= cpu <= tree:
+                raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has "
+                               f"{name} = {cpu}, outside its process tree's {name} = {tree}")
     for index, total in spent.items():
         if total > walls[index]:
             raise BadShape(f"{where}: {run.case.key}: the repetitions of process {index} add up to ns = {total}, "
