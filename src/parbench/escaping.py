@@ -22,7 +22,7 @@ CONSOLE_OPTIONS = {"markup": False}
 
 class SafeConsole(Console):
     """A console whose every printed character is text: control characters (ESC, BEL, a lone CR,
-    C1 codes) are shown as escapes (`\\x1b`) whatever prints them — a table cell, a message, a
+    C1 codes) and invisible ones (bidi overrides, zero-width spaces) are shown as escapes (`\\x1b`) whatever prints them — a table cell, a message, a
     stderr tail — so no string from outside can clear the screen, retitle the terminal or move
     the cursor. parbench's own colours are rich styles, applied after this; line breaks and tabs
     of its own layout stay. A newline inside one line's outside text is the caller's to show
@@ -33,7 +33,7 @@ class SafeConsole(Console):
 
     def render(self, renderable, options=None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
-            if segment.control or not _CONTROL.search(segment.text):
+            if segment.control or not INVISIBLE.search(segment.text):
                 yield segment
             else:
                 yield Segment(sanitised(segment.text), segment.style)
@@ -44,8 +44,20 @@ def styled(*parts: str | tuple[str, str]) -> Text:
     return Text.assemble(*[(sanitised(p[0]), p[1]) if isinstance(p, tuple) else sanitised(p) for p in parts])
 
 
-# Every C0 and C1 control but the line feed and the tab of a layout; DEL; the Unicode line separators.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Unicode's category Cf (Unicode 15): the bidi embeddings, overrides and isolates (U+202A…U+202E,
+# U+2066…U+2069) that reorder what follows them, so `x\u202egnp.exe` shows as `xexe.png`; the
+# zero-width ones (U+200B…U+200D, U+2060, U+FEFF) that make two names look alike; soft hyphens,
+# tags. Written out because deriving it from unicodedata costs every command 90 ms at start;
+# tests/unit/test_escaping.py holds it to the running Python's tables.
+_FORMAT_CHARACTERS = (r"\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+                      r"\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+                      r"\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+                      r"\U000e0020-\U000e007f")
+
+
+# Every invisible character: each C0 and C1 control but the line feed and the tab of a layout;
+# DEL; the Unicode line and paragraph separators; every format character (category Cf).
+INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + _FORMAT_CHARACTERS + "]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -61,9 +73,10 @@ def is_valid_unicode(text: str) -> bool:
 
 def sanitised(text: object) -> str:
     """Text any terminal and any UTF-8 file can take: no lone surrogate, no control sequence
-    (a runtime's stderr must not move the cursor or recolour the terminal)."""
+    (a runtime's stderr must not move the cursor or recolour the terminal), no invisible
+    character that reorders or hides text (each shown as `\\u202e`)."""
     text = _SURROGATE.sub("\ufffd", str(text))
-    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+    return INVISIBLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 def one_line(text: object) -> str:

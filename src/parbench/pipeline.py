@@ -32,7 +32,7 @@ from parbench.store import Store
 from parbench.store.analyzed import all_analyses, load_analyzed
 from parbench.store.database import StoreError, redact
 from parbench.store.heartbeat import Heartbeat
-from parbench.store.sink import DiskFull, StoreSink, retrying
+from parbench.store.sink import DiskFull, StoreSink, likely_cause, retrying
 from parbench.workloads.input_files import InputError
 
 LAYER = 9   # drives the stages below; the kinds and the command line above drive it
@@ -165,8 +165,9 @@ def begin(invocation: Invocation) -> Invocation:
         try:
             invocation.store.begin_run(invocation.record, liveness.owner_id())
         except Exception as error:      # noqa: BLE001 — any store error: nothing has run yet
+            cause = likely_cause(error)
             raise PipelineError(f"cannot write a new run to {redact(invocation.output.db)}: {error} "
-                                "(is the disk full?); nothing was run", code=1) from None
+                                + (f"({cause}); " if cause else "; ") + "nothing was run", code=1) from None
     invocation.sink = StoreSink(invocation.store, invocation.record, RESULTS_DIR / "journal")
     if invocation.kind.of_workloads and getattr(invocation.runner, "settings", None) is not None:
         invocation.runner.settings.hidden = sealed_paths(invocation.output.db, RESULTS_DIR / "journal")
@@ -281,7 +282,7 @@ def report(invocation: Invocation) -> Invocation:
                 out.console.print(f"wrote {one_line(path)}", highlight=False)
         if measured and invocation.execution.overhead_line():
             out.console.print(invocation.execution.overhead_line(), highlight=False)
-        if measured:
+        if measured and not invocation.sink.journal.count:
             out.console.print(f"stored as run {invocation.record.id} in {one_line(redact(out.db))}", highlight=False)
         write_all([Report(invocation.record, invocation.analyses)], out.exports, out.errors)
     except OSError as error:           # a full disk, say: the run itself is safe in the store
@@ -292,11 +293,20 @@ def report(invocation: Invocation) -> Invocation:
         invocation.store.save_baseline(out.baseline, invocation.record.id, now())
         out.console.print(f"saved as baseline '{one_line(out.baseline)}'", highlight=False)
     if measured and invocation.sink.journal.count:
-        journal = invocation.sink.journal
-        out.errors.print(f"{journal.count} case(s) could not be stored in {redact(out.db)} "
-                         f"({invocation.sink.errors[-1]}); they are kept in {journal.path}. Load them with: "
-                         f"parbench load {journal.path}{out.db_flag}", highlight=False)
+        out.errors.print(_partly_stored_line(invocation), highlight=False)
     return invocation
+
+
+def _partly_stored_line(invocation: Invocation) -> str:
+    """What a run whose store refused some cases (a full disk) tells: how many of its cases the
+    store holds, where the others are, and how to store them; never "stored as run N" alone."""
+    out, journal = invocation.output, invocation.sink.journal
+    stored = len({r.case.key for r in invocation.record.results} - journal.keys)
+    total = stored + journal.count
+    kept = f"all {journal.count} are" if stored == 0 else f"the other {journal.count} are"
+    return (f"{stored} of {total} cases stored in run {invocation.record.id} of {one_line(redact(out.db))} "
+            f"({one_line(invocation.sink.errors[-1])}); {kept} in the journal {one_line(journal.path)}: "
+            f"`parbench load {one_line(journal.path)}{out.db_flag}` them when there is room")
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) -> list[Path]:

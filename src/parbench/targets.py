@@ -56,6 +56,10 @@ def problem(path: Path) -> str | None:
 def folder_refusal(folder: Path) -> str | None:
     """Why nothing can be written in `folder` (made if missing), found by writing a probe; None
     when it can. Asked before a run starts, so a run never ends on an unwritable folder."""
+    existing = next((f for f in (folder, *folder.parents) if os.path.lexists(f)), None)
+    if existing is not None and not os.path.isdir(existing):
+        # mkdir's own word for it is "File exists", which says nothing of why.
+        return f"{existing} is {_kind_of(existing)}, not a folder"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".parbench-write-test-{os.getpid()}"
@@ -64,6 +68,14 @@ def folder_refusal(folder: Path) -> str | None:
     except OSError as error:
         return str(error.strerror or error)
     return None
+
+
+def _kind_of(path: Path) -> str:
+    mode = _mode(path)
+    if mode is None:
+        return "a broken link"
+    return ("a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a file")
 
 
 def write_text(path: Path, text: str) -> Path:

@@ -225,6 +225,21 @@ def test_a_journal_with_a_negative_verified_time_stores_nothing(tmp_path):
     assert not target.exists()
 
 
+def test_a_journal_whose_repetition_outlasts_its_process_stores_nothing_and_names_ns(tmp_path):
+    """Issue 46: ns = 9·10^18 from a process that ran milliseconds was stored as verified."""
+    journal = _journal(tmp_path, ns=9 * 10 ** 18)
+    target = tmp_path / "target.sqlite"
+    error = _one_line(parbench("load", str(journal), "--db", str(target)))
+    assert "ns = 9000000000000000000, longer than its process's wall_ns" in error
+    assert not target.exists()
+
+
+def test_an_export_whose_sample_outlasts_its_process_is_one_line_naming_ns(tmp_path):
+    good = _export(tmp_path, lambda sample: sample.update(ns=9 * 10 ** 18))
+    error = _one_line(parbench("compare", str(good), str(tmp_path / "bad.json")))
+    assert "ns = 9000000000000000000, longer than its process's wall_ns" in error
+
+
 # 6. Signals and flags that do what the docs say.
 @pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_while_execs_shell_is_calibrated_exits_with_its_code_and_says_so(tmp_path, signum, code):
@@ -366,3 +381,11 @@ def test_markdown_shows_a_newline_and_an_escape_in_a_name_as_text():
     text = by_name("hyperfine-markdown").render([_record(ODD, [5_000_000, 6_000_000])])
     lines = text.splitlines()
     assert len(lines) == 3 and "\\n" in lines[2] and "\x1b" not in text
+
+
+def test_the_parbench_script_finds_its_folder_without_coreutils_on_path(tmp_path):
+    """Issue 46: a PATH without coreutils gave "dirname: not found", then blamed the wrong folder."""
+    from conftest import REPO
+    done = subprocess.run(["/bin/sh", str(REPO / "parbench"), "-h"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": str(tmp_path / "no-coreutils-here")}, timeout=60)
+    assert done.returncode == 0 and "not found" not in done.stderr and "Usage" in done.stdout, done.stderr

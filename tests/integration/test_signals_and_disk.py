@@ -78,3 +78,47 @@ def test_out_on_a_full_disk_leaves_no_half_report_and_names_the_run(faulty_proje
     finally:
         if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
             subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_run_whose_disk_fills_before_its_cases_are_stored_says_how_many_are_and_where_the_rest_are(
+        faulty_project, tmp_path):
+    """Issue 46: 0 of 5 cases stored, all kept in the journal, and then "stored as run 4"."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True)
+    assert mounted.returncode == 0, f"cannot mount a small tmpfs (the test needs root): {mounted.stderr}"
+    try:
+        db = str(mount / "full.sqlite")
+        child = _start(faulty_project, db, "--model", "ok", "--processes", "3", env={"FAULTY_DELAY_MS": "300"})
+        wait_until_stored(db, "SELECT COUNT(*) FROM runs")
+        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while True:
+                os.write(fd, b"x" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        out, err = child.communicate(timeout=120)
+        assert "Traceback" not in err, err
+        assert "stored as run" not in out + err, out + err
+        assert " cases stored in run 1 of " in err and "are in the journal " in err, err
+        assert "them when there is room" in err and "parbench load " in err, err
+    finally:
+        if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_sigterm_while_report_html_writes_exits_143_with_a_line(tmp_path):
+    """Issue 46: SIGTERM during `report --html` exited 143 and kept the old file, but said nothing."""
+    db = str(tmp_path / "s.sqlite")
+    parbench("exec", "-N", "-r", "2", "true", "--db", db, check=True)
+    page = tmp_path / "page.html"
+    os.mkfifo(page)                     # nobody reads it: the report blocks in writing it
+    child = subprocess.Popen([sys.executable, "-m", "parbench", "report", "--html", str(page), "--db", db],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 143, err
+    assert "interrupted (SIGTERM) before" in err and str(page) in err and "Traceback" not in err

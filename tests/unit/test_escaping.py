@@ -118,3 +118,38 @@ def test_the_safe_console_escapes_controls_inside_a_table_cell():
     out = io.StringIO()
     SafeConsole(file=out, force_terminal=False, width=80, **escaping.CONSOLE_OPTIONS).print(table)
     assert "\x1b" not in out.getvalue() and "\\x1b[2J" in out.getvalue()
+
+
+BIDI_NAME = "x\u202egnp.exe"     # shown by a terminal as "xexe.png"
+
+
+def test_format_characters_bidi_overrides_and_zero_width_ones_are_shown_as_escapes():
+    assert sanitised(f"{BIDI_NAME} a\u200bb \u2066i\u2069 \ufeff") == "x\\u202egnp.exe a\\u200bb \\u2066i\\u2069 \\ufeff"
+
+
+def test_every_format_character_of_this_python_s_unicode_is_invisible_to_the_boundary():
+    import sys
+    import unicodedata
+    missed = [hex(c) for c in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp") and not escaping.INVISIBLE.match(chr(c))]
+    assert missed == []
+
+
+def test_letters_emoji_and_accents_stay_as_written():
+    assert sanitised("é✓😀 ña") == "é✓😀 ña"
+
+
+@pytest.mark.parametrize("render", [markdown_cell, markdown_code_span, org_cell, org_verbatim, asciidoc_cell,
+                                    asciidoc_monospace, csv_cell, html_text, one_line])
+def test_every_human_readable_format_shows_a_bidi_override_as_an_escape(render):
+    assert "\u202e" not in str(render(BIDI_NAME)) and "\\u202e" in str(render(BIDI_NAME))
+
+
+def test_the_safe_console_escapes_a_bidi_override_inside_a_table_cell():
+    from rich.table import Table
+    table = Table()
+    table.add_column("model")
+    table.add_row(BIDI_NAME)
+    out = io.StringIO()
+    SafeConsole(file=out, force_terminal=False, width=80, **escaping.CONSOLE_OPTIONS).print(table)
+    assert "\u202e" not in out.getvalue() and "x\\u202egnp.exe" in out.getvalue()

@@ -124,3 +124,12 @@ def test_show_goes_through_the_same_report_stage_and_stores_nothing(output, tmp_
 def test_show_of_a_run_that_is_not_there_is_one_error(output):
     with pytest.raises(PipelineError, match="no run"):
         pipeline.show(open_store(output.db), "9", output)
+
+
+def test_a_run_on_a_read_only_store_says_it_is_read_only_not_that_the_disk_is_full(output):
+    """Issue 46: a read-only store suggested "is the disk full?"."""
+    open_store(output.db).close()
+    store = open_store(output.db, read_only=True)
+    with pytest.raises(PipelineError) as refused:
+        pipeline.run(pipeline.Invocation(UnitKind(), store, output, sentinel=QuietSentinel()), Progress())
+    assert "the store is read-only" in str(refused.value) and "disk" not in str(refused.value)

@@ -44,3 +44,12 @@ def test_a_folder_is_refused_before_and_when_written(tmp_path, make, what):
 def test_a_path_under_a_file_is_a_problem_not_a_traceback(tmp_path):
     (tmp_path / "plain").write_text("x")
     assert targets.problem(tmp_path / "plain" / "r.json").startswith(f"cannot write {tmp_path}")
+
+
+def test_a_device_given_as_a_folder_is_refused_as_a_device_not_with_file_exists(tmp_path):
+    """Issue 46: `--out /dev/full` said "File exists"."""
+    device = tmp_path / "full"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    assert targets.folder_refusal(device) == f"{device} is a device, not a folder"
+    (tmp_path / "plain").write_text("")
+    assert targets.folder_refusal(tmp_path / "plain" / "deeper") == f"{tmp_path / 'plain'} is a file, not a folder"

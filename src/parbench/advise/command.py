@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from parbench import targets, workloads as workloads_module
+from parbench.errors import EXIT_NOT_WRITTEN, EXIT_USAGE
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
 from parbench.advise.commands import advice_lines
@@ -20,7 +21,12 @@ from parbench.store.database import StoreError, redact, sqlite_path
 
 
 class AdviseError(ValueError):
-    """What stops an advice, in one line."""
+    """What stops an advice, in one line; `code` its class's exit code (errors.py): a refused
+    question 2, an answer that could not be written 1, as every command has them."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ def _write(text: str, target: str) -> None:
     try:
         targets.write_text(Path(target), text)
     except OSError as error:
-        raise AdviseError(f"cannot write {target}: {error.strerror or error}") from None
+        raise AdviseError(f"cannot write {target}: {error.strerror or error}", code=EXIT_NOT_WRITTEN) from None
 
 
 def answer(request: AdviseRequest, say: Callable[[str], None]) -> int:

@@ -79,9 +79,11 @@ def parbench(arguments: tuple[str, ...], db: str, extra: tuple[str, ...] = ()) -
     try:
         code = child.wait()
     except KeyboardInterrupt as interruption:
-        child.send_signal(liveness.signal_of(interruption))
+        signum = liveness.signal_of(interruption)
+        child.send_signal(signum)
         child.wait()
-        raise
+        # The sweep has printed what it stored; advise's own line must not say otherwise.
+        raise liveness.Stopped(signum, told=True) from None
     stopped = liveness.stopped_by_exit_code(code)
     if stopped is not None:
         raise stopped

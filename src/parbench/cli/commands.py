@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from parbench.report import compare_runs, inventory
 from parbench.store import open_store
 from parbench.store.analyzed import load_reports
 from parbench.store.database import StoreError, redact
+from parbench.store.sink import likely_cause
 from parbench.store.upkeep import LoadStopped, load_journal
 from parbench.workloads import SpecError, choose
 from parbench.workloads import load_all as load_workloads
@@ -130,8 +132,9 @@ def load(journal, db) -> None:
     try:
         loaded = load_journal(journal, lambda: _store_taking(journal, db))
     except LoadStopped as stopped:
-        fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}; "
-             f"is the disk full?); {journal} is kept as it was: load it again once the store can take it (a case "
+        cause = likely_cause(stopped)
+        fail(f"{redact(db)} stopped taking the journal's cases after {stopped.stored} of {stopped.total} ({stopped}"
+             f"{'; ' + cause if cause else ''}); {journal} is kept as it was: load it again once the store can take it (a case "
              "loaded twice is stored once)", code=1)
     except (OSError, ValueError) as error:
         fail(f"{journal} is not a parbench journal: {error}")
@@ -241,6 +244,7 @@ def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, stric
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
     store = open_marked(db, create=False)
+    liveness.stop_like_ctrl_c()         # SIGTERM too ends with a line, not in silence
     try:
         reports = [Report(record, analyses) for record, analyses in load_reports(store, list(run_refs))]
         path = write(by_name("html"), reports, str(html_path))
@@ -248,6 +252,10 @@ def report(run_refs, html_path, db) -> None:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write {html_path}: {error.strerror or error}", code=1)
+    except KeyboardInterrupt as interruption:
+        name = signal.Signals(liveness.signal_of(interruption)).name
+        fail(f"interrupted ({name}) before {html_path} was written; a page already there is kept as it was",
+             code=liveness.exit_code_of(interruption))
     if path is not None:                # `--html -`: standard output holds the page alone
         console.print(f"wrote {one_line(path)}", highlight=False)
 
@@ -295,7 +303,7 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
         say = errors if export_json == "-" else console
         sys.exit(answer(request, lambda text: say.print(text, highlight=False, soft_wrap=True)))
     except AdviseError as error:
-        fail(str(error))
+        fail(str(error), code=error.code)
 
 
 if __name__ == "__main__":

@@ -103,7 +103,8 @@ def _options(given: dict) -> ExecOptions:
         conclude=list(given["conclude"]), setup=given["setup"], cleanup=given["cleanup"], ignore_failure=ignore,
         output=output, input=given["input"], expect=given["expect"], expect_same=given["expect_same"],
         reference=given["reference"], reference_name=given["reference_name"], sort=given["sort"],
-        prepare_once=given["prepare_once"], check=given["check"], expect_file=given["expect_file"])
+        prepare_once=given["prepare_once"], check=given["check"], expect_file=given["expect_file"],
+        evaluated_values=given["allow_evaluated_values"])
 
 
 @click.command(name="exec", cls=HyperfineCommand)
@@ -129,6 +130,8 @@ def _options(given: dict) -> ExecOptions:
 @click.option("--param-list", "old_parameter_list", nargs=2, hidden=True)
 @click.option("-S", "--shell", help="The shell for the commands (a name, a path or 'bash --norc'); 'none': none.")
 @click.option("-N", "no_shell", is_flag=True, help="No shell (--shell=none): each command is split into words.")
+@click.option("--allow-evaluated-values", is_flag=True,
+              help="Let a {VAR} go to a command that runs it as code (sh -c, eval, let, [[ ]]…); refused otherwise.")
 @click.option("-i", "--ignore-failure", is_flag=True,
               help="Count runs that exit non-zero; --ignore-failure=1,2 only those codes.")
 @click.option("--ignore-failure-codes", hidden=True)

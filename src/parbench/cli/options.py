@@ -146,7 +146,8 @@ class OneLineErrors(click.Group):
             if isinstance(interruption, click.exceptions.Abort):
                 interruption = interruption.__context__ or interruption
             name = signal.Signals(liveness.signal_of(interruption)).name
-            errors.print(f"interrupted ({name}) before anything was stored", highlight=False)
+            errors.print(f"interrupted ({name}); what was stored is said above" if getattr(interruption, "told", False)
+                         else f"interrupted ({name}) before anything was stored", highlight=False)
             sys.exit(liveness.exit_code_of(interruption))
         except StoreError as error:         # a store that cannot be read, wherever it showed it
             fail(str(error))

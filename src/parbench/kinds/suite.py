@@ -59,7 +59,7 @@ class SuiteKind:
         for line in skipped + plan.skipped:
             invocation.output.console.print(styled(("skip", "yellow"), f" {line}"), highlight=False)
         if not plan.cases:
-            raise PipelineError("nothing to run: no installed runtime offers the requested workload/model")
+            raise PipelineError(plan.nothing_to_run(skipped))
         cases = [c for c in startup_cases(plan, described) + plan.cases if c.key not in done]
         return cases, described, WorkloadRunner(runtimes, with_noop(workloads), settings_for(self.request))
 

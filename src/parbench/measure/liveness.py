@@ -82,10 +82,11 @@ def why_dead(owner: str, heartbeat_age_s: float) -> str:
 class Stopped(KeyboardInterrupt):
     """SIGINT, SIGTERM or SIGHUP, handled like Ctrl-C; `exit_code` says which."""
 
-    def __init__(self, signum: int):
+    def __init__(self, signum: int, told: bool = False):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.exit_code = HANDLED.get(signum, 130)
+        self.told = told                # a child parbench has already said what it stored
 
 
 def stop_like_ctrl_c() -> None:
@@ -116,4 +117,4 @@ def signal_of(interruption: BaseException | None) -> int:
 def stopped_by_exit_code(code: int) -> Stopped | None:
     """A child parbench that exited as a handled signal makes it (130, 143, 129): the same stop."""
     signum = next((s for s, c in HANDLED.items() if c == code), None)
-    return Stopped(signum) if signum is not None else None
+    return Stopped(signum, told=True) if signum is not None else None

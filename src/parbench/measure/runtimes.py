@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parbench.escaping import INVISIBLE
 from parbench.measure.process import run_measured
 from parbench.measure.sealing import sealed_call
 from parbench.measure.protocol import Unreadable, read_json
@@ -84,7 +85,7 @@ def parse_description(data: Any, name: str) -> Description:
         models = {}
         for model, info in _object(entry.get("models") or {}, f"{name}: {workload}'s models").items():
             if _CONTROL_CHARACTER.search(model):
-                raise ValueError(f"{name}: {workload} model {ascii(model)[:60]} has a control character in its name; "
+                raise ValueError(f"{name}: {workload} model {ascii(model)[:60]} has a control or invisible character in its name; "
                                  "a model's name is printed in every report")
             info = _object(info or {}, f"{name}: {workload} model {model}")
             family = info.get("family", "?")
@@ -104,8 +105,9 @@ def parse_description(data: Any, name: str) -> Description:
                        {str(k): str(v) for k, v in _object(sources, f"{name}: sources").items()}, workloads)
 
 
-# A name with one would reach every terminal and table that prints it (ESC clears a screen).
-_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# A name with one would reach every terminal and table that prints it (ESC clears a screen, a
+# bidi override reorders it); a tab or a newline has no place in a name either.
+_CONTROL_CHARACTER = re.compile(r"[\t\n]|" + INVISIBLE.pattern)
 
 
 def _starts(info: dict, what: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -62,6 +62,14 @@ class Plan:
     skipped: list[str]          # one human line per runtime, workload or model left out
     workloads: list[str] = field(default_factory=list)      # the workloads chosen (noop aside), in report order
 
+    def nothing_to_run(self, also_skipped: list[str] = ()) -> str:
+        """The refusal of a plan without cases, naming why each thing asked for was left out
+        (a model without the start mode asked, a runtime not installed…), not a guess."""
+        reasons = list(also_skipped) + self.skipped
+        if not reasons:
+            return "nothing to run: no installed runtime offers the requested workload/model"
+        return "nothing to run: " + "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+
 
 def choose_runtimes(request: Request, runtimes: dict[str, Runtime]) -> list[str]:
     """The runtimes the request names (all of them if none); SpecError for an unknown name.

@@ -160,4 +160,37 @@ def times_checked(run: CaseRun, where: str) -> CaseRun:
                            f"ns = {rep.ns}, items = {rep.items}: a verified time is positive")
     if run.case.workload == "noop" and any(p.wall_ns <= 0 for p in run.processes if p.outcome == "ok"):
         raise BadShape(f"{where}: {run.case.key}: a noop process timed at 0 ns")
+    return bounds_checked(run, where)
+
+
+def bounds_checked(run: CaseRun, where: str) -> CaseRun:
+    """A case whose figures could have been measured: a repetition's time fits in the wall time
+    the harness saw its process live (each one, and all of one process's together, as the
+    runner's `implausible` demands of a live process), its CPU (exec's) within its process
+    tree's, and every verified repetition counts
+    the case's one number of items. A file holding more was not written by parbench."""
+    walls = {p.index: p.wall_ns for p in run.processes}
+    cpus = {p.index: {"user_ns": p.user_ns, "sys_ns": p.sys_ns} for p in run.processes}
+    spent: dict[int, int] = {}
+    for rep in run.repetitions:
+        if rep.process not in walls:
+            raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} names process {rep.process}, "
+                           "which the case does not have")
+        spent[rep.process] = spent.get(rep.process, 0) + max(rep.ns, 0)
+        if rep.ns > walls[rep.process]:
+            raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has "
+                           f"ns = {rep.ns}, longer than its process's wall_ns = {walls[rep.process]}")
+        for name in ("user_ns", "sys_ns"):        # exec's CPU, the shell's start-up taken off the tree's
+            cpu, tree = rep.extra.get(name), cpus[rep.process][name]
+            if isinstance(cpu, int) and not isinstance(cpu, bool) and not 0 <= cpu <= tree:
+                raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has "
+                               f"{name} = {cpu}, outside its process tree's {name} = {tree}")
+    for index, total in spent.items():
+        if total > walls[index]:
+            raise BadShape(f"{where}: {run.case.key}: the repetitions of process {index} add up to ns = {total}, "
+                           f"longer than its wall_ns = {walls[index]}")
+    counts = sorted({rep.items for rep in run.repetitions if rep.verified})
+    if len(counts) > 1:
+        raise BadShape(f"{where}: {run.case.key}: verified repetitions count items = {counts[0]} and "
+                       f"items = {counts[-1]}: one case has one number of items")
     return run

@@ -246,6 +246,16 @@ class Store:
         writes nothing when it already is (so a read-only store is read), and refuses any
         database that is not empty and not parbench's."""
         def migrate():
+            if not self.is_postgres:
+                if self._is_current():
+                    return
+                # SQLite commits each CREATE TABLE on its own unless a transaction is open: the
+                # whole schema is one transaction, taken with the write lock before it is read
+                # again, so a second parbench creating the same store waits and then finds it
+                # whole, and a full disk leaves it as empty as it was (postgres's DDL is
+                # transactional already).
+                self._execute("BEGIN IMMEDIATE")
+                self._drop_half_made()
             version = self._owned_version()
             if version > SCHEMA_VERSION:
                 raise StoreError(f"this results database has schema {version}, newer than this "
@@ -274,6 +284,25 @@ class Store:
                 return
             raise StoreError(f"cannot use the results database {redact(self.target)}: "
                              f"{str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+
+    def _is_current(self) -> bool:
+        """Whether the store is of this schema already, read without taking the write lock (so
+        a store on read-only media is read as it is)."""
+        try:
+            version = self._owned_version()
+        except ownership.NotOurs:
+            return False
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"this results database has schema {version}, newer than this "
+                             f"parbench understands ({SCHEMA_VERSION}); upgrade parbench")
+        return version == SCHEMA_VERSION
+
+    def _drop_half_made(self) -> None:
+        """A store an older parbench began on a disk that filled (its meta table made, empty,
+        and nothing else in it) is begun again instead of refused ever after."""
+        query = lambda sql: self._execute(sql).fetchall()
+        for table in ownership.half_made(query, self._execute("PRAGMA application_id").fetchone()[0]):
+            self._execute(f'DROP TABLE "{table}"')
 
     def _read_only_before_the_marker(self, error: Exception) -> bool:
         """A store of the last unmarked schema on read-only media: its migration would only add

@@ -122,3 +122,15 @@ def version(query: Query, is_postgres: bool, shown: str, marked: bool | None = N
         raise NotOurs(f"{foreign}: it has no parbench marker, and its tables ({found}) are not those of a "
                       f"parbench store of schema {number}; parbench leaves it alone")
     return number
+
+
+def half_made(query: Query, application_id: int) -> list[str]:
+    """The tables of a SQLite store parbench marked and began but did not finish (an older
+    parbench created it table by table, and a full disk stopped it): a `meta` with no version
+    and every table empty. [] for anything else, which `version` judges."""
+    tables = _tables(query, False)
+    if application_id != APPLICATION_ID or "meta" not in tables or query("SELECT 1 FROM meta LIMIT 1"):
+        return []
+    if any(query(f'SELECT 1 FROM "{table}" LIMIT 1') for table in tables):
+        return []
+    return tables

@@ -41,6 +41,19 @@ def _is_disk_full(error: BaseException) -> bool:
     return "disk is full" in text or "no space left" in text or getattr(error, "errno", None) == 28
 
 
+def likely_cause(error: BaseException) -> str:
+    """A hint at why a store refused a write, from what its driver said: the disk, read-only
+    media or permissions; "" when the error does not say (no guess is better than a wrong one)."""
+    text = str(error).lower().replace("-", "").replace(" ", "")
+    if _is_disk_full(error):
+        return "the disk is full"
+    if "readonly" in text or getattr(error, "errno", None) == 30:
+        return "the store is read-only"
+    if "permissiondenied" in text or getattr(error, "errno", None) == 13:
+        return "the store may not be written by this user"
+    return ""
+
+
 def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=None) -> Any:
     """work() until it succeeds, reconnecting between tries; the last error if it never does.
     A full disk is not retried: waiting does not free space."""
@@ -68,6 +81,7 @@ class Journal:
 
     def __init__(self, path: Path, record: RunRecord):
         self.path, self.record, self.count = path, record, 0
+        self.keys: set[str] = set()       # the cases it holds, which the store may hold half of
 
     def _write(self, entry: dict, what: str) -> None:
         header = codec.run_header(self.record)
@@ -82,6 +96,7 @@ class Journal:
     def append(self, run: CaseRun) -> None:
         self._write({"case": codec.case_run_dict(run)}, run.case.key)
         self.count += 1
+        self.keys.add(run.case.key)
 
     def finish(self, status: str, finished_at: str) -> None:
         self._write({"finish": {"status": status, "finished_at": finished_at}}, f"the end of run {self.record.id}")

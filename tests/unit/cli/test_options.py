@@ -49,3 +49,31 @@ def test_a_request_from_run_options_flags():
     assert request.params == {"n": [5, 6]} and request.workers == (1, 2) and request.seed == 7
     assert request.as_root
     assert request.memory_limit_kb == 1024 ** 2 and request.setting("processes") == 2
+
+
+def _stopped_by(interruption):
+    @click.group(cls=flags.OneLineErrors)
+    def group():
+        pass
+
+    @group.command()
+    def sweep():
+        raise interruption
+    return group
+
+
+def test_a_stop_whose_sweep_said_what_it_stored_is_not_contradicted(capfd):
+    """Issue 46: advise --measure printed "5 cases are stored in run 2", then "interrupted
+    (SIGINT) before anything was stored"."""
+    from parbench.measure import liveness
+    with pytest.raises(SystemExit) as exited:
+        _stopped_by(liveness.stopped_by_exit_code(130)).main(["sweep"], prog_name="parbench")
+    err = capfd.readouterr().err
+    assert exited.value.code == 130
+    assert "before anything was stored" not in err and "interrupted (SIGINT); what was stored is said above" in err
+
+
+def test_a_stop_before_anything_ran_says_so(capfd):
+    with pytest.raises(SystemExit) as exited:
+        _stopped_by(KeyboardInterrupt()).main(["sweep"], prog_name="parbench")
+    assert exited.value.code == 130 and "interrupted (SIGINT) before anything was stored" in capfd.readouterr().err

@@ -45,3 +45,13 @@ def test_a_file_that_is_not_an_export_is_refused_with_a_sentence(tmp_path):
         assert str(error)
     else:
         raise AssertionError("read an arbitrary JSON object as an export")
+
+
+def test_an_export_whose_sample_outlasts_its_process_is_refused_naming_ns(tmp_path):
+    """Issue 46: `compare` took ns = 9·10^18 from exported JSON as measured."""
+    path = tmp_path / "run.json"
+    document = json.loads(json_format.render([Report(two_models(), [])]))
+    document["results"][0]["processes"][0]["samples"][0]["ns"] = 9 * 10 ** 18
+    path.write_text(json.dumps(document))
+    with pytest.raises(json_format.NotAnExport, match="ns = 9000000000000000000, longer than its process's wall_ns"):
+        json_format.read(path)

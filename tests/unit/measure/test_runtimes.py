@@ -77,9 +77,9 @@ def test_a_listing_that_is_wrong_is_refused_naming_what_is_wrong(listing, messag
         parse_description(listing, "toy")
 
 
-@pytest.mark.parametrize("name", ["se\x1bq", "seq\n", "a\u2028b", "x\x9by"])
-def test_a_model_name_with_a_control_character_is_refused(name):
-    with pytest.raises(ValueError, match="has a control character in its name"):
+@pytest.mark.parametrize("name", ["se\x1bq", "seq\n", "a\u2028b", "x\x9by", "x\u202egnp.exe", "se\u200bq"])
+def test_a_model_name_with_a_control_or_invisible_character_is_refused(name):
+    with pytest.raises(ValueError, match="has a control or invisible character in its name"):
         parse_description({"workloads": {"w": {"models": {name: {"family": "seq"}}}}}, "toy")
 
 

@@ -107,3 +107,16 @@ def test_the_users_own_value_beats_a_runtimes_override():
     described = {"slow": description("slow", {"seq": Model("seq", "seq")})}
     [case] = make_plan(Request(scale="smoke", params={"n": 7}), workloads, runtimes, described).cases
     assert case.params == {"n": 7} and case.overrides == ()
+
+
+def test_a_plan_left_empty_by_a_start_mode_no_model_offers_is_refused_naming_that_reason():
+    """Issue 46: `--model openmp --param start=cold` said "no installed runtime offers the
+    requested workload/model"; the reason (openmp has no cold start) showed only beside another model."""
+    workloads, _, _ = world()
+    goroutines = Model("goroutines", "green", True, starts={"warm": "made once"},
+                       start_unavailable={"cold": "the scheduler's threads are always there"})
+    plan = make_plan(Request(scale="smoke", workers=(2,), models=("goroutines",), params={"start": "cold"}),
+                     workloads, {"r": runtime("r", [])}, {"r": description("r", {"goroutines": goroutines})})
+    assert plan.cases == []
+    assert plan.nothing_to_run() == ("nothing to run: r: toy goroutines has no cold start: "
+                                     "the scheduler's threads are always there")

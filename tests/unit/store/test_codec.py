@@ -42,3 +42,21 @@ def test_a_wrong_field_is_one_line_naming_it(change, named):
     change(data)
     with pytest.raises(codec.BadShape, match=named):
         codec.case_run_from_dict(data)
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d["repetitions"][0].update(ns=9 * 10 ** 18), "ns = 9000000000000000000"),
+    (lambda d: d["repetitions"][0].update(ns=d["processes"][0]["wall_ns"]) or
+     d["repetitions"][1].update(ns=d["processes"][0]["wall_ns"]), "add up to ns"),
+    (lambda d: d["repetitions"][0].update(process=7), "process 7"),
+    (lambda d: d["repetitions"][0].update(items=10 ** 12), "items = "),
+    (lambda d: d["repetitions"][0]["extra"].update(user_ns=10 ** 15), "user_ns = 1000000000000000, outside"),
+    (lambda d: d["repetitions"][0]["extra"].update(sys_ns=-1), "sys_ns = -1, outside")])
+def test_a_figure_no_measurement_could_give_is_refused_naming_it(change, named):
+    """A repetition's time within its process's wall time, its items the case's one count:
+    a journal or an export holding more is refused (issue 46: 9·10^18 ns stored as verified)."""
+    data = json.loads(json.dumps(codec.case_run_dict(unit_records.case_run())))
+    change(data)
+    with pytest.raises(codec.BadShape, match=named) as refused:
+        codec.case_run_from_dict(data)
+    assert "\n" not in str(refused.value)

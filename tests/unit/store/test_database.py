@@ -5,7 +5,8 @@ import pytest
 
 from conftest import fresh_postgres_schema
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
-from parbench.store import open_store
+from parbench.store import open_store, ownership
+from parbench.store.database import StoreError
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -85,3 +86,64 @@ def test_a_password_is_shown_as_stars_or_masked_in_place_keeping_the_length():
     masked = redact(url, mask="*")
     assert len(masked) == len(url) and "s3/c" not in masked and "other" not in masked
     assert masked == "postgresql://bench:********@host/db?sslmode=require&password=*****"
+
+
+def _open_and_report(path: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        store = open_store(path)
+        results.put(store._owned_version())
+        store.close()
+    except Exception as error:      # noqa: BLE001 — the test shows what went wrong
+        results.put(str(error))
+
+
+def test_parbench_processes_creating_one_store_at_once_all_succeed_on_the_whole_schema(tmp_path):
+    """Issue 46: two runs on a new --db, 1 time in 4 one failed with 'its meta.schema_version
+    is []': each CREATE TABLE had been committed on its own, and the second read a half-made one."""
+    import multiprocessing
+    context = multiprocessing.get_context("fork")
+    for attempt in range(6):
+        path, results = str(tmp_path / f"new-{attempt}.sqlite"), context.Queue()
+        barrier = context.Barrier(4)
+        workers = [context.Process(target=_open_and_report, args=(path, barrier, results)) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+        assert [results.get(timeout=5) for _ in workers] == [SCHEMA_VERSION] * 4
+
+
+def _create_with_a_disk_that_fills(path: str, limit: int) -> None:
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # a write past the limit fails with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    try:
+        open_store(path).close()
+    except StoreError:
+        pass
+
+
+@pytest.mark.parametrize("limit", [4096, 8192, 16384, 32768])
+def test_a_store_whose_disk_filled_while_it_was_created_is_created_whole_by_the_next_command(tmp_path, limit):
+    """Issue 46: a store that filled while it was being created stayed half-made, and every
+    later command refused it with a message about its schema."""
+    import multiprocessing
+    path = str(tmp_path / "filling.sqlite")
+    worker = multiprocessing.get_context("fork").Process(target=_create_with_a_disk_that_fills, args=(path, limit))
+    worker.start()
+    worker.join(60)
+    store = open_store(path)
+    assert store._owned_version() == SCHEMA_VERSION and store.run_ids() == []
+
+
+def test_a_half_made_store_of_an_older_parbench_is_begun_again(tmp_path):
+    """What 91e1742 left on a full disk: the marker and an empty meta table, nothing else."""
+    path = tmp_path / "half.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA application_id = {ownership.APPLICATION_ID}")
+    db.execute("CREATE TABLE meta(schema_version INTEGER NOT NULL)")
+    db.commit()
+    db.close()
+    assert open_store(path)._owned_version() == SCHEMA_VERSION

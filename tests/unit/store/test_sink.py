@@ -203,3 +203,21 @@ def test_one_broken_case_does_not_stop_the_next_from_being_stored_process_by_pro
     measure_into(target, fine)
     assert rows(store, target.record.id) == [(broken.case.key, "ok", 2, 6), (fine.case.key, "ok", 2, 6)]
     assert [e.split(":")[0] for e in target.errors] == [broken.case.key]
+
+
+def test_a_journal_whose_repetition_outlasts_its_process_is_refused_naming_ns(tmp_path):
+    """Issue 46: `load` stored ns = 9·10^18 from a process that ran 14 ms as verified."""
+    case = unit_records.case_run()
+    data = codec.case_run_dict(case)
+    data["repetitions"][0]["ns"] = 9 * 10 ** 18
+    path = tmp_path / "impossible.jsonl"
+    path.write_text(json.dumps({"run": codec.run_header(record()), "case": data}) + "\n")
+    with pytest.raises(codec.BadShape, match="line 1: .*ns = 9000000000000000000, longer than its process's wall_ns"):
+        read_journal(path)
+
+
+def test_the_likely_cause_of_a_refused_write_is_read_from_the_error_never_guessed(tmp_path):
+    from parbench.store.sink import likely_cause
+    assert likely_cause(OSError(28, "No space left on device")) == "the disk is full"
+    assert likely_cause(sqlite3.OperationalError("attempt to write a readonly database")) == "the store is read-only"
+    assert likely_cause(sqlite3.OperationalError("no such table: runs")) == ""

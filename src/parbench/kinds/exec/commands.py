@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from parbench.kinds.exec import placement
+from parbench.kinds.exec import placement, shells
 
 # hyperfine refuses a scan of more values than this ("Parameter range is too large").
 MAX_SCAN_VALUES = 100_000
@@ -48,6 +48,7 @@ class ExecOptions:
     prepare_once: str | None = None       # once per parameter set, before any run at it (inputs)
     check: str | None = None              # per parameter set: every run must print what it prints
     expect_file: str | None = None        # per parameter set ({VAR} in the path): every run prints it
+    evaluated_values: bool = False        # --allow-evaluated-values: a value may go to sh -c, eval…
 
 
 @dataclass(frozen=True)
@@ -142,11 +143,14 @@ def substitute(template: str, parameters: dict[str, str]) -> str:
     return pattern.sub(lambda m: parameters[m.group()[1:-1]], template)
 
 
-def shell_command(template: str, parameters: dict[str, str]) -> str:
-    """The command line a shell runs: each value quoted for the context it stands in
-    (placement.py), so that `echo "$(echo {x})"` with x = `a; touch PWN` prints it and runs
-    nothing; NotACommandLine where a value cannot stand where it is."""
+def shell_command(template: str, parameters: dict[str, str], shell: str = "sh") -> str:
+    """The command line a shell runs: each value quoted for the context it stands in, by that
+    shell's rules (placement.py for sh, dash, bash and zsh; shells.py for fish), so that
+    `echo "$(echo {x})"` with x = `a; touch PWN` prints it and runs nothing; NotACommandLine
+    where a value cannot stand where it is."""
     try:
+        if shell != "default" and shells.dialect(shell_words(shell)) == "fish":
+            return placement.substitute_bare_words(template, parameters, shells.fish_quoted, "fish")
         return placement.substitute(template, parameters)
     except placement.Unplaceable as error:
         raise NotACommandLine(str(error)) from None
@@ -182,7 +186,7 @@ def argv_for(template: str, parameters: dict[str, str], shell: str, input_file: 
             raise ExecError("Can not execute empty command")
         return argv
     redirect = f"exec <{shlex.quote(input_file)}\n" if input_file else ""
-    return (*shell_words(shell), "-c", redirect + shell_command(template, parameters))
+    return (*shell_words(shell), "-c", redirect + shell_command(template, parameters, shell))
 
 
 def _refuse_nul(options: ExecOptions) -> None:
@@ -215,6 +219,11 @@ def _names(options: ExecOptions, count: int) -> list[str | None]:
 def _command(name: str | None, template: str, parameters: tuple[tuple[str, str], ...], options: ExecOptions,
              number: int, index: int = -1) -> Command:
     values = dict(parameters)
+    try:
+        words = None if options.shell == "none" else shell_words(options.shell)
+        shells.check(template, values, options.shell, words, options.evaluated_values)
+    except shells.Refused as error:
+        raise NotACommandLine(str(error)) from None
     display = substitute(template, values)
     unused = [f"{k} = {v}" for k, v in parameters if f"{{{k}}}" not in template]
     named = substitute(name, values) if name is not None else display

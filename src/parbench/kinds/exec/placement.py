@@ -153,7 +153,9 @@ class _Scan:
         if char == "#" and self._word_start(i):
             self._push(COMMENT)
             return 1
-        if self._at(i, "<<") and not self._at(i, "<<<"):
+        if self._at(i, "<<<"):
+            return 3                 # a here-string: its word is a word like any other, not a delimiter
+        if self._at(i, "<<"):
             return self._heredoc_operator(i)
         if self._at(i, "(("):
             self._push(ARITH)        # bash's arithmetic command; as a pair of subshells it holds no value
@@ -423,3 +425,23 @@ def _check_each_value_stays(command: str, spans: list[tuple[int, int, str, str]]
         if before[-1][0] != context or not back or any(states[j][:len(floor)] != floor for j in range(start, end)):
             raise Unplaceable(f"the value {_shown(parameters[name])} of {{{name}}} cannot stand in the {context} of "
                               f"the command: {_WHY_IT_LEAVES.get(context, 'its text would end it')}")
+
+
+def substitute_bare_words(template: str, parameters: dict[str, str], quote, shell: str) -> str:
+    """For a shell whose quoting is not POSIX's (fish): each value quoted by `quote`, and only
+    where it stands outside every quote, expansion and comment (placement's scan tells where);
+    Unplaceable anywhere else, since parbench does not know that shell's rules there."""
+    if not parameters:
+        return template
+    pattern = re.compile("|".join(re.escape(f"{{{name}}}") for name in sorted(parameters)))
+    holes = {m.start(): m.end() for m in pattern.finditer(template)}
+    scan = _Scan(template, holes)
+    pieces, position = [], 0
+    for start, end in sorted(holes.items()):
+        name = template[start + 1:end - 1]
+        if start in scan.refusals or scan.contexts[start][0] != COMMAND:
+            raise Unplaceable(f"{{{name}}} stands inside quotes or an expansion, where parbench does not know "
+                              f"{shell}'s rules: write it as a word of its own (in {_shown(template)})")
+        pieces += [template[position:start], quote(parameters[name])]
+        position = end
+    return "".join(pieces) + template[position:]

@@ -15,6 +15,8 @@ from parbench.kinds.exec.placement import Unplaceable, substitute
     ("cat <<'EOF'\n{x}\nEOF", "$HOME", "cat <<'EOF'\n$HOME\nEOF"),
     ("echo $(( {x} + 1 ))", "-42", "echo $(( -42 + 1 ))"),
     ("true # {x}", "a; b", "true # a; b"),
+    ("cat <<< {x}", "a b; c", "cat <<< 'a b; c'"),          # a here-string's word, not a delimiter (issue 46)
+    ("cat <<<{x}", "EOF", "cat <<<'EOF'"),
 ])
 def test_a_value_is_written_for_its_context(template, value, command):
     assert substitute(template, {"x": value}) == command
