@@ -1,18 +1,20 @@
 """Issue 46's property for exec under each shell: a value is quoted by the rules of the shell
 that runs it, or the template is refused in one line; and a value handed to a command that
 evaluates its argument (sh -c, bash -c, eval, xargs … sh -c, let, [[ ]], declare -i, source,
-an interpreter's -c) is refused naming the opt-in, whatever the value. sh (dash) and bash run
-what parbench writes; fish's quoting is checked against fish's own reading of a single-quoted
-word, as fish is not installed on every machine that runs the suite."""
+an interpreter's -c) is refused naming the opt-in, whatever the value. sh, dash, bash, zsh and
+fish (scripts/setup installs the last two) each run what parbench writes for them; fish's
+quoting is also checked against fish's documented reading of a single-quoted word."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 
 from hypothesis import example, given, strategies as st
 
 import test_fuzz_boundaries  # noqa: F401 — registers and loads the suite's Hypothesis profiles
 from parbench.kinds.exec.commands import ExecOptions, NotACommandLine, commands_for
+from conftest import require
 from test_fuzz_shell_placement import values
 
 EVALUATING = ["sh -c {x}", "bash -c {x}", "eval {x}", "printf 1 | xargs sh -c {x}", "let y={x}", "[[ {x} -eq 1 ]]",
@@ -52,13 +54,16 @@ def test_under_a_program_that_is_not_a_known_shell_a_value_is_refused_in_one_lin
     raise AssertionError(f"{template!r} under {shell} ran with {value!r}")
 
 
-@given(value=values, shell=st.sampled_from(["sh", "dash", "bash"]),
+@given(value=values, shell=st.sampled_from(["sh", "dash", "bash", "zsh", "fish"]),
        template=st.sampled_from(["printf %s {x}", "printf %s {x} | cat", "cat <<< {x}",
                                  "sh -c 'printf %s \"$1\"' _ {x}"]))
 @example(value="a b;touch M", shell="bash", template="cat <<< {x}")
-def test_under_sh_dash_and_bash_the_value_is_printed_and_nothing_runs(tmp_path_factory, value, shell, template):
-    if template.startswith("cat <<<") and shell != "bash":
-        shell = "bash"                              # a here-string is bash's (and zsh's)
+@example(value="a'b\\'; touch M; echo '", shell="fish", template="printf %s {x}")
+@example(value="$(touch M)`touch N`${HOME}", shell="zsh", template="printf %s {x} | cat")
+def test_under_each_shell_the_value_is_printed_and_nothing_runs(tmp_path_factory, value, shell, template):
+    require(shutil.which(shell), f"{shell} is not installed (scripts/setup installs it)")
+    if template.startswith("cat <<<") and shell not in ("bash", "zsh"):
+        shell = "bash"                              # a here-string is bash's and zsh's
     folder = tmp_path_factory.mktemp("quoted")
     try:
         argv = _argv(template, value, shell)
