@@ -1,6 +1,7 @@
 """Shared fixtures: the real parbench CLI run as a subprocess against real implementations."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
@@ -129,3 +130,30 @@ def hostile_project(tmp_path: Path) -> Path:
     (root / "workloads").symlink_to(REPO / "workloads")
     (root / "impls" / "hostile").symlink_to(FIXTURES / "hostile")
     return root
+
+
+@contextlib.contextmanager
+def small_tmpfs(mount: Path, size: str):
+    """A tmpfs of `size` mounted at `mount` (made here) for the test's length: a disk that fills.
+    Needs root, as the tests of a full disk do; unmounted lazily if something still holds it."""
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True)
+    assert mounted.returncode == 0, f"cannot mount a small tmpfs (the test needs root): {mounted.stderr}"
+    try:
+        yield mount
+    finally:
+        if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
+            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill_disk(folder: Path) -> None:
+    """Writes a file into `folder` until its file system says it is full."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"x" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+

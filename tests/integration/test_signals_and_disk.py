@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from conftest import default_sigint, parbench, wait_until_stored
+from conftest import default_sigint, fill_disk, parbench, small_tmpfs, wait_until_stored
 
 F_SETPIPE_SZ = 1031
 
@@ -54,19 +54,8 @@ def test_sigterm_while_the_report_is_written_exits_143_naming_the_stored_run(fau
 
 
 def test_out_on_a_full_disk_leaves_no_half_report_and_names_the_run(faulty_project, db, tmp_path):
-    mount = tmp_path / "small"
-    mount.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
-    assert mounted.returncode == 0, f"cannot mount a small tmpfs (the test needs root): {mounted.stderr}"
-    try:
-        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            while True:
-                os.write(fd, b"x" * 4096)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    with small_tmpfs(tmp_path / "small", "64k") as mount:
+        fill_disk(mount)
         done = parbench("run", "--workload", "spawn-chain", "--model", "ok", "--scale", "smoke", "--db", db,
                         "--out", str(mount / "reports"), root=faulty_project)
         assert done.returncode == 1, done.stderr
@@ -75,38 +64,21 @@ def test_out_on_a_full_disk_leaves_no_half_report_and_names_the_run(faulty_proje
         left = sorted(p.name for p in (mount / "reports").iterdir())
         assert left == [], left                        # no report.json cut short, no temporary file
         assert sqlite3.connect(db).execute("SELECT status FROM runs").fetchone()[0] == "complete"
-    finally:
-        if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
-            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_a_run_whose_disk_fills_before_its_cases_are_stored_says_how_many_are_and_where_the_rest_are(
         faulty_project, tmp_path):
     """Issue 46: 0 of 5 cases stored, all kept in the journal, and then "stored as run 4"."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True)
-    assert mounted.returncode == 0, f"cannot mount a small tmpfs (the test needs root): {mounted.stderr}"
-    try:
+    with small_tmpfs(tmp_path / "small", "256k") as mount:
         db = str(mount / "full.sqlite")
         child = _start(faulty_project, db, "--model", "ok", "--processes", "3", env={"FAULTY_DELAY_MS": "300"})
         wait_until_stored(db, "SELECT COUNT(*) FROM runs")
-        fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
-        try:
-            while True:
-                os.write(fd, b"x" * 4096)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        fill_disk(mount)
         out, err = child.communicate(timeout=120)
         assert "Traceback" not in err, err
         assert "stored as run" not in out + err, out + err
         assert " cases stored in run 1 of " in err and "are in the journal " in err, err
         assert "them when there is room" in err and "parbench load " in err, err
-    finally:
-        if subprocess.run(["umount", str(mount)], capture_output=True).returncode:
-            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_sigterm_while_report_html_writes_exits_143_with_a_line(tmp_path):
