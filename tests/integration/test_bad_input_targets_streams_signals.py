@@ -105,7 +105,7 @@ def test_no_control_character_from_outside_reaches_the_terminal(tmp_path):
     assert any(line.startswith("wrote ") and line.endswith("\\nx.json") for line in lines), shown
     assert any(line.startswith("stored as run 1 in ") and line.endswith("\\nx.sqlite") for line in lines), shown
     assert any(line.startswith("Benchmark 1: name") and "\\nsecond (true)" in line for line in lines), shown
-    with pytest.raises(ValueError, match="control character"):
+    with pytest.raises(ValueError, match="control or invisible character"):
         parse_description({"workloads": {"noop": {"models": {f"seq{EVIL}": {"family": "seq"}}}}}, "rt")
 
 

@@ -75,7 +75,7 @@ def test_a_setsid_escapee_is_killed_and_the_result_still_counts(hostile_project,
     ("negative-ns", "not a positive time"), ("zero-ns", "not a positive time"),
     ("huge-ns", "outside int64"), ("too-short-ns", "cannot be that short"),
     ("inflated-items", "units"), ("too-few-reps", "timed repetitions, asked for"),
-    ("duplicate-reps", "is not repetition 1's line"), ("too-many-reps", "is a repetition beyond the"),
+    ("duplicate-reps", "where repetition 1 was due"), ("too-many-reps", "is a repetition beyond the"),
     ("bare-exit-3", "exit 3 without the protocol's limit line")])
 def test_numbers_that_cannot_be_true_are_a_failed_case_with_the_reason(hostile_project, db, model, words):
     done = _run(hostile_project, db, model, extra=("--repeat", "3"))

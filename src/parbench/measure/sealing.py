@@ -20,11 +20,12 @@ from parbench.project import RESULTS_DIR, cache_root
 
 
 def scratch_root() -> Path:
-    """Where each process's scratch folder (its HOME and TMPDIR) is made: apart from the shared
-    temporary folders, which forget_what_it_left clears of the benchmark user's files."""
-    root = cache_root().parent / "scratch"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    """Where each process's scratch folder (its HOME and TMPDIR) is made: the system's temporary
+    folder, which every user may traverse. Not inside the project: a clone in a mode-700 folder
+    (CI's, a fresh machine's under /tmp) is readable by the benchmark user only through
+    CAP_DAC_READ_SEARCH, which access(2) ignores, and better-sqlite3 asks access(2) whether a
+    database's folder exists. forget_what_it_left clears what the benchmark user leaves there."""
+    return Path(tempfile.gettempdir())
 
 
 def sealed_paths(db: str = "", journal_dir: Path | None = None) -> tuple[str, ...]:

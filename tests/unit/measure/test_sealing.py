@@ -15,9 +15,9 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_scratch_folders_live_beside_the_cache_not_in_a_shared_temporary_folder(cache):
+def test_scratch_folders_live_where_every_user_may_traverse():
     root = sealing.scratch_root()
-    assert root == cache / "scratch" and root.is_dir()
+    assert root.is_dir() and os.stat(root).st_mode & 0o001        # others may search it
 
 
 def test_under_root_the_oracle_every_store_of_results_and_the_runs_own_store_are_hidden(cache, tmp_path, monkeypatch):
@@ -35,13 +35,14 @@ def test_a_harness_that_is_not_root_hides_nothing_and_says_so_elsewhere(monkeypa
 
 
 def test_a_sealed_call_gets_a_home_of_its_own_that_goes_with_it(cache):
+    home = None
     with sealing.sealed_call() as seal:
         assert set(seal) == {"user", "env", "hide"}
         if seal["user"] is not None:
             home = Path(seal["env"]["HOME"])
             assert home.is_dir() and sealing.scratch_root() in home.parents
             assert "PGPASSWORD" not in seal["env"]
-    assert list(sealing.scratch_root().iterdir()) == []
+    assert home is None or not home.parent.exists()
 
 
 def test_what_the_benchmark_user_left_in_a_shared_folder_is_removed_and_nothing_else(tmp_path):
