@@ -191,18 +191,22 @@ class _LocalCluster:
         return None
 
     def stop(self) -> None:
-        """Every process ended: SIGTERM, then SIGKILL for any still there after STOP_TIMEOUT_S."""
-        processes = [p for p in [*self.workers, self.scheduler] if p is not None]
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-        deadline = time.monotonic() + STOP_TIMEOUT_S
-        for process in processes:
-            try:
-                process.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        """Every process ended: SIGTERM, then SIGKILL for any still there after STOP_TIMEOUT_S.
+        The workers go first and the scheduler once they are gone: a worker told to stop while
+        its scheduler is going too sometimes hangs in its goodbye to it until the SIGKILL (3 of 9
+        processes took the 5 s; 0 of 12 with the workers first, 2-core VM, 2026-11-28), which
+        cost the quick suite about 25 s."""
+        for group in (self.workers, [self.scheduler] if self.scheduler is not None else []):
+            for process in group:
+                if process.poll() is None:
+                    process.terminate()
+            deadline = time.monotonic() + STOP_TIMEOUT_S
+            for process in group:
+                try:
+                    process.wait(max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
