@@ -16,13 +16,16 @@ from parbench.workloads import SCALES, SpecError, Workload, check_params, choose
 # quick times 2 repetitions a process after its warm-up: three fresh processes at least are what
 # the CI rests on, and a third repetition cost `make bench` two minutes on 2 cores (522 s against
 # its 8-minute answer, docs/many-cores.md).
+# A case stops adding processes past `budget` seconds (its third process at least): at quick,
+# 2 s keeps five processes for the cases that cost little and three for the rest, which with a
+# warm-up per process keeps `make bench` within its 8 minutes (4 s took 54 s more, 2026-11-28).
 # warmup "auto": each process warms up until its times settle (protocol 4, docs/methodology.md),
 # within warmup_budget seconds and warmup_max repetitions; smoke checks answers, not speed, so it
 # keeps the fixed count that costs `make test` least.
 SCALE_DEFAULTS = {
     "smoke": {"processes": 2, "warmup": 0, "repeat": 3, "timeout": 120, "budget": None, "target_ci": None,
               "min_processes": 2, "warmup_budget": 0.5, "warmup_max": 40},
-    "quick": {"processes": 5, "warmup": "auto", "repeat": 2, "timeout": 600, "budget": 4, "target_ci": 0.03,
+    "quick": {"processes": 5, "warmup": "auto", "repeat": 2, "timeout": 600, "budget": 2, "target_ci": 0.03,
               "min_processes": 3, "warmup_budget": 0.5, "warmup_max": 40},
     "seed": {"processes": 5, "warmup": "auto", "repeat": 3, "timeout": 7200, "budget": 900, "target_ci": 0.03,
              "min_processes": 3, "warmup_budget": 10, "warmup_max": 200},
