@@ -5,7 +5,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,10 +46,8 @@ public final class Keygen implements Workload {
 
     /** What --list's `sources.strong` says. */
     public static String strongSourceName() {
-        return "portable: new SecureRandom() (" + defaultSecureRandom() + "), one per worker; tuned: SecureRandom.getInstance(\"DRBG\") (Hash_DRBG SHA-256, "
-                + "seeded from the OS via the JDK SeedGenerator) one per worker (per virtual thread in "
-                + "virtual-threads), made inside the timed pass, or with --rng aes-ctr an AES-256/CTR keystream "
-                + "per worker (javax.crypto) keyed from that DRBG";
+        return "portable: new SecureRandom() (" + defaultSecureRandom() + "), one per worker; tuned: " + TUNED_GENERATOR
+                + " (per virtual thread in virtual-threads), made inside the timed pass";
     }
 
     @Override
@@ -60,26 +57,62 @@ public final class Keygen implements Workload {
 
     @Override
     public List<String> params() {
-        return List.of("count", "bytes", "source", "seed", "chunk", "rng", "probes");
+        return List.of("count", "bytes", "source", "seed", "chunk", "base32-kernel", "probes");
     }
 
-    /** The tuned kernel's encoder: the Vector API where this JVM's vectors are wide enough, else the pair table. */
-    static String tunedEncoderDetail() {
-        return vectorsAvailable()
+    /**
+     * The tuned generator, the one Rust, C++ and Go run: an AES-128-CTR keystream per worker
+     * (javax.crypto, whose CTR mode HotSpot compiles to AES-NI code), keyed and started from the
+     * OS through the default SecureRandom. The first DRBG a JVM makes costs ~100 ms (the JDK
+     * SeedGenerator), NativePRNG ~4 ms, measured here 2026-11-28; the keystream itself is
+     * ~0.4 ns a byte against Hash_DRBG's ~4.
+     */
+    static final String TUNED_GENERATOR = "AES-128-CTR keystream (javax.crypto \"AES/CTR/NoPadding\", "
+            + "HotSpot's AES-NI counter-mode intrinsic) per worker, key and counter from new SecureRandom()";
+
+    /** The tuned encoders, fastest first (measured: see docs/runtimes/java.md). */
+    static final String VECTOR = "vector";
+    static final String TABLE = "table";
+
+    /** The tuned encoders this JVM runs, fastest first: the Vector API only where it is present and wide enough. */
+    static List<String> base32Kernels() {
+        return vectorsAvailable() ? List.of(VECTOR, TABLE) : List.of(TABLE);
+    }
+
+    /**
+     * --base32-kernel among those this JVM runs (default: the first); one it cannot run is a
+     * bad argument (exit 2), never a quiet fallback to another.
+     */
+    static String base32KernelNamed(String asked, List<String> runnable) {
+        if (asked == null) {
+            return runnable.get(0);
+        }
+        if (!runnable.contains(asked)) {
+            throw new Protocol.BadArguments("--base32-kernel '" + asked + "' is not one this JVM runs; valid here: "
+                    + String.join(", ", runnable)
+                    + (asked.equals(VECTOR) ? " (the Vector API needs --add-modules jdk.incubator.vector and 256-bit vectors)" : ""));
+        }
+        return asked;
+    }
+
+    /** What the tuned encoder named `base32` is, in words. */
+    static String tunedEncoderDetail(String base32) {
+        return base32.equals(VECTOR)
                 ? Base32Vectors.describe() + "; tail: 10-bit pair table, one long store per group"
-                : "10-bit pair table, one long store per group (Vector API absent or narrower than 256 bits)";
+                : "10-bit pair table (1,024 character pairs), one long store per 5-byte group";
     }
 
-    /** The tuned kernel: a named generator of >= 128-bit security, and the engineered encoder. */
-    static String tunedDetail(String rng) {
-        return describe(rng) + "; Base32: " + tunedEncoderDetail();
+    /** The tuned kernel: the named generator and the engineered encoder that runs. */
+    static String tunedDetail(String base32) {
+        return TUNED_GENERATOR + "; Base32: " + tunedEncoderDetail(base32);
     }
 
     @Override
     public SequencedMap<String, String> kernels() {
         SequencedMap<String, String> kernels = new LinkedHashMap<>();
         kernels.put("portable", portableDetail());
-        kernels.put("tuned", tunedDetail("drbg") + " (--rng aes-ctr: AES-256/CTR keystream per worker)");
+        kernels.put("tuned", tunedDetail(base32Kernels().get(0)) + " (the best this JVM runs; --base32-kernel "
+                + VECTOR + "|" + TABLE + " names one, one this JVM lacks is exit 2)");
         return kernels;
     }
 
@@ -179,15 +212,24 @@ public final class Keygen implements Workload {
 
     /**
      * Where key bytes come from: key i's SplitMix64 bytes (seeded), or a strong generator, the
-     * kernel's own (portable: the default SecureRandom; tuned: the DRBG or the AES-CTR keystream).
+     * kernel's own (portable: the default SecureRandom; tuned: the AES-CTR keystream); `base32`
+     * is the tuned kernel's encoder (ignored by portable).
      */
-    record KeySource(String kind, String kernel, String rng, long seed) {
+    record KeySource(String kind, String kernel, String base32, long seed) {
         static KeySource seeded(String kernel, long seed) {
-            return new KeySource("seeded", kernel, "", seed);
+            return seeded(kernel, base32Kernels().get(0), seed);
         }
 
-        static KeySource strong(String kernel, String rng) {
-            return new KeySource("strong", kernel, rng, 0);
+        static KeySource seeded(String kernel, String base32, long seed) {
+            return new KeySource("seeded", kernel, base32, seed);
+        }
+
+        static KeySource strong(String kernel) {
+            return strong(kernel, base32Kernels().get(0));
+        }
+
+        static KeySource strong(String kernel, String base32) {
+            return new KeySource("strong", kernel, base32, 0);
         }
 
         boolean isStrong() {
@@ -200,7 +242,7 @@ public final class Keygen implements Workload {
 
         /** The same source with a repetition's seed (a variant replaces the seed; strong ignores it). */
         KeySource withSeed(long newSeed) {
-            return isStrong() ? this : new KeySource(kind, kernel, rng, newSeed);
+            return isStrong() ? this : new KeySource(kind, kernel, base32, newSeed);
         }
 
         /** A worker's own generator, made (and for strong ones seeded from the OS) where it is called. */
@@ -212,11 +254,7 @@ public final class Keygen implements Workload {
                 SecureRandom random = new SecureRandom();
                 return (index, key) -> random.nextBytes(key);
             }
-            if (rng.equals("aes-ctr")) {
-                return new AesCtrKeystream(keyBytes);
-            }
-            SecureRandom random = newStrongRandom();
-            return (index, key) -> random.nextBytes(key);
+            return new AesCtrKeystream(keyBytes);
         }
     }
 
@@ -227,18 +265,18 @@ public final class Keygen implements Workload {
     }
 
     /**
-     * AES-256 in counter mode over zeros, with javax.crypto's AES-NI / AVX-512 counter-mode
-     * code: a keystream generator keyed and started (key and initial counter) from a DRBG made on
-     * the worker, the way Rust's StdRng is a ChaCha keystream seeded from the OS. The JDK's own
-     * CTR_DRBG re-expands the AES key for every 16-byte block, which is why it is not used here.
+     * AES-128 in counter mode over zeros, with javax.crypto's AES-NI counter-mode code: a
+     * keystream generator keyed and started (key and initial counter) from the OS on the worker,
+     * as Rust's and Go's tuned kernels are. The JDK's own CTR_DRBG re-expands the AES key for
+     * every 16-byte block, which is why it is not used here.
      */
     static final class AesCtrKeystream implements KeyBytes {
         private final Cipher cipher;
         private final byte[] zeros;
 
         AesCtrKeystream(int keyBytes) {
-            SecureRandom seeder = newStrongRandom();
-            byte[] key = new byte[32];
+            SecureRandom seeder = new SecureRandom();
+            byte[] key = new byte[16];
             byte[] counter = new byte[16];
             seeder.nextBytes(key);
             seeder.nextBytes(counter);
@@ -261,14 +299,6 @@ public final class Keygen implements Workload {
         }
     }
 
-    /** What --list and extra.strong_source say the strong generator is. */
-    static String describe(String rng) {
-        return rng.equals("aes-ctr")
-                ? "AES-256/CTR keystream (javax.crypto Cipher \"AES/CTR/NoPadding\"), key and counter from "
-                        + "SecureRandom.getInstance(\"DRBG\"), one per worker"
-                : "SecureRandom.getInstance(\"DRBG\") " + newStrongRandom() + ", one per worker";
-    }
-
     /**
      * One worker's tools, made on the worker when it takes its first chunk: its own generator
      * (seeded from the OS there, inside the timed pass) and scratch buffers for one key's bytes
@@ -284,7 +314,7 @@ public final class Keygen implements Workload {
         KeyMaker(KeySource source, int keyBytes) {
             this.source = source.open(keyBytes);
             this.tuned = source.tuned();
-            this.vectors = tuned && vectorsAvailable();
+            this.vectors = tuned && source.base32().equals(VECTOR);
             this.key = new byte[keyBytes];
             this.encoded = new byte[Base32Plain.encodedLength(keyBytes)];
         }
@@ -351,10 +381,10 @@ public final class Keygen implements Workload {
     }
 
     /** Ceiling part (b): the Base32 encoder alone on a fixed key, with the same workers and chunks, nothing kept. */
-    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, String kernel)
+    static void base32Only(Workers.ChunkRunner runner, Chunking.Plan plan, int keyBytes, KeySource source)
             throws Exception {
-        ThreadLocal<KeyMaker> makers =
-                ThreadLocal.withInitial(() -> new KeyMaker(KeySource.seeded(kernel, 0), keyBytes));
+        ThreadLocal<KeyMaker> makers = ThreadLocal.withInitial(
+                () -> new KeyMaker(KeySource.seeded(source.kernel(), source.base32(), 0), keyBytes));
         runner.run(plan.chunks(), c -> {
             KeyMaker maker = makers.get();
             for (int i = plan.from(c); i < plan.to(c); i++) {
@@ -370,13 +400,13 @@ public final class Keygen implements Workload {
         int keyBytes = args.count("bytes", 0);
         String kind = args.choice("source", null, List.of("strong", "seeded"));
         String kernel = args.choice("kernel", "portable", List.copyOf(kernels().keySet()));
-        if (args.has("rng") && !kernel.equals("tuned")) {
-            throw new Protocol.BadArguments("--rng picks the tuned kernel's generator; it needs --kernel tuned");
+        if (args.has("base32-kernel") && !kernel.equals("tuned")) {
+            throw new Protocol.BadArguments("--base32-kernel picks the tuned kernel's encoder; it needs --kernel tuned");
         }
-        String rng = args.choice("rng", "drbg", List.of("drbg", "aes-ctr"));
+        String base32 = base32KernelNamed(args.has("base32-kernel") ? args.string("base32-kernel") : null, base32Kernels());
         KeySource base = kind.equals("strong")
-                ? KeySource.strong(kernel, rng)
-                : KeySource.seeded(kernel, args.unsigned64("seed", 0));
+                ? KeySource.strong(kernel, base32)
+                : KeySource.seeded(kernel, base32, args.unsigned64("seed", 0));
         int[] probes = Protocol.integerList(args, "probes", 0, count - 1L);
         boolean parallel = !model.equals("seq");
         int chunk = parallel
@@ -392,9 +422,12 @@ public final class Keygen implements Workload {
             extra.put("chunks", plan.chunks());
         }
         extra.put("kernel", kernel);
-        extra.put("kernel_detail", kernel.equals("tuned") ? tunedDetail(rng) : portableDetail());
+        extra.put("kernel_detail", kernel.equals("tuned") ? tunedDetail(base32) : portableDetail());
+        if (kernel.equals("tuned")) {
+            extra.put("base32_kernel", base32);
+        }
         if (base.isStrong()) {
-            extra.put("strong_source", kernel.equals("tuned") ? describe(rng)
+            extra.put("strong_source", kernel.equals("tuned") ? TUNED_GENERATOR
                     : "new SecureRandom() (" + defaultSecureRandom() + "), one per worker");
         }
         return new PreparedCase() {
@@ -420,7 +453,7 @@ public final class Keygen implements Workload {
                 csprngOnly(runner, plan, keyBytes, source);
                 long csprngNs = System.nanoTime() - csprngStart;
                 long base32Start = System.nanoTime();
-                base32Only(runner, plan, keyBytes, kernel);
+                base32Only(runner, plan, keyBytes, source);
                 long base32Ns = System.nanoTime() - base32Start;
                 rep.cleanup();
 
@@ -452,11 +485,4 @@ public final class Keygen implements Workload {
         return Digest.digestHex(sum);
     }
 
-    static SecureRandom newStrongRandom() {
-        try {
-            return SecureRandom.getInstance("DRBG");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("this JDK has no DRBG SecureRandom", e);
-        }
-    }
 }

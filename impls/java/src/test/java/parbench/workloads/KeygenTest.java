@@ -1,6 +1,7 @@
 package parbench.workloads;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -121,10 +122,10 @@ class KeygenTest {
     }
 
     private static final List<String> KERNELS = List.of("portable", "tuned");
-    private static final Keygen.KeySource PORTABLE = Keygen.KeySource.strong("portable", "drbg");
-    private static final Keygen.KeySource DRBG = Keygen.KeySource.strong("tuned", "drbg");
-    private static final Keygen.KeySource AES_CTR = Keygen.KeySource.strong("tuned", "aes-ctr");
-    private static final List<Keygen.KeySource> STRONG = List.of(PORTABLE, DRBG, AES_CTR);
+    private static final Keygen.KeySource PORTABLE = Keygen.KeySource.strong("portable");
+    private static final Keygen.KeySource TUNED_VECTOR = Keygen.KeySource.strong("tuned", Keygen.VECTOR);
+    private static final Keygen.KeySource TUNED_TABLE = Keygen.KeySource.strong("tuned", Keygen.TABLE);
+    private static final List<Keygen.KeySource> STRONG = List.of(PORTABLE, TUNED_VECTOR, TUNED_TABLE);
 
     @Test
     void seededCount3Bytes10Seed1InBothKernels() throws Exception {
@@ -192,7 +193,7 @@ class KeygenTest {
 
     @Test
     void aesCtrGeneratorsDifferAndEachContinuesItsKeystream() throws Exception {
-        // Two generators made alike differ (their keys come from the DRBG) ...
+        // Two generators made alike differ (their keys come from the OS) ...
         byte[] first = new byte[32];
         byte[] second = new byte[32];
         new Keygen.AesCtrKeystream(32).fill(0, first);
@@ -276,10 +277,42 @@ class KeygenTest {
     }
 
     @Test
-    void theRngOptionBelongsToTheTunedKernel() throws Exception {
-        org.junit.jupiter.api.Assertions.assertThrows(Protocol.BadArguments.class,
-                () -> prepared("seq", "--rng", "aes-ctr"));
-        assertEquals("tuned", prepared("seq", "--rng", "aes-ctr", "--kernel", "tuned").extra().get("kernel"));
+    void theBase32KernelOptionBelongsToTheTunedKernel() throws Exception {
+        assertThrows(Protocol.BadArguments.class, () -> prepared("seq", "--base32-kernel", "table"));
+        Map<String, Object> extra = prepared("seq", "--base32-kernel", "table", "--kernel", "tuned").extra();
+        assertEquals("table", extra.get("base32_kernel"));
+        assertTrue(((String) extra.get("kernel_detail")).contains("10-bit pair table (1,024"), extra.toString());
+    }
+
+    @Test
+    void theTunedKernelRunsTheVectorEncoderByDefaultWhereTheJvmHasIt() throws Exception {
+        Map<String, Object> extra = prepared("seq", "--kernel", "tuned").extra();
+        assertEquals("vector", extra.get("base32_kernel"));
+        assertTrue(((String) extra.get("kernel_detail")).startsWith("AES-128-CTR"), extra.toString());
+    }
+
+    @Test
+    void withoutTheVectorApiTheTableRunsAndAskingForVectorsIsAClearExit() {
+        // The choice a JVM without jdk.incubator.vector (or with narrow vectors) makes.
+        assertEquals("table", Keygen.base32KernelNamed(null, List.of("table")));
+        Protocol.BadArguments refusal = assertThrows(Protocol.BadArguments.class,
+                () -> Keygen.base32KernelNamed("vector", List.of("table")));
+        assertTrue(refusal.getMessage().contains("not one this JVM runs; valid here: table"), refusal.getMessage());
+        assertThrows(Protocol.BadArguments.class, () -> Keygen.base32KernelNamed("avx", List.of("vector", "table")));
+        assertEquals("vector", Keygen.base32KernelNamed(null, List.of("vector", "table")));
+    }
+
+    @ParameterizedTest(name = "base32 {0}")
+    @ValueSource(strings = {"vector", "table"})
+    void eachTunedEncoderMakesThePortableKeysOnRandomSeeds(String base32) throws Exception {
+        java.util.Random random = new java.util.Random(47);
+        for (int trial = 0; trial < 5; trial++) {
+            long seed = random.nextLong();
+            int bytes = 1 + random.nextInt(1200);
+            String[] portable = keys("seq", 300, bytes, Keygen.KeySource.seeded("portable", seed), 1);
+            String[] tuned = keys("parallel-stream", 300, bytes, Keygen.KeySource.seeded("tuned", base32, seed), 2);
+            assertEquals(List.of(portable), List.of(tuned), "seed " + seed + ", bytes " + bytes);
+        }
     }
 
     @Test
