@@ -60,6 +60,13 @@ def test_a_job_that_skips_update_documents_fails_on_the_documents_table(cheat_ru
     assert status == "wrong-checksum" and "did not update the documents table" in reason
 
 
+def test_a_job_that_rewrites_its_pristine_tables_to_skip_the_work_fails(cheat_run):
+    """Its every repetition's checksum and its final tables are right: only the pristine rows,
+    which it 'restored' a finished job from, show the work was skipped."""
+    status, reason = _case(cheat_run[0], "batch-job", "rewrite-pristine")
+    assert status == "wrong-checksum" and "pristine_documents changed by the process" in reason, reason
+
+
 def test_a_swarm_that_never_yields_fails(cheat_run):
     status, reason = _case(cheat_run[0], "coroutine-swarm", "no-yield")
     assert status == "unproven" and "never yielded" in reason

@@ -64,7 +64,9 @@ fs::path make_job(const std::string& name) {
   sqlite3_open((folder / "job.sqlite").c_str(), &db);
   std::string sql =
       "CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);"
-      "CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);";
+      "CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);"
+      "CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);"
+      "CREATE TABLE pristine_annotations(doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);";
   for (const auto& doc : fixtures) {
     std::ofstream(folder / "docs" / (std::to_string(doc.id) + ".json"))
         << "{\"id\": " << doc.id << ", \"old\": \"" << doc.old_text << "\", \"new\": \"" << doc.new_text << "\"}";
@@ -75,6 +77,9 @@ fs::path make_job(const std::string& name) {
              std::to_string(span.begin) + ", " + std::to_string(span.end) + ", '" + span.label + "');";
     }
   }
+  // The harness's pristine copies of the starting rows (docs/protocol.md, batch-job).
+  sql += "INSERT INTO pristine_documents SELECT doc_id, length, annotation_count, status FROM documents;"
+         "INSERT INTO pristine_annotations SELECT doc_id, span_begin, span_end, label FROM annotations;";
   EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   return folder;
@@ -92,6 +97,22 @@ TEST(BatchJob, SeqOnSqliteLeavesTheOracleDigest) {
   EXPECT_EQ(database->annotations_digest(), "552704ffb02a6422");
   EXPECT_TRUE(database->pending_documents().empty());
   database.reset();
+  fs::remove_all(job);
+}
+
+TEST(BatchJob, EveryModelRedoesTheWholeJobAfterTheReset) {
+  const fs::path job = make_job("reset");
+  const std::string url = "sqlite:" + (job / "job.sqlite").string();
+  const std::string docs = (job / "docs").string();
+  const parbench::ChunkWorkers warm(parbench::WorkerKind::threads, 2, parbench::StartMode::warm);
+  const std::string first = (job_seq(url, docs), connect(url)->annotations_digest());
+  for (int model = 0; model < 3; ++model) {
+    connect(url)->restore_job();
+    EXPECT_EQ(connect(url)->pending_documents().size(), 2u) << model;
+    const JobTimes times = model == 0 ? job_seq(url, docs) : model == 1 ? job_threads(url, docs, warm) : job_thread_per_doc(url, docs);
+    EXPECT_EQ(times.docs, 2u) << model;
+    EXPECT_EQ(connect(url)->annotations_digest(), first) << model;
+  }
   fs::remove_all(job);
 }
 

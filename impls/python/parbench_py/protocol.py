@@ -136,6 +136,9 @@ class Workload:
     kernels: dict[str, str] = field(default_factory=dict)
     # The kernel_detail of one case's lines, from its params (what ran for this cipher or source).
     kernel_detail: Callable[[dict[str, Any]], str] | None = None
+    # Run before a repetition's clock starts, inside its prepare_ns, with (params, repetition):
+    # batch-job restores its database before every repetition but the process's first.
+    prepare: Callable[[dict[str, Any], int], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -361,6 +364,8 @@ def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: i
     if call.workload.variant is not None:
         params[call.workload.variant] = variant
     job = Job(params, loaded, call.workers, session)
+    if call.workload.prepare is not None:
+        call.workload.prepare(params, repetition)
     started = clock_ns()
     prepare_ns = started - prepare_started
     cpu_before, workers_before = cpu_us(), session.workers_cpu_ns()

@@ -15,6 +15,10 @@ CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
                        annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
 CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL,
                          span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);
+CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
+                                annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
+CREATE TABLE pristine_annotations(doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL,
+                                  span_end INTEGER NOT NULL, label TEXT NOT NULL);
 """
 WORDS = ["alpha", "beam", "core", "delta", "edge", "flow", "graph", "heap", "ractor", "fiber"]
 
@@ -63,6 +67,9 @@ def fill(database, placeholder: str, documents: list) -> None:
         database.execute(insert_document, (doc_id, len(old), len(spans)))
         for b, e, label in spans:
             database.execute(insert_span, (doc_id, b, e, label))
+    # The harness's pristine copies of the starting rows (docs/protocol.md, batch-job).
+    database.execute("INSERT INTO pristine_documents SELECT doc_id, length, annotation_count, status FROM documents")
+    database.execute("INSERT INTO pristine_annotations SELECT doc_id, span_begin, span_end, label FROM annotations")
 
 
 def make_job(folder: str, docs: int, seed: int) -> tuple[str, str, str]:
@@ -122,6 +129,25 @@ class BatchJobModels(unittest.TestCase):
                     self.assertEqual((items, checksum), (docs, expected))
                     self.assertIn("cpu_ns", extra)
                     self.assertIn("io_ns", extra)
+
+    def test_every_model_redoes_the_whole_job_in_each_repetition_after_the_reset(self):
+        for model in in_process_models(batch_job.WORKLOAD):
+            with self.subTest(model=model):
+                docs_dir, url, expected = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 5, 3)
+                params = {"docs_dir": docs_dir, "db": url}
+                for repetition in range(3):
+                    batch_job.restore_before_repetition(params, repetition)
+                    items, checksum, _ = run_model(batch_job.WORKLOAD, model, params)
+                    self.assertEqual((repetition, items, checksum), (repetition, 5, expected))
+                database = sqlite3.connect(url[len("sqlite:"):])
+                pristine = database.execute("SELECT DISTINCT status FROM pristine_documents").fetchall()
+                database.close()
+                self.assertEqual(pristine, [("pending",)])
+
+    def test_without_the_reset_a_second_repetition_finds_no_work(self):
+        docs_dir, url, _ = make_job(tempfile.mkdtemp(prefix="parbench-py-test-"), 4, 9)
+        run_model(batch_job.WORKLOAD, "seq", {"docs_dir": docs_dir, "db": url})
+        self.assertEqual(run_model(batch_job.WORKLOAD, "seq", {"docs_dir": docs_dir, "db": url})[0], 0)
 
     def test_parallel_models_report_one_document_per_chunk_and_every_worker(self):
         for model in ("threads", "processes"):

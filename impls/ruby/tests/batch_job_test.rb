@@ -36,8 +36,12 @@ class BatchJobTest < Minitest::Test
         expected ||= Digest::OrderFree.of(documents.flat_map do |d|
           Job.align_annotations(d[:old], d[:new], d[:spans]).map { |b, e, label| "#{d[:id]}:#{b}:#{e}:#{label}" }
         end).to_s
-        line = protocol_lines("batch-job", "--model", model, "--docs-dir", dir, "--db", "sqlite:#{dir}/job.sqlite",
-                              *(model.end_with?("pool") ? ["--workers", 3, "--start", start] : [])).first
+        # three repetitions: the second and third start from the pristine rows again (the reset)
+        lines = protocol_lines("batch-job", "--model", model, "--docs-dir", dir, "--db", "sqlite:#{dir}/job.sqlite",
+                               *(model.end_with?("pool") ? ["--workers", 3, "--start", start] : []), variants: [0, 0, 0])
+        assert_equal [documents.size] * 3, lines.map { |l| l["items"] }, "#{model} #{start}"
+        assert_equal [expected] * 3, lines.map { |l| l["checksum"] }, "#{model} #{start}"
+        line = lines.last
         assert_equal expected, line["checksum"], "#{model} #{start}"
         assert_equal (model == "seq" ? nil : start), line["extra"]["start"]
         assert_equal documents.size, line["items"]
@@ -130,11 +134,16 @@ class BatchJobTest < Minitest::Test
     db.execute_batch(<<~SQL)
       CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
       CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);
+      CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
+      CREATE TABLE pristine_annotations(doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);
     SQL
     documents.each do |d|
       db.execute("INSERT INTO documents VALUES (?, ?, ?, 'pending')", [d[:id], d[:old].size, d[:spans].size])
       d[:spans].each { |b, e, l| db.execute("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)", [d[:id], b, e, l]) }
     end
+    # the harness's pristine copies of the starting rows (docs/protocol.md, batch-job)
+    db.execute("INSERT INTO pristine_documents SELECT doc_id, length, annotation_count, status FROM documents")
+    db.execute("INSERT INTO pristine_annotations SELECT doc_id, span_begin, span_end, label FROM annotations")
     db.close
     documents
   end

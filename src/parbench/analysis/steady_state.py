@@ -10,7 +10,7 @@ with that window standing in for their changepoint analysis:
 - `slowdown`: the repetitions before the window were, as a whole, faster than it (the steady
   state is slower than an earlier one);
 - `no steady state`: the last window never settled within the budget;
-- `one-shot`: a process that runs a single repetition by design (batch-job rewrites its database),
+- `one-shot`: a process that runs a single repetition by design (`one_repetition_per_process`),
   whose figure is its first repetition: cold, and not classed further.
 A case is consistent when each of its processes has the same class.
 """
@@ -40,7 +40,7 @@ def classify(series: list[int], timed: int, tolerance: float, verdict: str = "")
     """The class of one process from its repetitions' times in order (`timed`: how many at the end
     are timed). `verdict` is the launcher's: `budget` means it never saw the window settle, and
     `fixed` with fewer repetitions than a window is a process that ran one or two by design
-    (batch-job's fresh database): `one-shot`, its first repetition is its figure.
+    (a workload's `one_repetition_per_process`): `one-shot`, its first repetition is its figure.
 
     The repetitions before the window are judged by their median, as a segment, and the first one
     by itself: one lucky or unlucky repetition among them is noise, not a change of state."""

@@ -113,8 +113,9 @@ class WorkloadRunner:
         """Nothing to undo after a table: each process cleans up after itself."""
 
     def repetitions_per_process(self, case: Case) -> tuple[int | None, int]:
-        """(warmup, repeat), warmup None for a steady-state search: a workload that rewrites its
-        database runs one repetition a process."""
+        """(warmup, repeat), warmup None for a steady-state search: a workload marked
+        `one_repetition_per_process` runs one a process (batch-job no longer is: it restores its
+        database from the pristine tables between repetitions)."""
         if self.workloads[case.workload].one_repetition_per_process:
             return 0, 1
         return self.settings.warmup, self.settings.repeat

@@ -41,7 +41,7 @@ def test_the_footprint_counts_disk_and_the_oracles_table_until_the_answer_is_cac
 def test_each_sqlite_process_gets_a_fresh_copy_and_its_recheck_reads_the_job_back(cache, tmp_path):
     arguments, recheck = batch_job.process_arguments({**SMALL, "db": "sqlite", "kernel": "portable"}, tmp_path)
     db_file = tmp_path / "job.sqlite"
-    assert arguments == {"docs_dir": str(cache / "batch2-s2-d3-l60-a2" / "docs"), "db": f"sqlite:{db_file}",
+    assert arguments == {"docs_dir": str(cache / "batch3-s2-d3-l60-a2" / "docs"), "db": f"sqlite:{db_file}",
                          "kernel": "portable"}
     assert recheck() is not None                                # nothing done yet: every document pending
     batch = batch_job._input(SMALL)
@@ -68,3 +68,18 @@ def test_a_postgresql_url_gets_its_tables_recreated_and_the_recheck_reads_them(c
     arguments, recheck = batch_job.process_arguments({**SMALL, "db": url}, tmp_path)
     assert arguments["db"] == url and not (tmp_path / "job.sqlite").exists()
     assert recheck() is not None               # the fresh tables: no document aligned yet
+
+
+def test_the_recheck_fails_a_process_that_rewrote_the_pristine_tables(cache, tmp_path):
+    """A job that 'restores' from pristine tables it set to aligned skips the work: the recheck
+    names the pristine table even when the job's own tables are right."""
+    arguments, recheck = batch_job.process_arguments({**SMALL, "db": "sqlite", "kernel": "portable"}, tmp_path)
+    db_file = tmp_path / "job.sqlite"
+    db = sqlite3.connect(db_file)
+    db.execute("UPDATE pristine_documents SET status = 'aligned'")
+    db.commit()
+    db.close()
+    batch = batch_job._input(SMALL)
+    assert batch_job.batch_docs.tables_problem(batch, *batch_job.batch_docs.sqlite_tables(db_file)) is not None
+    assert "pristine_documents changed" in batch_job.batch_docs.pristine_problem(
+        batch, *batch_job.batch_docs.sqlite_pristine_tables(db_file))

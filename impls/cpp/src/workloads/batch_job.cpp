@@ -1,6 +1,8 @@
 // batch-job: re-align the annotations of many documents (LCS) and store them in SQLite or PostgreSQL (seed 002).
 #include "workloads/batch_job.hpp"
 
+#include <chrono>
+
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
@@ -241,6 +243,17 @@ class SqliteDatabase : public Database {
     return found;
   }
 
+  void restore_job() override {
+    exec("BEGIN IMMEDIATE");
+    try {
+      for (const char* statement : RESET_STATEMENTS) exec(statement);
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
   void store_aligned(std::int64_t doc_id, std::int64_t new_length, const std::vector<Annotation>& aligned) override {
     // IMMEDIATE takes the write lock up front: a deferred transaction that upgrades later can
     // fail with SQLITE_BUSY without waiting, which would break "writers wait, they do not fail".
@@ -343,6 +356,17 @@ class PostgresDatabase : public Database {
                        PQgetvalue(result.get(), row, 2)});
     }
     return found;
+  }
+
+  void restore_job() override {
+    query("BEGIN", {});
+    try {
+      for (const char* statement : RESET_STATEMENTS) query(statement, {});
+      query("COMMIT", {});
+    } catch (...) {
+      PQclear(PQexec(connection_, "ROLLBACK"));
+      throw;
+    }
   }
 
   void store_aligned(std::int64_t doc_id, std::int64_t new_length, const std::vector<Annotation>& aligned) override {
@@ -568,9 +592,15 @@ void run(const Invocation& call) {
   const int worker_count = model.workers ? call.workers() : 1;
   ChunkWorkers workers(worker_kind_named(call.model), worker_count, start);
 
+  std::uint64_t repetitions_started = 0;
   run_repetitions(call, workers.ready(), [&] {
     JobTimes times;
     Repetition repetition;
+    // Repetition 0 finds the harness's fresh database; every later one restores the job first,
+    // before its clock (prepare_ns).
+    const auto preparing = std::chrono::steady_clock::now();
+    if (repetitions_started++ > 0) connect(url)->restore_job();
+    repetition.prepare_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - preparing).count();
     BusyLog busy(worker_count);
     time_region(repetition, [&] {
       if (call.model == "seq") times = job_seq(url, docs_dir);

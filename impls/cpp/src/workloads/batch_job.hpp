@@ -34,6 +34,17 @@ std::vector<Annotation> align_annotations(std::string_view old_text, std::string
 Document parse_document(std::string_view json);
 Document read_document(const std::string& docs_dir, std::int64_t doc_id);
 
+// docs/protocol.md, batch-job: the job restored from the harness's pristine tables before every
+// repetition but the process's first, in one transaction (the same text on both databases).
+inline constexpr const char* RESET_STATEMENTS[] = {
+    "DELETE FROM annotations",
+    "INSERT INTO annotations (doc_id, span_begin, span_end, label) "
+    "SELECT doc_id, span_begin, span_end, label FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label",
+    "DELETE FROM documents",
+    "INSERT INTO documents (doc_id, length, annotation_count, status) "
+    "SELECT doc_id, length, annotation_count, status FROM pristine_documents",
+};
+
 // One connection; every concurrent unit opens its own.
 class Database {
  public:
@@ -42,6 +53,8 @@ class Database {
   virtual std::vector<Annotation> annotations_of(std::int64_t doc_id) = 0;
   // In one transaction: replace the document's annotations and mark it aligned.
   virtual void store_aligned(std::int64_t doc_id, std::int64_t new_length, const std::vector<Annotation>& aligned) = 0;
+  // RESET_STATEMENTS in one transaction.
+  virtual void restore_job() = 0;
   // Order-free digest of "doc_id:span_begin:span_end:label" over every annotations row.
   virtual std::string annotations_digest() = 0;
 };

@@ -169,6 +169,17 @@ pub enum Connection {
 
 const WORK_LIST: &str = "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id";
 
+/// docs/protocol.md, batch-job: the job restored from the harness's pristine tables before every
+/// repetition but the process's first, in one transaction (the same text on both databases).
+pub const RESET: [&str; 4] = [
+    "DELETE FROM annotations",
+    "INSERT INTO annotations (doc_id, span_begin, span_end, label) \
+     SELECT doc_id, span_begin, span_end, label FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label",
+    "DELETE FROM documents",
+    "INSERT INTO documents (doc_id, length, annotation_count, status) \
+     SELECT doc_id, length, annotation_count, status FROM pristine_documents",
+];
+
 impl Connection {
     pub fn pending_documents(&mut self) -> Outcome<Vec<i64>> {
         match self {
@@ -203,6 +214,28 @@ impl Connection {
                     )
                     .map_err(|e| crash("reading annotations", e))?;
                 Ok(rows.iter().map(|r| (r.get::<_, i32>(0) as i64, r.get::<_, i32>(1) as i64, r.get(2))).collect())
+            }
+        }
+    }
+
+    /// RESET in one transaction: the job as the harness made it.
+    pub fn restore_job(&mut self) -> Outcome<()> {
+        match self {
+            Connection::Sqlite(db) => {
+                let tx = db
+                    .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                    .map_err(|e| crash("begin", e))?;
+                for statement in RESET {
+                    tx.execute(statement, []).map_err(|e| crash("reset", e))?;
+                }
+                tx.commit().map_err(|e| crash("commit", e))
+            }
+            Connection::Postgres(client) => {
+                let mut tx = client.transaction().map_err(|e| crash("begin", e))?;
+                for statement in RESET {
+                    tx.execute(statement, &[]).map_err(|e| crash("reset", e))?;
+                }
+                tx.commit().map_err(|e| crash("commit", e))
             }
         }
     }
@@ -543,8 +576,11 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let mut common = Map::new();
     common.insert("kernel".into(), Value::from(class.name()));
     common.insert("kernel_detail".into(), Value::from(PORTABLE));
-    // The variant is 0 and ignored: every process gets a fresh database.
-    repeat(talk, ready, &common, |_| {
+    // The variant is 0 and ignored. Repetition 0 finds the harness's fresh database; every later
+    // one restores the job first, before its clock, and reports that as prepare_ns.
+    repeat(talk, ready, &common, |rep| {
+        let (restored, prepare_ns) = timed(|| if rep.index == 0 { Ok(()) } else { database.connect()?.restore_job() });
+        restored?;
         let ((split, done), measured) = measure(|origin| {
             let split = Arc::new(TimeSplit::new(workers, origin, call.model != "tokio"));
             let done = runner.job(&database, &docs_dir, &split);
@@ -555,6 +591,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
         let split = Arc::into_inner(split).ok_or_else(|| crash("batch-job", "a worker kept the time split"))?;
         let mut sample = Sample::new(measured, done as u64, checksum?)
             .with("checksum_ns", checksum_ns as u64)
+            .with("prepare_ns", prepare_ns as u64)
             .with("cpu_ns", split.cpu_ns.load(Ordering::Relaxed))
             .with("io_ns", split.io_ns.load(Ordering::Relaxed));
         if call.model != "seq" {
@@ -618,7 +655,9 @@ pub(crate) mod tests {
         let db = rusqlite::Connection::open(&db_path).unwrap();
         db.execute_batch(
             "CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
-             CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);",
+             CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);
+             CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
+             CREATE TABLE pristine_annotations(doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);",
         )
         .unwrap();
         let words = ["alpha", "beam", "core", "delta", "edge", "flow", "graph"];
@@ -639,6 +678,12 @@ pub(crate) mod tests {
                 .unwrap();
             }
         }
+        // The harness's pristine copies of the starting rows (docs/protocol.md, batch-job).
+        db.execute_batch(
+            "INSERT INTO pristine_documents SELECT doc_id, length, annotation_count, status FROM documents;
+             INSERT INTO pristine_annotations SELECT doc_id, span_begin, span_end, label FROM annotations;",
+        )
+        .unwrap();
         (folder.clone(), Database::Sqlite(db_path))
     }
 
@@ -677,6 +722,26 @@ pub(crate) mod tests {
             std::fs::remove_dir_all(folder).unwrap();
         }
         assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{digests:?}");
+    }
+
+    #[test]
+    fn every_model_redoes_the_whole_job_after_the_reset() {
+        let _alone = TOKIO_RUNTIMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (label, model, workers, start) in EVERY_MODEL {
+            let (folder, database) = prepare_job(&format!("reset-{}", label.replace(' ', "-")), 7);
+            let runner = runner(model, workers, start);
+            let mut digests = Vec::new();
+            for repetition in 0..3 {
+                if repetition > 0 {
+                    database.connect().unwrap().restore_job().unwrap();
+                }
+                let split = Arc::new(TimeSplit::new(workers, Instant::now(), model != "tokio"));
+                assert_eq!(runner.job(&database, &folder, &split).unwrap(), 7, "{label} repetition {repetition}");
+                digests.push(database.connect().unwrap().annotations_digest().unwrap());
+            }
+            assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{label}: {digests:?}");
+            std::fs::remove_dir_all(folder).unwrap();
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 """batch-job (seed 002): documents re-aligned (CPU) and written back to a real database (I/O).
 
-Proofs of work: every process gets a fresh database, and after it ends the harness reads that
-database back: the annotations' digest and every document's length, annotation count and
+Proofs of work: every process gets a fresh database (restored from its pristine tables before
+each repetition but the first), and after it ends the harness reads that database back: the annotations' digest and every document's length, annotation count and
 status must be what the spec's job leaves."""
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def footprint(params: dict[str, Any]) -> tuple[int, int]:
     documents and, when the answer is not cached, the oracle's LCS table of one document:
     4 bytes per (old, new) pair of characters (workloads/footprint.py checks both)."""
     docs, length = int(params.get("docs", 1)), int(params.get("text_length", 1))
-    folder = batch_docs.cache_root() / f"batch2-s2-d{docs}-l{length}-a{params.get('annotations')}"
+    folder = batch_docs.cache_root() / f"batch3-s2-d{docs}-l{length}-a{params.get('annotations')}"
     cached = (folder / "expected.txt").exists()
     table = 0 if cached else 4 * (length + length // 4 + 2) ** 2     # an edit may lengthen the new text
     return (0 if cached else 4 * docs * length), 6 * docs * length + table
@@ -75,15 +75,19 @@ def expected_items(params: dict[str, Any]) -> int:
 
 def process_arguments(params: dict[str, Any], scratch: Path):
     """Each process rewrites its database, so it gets a fresh one: a copy of the SQLite template,
-    or the PostgreSQL tables recreated; the recheck then reads back what the job left there."""
+    or the PostgreSQL tables recreated, with the pristine tables it restores its job from before
+    each repetition but its first; the recheck then reads back what the last repetition left
+    there, and that the pristine tables still hold the starting rows."""
     batch = _input(params)
     rest = {k: v for k, v in params.items() if k not in ("docs", "text_length", "annotations", "db")}
     target = str(params.get("db", "sqlite"))
     if target == "sqlite":
         db_file = batch_docs.fresh_sqlite_copy(batch, scratch / "job.sqlite")
         return ({"docs_dir": str(batch.docs_dir), "db": f"sqlite:{db_file}", **rest},
-                lambda: batch_docs.tables_problem(batch, *batch_docs.sqlite_tables(db_file)))
+                lambda: batch_docs.tables_problem(batch, *batch_docs.sqlite_tables(db_file))
+                or batch_docs.pristine_problem(batch, *batch_docs.sqlite_pristine_tables(db_file)))
     url = POSTGRES_DEFAULT_URL if target in ("postgres", "postgresql") else target
     postgres.reset(url, batch.documents)
     return ({"docs_dir": str(batch.docs_dir), "db": url, **rest},
-            lambda: batch_docs.tables_problem(batch, *postgres.tables(url)))
+            lambda: batch_docs.tables_problem(batch, *postgres.tables(url))
+            or batch_docs.pristine_problem(batch, *postgres.pristine_tables(url)))

@@ -24,7 +24,15 @@ CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
 CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL,
                          span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);
 CREATE INDEX annotations_by_doc ON annotations(doc_id);
+CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL,
+                                annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
+CREATE TABLE pristine_annotations(doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL,
+                                  span_end INTEGER NOT NULL, label TEXT NOT NULL);
 """
+# The pristine tables hold the starting rows, so that a process can restore its job before each
+# repetition but its first (docs/protocol.md, batch-job); the recheck proves they were not touched.
+PRISTINE_COPY = ("INSERT INTO pristine_documents SELECT doc_id, length, annotation_count, status FROM documents",
+                 "INSERT INTO pristine_annotations SELECT doc_id, span_begin, span_end, label FROM annotations")
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,8 @@ def write_sqlite(path: Path, documents: list[dict]) -> None:
                    [(d["id"], len(d["old"]), len(d["annotations"])) for d in documents])
     db.executemany("INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)",
                    [(d["id"], b, e, label) for d in documents for b, e, label in d["annotations"]])
+    for statement in PRISTINE_COPY:
+        db.execute(statement)
     db.commit()
     db.close()
 
@@ -107,7 +117,7 @@ def expected_tables(documents: list[dict]) -> tuple[str, dict[int, tuple[int, in
 
 
 def ensure(docs: int, text_length: int, annotations: int, seed: int = 2) -> BatchInput:
-    folder = cache_root() / f"batch2-s{seed}-d{docs}-l{text_length}-a{annotations}"
+    folder = cache_root() / f"batch3-s{seed}-d{docs}-l{text_length}-a{annotations}"
     documents = make_documents(docs, text_length, annotations, seed)
     if not (folder / "expected.txt").exists():
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -145,12 +155,22 @@ def fresh_sqlite_copy(batch: BatchInput, destination: Path) -> Path:
 
 ANNOTATION_ROWS = "SELECT doc_id, span_begin, span_end, label FROM annotations"
 DOCUMENT_ROWS = "SELECT doc_id, length, annotation_count, status FROM documents"
+PRISTINE_ANNOTATION_ROWS = "SELECT doc_id, span_begin, span_end, label FROM pristine_annotations"
+PRISTINE_DOCUMENT_ROWS = "SELECT doc_id, length, annotation_count, status FROM pristine_documents"
 
 
 def sqlite_tables(path: Path) -> tuple[list[tuple], list[tuple]]:
     db = sqlite3.connect(path)
     try:
         return db.execute(ANNOTATION_ROWS).fetchall(), db.execute(DOCUMENT_ROWS).fetchall()
+    finally:
+        db.close()
+
+
+def sqlite_pristine_tables(path: Path) -> tuple[list[tuple], list[tuple]]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute(PRISTINE_ANNOTATION_ROWS).fetchall(), db.execute(PRISTINE_DOCUMENT_ROWS).fetchall()
     finally:
         db.close()
 
@@ -172,4 +192,24 @@ def tables_problem(batch: BatchInput, annotations: list[tuple], documents: list[
         if got is None or tuple(got) != tuple(want):
             return (f"documents row {doc_id} is {got} after the job, expected (length, annotation_count, "
                     f"status) = {want}: the job did not update the documents table as specified")
+    return None
+
+
+def starting_rows(documents: list[dict]) -> tuple[list[tuple], list[tuple]]:
+    """The annotations and documents rows a fresh database starts with (the pristine tables' rows)."""
+    return ([(d["id"], b, e, label) for d in documents for b, e, label in d["annotations"]],
+            [(d["id"], len(d["old"]), len(d["annotations"]), "pending") for d in documents])
+
+
+def pristine_problem(batch: BatchInput, annotations: list[tuple], documents: list[tuple]) -> str | None:
+    """Why the pristine tables a process left no longer hold the starting rows, or None: a model
+    that rewrote them (to 'aligned', say) would restore a finished job and skip the work."""
+    want_annotations, want_documents = starting_rows(batch.documents)
+    if sorted(documents) != sorted(want_documents):
+        changed = sorted(set(documents) ^ set(want_documents))[:1]
+        return (f"pristine_documents changed by the process (e.g. {changed}): "
+                f"the starting rows must stay as the harness wrote them")
+    if sorted(annotations) != sorted(want_annotations):
+        return (f"pristine_annotations changed by the process ({len(annotations)} rows, "
+                f"expected {len(want_annotations)}): the starting rows must stay as the harness wrote them")
     return None

@@ -1,7 +1,8 @@
 """The batch-job database on a PostgreSQL server: the same tables, recreated fresh per process."""
 from __future__ import annotations
 
-from parbench.workloads.batch_job.inputs import ANNOTATION_ROWS, DOCUMENT_ROWS, SCHEMA
+from parbench.workloads.batch_job.inputs import (ANNOTATION_ROWS, DOCUMENT_ROWS, PRISTINE_ANNOTATION_ROWS,
+                                                PRISTINE_COPY, PRISTINE_DOCUMENT_ROWS, SCHEMA)
 
 
 def _connect(url: str):
@@ -14,8 +15,8 @@ def _connect(url: str):
 
 def reset(url: str, documents: list[dict]) -> None:
     with _connect(url) as db:
-        db.execute("DROP TABLE IF EXISTS annotations")
-        db.execute("DROP TABLE IF EXISTS documents")
+        for table in ("annotations", "documents", "pristine_annotations", "pristine_documents"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 # SQLite's rowid column is PostgreSQL's SERIAL.
@@ -26,8 +27,15 @@ def reset(url: str, documents: list[dict]) -> None:
             cursor.executemany(
                 "INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (%s, %s, %s, %s)",
                 [(d["id"], b, e, label) for d in documents for b, e, label in d["annotations"]])
+            for statement in PRISTINE_COPY:
+                cursor.execute(statement)
 
 
 def tables(url: str) -> tuple[list[tuple], list[tuple]]:
     with _connect(url) as db:
         return db.execute(ANNOTATION_ROWS).fetchall(), db.execute(DOCUMENT_ROWS).fetchall()
+
+
+def pristine_tables(url: str) -> tuple[list[tuple], list[tuple]]:
+    with _connect(url) as db:
+        return db.execute(PRISTINE_ANNOTATION_ROWS).fetchall(), db.execute(PRISTINE_DOCUMENT_ROWS).fetchall()

@@ -96,3 +96,19 @@ def test_an_input_that_cannot_be_written_is_an_input_error_that_leaves_nothing(c
     with pytest.raises(inputs.InputError, match="cannot write the batch-job input"):
         inputs.ensure(2, 40, 1)
     assert list(cache.iterdir()) == []
+
+
+def test_the_template_holds_the_starting_rows_in_its_pristine_tables(cache):
+    batch = inputs.ensure(3, 80, 2)
+    assert inputs.pristine_problem(batch, *inputs.sqlite_pristine_tables(batch.template_db)) is None
+    annotations, documents = inputs.sqlite_pristine_tables(batch.template_db)
+    assert sorted(documents) == sorted(inputs.sqlite_tables(batch.template_db)[1])
+    assert sorted(annotations) == sorted(inputs.sqlite_tables(batch.template_db)[0])
+
+
+def test_pristine_rows_rewritten_or_dropped_are_named(cache):
+    batch = inputs.ensure(3, 80, 2)
+    annotations, documents = inputs.starting_rows(batch.documents)
+    aligned = [(*row[:3], "aligned") for row in documents]
+    assert inputs.pristine_problem(batch, annotations, aligned).startswith("pristine_documents changed")
+    assert inputs.pristine_problem(batch, annotations[1:], documents).startswith("pristine_annotations changed")

@@ -35,3 +35,11 @@ def test_the_same_tables_are_read_as_the_sqlite_template_holds_them(tmp_path):
     on_postgres, on_sqlite = postgres.tables(url), inputs.sqlite_tables(tmp_path / "t.sqlite")
     assert sorted(on_postgres[1]) == sorted(on_sqlite[1])
     assert annotation_rows_digest(on_postgres[0]) == annotation_rows_digest(on_sqlite[0])
+
+
+def test_reset_writes_the_pristine_tables_with_the_starting_rows(tmp_path):
+    url = fresh_postgres_schema("parbench_batch_job_test")
+    postgres.reset(url, DOCUMENTS)
+    annotations, documents = postgres.pristine_tables(url)
+    want_annotations, want_documents = inputs.starting_rows(DOCUMENTS)
+    assert sorted(documents) == sorted(want_documents) and sorted(annotations) == sorted(want_annotations)

@@ -7,6 +7,16 @@ module Parbench
     class BatchDatabase
       PENDING = "SELECT doc_id FROM documents WHERE status = 'pending' ORDER BY doc_id"
       ALL_ROWS = "SELECT doc_id, span_begin, span_end, label FROM annotations"
+      # docs/protocol.md, batch-job: the job restored from the harness's pristine tables before
+      # every repetition but the process's first, in one transaction (same text on both databases).
+      RESET = [
+        "DELETE FROM annotations",
+        "INSERT INTO annotations (doc_id, span_begin, span_end, label) " \
+        "SELECT doc_id, span_begin, span_end, label FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label",
+        "DELETE FROM documents",
+        "INSERT INTO documents (doc_id, length, annotation_count, status) " \
+        "SELECT doc_id, length, annotation_count, status FROM pristine_documents"
+      ].freeze
 
       def self.open(url)
         url.start_with?("postgres") ? Postgres.new(url) : Sqlite.new(url)
@@ -24,6 +34,10 @@ module Parbench
 
       def all_annotation_rows
         rows(ALL_ROWS).map { |doc_id, span_begin, span_end, label| [Integer(doc_id), Integer(span_begin), Integer(span_end), label] }
+      end
+
+      def restore_job
+        transaction { RESET.each { |sql| execute(sql) } }
       end
 
       # [[id, span_begin, span_end, label], ...] in id order.
