@@ -97,6 +97,11 @@ func makeBatchInput(t *testing.T, docs int) (docsDir, dbURL string) {
 				id, begin, min(begin+int(random[375+k]%20)+1, len(doc.Old)), fmt.Sprintf("L%d", k%4))
 		}
 	}
+	// The harness's fresh database also holds the starting rows, for the reset between repetitions.
+	if _, err := db.Exec(`CREATE TABLE pristine_documents AS SELECT * FROM documents;
+	           CREATE TABLE pristine_annotations AS SELECT doc_id, span_begin, span_end, label FROM annotations;`); err != nil {
+		t.Fatal(err)
+	}
 	return docsDir, "sqlite:" + path
 }
 
@@ -137,5 +142,58 @@ func TestPerDocumentModelCountsItsAligningThreads(t *testing.T) {
 	extra := runOnce(t, testArgs(t, "batch-job", "goroutine-per-doc", 0, "--docs-dir", docsDir, "--db", dbURL)).Extra
 	if used, _ := extra["workers_used"].(int); extra["chunks"] != 12 || used < 1 || used > 12 {
 		t.Fatalf("extra %v; want 12 chunks and 1..12 threads", extra)
+	}
+}
+
+func TestEveryRepetitionButTheFirstRestoresTheStartingRows(t *testing.T) {
+	for _, model := range batchJobWorkload.Models {
+		docsDir, dbURL := makeBatchInput(t, 12)
+		repetition, err := batchJobWorkload.Prepare(testArgs(t, "batch-job", model, 3, "--docs-dir", docsDir, "--db", dbURL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		for rep := range 3 {
+			timer := &Timer{}
+			result, err := repetition(timer)
+			if err != nil {
+				t.Fatalf("%s rep %d: %v", model, rep, err)
+			}
+			// Without the reset the second repetition finds no pending document.
+			if result.Items != 12 {
+				t.Errorf("%s rep %d: %d documents, want 12", model, rep, result.Items)
+			}
+			if rep == 0 {
+				want = result.Checksum
+				if result.Extra["prepare_ns"] != int64(0) || timer.phases["prepare_ns"] != 0 {
+					t.Errorf("%s: first repetition reports prepare_ns %v / %v, want 0", model, result.Extra["prepare_ns"], timer.phases)
+				}
+				continue
+			}
+			if result.Checksum != want {
+				t.Errorf("%s rep %d: checksum %s, want %s", model, rep, result.Checksum, want)
+			}
+			if timer.phases["prepare_ns"] <= 0 {
+				t.Errorf("%s rep %d: prepare_ns %v, want the reset's time", model, rep, timer.phases)
+			}
+		}
+	}
+}
+
+func TestTheResetLeavesThePristineRowsAsTheyWere(t *testing.T) {
+	docsDir, dbURL := makeBatchInput(t, 4)
+	repetition, err := batchJobWorkload.Prepare(testArgs(t, "batch-job", "seq", 0, "--docs-dir", docsDir, "--db", dbURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repetition(&Timer{})
+	repetition(&Timer{})
+	db, _, _ := openDatabase(dbURL)
+	defer db.Close()
+	var pending, pristine int
+	db.QueryRow("SELECT count(*) FROM pristine_documents WHERE status = 'pending'").Scan(&pending)
+	db.QueryRow("SELECT count(*) FROM pristine_annotations").Scan(&pristine)
+	if pending != 4 || pristine != 4*15 {
+		t.Fatalf("pristine tables hold %d pending documents and %d annotations, want 4 and 60", pending, pristine)
 	}
 }

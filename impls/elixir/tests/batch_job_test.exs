@@ -96,6 +96,44 @@ defmodule Parbench.Workloads.BatchJobTest do
     File.rm_rf!(dir)
   end
 
+  @tag :odbc
+  test "every repetition but the first starts again from the pristine rows" do
+    documents = for doc_id <- 0..5, do: {doc_id, "old text #{doc_id} here", "new text #{doc_id}", [{0, 3, "A"}, {9, 14, "B"}]}
+
+    expected =
+      documents
+      |> Enum.flat_map(fn {doc_id, old, new, spans} ->
+        for {b, e, label} <- Alignment.align(old, new, spans), do: "#{doc_id}:#{b}:#{e}:#{label}"
+      end)
+      |> Digest.order_free()
+
+    for {model, start} <- [{"seq", nil}, {"async_stream", "warm"}, {"process_per_doc", "cold"}, {"pool", "warm"}] do
+      dir = Path.join(System.tmp_dir!(), "parbench-elixir-batch-again-#{model}-#{System.unique_integer([:positive])}")
+      File.mkdir_p!(Path.join(dir, "docs"))
+      db = "sqlite:" <> Path.join(dir, "job.sqlite")
+      write_inputs(documents, Path.join(dir, "docs"), Database.connection_string(db))
+      context = BatchJob.prepare(model, %{"docs-dir" => Path.join(dir, "docs"), "db" => db, "kernel" => "portable", "start" => start}, 2)
+
+      # As Parbench.Protocol runs them: vary (before the clock), run, summarize.
+      for rep <- 0..2 do
+        varied = BatchJob.vary(context, 0)
+        {docs, checksum, _extra} = BatchJob.summarize(BatchJob.run(varied), varied)
+        # Without the reset a later repetition finds no pending document.
+        assert {docs, checksum} == {6, expected}, "#{model} rep #{rep}"
+      end
+
+      BatchJob.finish(context)
+
+      pristine =
+        Database.with_connection(Database.connection_string(db), fn connection ->
+          Database.query!(connection, "SELECT (SELECT count(*) FROM pristine_documents WHERE status = 'pending'), (SELECT count(*) FROM pristine_annotations)")
+        end, false)
+
+      assert [{6, 12}] = pristine, "#{model}: the pristine rows are untouched"
+      File.rm_rf!(dir)
+    end
+  end
+
   test "process_per_doc is cold only: a process per document is made for its repetition" do
     assert Map.keys(BatchJob.models()["process_per_doc"].start) == ["cold"]
     assert BatchJob.models()["process_per_doc"].start_unavailable["warm"] =~ "cold by nature"
@@ -122,6 +160,9 @@ defmodule Parbench.Workloads.BatchJobTest do
         end
       end
 
+      # The harness's fresh database also holds the starting rows, for the reset between repetitions.
+      Database.query!(connection, "CREATE TABLE pristine_documents AS SELECT * FROM documents")
+      Database.query!(connection, "CREATE TABLE pristine_annotations AS SELECT doc_id, span_begin, span_end, label FROM annotations")
       Database.commit!(connection)
     end)
   end

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { OrderFreeDigest, splitmix64Bytes } from '../src/digest.js';
 import { alignAnnotations, batchJob, lcsOffsetMap } from '../src/workloads/batch_job.js';
-import { runModel } from './helpers.js';
+import { runModel, runModelRepetitions } from './helpers.js';
 
 const offsets = (oldText, newText) => Array.from(lcsOffsetMap(Buffer.from(oldText), Buffer.from(newText)));
 
@@ -39,12 +39,12 @@ test('annotation [b, e) becomes [M[b], M[e]) and is dropped when M[b] >= M[e]', 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'parbench-node-batch-'));
 after(() => fs.rmSync(folder, { recursive: true, force: true }));
 
-function makeJob(docs, words) {
+function makeJob(docs, words, name = 'job') {
   const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'actor', 'fiber', 'queue', 'mailbox', 'yield'];
   const labels = ['PERSON', 'PLACE', 'ORG'];
-  const docsDir = path.join(folder, 'docs');
+  const docsDir = path.join(folder, `${name}-docs`);
   fs.mkdirSync(docsDir, { recursive: true });
-  const template = path.join(folder, 'template.sqlite');
+  const template = path.join(folder, `${name}.sqlite`);
   const db = new Database(template);
   db.exec(`CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
            CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);
@@ -68,6 +68,9 @@ function makeJob(docs, words) {
     for (const span of spans) db.prepare('INSERT INTO annotations(doc_id, span_begin, span_end, label) VALUES (?, ?, ?, ?)').run(id, span.begin, span.end, span.label);
     for (const span of alignAnnotations(oldText, newText, spans)) expected.addBytes(Buffer.from(`${id}:${span.begin}:${span.end}:${span.label}`));
   }
+  // The harness's fresh database also holds the starting rows, for the reset between repetitions.
+  db.exec(`CREATE TABLE pristine_documents AS SELECT * FROM documents;
+           CREATE TABLE pristine_annotations AS SELECT doc_id, span_begin, span_end, label FROM annotations;`);
   db.close();
   return { docsDir, template, expected: expected.hex() };
 }
@@ -93,5 +96,26 @@ test('every model, cold and warm, writes the same aligned annotations to SQLite'
       assert.equal(result.extra.chunks, 12, label);
       assert.equal(result.extra.workers_used, 3, `${label}: every worker processed a document`);
     }
+  }
+});
+
+test('every repetition but the first starts again from the pristine rows, timed as prepare_ns', async () => {
+  const job = makeJob(8, 100, 'again');
+  for (const [model, start] of CASES) {
+    const label = `${model} ${start ?? ''}`;
+    const copy = path.join(folder, `again-${model}-${start}.sqlite`);
+    fs.copyFileSync(job.template, copy);
+    const results = await runModelRepetitions(batchJob, model, { docs_dir: job.docsDir, db: `sqlite:${copy}` }, 2, { start, repetitions: 3 });
+    for (const [index, result] of results.entries()) {
+      // Without the reset a later repetition finds no pending document.
+      assert.equal(result.items, 8, `${label} rep ${index}`);
+      assert.equal(result.checksum, job.expected, `${label} rep ${index}`);
+    }
+    // The reset (a transaction with its commit) is what the later repetitions add before the clock.
+    assert.ok(results[1].extra.prepare_ns > results[0].extra.prepare_ns, `${label}: ${results.map((r) => r.extra.prepare_ns)}`);
+    const db = new Database(copy, { readonly: true });
+    const pristine = db.prepare("SELECT (SELECT count(*) FROM pristine_documents WHERE status = 'pending') AS docs, (SELECT count(*) FROM pristine_annotations) AS spans").get();
+    db.close();
+    assert.deepEqual(pristine, { docs: 8, spans: 80 }, `${label}: the pristine rows are untouched`);
   }
 });

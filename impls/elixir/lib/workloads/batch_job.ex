@@ -6,6 +6,17 @@ defmodule Parbench.Workloads.BatchJob do
 
   @label_type {:sql_varchar, 255}
 
+  # Gives the job its starting rows back from the harness's pristine copies, before every
+  # repetition but the process's first (docs/protocol.md, batch-job): one transaction on one
+  # connection, the same text on SQLite and PostgreSQL. The annotations go back in one order so
+  # that their ids come out the same every time. One statement a string: ODBC runs one a call.
+  @reset_job [
+    "DELETE FROM annotations",
+    "INSERT INTO annotations (doc_id, span_begin, span_end, label) SELECT doc_id, span_begin, span_end, label FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label",
+    "DELETE FROM documents",
+    "INSERT INTO documents (doc_id, length, annotation_count, status) SELECT doc_id, length, annotation_count, status FROM pristine_documents"
+  ]
+
   @impl true
   def name, do: "batch-job"
   @impl true
@@ -62,8 +73,26 @@ defmodule Parbench.Workloads.BatchJob do
     job = %{docs_dir: docs_dir, lcs: lcs}
     extra = %{lcs: lcs, kernel: kernel, kernel_detail: kernels()[kernel]}
     extra = if model == "seq", do: extra, else: Map.put(extra, :chunk, 1)
-    %{model: model, job: job, connection_string: connection_string, workers: workers, extra: extra}
+    # How many repetitions have begun in this process: the first finds a fresh database.
+    begun = :counters.new(1, [])
+    %{model: model, job: job, connection_string: connection_string, workers: workers, extra: extra, begun: begun}
     |> WorkerPool.for_start(options["start"])
+  end
+
+  @doc "Before the clock (so in `prepare_ns`): every repetition but the process's first restores the starting rows."
+  @impl true
+  def vary(%{begun: begun, connection_string: connection_string} = context, _variant) do
+    if :counters.get(begun, 1) > 0, do: reset_job(connection_string)
+    :counters.add(begun, 1, 1)
+    context
+  end
+
+  @doc "Runs the reset statements in one transaction on a connection of its own (its odbcserver's CPU is not the work's)."
+  def reset_job(connection_string) do
+    Database.with_connection(connection_string, fn connection ->
+      Enum.each(@reset_job, &Database.query!(connection, &1))
+      Database.commit!(connection)
+    end, false)
   end
 
   @impl true

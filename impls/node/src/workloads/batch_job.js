@@ -55,6 +55,19 @@ export function alignAnnotations(oldText, newText, spans) {
 
 const KERNEL_DETAIL = 'reference, transliterated';
 
+/**
+ * The statements that give the job its starting rows back from the harness's pristine copies,
+ * before every repetition but the process's first (docs/protocol.md, batch-job): one transaction
+ * on one connection, the same text on SQLite and PostgreSQL. The annotations go back in one order
+ * so that their ids come out the same every time.
+ */
+export const RESET_JOB = [
+  'DELETE FROM annotations',
+  'INSERT INTO annotations (doc_id, span_begin, span_end, label) SELECT doc_id, span_begin, span_end, label FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label',
+  'DELETE FROM documents',
+  'INSERT INTO documents (doc_id, length, annotation_count, status) SELECT doc_id, length, annotation_count, status FROM pristine_documents',
+];
+
 function documentPath(docsDir, docId) {
   return path.join(docsDir, `${docId}.json`);
 }
@@ -282,14 +295,34 @@ export const batchJob = {
       },
     },
   },
-  async prepare({ model, params, workers, start }) {
-    // stat, not fs.existsSync: access(2) ignores the benchmark user's CAP_DAC_READ_SEARCH (sdes_ecb.js).
-    if (!fs.statSync(params.docs_dir, { throwIfNoEntry: false })) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
-    if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
-    // Loading the driver is start-up, not the job (worker threads load theirs inside, as they start).
-    await loadDriver(params.db);
-    if (model === 'seq') return prepareSeq(params);
-    if (model === 'async') return prepareAsync(params, workers, start);
-    return prepareWorkerThreads(params, workers, start);
+  async prepare(invocation) {
+    return withReset(await prepareModel(invocation), invocation.params.db);
   },
 };
+
+/**
+ * The model's session, whose every repetition but the first runs RESET_JOB first, on a
+ * connection of its own; after the repetition's start and before its clock, so it is prepare_ns.
+ */
+function withReset(session, db) {
+  let first = true;
+  return {
+    ...session,
+    runOnce: async (repetition) => {
+      if (!first) await withStore(db, (store) => store.runInOneTransaction(RESET_JOB));
+      first = false;
+      return session.runOnce(repetition);
+    },
+  };
+}
+
+async function prepareModel({ model, params, workers, start }) {
+  // stat, not fs.existsSync: access(2) ignores the benchmark user's CAP_DAC_READ_SEARCH (sdes_ecb.js).
+  if (!fs.statSync(params.docs_dir, { throwIfNoEntry: false })) throw new UsageError(`--docs-dir '${params.docs_dir}' does not exist`);
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(params.db)) throw new UsageError(`--db '${params.db}' is neither sqlite:PATH nor postgresql://…`);
+  // Loading the driver is start-up, not the job (worker threads load theirs inside, as they start).
+  await loadDriver(params.db);
+  if (model === 'seq') return prepareSeq(params);
+  if (model === 'async') return prepareAsync(params, workers, start);
+  return prepareWorkerThreads(params, workers, start);
+}

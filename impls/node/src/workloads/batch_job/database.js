@@ -60,6 +60,13 @@ class SqliteStore {
     this.replace(docId, aligned, length);
   }
 
+  /** Runs `statements` in one IMMEDIATE transaction, all or nothing. */
+  async runInOneTransaction(statements) {
+    this.db.transaction(() => {
+      for (const sql of statements) this.db.exec(sql);
+    }).immediate();
+  }
+
   async allAnnotationRows() {
     return this.db.prepare('SELECT doc_id, span_begin, span_end, label FROM annotations').all();
   }
@@ -114,6 +121,18 @@ class PostgresStore {
         text: "UPDATE documents SET length = $1, annotation_count = $2, status = 'aligned' WHERE doc_id = $3",
         values: [length, aligned.length, docId],
       });
+      await this.client.query('COMMIT');
+    } catch (error) {
+      await this.client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Runs `statements` in one transaction, all or nothing. */
+  async runInOneTransaction(statements) {
+    await this.client.query('BEGIN');
+    try {
+      for (const sql of statements) await this.client.query(sql);
       await this.client.query('COMMIT');
     } catch (error) {
       await this.client.query('ROLLBACK').catch(() => {});

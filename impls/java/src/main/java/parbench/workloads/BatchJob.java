@@ -67,6 +67,21 @@ public final class BatchJob implements Workload {
         return models;
     }
 
+    /**
+     * Gives the job its starting rows back from the harness's pristine copies, before every
+     * repetition but the process's first (docs/protocol.md, batch-job): one transaction on one
+     * connection, the same text on SQLite and PostgreSQL. The annotations go back in one order so
+     * that their ids come out the same every time. One statement per string: JDBC's drivers do
+     * not all run several in one call.
+     */
+    static final List<String> RESET_JOB = List.of(
+            "DELETE FROM annotations",
+            "INSERT INTO annotations (doc_id, span_begin, span_end, label) SELECT doc_id, span_begin, span_end, label"
+                    + " FROM pristine_annotations ORDER BY doc_id, span_begin, span_end, label",
+            "DELETE FROM documents",
+            "INSERT INTO documents (doc_id, length, annotation_count, status)"
+                    + " SELECT doc_id, length, annotation_count, status FROM pristine_documents");
+
     /** One document file, `{"id": 3, "old": "...", "new": "..."}`. */
     record Document(int id, String old, @SerializedName("new") String changed) {}
 
@@ -266,6 +281,22 @@ public final class BatchJob implements Workload {
         }
     }
 
+    /** Runs RESET_JOB on a connection of its own, all or nothing. */
+    static void resetJob(String url) throws SQLException {
+        try (Connection db = open(url); java.sql.Statement statement = db.createStatement()) {
+            db.setAutoCommit(false);
+            try {
+                for (String sql : RESET_JOB) {
+                    statement.executeUpdate(sql);
+                }
+                db.commit();
+            } catch (SQLException | RuntimeException e) {
+                db.rollback();
+                throw e;
+            }
+        }
+    }
+
     static List<Integer> pendingDocuments(Connection db) throws SQLException {
         List<Integer> ids = new ArrayList<>();
         try (PreparedStatement select = db.prepareStatement(
@@ -421,8 +452,15 @@ public final class BatchJob implements Workload {
         extra.put("kernel", "portable");
         extra.put("kernel_detail", PORTABLE_DETAIL);
         return new PreparedCase() {
+            private boolean first = true;
+
             @Override
             public Protocol.Repetition run(Protocol.Rep rep) throws Exception {
+                // Before the clock, so it is the repetition's prepare_ns; the first finds a fresh database.
+                if (!first) {
+                    resetJob(url);
+                }
+                first = false;
                 Job job = new Job(docsDir);
                 List<Integer> docIds = new ArrayList<>();
                 rep.start();

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import parbench.Protocol;
+import parbench.Workload;
 
 /** batch-job's spec: the LCS offset map and its tie-break, span dropping, and every model agreeing on SQLite. */
 class BatchJobTest {
@@ -89,6 +91,10 @@ class BatchJobTest {
                     }
                 }
             }
+            // The harness's fresh database also holds the starting rows, for the reset between repetitions.
+            schema.execute("CREATE TABLE pristine_documents AS SELECT * FROM documents");
+            schema.execute("CREATE TABLE pristine_annotations AS "
+                    + "SELECT doc_id, span_begin, span_end, label FROM annotations");
         }
         return db;
     }
@@ -128,6 +134,31 @@ class BatchJobTest {
             Protocol.Repetition repetition = runModel(dir, model, seed);
             assertEquals(expected.checksum(), repetition.checksum(), model);
             assertEquals(12, repetition.items(), model);
+        }
+    }
+
+    @Test
+    void everyRepetitionButTheFirstStartsFromTheStartingRows(@TempDir Path dir) throws Exception {
+        for (String model : List.of("seq", "threads", "virtual-threads")) {
+            Path jobDir = Files.createDirectories(dir.resolve(model));
+            Path db = makeJob(jobDir, 12, 300, 15, 7);
+            Protocol.Args args = Protocol.Args.parse(List.of(
+                    "--docs-dir", jobDir.resolve("docs").toString(), "--db", "sqlite:" + db));
+            Workload.PreparedCase job = new BatchJob().prepare(model, args, 3);
+            Protocol.Repetition first = job.run();
+            for (int rep = 1; rep < 3; rep++) {
+                Protocol.Repetition again = job.run();
+                // Without the reset a later repetition finds no pending document.
+                assertEquals(12, again.items(), model + " rep " + rep);
+                assertEquals(first.checksum(), again.checksum(), model + " rep " + rep);
+            }
+            try (Connection connection = BatchJob.open("sqlite:" + db); Statement query = connection.createStatement();
+                 ResultSet pristine = query.executeQuery("SELECT (SELECT count(*) FROM pristine_documents "
+                         + "WHERE status = 'pending'), (SELECT count(*) FROM pristine_annotations)")) {
+                pristine.next();
+                assertEquals(12, pristine.getInt(1), model + ": pristine documents");
+                assertEquals(12 * 15, pristine.getInt(2), model + ": pristine annotations");
+            }
         }
     }
 }
