@@ -35,7 +35,7 @@ def test_tasks_that_took_turns_pass():
 
 def test_tasks_that_ran_to_completion_fail_whatever_they_count():
     extra = drawn_tickets(run_to_completion(40, 5), 40, 5, 3)
-    assert "ran one after the other" in interleaving_problem(extra, 40, 5, 3)
+    assert "ran its 5 steps back to back" in interleaving_problem(extra, 40, 5, 3)
 
 
 def test_a_model_without_tickets_is_unproven_not_passed():
@@ -64,3 +64,21 @@ def test_made_up_tickets_that_cannot_hold_the_steps_or_collide_fail():
 def test_one_task_or_one_step_has_nothing_to_interleave():
     assert interleaving_problem(drawn_tickets(run_to_completion(1, 5), 1, 5, 0), 1, 5, 0) is None
     assert interleaving_problem(drawn_tickets(run_to_completion(10, 1), 10, 1, 0), 10, 1, 0) is None
+
+
+def in_windows(tasks: int, steps: int, window: int) -> list[int]:
+    """Tasks taking turns `window` at a time, as tokio's workers do: probes far apart never
+    overlap each other, but each shares its life with the rest of its window."""
+    return [t for start in range(0, tasks, window) for _ in range(steps)
+            for t in range(start, min(tasks, start + window))]
+
+
+def test_tasks_taking_turns_in_windows_pass_though_the_probes_never_meet():
+    assert interleaving_problem(drawn_tickets(in_windows(5000, 10, 100), 5000, 10, 3), 5000, 10, 3) is None
+
+
+def test_one_probe_that_ran_back_to_back_among_interleaved_ones_passes():
+    """A wheel can run a task's last step of one round and its first of the next together."""
+    order = round_robin(40, 5)
+    alone = [t for t in order if t != 1] + [1] * 5     # task 1 (a probe under salt 3) runs last, alone
+    assert interleaving_problem(drawn_tickets(alone, 40, 5, 3), 40, 5, 3) is None
