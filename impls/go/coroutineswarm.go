@@ -88,7 +88,7 @@ func prepareCoroutineSwarm(args *Args) (Repetition, error) {
 		var checksum string
 		timer.Phase("checksum", func() { checksum = digestHex(sum) })
 		extra := map[string]any{"spawn_ns": spawnNs, "switches": swarm.switches.Load(),
-			"busy": swarm.busy.intervals()}
+			"busy": swarm.busy.intervals(), "tickets": swarm.tickets.Load(), "ticket_probes": swarm.probes}
 		if sleepMs == 0 {
 			extra["ceiling"], extra["ceiling_ns"] = "yield", bareYieldsNs(tasks*steps)
 		}
@@ -135,13 +135,28 @@ func swarmSeq(tasks, steps, salt int) (uint64, int64) {
 // swarmRun is one repetition of the goroutine swarm and its proof of interleaving: switches
 // counts the steps whose task differs from the one that ran the step before (an atomic swap
 // of the last task's id), and busy when each scheduler P (a worker: --workers sets
-// GOMAXPROCS) first and last ran a step.
+// GOMAXPROCS) first and last ran a step; tickets numbers every step in the order the
+// scheduler ran it (a fetch-add), and probes holds the first and last tickets of the tasks the
+// salt picks (protocol 4, proof of interleaving).
 type swarmRun struct {
 	tasks, steps, salt int
 	yield              func()
 	last               atomic.Int64
 	switches           atomic.Int64
+	tickets            atomic.Int64
+	probesLock         sync.Mutex
+	probes             [][3]int64
 	busy               *busyLog
+}
+
+// finished records a probe task's first and last tickets: about 16 tasks, (task + salt) % stride == 0.
+func (s *swarmRun) finished(task int, first, last int64) {
+	if (task+s.salt)%max(1, s.tasks/16) != 0 {
+		return
+	}
+	s.probesLock.Lock()
+	s.probes = append(s.probes, [3]int64{int64(task), first, last})
+	s.probesLock.Unlock()
 }
 
 // run creates every task behind a start gate, so spawn_ns is creation alone (as when an event
@@ -151,20 +166,29 @@ func (s *swarmRun) run(started time.Time) (uint64, int64) {
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
 	s.last.Store(-1)
+	s.probes = make([][3]int64, 0, 32)
 	for task := range s.tasks {
 		wg.Go(func() {
 			<-gate
 			var sum uint64
+			first, ticket := int64(-1), int64(-1)
 			line := make([]byte, 0, 32)
 			for step := range s.steps {
 				s.yield()
 				if prev := s.last.Swap(int64(task)); prev != int64(task) && prev >= 0 {
 					s.switches.Add(1)
 				}
+				ticket = s.tickets.Add(1) - 1
+				if step == 0 {
+					first = ticket
+				}
 				s.busy.markOnP()
 				var h uint64
 				line, h = stepLineHash(line, task+s.salt, step)
 				sum += h
+			}
+			if s.steps > 0 {
+				s.finished(task, first, ticket)
 			}
 			total.Add(sum)
 		})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -82,5 +83,27 @@ func TestBareYieldCeilingOnlyWithoutSleeps(t *testing.T) {
 	extra = runOnce(t, testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "50", "--steps", "2", "--sleep-ms", "1")).Extra
 	if _, has := extra["ceiling"]; has {
 		t.Errorf("sleep 1 ms: a yield ceiling %v", extra)
+	}
+}
+
+// Protocol 4's proof of interleaving: every step draws a ticket, the salt picks the probe tasks
+// (40 / 16 = every 2nd, from (-3) mod 2 = 1), and some probe drew a ticket inside another's life.
+func TestGoroutinesDrawInterleavedTickets(t *testing.T) {
+	args := testArgs(t, "coroutine-swarm", "goroutines", 2, "--tasks", "40", "--steps", "5", "--sleep-ms", "0")
+	extra := runVariants(t, args, 3)[0].Extra
+	if extra["tickets"] != int64(200) {
+		t.Fatalf("tickets %v, want 200", extra["tickets"])
+	}
+	probes := extra["ticket_probes"].([][3]int64)
+	slices.SortFunc(probes, func(a, b [3]int64) int { return int(a[1] - b[1]) })
+	overlap := false
+	for i, probe := range probes {
+		if probe[0]%2 != 1 {
+			t.Errorf("task %d is not one of the salt's probes", probe[0])
+		}
+		overlap = overlap || (i > 0 && probe[1] < probes[i-1][2])
+	}
+	if len(probes) != 20 || !overlap {
+		t.Errorf("probes %v: want 20 whose lives overlap", probes)
 	}
 }

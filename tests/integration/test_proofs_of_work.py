@@ -72,6 +72,11 @@ def test_a_swarm_that_never_yields_fails(cheat_run):
     assert status == "unproven" and "never yielded" in reason
 
 
+def test_a_swarm_that_ran_its_tasks_to_completion_fails_on_its_tickets_whatever_it_counts(cheat_run):
+    status, reason = _case(cheat_run[0], "coroutine-swarm", "claims-switches")
+    assert status == "unproven" and "steps back to back" in reason
+
+
 def test_a_chain_whose_units_never_coexisted_fails(cheat_run):
     status, reason = _case(cheat_run[0], "spawn-chain", "short-chain")
     assert status == "unproven" and "existed at once" in reason

@@ -1,6 +1,8 @@
 // coroutine-swarm against workloads/coroutine-swarm.md: fizzbuzz, the tasks-3 vector, models agreeing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "digest.hpp"
 #include "os_threads.hpp"
 #include "workloads/coroutine_swarm.hpp"
@@ -47,6 +49,41 @@ TEST(CoroutineSwarm, SwitchesCountInterleaving) {
   EXPECT_EQ(swarm_coroutines(params).switches, 50 * 10 - 1);
   EXPECT_EQ(swarm_fibers(params).switches, 50 * 10 - 1);
   EXPECT_GT(swarm_fibers_shared(params, 2).switches, 49);
+}
+
+// Protocol 4's proof of interleaving: 40 tasks x 5 steps under salt 3 draw 200 tickets, and the
+// salt's probes are every 40 / 16 = 2nd task from (-3) mod 2 = 1.
+void expect_salts_probes(const Outcome& outcome) {
+  EXPECT_EQ(outcome.tickets, 200);
+  std::vector<std::int64_t> probed;
+  for (const auto& probe : outcome.ticket_probes) probed.push_back(probe[0]);
+  std::sort(probed.begin(), probed.end());
+  std::vector<std::int64_t> expected;
+  for (std::int64_t task = 1; task < 40; task += 2) expected.push_back(task);
+  EXPECT_EQ(probed, expected);
+}
+
+TEST(CoroutineSwarmTickets, RoundRobinGivesTaskTStepSTicketSTimesTasksPlusT) {
+  const Params params{40, 5, 0, 3};
+  for (const Outcome& outcome : {swarm_coroutines(params), swarm_fibers(params)}) {
+    expect_salts_probes(outcome);
+    for (const auto& [task, first, last] : outcome.ticket_probes) {
+      EXPECT_EQ(first, task);
+      EXPECT_EQ(last, 4 * 40 + task);
+    }
+  }
+}
+
+TEST(CoroutineSwarmTickets, SharedFibersProbesOverlap) {
+  Outcome outcome = swarm_fibers_shared({40, 5, 0, 3}, 2);
+  expect_salts_probes(outcome);
+  std::sort(outcome.ticket_probes.begin(), outcome.ticket_probes.end(),
+            [](const auto& a, const auto& b) { return a[1] < b[1]; });
+  bool overlap = false;
+  for (std::size_t i = 1; i < outcome.ticket_probes.size(); ++i) {
+    overlap = overlap || outcome.ticket_probes[i][1] < outcome.ticket_probes[i - 1][2];
+  }
+  EXPECT_TRUE(overlap);
 }
 
 TEST(CoroutineSwarm, SharedFibersLogBusyIntervals) {

@@ -26,6 +26,15 @@ defmodule Parbench.Workloads.CoroutineSwarmTest do
     assert switches > 99 and switches <= 100 * 10 - 1
   end
 
+  # Protocol 4: 40 tasks x 5 steps under salt 3 draw 200 tickets; the probes are every
+  # 40 / 16 = 2nd task from (-3) mod 2 = 1; some probe drew a ticket inside another's life.
+  test "the salt's probe tasks drew interleaved tickets" do
+    assert {_, %{tickets: 200, ticket_probes: probes}} = run_case("processes", 40, 5, 0, 3)
+    assert Enum.sort(Enum.map(probes, &hd/1)) == Enum.to_list(1..39//2)
+    lives = probes |> Enum.map(fn [_task, first, last] -> {first, last} end) |> Enum.sort()
+    assert Enum.any?(Enum.zip(lives, tl(lives)), fn {{_, last}, {later_first, _}} -> later_first < last end), inspect(lives)
+  end
+
   test "task 0 step 0 is the line 0:0:FizzBuzz" do
     assert CoroutineSwarm.line(0, 0) == "0:0:FizzBuzz"
   end

@@ -70,3 +70,15 @@ test('switches: seq counts tasks - 1, the async models interleave every step', a
     assert.equal(switches, tasks * steps - 1, model);
   }
 });
+
+for (const model of ['async', 'async-microtask']) {
+  test(`${model}: every step draws a ticket and the salt's probe tasks drew overlapping ones`, async () => {
+    const { extra } = await runModel(coroutineSwarm, model, { tasks: 40, steps: 5, sleep_ms: 0, salt: 3 });
+    assert.equal(extra.tickets, 200);
+    // 40 // 16 = stride 2; task t is a probe when (t + 3) % 2 === 0.
+    assert.deepEqual(extra.ticket_probes.map(([task]) => task).sort((a, b) => a - b), [...Array(20).keys()].map((i) => 2 * i + 1));
+    for (const [, first, last] of extra.ticket_probes) {
+      assert.ok(last - first > 4, `a probe ran its 5 steps back to back: ${first}..${last}`);
+    }
+  });
+}

@@ -35,6 +35,15 @@ class CoroutineSwarm(unittest.TestCase):
             with self.subTest(model=model):
                 self.assertGreater(run_model(coroutine_swarm.WORKLOAD, model, {"tasks": 10})[2]["spawn_ns"], 0)
 
+    def test_tasks_that_take_turns_draw_interleaved_tickets(self):
+        """asyncio's ready queue is FIFO: task t's step s draws ticket s·tasks + t, and the salt
+        picks the probe tasks (every 40 // 16 = 2nd task from (−salt) mod 2)."""
+        for model in set(coroutine_swarm.WORKLOAD.models) - {"seq"}:
+            with self.subTest(model=model):
+                extra = run_model(coroutine_swarm.WORKLOAD, model, {"tasks": 40, "steps": 5, "salt": 3})[2]
+                self.assertEqual(extra["tickets"], 200)
+                self.assertEqual(sorted(extra["ticket_probes"]), [[t, t, 160 + t] for t in range(1, 40, 2)])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -98,6 +98,18 @@ class CoroutineSwarmTest < Minitest::Test
     assert_operator switches["thread"], :>, 19
   end
 
+  # Protocol 4: every step draws a ticket; the salt picks the probe tasks (40 / 16 = every 2nd,
+  # from (-3) mod 2 = 1), and a probe that yielded between its steps drew tickets others share.
+  def test_unit_models_draw_interleaved_tickets
+    (Swarm::MODELS.keys - ["seq"]).each do |model|
+      extra = protocol_lines("coroutine-swarm", "--model", model, "--tasks", 40, "--steps", 5, variants: [3]).first["extra"]
+      assert_equal 200, extra["tickets"], model
+      assert_equal (1...40).step(2).to_a, extra["ticket_probes"].map(&:first).sort, model
+      lives = extra["ticket_probes"].map { |_, first, last| [first, last] }.sort
+      assert(lives.each_cons(2).any? { |(_, last), (later_first, _)| later_first < last }, "#{model}: #{lives}")
+    end
+  end
+
   def test_unit_models_report_a_yield_ceiling_without_sleep
     %w[fiber thread].each do |model|
       extra = protocol_lines("coroutine-swarm", "--model", model, "--tasks", 5, "--steps", 3).first["extra"]

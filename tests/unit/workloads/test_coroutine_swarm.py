@@ -2,6 +2,7 @@
 import random
 
 from parbench.workloads import LineContext, coroutine_swarm, oracle_cache
+from parbench.workloads.coroutine_swarm.interleaving import probe_tasks
 from parbench.workloads.coroutine_swarm.oracle import coroutine_swarm_checksum
 
 SWARM = {"tasks": 10, "steps": 5, "sleep_ms": 0}
@@ -20,10 +21,21 @@ def test_the_expected_answer_is_the_oracles_for_the_salt(tmp_path, monkeypatch):
     assert coroutine_swarm.expected_items(SWARM) == 10
 
 
+def taking_turns(tasks: int, steps: int, switches: int) -> dict:
+    """A line whose tasks took turns (task t's step s drew ticket s·tasks + t), with `switches`."""
+    probes = [[t, t, (steps - 1) * tasks + t] for t in sorted(probe_tasks(tasks, 0))]
+    return {"extra": {"switches": switches, "tickets": tasks * steps, "ticket_probes": probes}}
+
+
 def test_a_swarm_that_switched_only_tasks_minus_one_times_never_yielded():
     context = LineContext(SWARM, 0, {}, "green")
-    assert "switched only 9 times" in coroutine_swarm.line_problem({"extra": {"switches": 9}}, context)
-    assert coroutine_swarm.line_problem({"extra": {"switches": 10}}, context) is None
+    assert "switched only 9 times" in coroutine_swarm.line_problem(taking_turns(10, 5, 9), context)
+    assert coroutine_swarm.line_problem(taking_turns(10, 5, 10), context) is None
+
+
+def test_switches_alone_no_longer_prove_a_swarm():
+    assert "interleaving unproven" in coroutine_swarm.line_problem(
+        {"extra": {"switches": 50}}, LineContext(SWARM, 0, {}, "green"))
 
 
 def test_a_swarm_model_must_count_its_switches_and_seq_need_not():
@@ -34,4 +46,5 @@ def test_a_swarm_model_must_count_its_switches_and_seq_need_not():
 
 def test_one_task_or_one_step_has_nothing_to_switch_between():
     for params in ({"tasks": 1, "steps": 5}, {"tasks": 10, "steps": 1}):
-        assert coroutine_swarm.line_problem({"extra": {"switches": 0}}, LineContext(params, 0, {}, "green")) is None
+        line = taking_turns(params["tasks"], params["steps"], 0)
+        assert coroutine_swarm.line_problem(line, LineContext(params, 0, {}, "green")) is None

@@ -53,14 +53,18 @@ Outcome swarm_seq(const Params& params) {
 namespace {
 
 coro::Detached swarm_task(coro::Scheduler& scheduler, const Params& params, std::int64_t task, std::uint64_t& total,
-                          SwitchCounter& counter) {
+                          SwitchCounter& counter, Tickets& tickets) {
   std::uint64_t sum = 0;
+  std::int64_t first = -1, ticket = -1;
   for (std::int64_t step = 0; step < params.steps; ++step) {
     if (params.sleep_ms > 0) co_await coro::sleep_for(scheduler, std::chrono::milliseconds(params.sleep_ms));
     else co_await coro::yield_now(scheduler);
     counter.step(task);
+    ticket = tickets.draw();
+    if (step == 0) first = ticket;
     sum += line_hash(task + params.salt, step);
   }
+  if (params.steps > 0) tickets.finished(task, first, ticket);
   total += sum;
 }
 
@@ -70,12 +74,16 @@ Outcome swarm_coroutines(const Params& params) {
   const std::uint64_t start = monotonic_ns();
   Outcome outcome;
   SwitchCounter counter;  // one thread runs every coroutine: a plain counter
+  Tickets tickets(params.tasks, params.salt);
   coro::Scheduler scheduler;
   // Each task runs up to its first yield here, so it exists and waits in the ready queue.
-  for (std::int64_t task = 0; task < params.tasks; ++task) swarm_task(scheduler, params, task, outcome.digest_sum, counter);
+  for (std::int64_t task = 0; task < params.tasks; ++task) {
+    swarm_task(scheduler, params, task, outcome.digest_sum, counter, tickets);
+  }
   outcome.spawn_ns = monotonic_ns() - start;
   scheduler.run();
   outcome.switches = counter.switches();
+  tickets.report(outcome);
   return outcome;
 }
 
@@ -83,18 +91,23 @@ Outcome swarm_fibers(const Params& params) {
   const std::uint64_t start = monotonic_ns();
   Outcome outcome;
   SwitchCounter counter;  // every fiber runs on this thread: a plain counter
+  Tickets tickets(params.tasks, params.salt);
   std::vector<boost::fibers::fiber> tasks;
   tasks.reserve(static_cast<std::size_t>(params.tasks));
   try {
     for (std::int64_t task = 0; task < params.tasks; ++task) {
-      tasks.emplace_back([&params, &outcome, &counter, task] {
+      tasks.emplace_back([&params, &outcome, &counter, &tickets, task] {
         std::uint64_t sum = 0;
+        std::int64_t first = -1, ticket = -1;
         for (std::int64_t step = 0; step < params.steps; ++step) {
           if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
           else boost::this_fiber::yield();
           counter.step(task);
+          ticket = tickets.draw();
+          if (step == 0) first = ticket;
           sum += line_hash(task + params.salt, step);
         }
+        if (params.steps > 0) tickets.finished(task, first, ticket);
         outcome.digest_sum += sum;  // all fibers share this one thread: no race
       });
     }
@@ -105,6 +118,7 @@ Outcome swarm_fibers(const Params& params) {
   outcome.spawn_ns = monotonic_ns() - start;
   for (auto& fiber : tasks) fiber.join();
   outcome.switches = counter.switches();
+  tickets.report(outcome);
   return outcome;
 }
 
@@ -114,29 +128,42 @@ Outcome swarm_fibers_shared(const Params& params, int workers, BusyLog* busy, Sh
   std::atomic<std::uint64_t> total{0};
   // Tasks step on several threads at once: the protocol's counter as atomics.
   std::atomic<std::int64_t> last{-1}, switches{0};
+  Tickets tickets(params.tasks, params.salt);
   run_on_shared_fibers(workers, warm, [&] {
+    // A start gate, as Go's swarm has: without it the other threads take each task as it is
+    // made and run it to its end while this one is still making the next (at 50 tasks no task
+    // overlapped another), so the swarm would not be a swarm.
+    boost::fibers::promise<void> gate;
+    boost::fibers::shared_future<void> opened = gate.get_future().share();
     std::vector<boost::fibers::fiber> tasks;
     tasks.reserve(static_cast<std::size_t>(params.tasks));
     for (std::int64_t task = 0; task < params.tasks; ++task) {
-      tasks.emplace_back([&params, &total, &last, &switches, busy, task] {
+      tasks.emplace_back([&params, &total, &last, &switches, &tickets, &opened, busy, task] {
+        opened.wait();
         std::uint64_t sum = 0;
+        std::int64_t first = -1, ticket = -1;
         for (std::int64_t step = 0; step < params.steps; ++step) {
           if (params.sleep_ms > 0) boost::this_fiber::sleep_for(std::chrono::milliseconds(params.sleep_ms));
           else boost::this_fiber::yield();
           const std::uint64_t step_start = busy ? monotonic_ns() : 0;
           const std::int64_t previous = last.exchange(task, std::memory_order_relaxed);
           if (previous != task && previous != -1) switches.fetch_add(1, std::memory_order_relaxed);
+          ticket = tickets.draw();
+          if (step == 0) first = ticket;
           sum += line_hash(task + params.salt, step);
           if (busy) busy->span(shared_fiber_worker(), step_start, monotonic_ns());
         }
+        if (params.steps > 0) tickets.finished(task, first, ticket);
         total.fetch_add(sum, std::memory_order_relaxed);
       });
     }
     outcome.spawn_ns = monotonic_ns() - start;
+    gate.set_value();
     for (auto& fiber : tasks) fiber.join();
   });
   outcome.digest_sum = total.load();
   outcome.switches = switches.load();
+  tickets.report(outcome);
   return outcome;
 }
 
@@ -174,6 +201,18 @@ std::uint64_t yield_fibers_shared_ns(std::int64_t yields, int workers, SharedFib
   return ns;
 }
 
+namespace {
+
+std::string probes_json(const std::vector<std::array<std::int64_t, 3>>& probes) {
+  std::string json = "[";
+  for (const auto& [task, first, last] : probes) {
+    json += (json.size() > 1 ? ",[" : "[") + std::to_string(task) + "," + std::to_string(first) + "," + std::to_string(last) + "]";
+  }
+  return json + "]";
+}
+
+}  // namespace
+
 WorkloadInfo describe() {
   const std::string ceiling = "; extra.ceiling_ns (sleep 0): one such unit yielding tasks x steps times";
   return {"coroutine-swarm",
@@ -190,7 +229,8 @@ WorkloadInfo describe() {
             .family = "fibers",
             .workers = true,
             .note = "Boost.Fiber shared_work scheduler over --workers threads (M:N, fibers migrate, idle threads poll the shared queue "
-                    "during a repetition), this_fiber::yield / sleep_for; every fiber made and joined per repetition" + ceiling,
+                    "during a repetition), every fiber made behind a start gate (a shared_future) before any steps, "
+                    "this_fiber::yield / sleep_for; every fiber made and joined per repetition" + ceiling,
             .start = SHARED_FIBERS_START}}};
 }
 
@@ -226,6 +266,10 @@ void run(const Invocation& call) {
     repetition.items = static_cast<std::uint64_t>(params.tasks);
     time_checksum(repetition, [&] { return digest_hex(outcome.digest_sum); });
     repetition.extra.push_back({"switches", outcome.switches});
+    if (call.model != "seq") {
+      repetition.extra.push_back({"tickets", outcome.tickets});
+      repetition.extra.push_back({"ticket_probes", RawJson{probes_json(outcome.ticket_probes)}});
+    }
     if (call.model != "seq") repetition.extra.push_back({"spawn_ns", static_cast<std::int64_t>(outcome.spawn_ns)});
     if (call.model == "fibers-shared") repetition.extra.push_back({"workers", std::int64_t{workers}});
     if (call.model == "fibers" || call.model == "fibers-shared") {

@@ -1,8 +1,13 @@
 // coroutine-swarm: many coroutines yielding between fizzbuzz steps: start-up, switches, memory (seed 004).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "protocol.hpp"
 #include "shared_fibers.hpp"
@@ -26,6 +31,35 @@ struct Outcome {
   // Steps at which the task running differs from the one that ran the step before (the first
   // step counts nothing): tasks - 1 when the tasks never interleave.
   std::int64_t switches = 0;
+  // Protocol 4's proof of interleaving (Tickets): every ticket drawn, and the probe tasks' first
+  // and last tickets, [task, first, last] each.
+  std::int64_t tickets = 0;
+  std::vector<std::array<std::int64_t, 3>> ticket_probes;
+};
+
+// Protocol 4's proof of interleaving: every step draws the next ticket, so tickets number the
+// steps in the order they ran; about 16 probe tasks, picked by the salt ((task + salt) % stride
+// == 0), keep the tickets of their first and last steps. A fetch-add, since fibers-shared steps on
+// several threads; the lock is taken once per probe task.
+class Tickets {
+ public:
+  Tickets(std::int64_t tasks, std::int64_t salt) : stride_(std::max<std::int64_t>(1, tasks / 16)), salt_(salt) {}
+  std::int64_t draw() { return drawn_.fetch_add(1, std::memory_order_relaxed); }
+  void finished(std::int64_t task, std::int64_t first, std::int64_t last) {
+    if ((task + salt_) % stride_ != 0) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    probes_.push_back({task, first, last});
+  }
+  void report(Outcome& outcome) const {
+    outcome.tickets = drawn_.load();
+    outcome.ticket_probes = probes_;
+  }
+
+ private:
+  std::int64_t stride_, salt_;
+  std::atomic<std::int64_t> drawn_{0};
+  std::mutex mutex_;
+  std::vector<std::array<std::int64_t, 3>> probes_;
 };
 
 // The switch count of protocol 2, for one thread's tasks: prev = last.swap(me); count if it changed.

@@ -51,8 +51,10 @@ defmodule Parbench.Workloads.CoroutineSwarm do
 
   def run(%{model: "processes", tasks: tasks, steps: steps, sleep_ms: sleep_ms, salt: salt}) do
     caller = self()
-    # [last task to run (0: none yet; task t is t + 1), switches], shared by every task.
-    switches = :atomics.new(2, signed: true)
+    # [last task to run (0: none yet; task t is t + 1), switches, tickets drawn], shared by
+    # every task.
+    switches = :atomics.new(3, signed: true)
+    probe = %{stride: max(div(tasks, 16), 1), salt: salt}
     started = :erlang.monotonic_time(:nanosecond)
     # The creator runs at high priority, as an asyncio loop creates every task before any runs:
     # otherwise it queues behind every yielding task and spawn_ns measures the swarm, not creation.
@@ -67,20 +69,23 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     first =
       ProcessLimit.guard(fn ->
         Enum.reduce((tasks - 1)..0//-1, nil, fn task, next ->
-          spawn(fn -> swarm_task(caller, task, salt, steps, sleep_ms, switches, next) end)
+          spawn(fn -> swarm_task(caller, task, probe, steps, sleep_ms, switches, next) end)
         end)
       end)
 
     spawn_ns = :erlang.monotonic_time(:nanosecond) - started
     if first, do: send(first, :go)
     Process.flag(:priority, previous_priority)
-    partial_sums = for _ <- 1..tasks//1, do: receive(do: ({:task_digest, sum} -> sum))
-    {Digest.combine(partial_sums), spawn_ns, :atomics.get(switches, 2)}
+    finished = for _ <- 1..tasks//1, do: receive(do: ({:task_digest, sum, probed} -> {sum, probed}))
+    probes = for {_sum, probed} <- finished, probed != nil, do: probed
+
+    {Digest.combine(Enum.map(finished, &elem(&1, 0))), spawn_ns,
+     %{switches: :atomics.get(switches, 2), tickets: :atomics.get(switches, 3), ticket_probes: probes}}
   end
 
   @impl true
   def summarize({sum, nil, switches}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{switches: switches}}
-  def summarize({sum, spawn_ns, switches}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), %{spawn_ns: spawn_ns, switches: switches}}
+  def summarize({sum, spawn_ns, proof}, %{tasks: tasks}), do: {tasks, Digest.hex(sum), Map.put(proof, :spawn_ns, spawn_ns)}
 
   @doc """
   The ceiling "yield" (sleep-ms 0, model `processes`): one process, spawned before its clock
@@ -115,20 +120,26 @@ defmodule Parbench.Workloads.CoroutineSwarm do
     yield_times(left - 1)
   end
 
-  defp swarm_task(caller, task, salt, steps, sleep_ms, switches, next) do
+  # Protocol 4's proof of interleaving: every step draws the next ticket (a fetch-add on the
+  # shared atomics: tasks run on every scheduler), so tickets number the steps in the order they
+  # ran; about 16 probe tasks, picked by the salt ((task + salt) rem stride == 0), send their
+  # first and last tickets with their digest.
+  defp swarm_task(caller, task, %{salt: salt, stride: stride}, steps, sleep_ms, switches, next) do
     me = task + 1
     receive(do: (:go -> :ok))
     if next, do: send(next, :go)
 
-    sum =
-      Enum.reduce(0..(steps - 1)//1, 0, fn step, sum ->
+    {sum, first, last} =
+      Enum.reduce(0..(steps - 1)//1, {0, nil, nil}, fn step, {sum, first, _last} ->
         pause(sleep_ms)
         previous = :atomics.exchange(switches, 1, me)
         if previous != 0 and previous != me, do: :atomics.add(switches, 2, 1)
-        Digest.add(sum, line(task + salt, step))
+        ticket = :atomics.add_get(switches, 3, 1) - 1
+        {Digest.add(sum, line(task + salt, step)), first || ticket, ticket}
       end)
 
-    send(caller, {:task_digest, sum})
+    probed = if first != nil and rem(task + salt, stride) == 0, do: [task, first, last]
+    send(caller, {:task_digest, sum, probed})
   end
 
   defp pause(0), do: :erlang.yield()

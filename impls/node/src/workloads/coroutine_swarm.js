@@ -32,6 +32,32 @@ class SwitchCounter {
 }
 
 /**
+ * extra.tickets and extra.ticket_probes (protocol 4, proof of interleaving): every step draws the
+ * next ticket; about 16 probe tasks, picked by the salt, report the tickets of their first and
+ * last steps. One thread runs every task, so a plain counter is the fetch-add.
+ */
+class Tickets {
+  constructor(tasks, salt) {
+    this.drawn = 0;
+    this.stride = Math.max(1, Math.floor(tasks / 16));
+    this.salt = salt;
+    this.probes = [];
+  }
+
+  draw() {
+    return this.drawn++;
+  }
+
+  finished(task, first, last) {
+    if ((task + this.salt) % this.stride === 0) this.probes.push([task, first, last]);
+  }
+
+  extra() {
+    return { tickets: this.drawn, ticket_probes: this.probes };
+  }
+}
+
+/**
  * The lines of every task in a plain loop: the baseline without any switching (it counts
  * tasks - 1 switches). Task t forms its lines with the id t + salt.
  */
@@ -62,19 +88,25 @@ const YIELDS = {
 export async function asyncSwarm(tasks, steps, sleepMs, model, start = nowNs(), salt = 0) {
   const digest = new OrderFreeDigest();
   const counter = new SwitchCounter();
+  const tickets = new Tickets(tasks, salt);
   const giveWay = sleepMs > 0 ? () => sleep(sleepMs) : YIELDS[model];
   const runTask = async (task) => {
+    let first = -1;
+    let ticket = -1;
     for (let step = 0; step < steps; step++) {
       await giveWay();
       counter.step(task);
+      ticket = tickets.draw();
+      if (step === 0) first = ticket;
       digest.addAscii(stepLine(task + salt, step));
     }
+    if (steps > 0) tickets.finished(task, first, ticket);
   };
   const running = new Array(tasks);
   for (let task = 0; task < tasks; task++) running[task] = runTask(task);
   const spawnNs = nowNs() - start;
   await Promise.all(running);
-  return { digest, spawnNs, switches: counter.switches };
+  return { digest, spawnNs, switches: counter.switches, tickets: tickets.extra() };
 }
 
 /**
@@ -129,10 +161,10 @@ export const coroutineSwarm = {
           repetition.stopClock();
           return { items: tasks, checksum: await repetition.checksum(() => digest.hex()), extra: { switches } };
         }
-        const { digest, spawnNs, switches } = await asyncSwarm(tasks, steps, sleepMs, model, start, salt);
+        const { digest, spawnNs, switches, tickets } = await asyncSwarm(tasks, steps, sleepMs, model, start, salt);
         repetition.stopClock();
         const checksum = await repetition.checksum(() => digest.hex());
-        const extra = { spawn_ns: spawnNs, switches };
+        const extra = { spawn_ns: spawnNs, switches, ...tickets };
         if (sleepMs === 0) Object.assign(extra, { ceiling: 'yield', ceiling_ns: await yieldCeilingNs(tasks * steps, model) });
         return { items: tasks, checksum, extra };
       },

@@ -37,6 +37,28 @@ class Switches:
             self.count += 1
 
 
+class Tickets:
+    """extra.tickets and extra.ticket_probes (protocol 4, proof of interleaving): every step draws
+    the next ticket; about 16 probe tasks, picked by the salt, report their first and last. One
+    thread runs the loop, so a plain counter is the fetch-add."""
+
+    def __init__(self, tasks: int, salt: int) -> None:
+        self.drawn = 0
+        self.stride, self.salt = max(1, tasks // 16), salt
+        self.probes: list[list[int]] = []
+
+    def draw(self) -> int:
+        ticket, self.drawn = self.drawn, self.drawn + 1
+        return ticket
+
+    def finished(self, task: int, first: int, last: int) -> None:
+        if (task + self.salt) % self.stride == 0:
+            self.probes.append([task, first, last])
+
+    def extra(self) -> dict:
+        return {"tickets": self.drawn, "ticket_probes": self.probes}
+
+
 def seq_digest(tasks: int, steps: int, salt: int = 0, switches: Switches | None = None) -> int:
     switches = switches or Switches()
     total = 0
@@ -47,21 +69,28 @@ def seq_digest(tasks: int, steps: int, salt: int = 0, switches: Switches | None 
     return total & MASK64
 
 
-async def _swarm_task(task: int, steps: int, pause_s: float, salt: int, switches: Switches) -> int:
-    total = 0
+async def _swarm_task(task: int, steps: int, pause_s: float, salt: int, switches: Switches,
+                      tickets: Tickets) -> int:
+    total, first, ticket = 0, -1, -1
     for step in range(steps):
         await asyncio.sleep(pause_s)  # sleep(0) is asyncio's bare yield
         switches.step(task)
+        ticket = tickets.draw()
+        first = ticket if step == 0 else first
         total += line_hash(task + salt, step)
+    if steps:
+        tickets.finished(task, first, ticket)
     return total
 
 
 async def swarm(tasks: int, steps: int, sleep_ms: int, started_ns: int, salt: int = 0,
-                switches: Switches | None = None) -> tuple[int, int]:
+                switches: Switches | None = None, tickets: Tickets | None = None) -> tuple[int, int]:
     """The digest and spawn_ns: nanoseconds from `started_ns` until every task exists."""
     pause_s = sleep_ms / 1000
     switches = switches or Switches()
-    running = [asyncio.create_task(_swarm_task(task, steps, pause_s, salt, switches)) for task in range(tasks)]
+    tickets = tickets or Tickets(tasks, salt)
+    running = [asyncio.create_task(_swarm_task(task, steps, pause_s, salt, switches, tickets))
+               for task in range(tasks)]
     spawn_ns = time.monotonic_ns() - started_ns
     totals = await asyncio.gather(*running)
     return sum(totals) & MASK64, spawn_ns
@@ -97,12 +126,12 @@ def _yield_ceiling(job: Job, loop_name: str) -> dict:
 
 def _run_async(job: Job, loop_name: str) -> Outcome:
     started_ns = time.monotonic_ns()
-    switches = Switches()
-    total, spawn_ns = run_on(loop_name, swarm(*_params(job), started_ns, job.params["salt"], switches))
+    switches, tickets = Switches(), Tickets(job.params["tasks"], job.params["salt"])
+    total, spawn_ns = run_on(loop_name, swarm(*_params(job), started_ns, job.params["salt"], switches, tickets))
     # Only bare yields have a ceiling: a timer sleep's cost is the timer, not the switch.
     ceiling = (lambda: _yield_ceiling(job, loop_name)) if job.params["sleep_ms"] == 0 else None
     return Outcome(job.params["tasks"], lambda: digest_hex(total), {"spawn_ns": spawn_ns, "loop": loop_name,
-                                                        "switches": switches.count},
+                                                        "switches": switches.count, **tickets.extra()},
                    ceiling=ceiling)
 
 

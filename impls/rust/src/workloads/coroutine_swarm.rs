@@ -2,10 +2,11 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use tokio::sync::Semaphore;
 
 use crate::digest::OrderFreeDigest;
 use crate::parallel::{nothing_to_warm, TokioWorkers, TOKIO_START};
@@ -22,7 +23,7 @@ pub const WORKLOAD: Workload = Workload {
             family: "async",
             workers: true,
             params: &[],
-            note: "tokio::spawn + yield_now / time::sleep on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
+            note: "tokio::spawn (every task behind a start gate, a Semaphore opened once all exist) + yield_now / time::sleep on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
             start: TOKIO_START,
             start_unavailable: &[],
         },
@@ -81,6 +82,42 @@ impl Switches {
     }
 }
 
+/// Protocol 4's proof of interleaving: every step draws the next ticket (a fetch-add: tasks step
+/// on several worker threads), so tickets number the steps in the order they ran; about 16 probe
+/// tasks, picked by the salt (`(task + salt) % stride == 0`), keep their first and last tickets.
+#[derive(Debug)]
+pub struct Tickets {
+    drawn: AtomicU64,
+    stride: u64,
+    salt: u64,
+    probes: Mutex<Vec<[u64; 3]>>,
+}
+
+impl Tickets {
+    pub fn new(tasks: u64, salt: u64) -> Tickets {
+        Tickets { drawn: AtomicU64::new(0), stride: (tasks / 16).max(1), salt, probes: Mutex::new(Vec::new()) }
+    }
+
+    pub fn draw(&self) -> u64 {
+        self.drawn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Once a task: the lock is taken by probe tasks only.
+    pub fn finished(&self, task: u64, first: u64, last: u64) {
+        if (task + self.salt) % self.stride == 0 {
+            self.probes.lock().expect("a probe's lock was poisoned").push([task, first, last]);
+        }
+    }
+
+    pub fn drawn(&self) -> u64 {
+        self.drawn.load(Ordering::Relaxed)
+    }
+
+    pub fn probes(&self) -> Vec<[u64; 3]> {
+        self.probes.lock().expect("a probe's lock was poisoned").clone()
+    }
+}
+
 /// The article's program 1: the same lines in a plain loop, the baseline for switch cost.
 /// Task t's lines carry the id `t + salt`. Returns the digest and the switches (one thread,
 /// so a plain variable: `tasks − 1`, the tasks never interleave).
@@ -105,31 +142,47 @@ pub fn swarm_seq(tasks: u64, steps: u64, salt: u64) -> (OrderFreeDigest, u64) {
 /// the busy intervals of its worker threads.
 pub struct Shared {
     pub switches: Switches,
+    pub tickets: Tickets,
     pub busy: Option<Busy>,
 }
 
-async fn one_task(task: u64, steps: u64, salt: u64, sleep: Option<Duration>, shared: Arc<Shared>) -> OrderFreeDigest {
+async fn one_task(task: u64, steps: u64, salt: u64, sleep: Option<Duration>, shared: Arc<Shared>, gate: Arc<Semaphore>) -> OrderFreeDigest {
+    drop(gate.acquire().await.expect("the start gate is never closed"));
     let mut digest = OrderFreeDigest::default();
     let mut line = Vec::with_capacity(48);
+    let (mut first, mut ticket) = (0, 0);
     for step in 0..steps {
         match sleep {
             None => tokio::task::yield_now().await,
             Some(pause) => tokio::time::sleep(pause).await,
         }
         shared.switches.step(task);
+        ticket = shared.tickets.draw();
+        if step == 0 {
+            first = ticket;
+        }
         if let Some(busy) = &shared.busy {
             busy.touch_here();
         }
         form_line(&mut line, task + salt, step);
         digest.add_item(&line);
     }
+    if steps > 0 {
+        shared.tickets.finished(task, first, ticket);
+    }
     digest
 }
 
-/// Spawns every task, then waits for all; returns the digest and the time until all existed.
+/// Spawns every task behind a start gate, opens it, then waits for all; returns the digest and
+/// the time until all existed. The gate, as Go's swarm has: on the multi-thread runtime the
+/// workers would otherwise take each task as it is spawned and run it to its end before the next
+/// exists (at 5,000 tasks, one salt in five found its probe tasks' tickets disjoint).
 pub async fn swarm_tokio(tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, started: Instant, shared: Arc<Shared>) -> (OrderFreeDigest, u128) {
-    let handles: Vec<_> = (0..tasks).map(|task| tokio::spawn(one_task(task, steps, salt, sleep, shared.clone()))).collect();
+    let gate = Arc::new(Semaphore::new(0));
+    let handles: Vec<_> =
+        (0..tasks).map(|task| tokio::spawn(one_task(task, steps, salt, sleep, shared.clone(), gate.clone()))).collect();
     let spawn_ns = started.elapsed().as_nanos();
+    gate.add_permits(tasks.max(1) as usize);
     let mut digest = OrderFreeDigest::default();
     for handle in handles {
         digest = digest.add(handle.await.expect("a swarm task panicked"));
@@ -178,7 +231,7 @@ impl Swarmer {
     /// One timed repetition (`started` is the clock's start): the runtime built (cold), every
     /// task spawned and finished, the runtime dropped (cold; which joins its threads).
     fn swarm(&self, tasks: u64, steps: u64, salt: u64, sleep: Option<Duration>, started: Instant) -> Outcome<Swarmed> {
-        let shared = Arc::new(Shared { switches: Switches::default(), busy: self.workers().map(|w| Busy::new(w, started)) });
+        let shared = Arc::new(Shared { switches: Switches::default(), tickets: Tickets::new(tasks, salt), busy: self.workers().map(|w| Busy::new(w, started)) });
         let (digest, spawn_ns) = self.on_runtime(|runtime| runtime.block_on(swarm_tokio(tasks, steps, salt, sleep, started, shared.clone())))?;
         Ok(Swarmed { digest, spawn_ns, shared })
     }
@@ -235,7 +288,9 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
         let mut sample = Sample::new(measured, tasks, checksum)
             .with("checksum_ns", checksum_ns as u64)
             .with("spawn_ns", swarmed.spawn_ns as u64)
-            .with("switches", swarmed.shared.switches.count());
+            .with("switches", swarmed.shared.switches.count())
+            .with("tickets", swarmed.shared.tickets.drawn())
+            .with("ticket_probes", serde_json::json!(swarmed.shared.tickets.probes()));
         if let Some(busy) = &swarmed.shared.busy {
             sample = sample.with_busy(busy);
         }
@@ -312,6 +367,22 @@ mod tests {
         for workers in [Some(2), None] {
             let swarmed = tokio_swarmed(50, 10, 0, None, workers);
             assert!(swarmed.shared.switches.count() > 49, "{workers:?}: {:?}", swarmed.shared.switches);
+        }
+    }
+
+    /// Protocol 4: 40 tasks × 5 steps under salt 3 draw 200 tickets; the probes are every
+    /// 40 / 16 = 2nd task from (−3) mod 2 = 1; and some probe drew a ticket in another's life.
+    #[test]
+    fn the_salts_probe_tasks_drew_interleaved_tickets() {
+        for workers in [Some(2), None] {
+            let swarmed = tokio_swarmed(40, 5, 3, None, workers);
+            assert_eq!(swarmed.shared.tickets.drawn(), 200);
+            let mut probes = swarmed.shared.tickets.probes();
+            probes.sort_by_key(|probe| probe[1]);
+            let mut probed: Vec<u64> = probes.iter().map(|probe| probe[0]).collect();
+            probed.sort();
+            assert_eq!(probed, (1..40).step_by(2).collect::<Vec<u64>>(), "{workers:?}");
+            assert!(probes.windows(2).any(|pair| pair[1][1] < pair[0][2]), "{workers:?}: {probes:?}");
         }
     }
 

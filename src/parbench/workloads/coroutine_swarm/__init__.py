@@ -1,10 +1,12 @@
 """coroutine-swarm (seed 004): many coroutines that yield between steps.
 
-Proofs of work: each repetition salts every task id (the digest differs per repetition), and
-every model but `seq` counts the switches between tasks: a swarm whose tasks ran one after the
-other (tasks − 1 switches) never yielded, whatever its digest."""
+Proofs of work: each repetition salts every task id (the digest differs per repetition); every
+model but `seq` counts the switches between tasks (a swarm whose tasks ran one after the other,
+tasks − 1 switches, never yielded) and hands over the tickets its probe tasks drew, which only an
+interleaved order gives (interleaving.py)."""
 from __future__ import annotations
 
+from parbench.workloads.coroutine_swarm.interleaving import interleaving_problem
 from parbench.workloads.coroutine_swarm.oracle import coroutine_swarm_checksum
 from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Integer
@@ -59,4 +61,4 @@ def line_problem(line: dict, context) -> str | None:
     if tasks > 1 and int(context.params["steps"]) > 1 and switches <= tasks - 1:
         return (f"its {tasks} tasks switched only {switches} times (extra.switches): they ran one after "
                 "the other and never yielded to each other")
-    return None
+    return interleaving_problem(line["extra"], tasks, int(context.params["steps"]), context.variant or 0)

@@ -51,9 +51,52 @@ module Parbench
       def run
         started = Protocol.now_ns
         @switches = @model == "thread" ? LockedSwitches.new : Switches.new
+        @tickets = (@model == "thread" ? LockedTickets : Tickets).new(@tasks, @salt)
         digest, spawned = send("run_#{@model}", started)
-        Outcome.new(items: @tasks, checksum: digest.to_s, extra: { spawn_ns: spawned - started, switches: @switches.count },
+        Outcome.new(items: @tasks, checksum: digest.to_s,
+                    extra: { spawn_ns: spawned - started, switches: @switches.count, **@tickets.extra },
                     ceiling: ceiling)
+      end
+
+      # Protocol 4's proof of interleaving: every step draws the next ticket; about 16 probe
+      # tasks, picked by the salt, report the tickets of their first and last steps.
+      class Tickets
+        def initialize(tasks, salt)
+          @drawn = 0
+          @stride = [tasks / 16, 1].max
+          @salt = salt
+          @probes = []
+        end
+
+        def draw
+          ticket = @drawn
+          @drawn += 1
+          ticket
+        end
+
+        def finished(task, first, last)
+          @probes << [task, first, last] if ((task + @salt) % @stride).zero?
+        end
+
+        def extra
+          { tickets: @drawn, ticket_probes: @probes }
+        end
+      end
+
+      # Threads can be preempted between the read and the write of the counter: the draw is locked.
+      class LockedTickets < Tickets
+        def initialize(...)
+          super
+          @lock = Mutex.new
+        end
+
+        def draw
+          @lock.synchronize { super }
+        end
+
+        def finished(...)
+          @lock.synchronize { super }
+        end
       end
 
       # Protocol 2's switch count, taken at every step: `prev = last.swap(me); switches += 1 if
@@ -178,11 +221,15 @@ module Parbench
       def task_digest(t)
         digest = Digest::OrderFree.new
         id = t + @salt
+        first = ticket = nil
         @steps.times do |s|
           yield
           @switches.step(t)
+          ticket = @tickets.draw
+          first ||= ticket
           digest.add(CoroutineSwarm.line(id, s))
         end
+        @tickets.finished(t, first, ticket) if first
         digest
       end
     end

@@ -1,9 +1,11 @@
 package parbench.workloads;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import parbench.Digest;
@@ -28,10 +30,11 @@ public final class CoroutineSwarm implements Workload {
         SequencedMap<String, Protocol.ModelInfo> models = new LinkedHashMap<>();
         models.put("seq", new Protocol.ModelInfo("seq", false, "the same lines in a plain loop, no yields"));
         models.put("virtual-threads", new Protocol.ModelInfo("green", true,
-                "one virtual thread per task on workers carriers; Thread.yield() for sleep_ms 0, "
+                "one virtual thread per task on workers carriers, all started behind a start gate (a latch "
+                        + "opened once every thread exists); Thread.yield() for sleep_ms 0, "
                         + "Thread.sleep(ms) otherwise", Workers.virtualThreadStarts("task")));
         models.put("platform-threads", new Protocol.ModelInfo("threads", false,
-                "one OS thread per task (Thread.ofPlatform, default stack), the same yields and sleeps; "
+                "one OS thread per task (Thread.ofPlatform, default stack), the same start gate, yields and sleeps; "
                         + "for comparison with virtual threads, thread creation failure is the limit result",
                 Workers.unitsAreTheWork("task")));
         return models;
@@ -58,8 +61,43 @@ public final class CoroutineSwarm implements Workload {
     /** No task has run a step yet: the first step is not a switch. */
     private static final long NONE = -1;
 
-    /** The digest, and protocol 2's count of passes from one task to another, step by step. */
-    record SwarmResult(String checksum, long spawnNs, long switches) {}
+    /**
+     * The digest, protocol 2's count of passes from one task to another, step by step, and
+     * protocol 4's proof of interleaving: every ticket drawn and the probe tasks' [task, first, last].
+     */
+    record SwarmResult(String checksum, long spawnNs, long switches, long tickets, List<List<Long>> ticketProbes) {}
+
+    /**
+     * Protocol 4's proof of interleaving: every step draws the next ticket (a fetch-add: tasks
+     * step on several carriers or OS threads), so tickets number the steps in the order they ran;
+     * about 16 probe tasks, picked by the salt ((task + salt) % stride == 0), keep their first
+     * and last tickets (under a lock, once a probe task).
+     */
+    static final class Tickets {
+        private final AtomicLong drawn = new AtomicLong();
+        private final long stride;
+        private final long salt;
+        private final List<List<Long>> probes = new ArrayList<>();
+
+        Tickets(int tasks, long salt) {
+            this.stride = Math.max(1, tasks / 16);
+            this.salt = salt;
+        }
+
+        long draw() {
+            return drawn.getAndIncrement();
+        }
+
+        synchronized void finished(long task, long first, long last) {
+            if ((task + salt) % stride == 0) {
+                probes.add(List.of(task, first, last));
+            }
+        }
+
+        synchronized List<List<Long>> probes() {
+            return new ArrayList<>(probes);
+        }
+    }
 
     /**
      * seq: the same lines in a plain loop, task after task. Its switches are counted the same way
@@ -78,7 +116,7 @@ public final class CoroutineSwarm implements Workload {
                 sum += lineHash(t + salt, s);
             }
         }
-        return new SwarmResult(Digest.digestHex(sum), 0, switches);
+        return new SwarmResult(Digest.digestHex(sum), 0, switches, 0, List.of());
     }
 
     static String sequential(int tasks, int steps) {
@@ -86,9 +124,12 @@ public final class CoroutineSwarm implements Workload {
     }
 
     /**
-     * One thread per task, started at once; each yields (or sleeps) before every step, then
+     * One thread per task, all started behind a start gate (a latch opened once every thread
+     * exists: without it the carriers run each task to its end while the next is still being
+     * made, and the tasks never take turns); each yields (or sleeps) before every step, then
      * counts a switch if another task ran the step before (`last.getAndSet(me)`, the spec's
-     * swap), then folds its line. `busy` (may be null) records each task's worker and span.
+     * swap), draws its ticket, then folds its line. `busy` (may be null) records each task's
+     * worker and span.
      */
     static SwarmResult swarm(int tasks, int steps, int sleepMs, long salt, Thread.Builder builder,
             Protocol.Busy busy) throws InterruptedException {
@@ -96,15 +137,20 @@ public final class CoroutineSwarm implements Workload {
         AtomicLong digest = new AtomicLong();
         AtomicLong last = new AtomicLong(NONE);
         LongAdder switches = new LongAdder();
+        Tickets tickets = new Tickets(tasks, salt);
+        CountDownLatch gate = new CountDownLatch(1);
         Thread[] threads = new Thread[tasks];
         for (int t = 0; t < tasks; t++) {
             int task = t;
             threads[t] = builder.start(() -> {
-                if (busy != null) {
-                    busy.begin(task, Workers.currentWorker());
-                }
                 long sum = 0;
+                long first = -1;
+                long ticket = -1;
                 try {
+                    gate.await();
+                    if (busy != null) {
+                        busy.begin(task, Workers.currentWorker());
+                    }
                     for (int s = 0; s < steps; s++) {
                         if (sleepMs == 0) {
                             Thread.yield();
@@ -115,7 +161,14 @@ public final class CoroutineSwarm implements Workload {
                         if (previous != task && previous != NONE) {
                             switches.increment();
                         }
+                        ticket = tickets.draw();
+                        if (s == 0) {
+                            first = ticket;
+                        }
                         sum += lineHash(task + salt, s);
+                    }
+                    if (steps > 0) {
+                        tickets.finished(task, first, ticket);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -129,10 +182,12 @@ public final class CoroutineSwarm implements Workload {
             });
         }
         long spawnNs = System.nanoTime() - start;
+        gate.countDown();
         for (Thread thread : threads) {
             thread.join();
         }
-        return new SwarmResult(Digest.digestHex(digest.get()), spawnNs, switches.sum());
+        return new SwarmResult(Digest.digestHex(digest.get()), spawnNs, switches.sum(), tickets.drawn.get(),
+                tickets.probes());
     }
 
     static SwarmResult swarm(int tasks, int steps, int sleepMs, Thread.Builder builder) throws InterruptedException {
@@ -190,6 +245,8 @@ public final class CoroutineSwarm implements Workload {
                 long ns = rep.stop();
                 figures.put("spawn_ns", result.spawnNs());
                 figures.put("switches", result.switches());
+                figures.put("tickets", result.tickets());
+                figures.put("ticket_probes", result.ticketProbes());
                 if (busy != null) {
                     figures.put("workers_used", busy.workersUsed());
                     figures.put("busy", busy.intervals(rep.origin()));

@@ -96,4 +96,25 @@ class CoroutineSwarmTest {
         long switches = CoroutineSwarm.swarm(20, 3, 5, 0, Thread.ofVirtual(), null).switches();
         assertTrue(switches > 19, String.valueOf(switches));
     }
+
+    /**
+     * Protocol 4: 40 tasks x 5 steps under salt 3 draw 200 tickets; the probes are every
+     * 40 / 16 = 2nd task from (-3) mod 2 = 1; some probe drew a ticket inside another's life.
+     */
+    @ParameterizedTest
+    @CsvSource({"true", "false"})
+    void theSaltsProbeTasksDrewInterleavedTickets(boolean virtual) throws Exception {
+        Thread.Builder builder = virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon(true);
+        CoroutineSwarm.SwarmResult result = CoroutineSwarm.swarm(40, 5, 0, 3, builder, null);
+        assertEquals(200, result.tickets());
+        List<List<Long>> probes = new java.util.ArrayList<>(result.ticketProbes());
+        probes.sort(java.util.Comparator.comparing((List<Long> probe) -> probe.get(1)));
+        assertEquals(java.util.stream.LongStream.iterate(1, t -> t < 40, t -> t + 2).boxed().toList(),
+                probes.stream().map(probe -> probe.get(0)).sorted().toList());
+        boolean overlap = false;
+        for (int i = 1; i < probes.size(); i++) {
+            overlap |= probes.get(i).get(1) < probes.get(i - 1).get(2);
+        }
+        assertTrue(overlap, probes.toString());
+    }
 }
