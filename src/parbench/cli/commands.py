@@ -26,7 +26,7 @@ from parbench.export.base import Report
 from parbench.cli import exec_command
 from parbench.kinds.suite import SuiteKind
 from parbench.kinds.sweep import SWEEPS, SweepKind, SweepRequest
-from parbench.measure import liveness
+from parbench.measure import liveness, sealing
 from parbench.measure import runtimes as runtimes_module
 from parbench.plan.from_request import describe_runtimes
 from parbench.project import DEFAULT_DB
@@ -92,6 +92,8 @@ def build(runtime_names: tuple[str, ...]) -> None:
         names = choose(runtime_names, runtimes, "runtime")
     except SpecError as error:
         fail(str(error))
+    if not sealing.can_seal():
+        console.print(styled(("unsealed", "yellow"), f" {sealing.UNSEALED}"), highlight=False)
     failed = []
     for name in names:
         runtime = runtimes[name]

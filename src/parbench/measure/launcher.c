@@ -23,12 +23,14 @@
  * Protocol (stdin: requests, stdout: answers; process.py is the other end):
  *   request: 10 ASCII digits giving the length, then that many bytes of NUL-terminated fields:
  *            timeout_ms memory_limit_kb sample_ms keep_lines echo max_stdout_bytes
- *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide cwd
+ *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide writable cwd
  *            argc argv... envc env...
  *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
  *            feed: "W R budget_ms tolerance_permille;v0 v1 …" (protocol 4, see parse_feed), or
  *            the variants alone, space-separated, "" for none (stdin /dev/null);
- *            hide: newline-separated paths the command must not see, see hide_paths)
+ *            hide: newline-separated paths the command must not see, see hide_paths;
+ *            writable: for a build or a runtime's own tests, the only paths it may write, see
+ *            seal_writer; "" for a benchmark)
  *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
  *            at once so that the harness can empty it should this launcher die), "echo" (output
  *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
@@ -106,6 +108,7 @@ struct request {
     long long uid, gid;          /* -1: the launcher's own */
     char *feed;                  /* protocol 3's variants, space-separated; "" for none */
     char *hide;                  /* newline-separated paths hidden from the command; "" for none */
+    char *writable;              /* newline-separated paths a build may write (seal_writer); "" for none */
     char *cwd;
     char **argv, **env;
 };
@@ -780,7 +783,7 @@ static int parse_request(char *raw, size_t size, struct request *r) {
     static char *field[MAX_FIELDS + 2];
     int count = 0;
     for (char *p = data; p < end && count < MAX_FIELDS; p += strlen(p) + 1) field[count++] = p;
-    if (count < 16) return -1;
+    if (count < 17) return -1;
     long long *numbers[] = {&r->timeout_ms, &r->memory_limit_kb, &r->sample_ms, NULL, NULL,
                             &r->max_stdout_bytes, &r->max_line_bytes, &r->max_lines, &r->head_bytes,
                             &r->stderr_tail_bytes, &r->uid, &r->gid};
@@ -791,15 +794,16 @@ static int parse_request(char *raw, size_t size, struct request *r) {
     if (r->sample_ms <= 0) r->sample_ms = 10;
     r->feed = field[12];
     r->hide = field[13];
-    r->cwd = field[14];
-    int argc = atoi(field[15]);
-    if (argc < 1 || 16 + argc >= count) return -1;
-    int envc = atoi(field[16 + argc]);
-    if (envc < 0 || 17 + argc + envc > count) return -1;
+    r->writable = field[14];
+    r->cwd = field[15];
+    int argc = atoi(field[16]);
+    if (argc < 1 || 17 + argc >= count) return -1;
+    int envc = atoi(field[17 + argc]);
+    if (envc < 0 || 18 + argc + envc > count) return -1;
     static char *argv[MAX_FIELDS + 1], *env[MAX_FIELDS + 1];
-    memcpy(argv, field + 16, (size_t)argc * sizeof *argv);
+    memcpy(argv, field + 17, (size_t)argc * sizeof *argv);
     argv[argc] = NULL;
-    memcpy(env, field + 17 + argc, (size_t)envc * sizeof *env);
+    memcpy(env, field + 18 + argc, (size_t)envc * sizeof *env);
     env[envc] = NULL;
     r->argv = argv, r->env = env;
     return 0;
@@ -858,6 +862,38 @@ static int deny_file_handles(void) {
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
 
+/* No way round the hidden paths through another process's /proc/PID/root or /proc/PID/cwd
+ * either: the kernel lets a process in there when it may trace the other, which for two
+ * processes of one user comes down to holding no fewer capabilities: a build (root without a
+ * capability) may enter every other such root process, a benchmark every other of its user's,
+ * whose namespaces hide other paths or none. Landlock confines tracing to the caller's own
+ * sandbox and those nested in it (Linux 5.13). Its ruleset handles only making device nodes,
+ * which none of them may do anyway: every file stays as the mounts and the user allow. A kernel
+ * without Landlock leaves this way open (docs/reliability.md, "What remains"), and says so. */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#define LANDLOCK_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_MAKE_BLOCK (1ULL << 11)
+
+static int confine_tracing(void) {
+    uint64_t handled_access_fs = LANDLOCK_MAKE_CHAR | LANDLOCK_MAKE_BLOCK;
+    int ruleset = (int)syscall(__NR_landlock_create_ruleset, &handled_access_fs, sizeof handled_access_fs, 0);
+    if (ruleset < 0) {
+        if (errno != ENOSYS && errno != EOPNOTSUPP) return -1;
+        fprintf(stderr, "parbench-launch: this kernel has no Landlock: /proc/PID/root of another process of "
+                        "this user is not closed\n");
+        return 0;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    int restricted = (int)syscall(__NR_landlock_restrict_self, ruleset, 0);
+    close(ruleset);
+    return restricted;
+}
+
 /* The harness's answers and records out of the command's sight (sealed answers,
  * docs/reliability.md): in a mount namespace of the command's own, each path that exists becomes
  * an empty directory no one may read, or /dev/null. A path that cannot be hidden ends the run:
@@ -883,6 +919,72 @@ static int hide_paths(char *paths) {
     return 0;
 }
 
+/* mount_setattr(2) (Linux 5.12): glibc before 2.36 has neither the call nor its structure. */
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+struct mount_attributes { uint64_t attr_set, attr_clr, propagation, userns_fd; };
+#define READ_ONLY_MOUNT 0x00000001       /* MOUNT_ATTR_RDONLY */
+
+static int set_mount_attributes(const char *path, unsigned int flags, uint64_t set, uint64_t clear) {
+    struct mount_attributes attributes = {set, clear, 0, 0};
+    return (int)syscall(__NR_mount_setattr, AT_FDCWD, path, flags, &attributes, sizeof attributes);
+}
+
+/* A build and a runtime's own tests (docs/reliability.md, "Sealed answers") keep the launcher's
+ * user, root, because they write the registries' caches and their own folder, which root owns.
+ * Root could undo the seal (unmount the hidden paths, ptrace the harness, read it through
+ * /proc/PID/root) and rewrite the harness's own code, so here, in the namespace hide_paths made:
+ * every mount becomes read-only but `writable` (each bound onto itself first, recursively, so a
+ * hidden path inside stays hidden and read-only), so /tmp and /var/tmp are read-only too and
+ * /dev/shm an empty tmpfs of the call's own: nothing it writes outside its folder and the
+ * caches outlives it for its benchmark to find. drop_every_capability then takes away what
+ * could change any of it. */
+static int seal_writer(char *writable) {
+    char *paths[64];
+    int count = 0;
+    char *saveptr = NULL;
+    for (char *path = strtok_r(writable, "\n", &saveptr); path && count < 64; path = strtok_r(NULL, "\n", &saveptr)) {
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) {
+            fprintf(stderr, "parbench-launch: cannot keep %s writable: %s\n", path, strerror(errno));
+            return -1;
+        }
+        paths[count++] = path;
+    }
+    if (set_mount_attributes("/", AT_RECURSIVE, READ_ONLY_MOUNT, 0) != 0) {
+        fprintf(stderr, "parbench-launch: cannot make the machine read-only for a build: %s\n", strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < count; i++)
+        if (set_mount_attributes(paths[i], 0, 0, READ_ONLY_MOUNT) != 0) {
+            fprintf(stderr, "parbench-launch: cannot make %s writable again: %s\n", paths[i], strerror(errno));
+            return -1;
+        }
+    /* /dev/shm only: the harness's project may live under /tmp (a fresh clone), so /tmp stays
+     * as it is, read-only, and the call writes into the TMPDIR it is given (sealing.py). */
+    if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0 && errno != ENOENT) {
+        fprintf(stderr, "parbench-launch: cannot give the build a /dev/shm of its own: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Root without a single capability: it still owns root's files (its caches, its folder) but can
+ * mount nothing, trace no process that holds more than it, read no raw memory, and no exec gives
+ * a capability back (the bounding set is empty; no_new_privs follows with the seccomp filter). */
+static int drop_every_capability(void) {
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return -1;
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2] = {{0}};
+    return (int)syscall(SYS_capset, &header, data);
+}
+
 /* In the child, between fork and exec: its request, its output to the launcher's pipes, stdin
  * the feed's pipe (protocol 3) or empty, the signals as a fresh process has them, a process group of its own (a command's
  * `kill 0`, the `trap 'kill 0' EXIT` idiom, reaches the command's processes, never this
@@ -901,12 +1003,20 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
     sigprocmask(SIG_SETMASK, mask, NULL);
     setpgid(0, 0);
     if (hide_paths(r.hide) != 0) _exit(127);
+    if (r.hide[0] && r.writable[0] && (seal_writer(r.writable) != 0 || drop_every_capability() != 0)) {
+        fprintf(stderr, "parbench-launch: cannot seal the build: %s\n", strerror(errno));
+        _exit(127);
+    }
     if (r.uid >= 0 && drop_root((uid_t)r.uid, (gid_t)r.gid) != 0) {
         fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
         _exit(127);
     }
     if (r.hide[0] && deny_file_handles() != 0) {
         fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (r.hide[0] && confine_tracing() != 0) {
+        fprintf(stderr, "parbench-launch: cannot confine the benchmark's /proc/PID/root: %s\n", strerror(errno));
         _exit(127);
     }
     if (r.cwd[0] && chdir(r.cwd) != 0) {

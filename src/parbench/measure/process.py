@@ -192,12 +192,13 @@ def _assignment(key: str, value: str) -> bytes:
 def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
              cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None,
              feed: list[int] | None = None, hide: list[str] | tuple = (),
-             policy: FeedPolicy | None = None) -> bytes:
+             policy: FeedPolicy | None = None, writable: list[str] | tuple = ()) -> bytes:
     """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
     their total length. The environment and directory are sent whole with every run, so a
     launcher started earlier runs each command as a fresh Popen would. `feed`: protocol 3's
     variants, written one per line as the process asks (`policy`: when to stop, protocol 4); `hide`:
-    paths the command must not see."""
+    paths the command must not see; `writable`: for a build or a runtime's own tests, the only
+    paths it may write (launcher.c's seal_writer; only beside `hide`)."""
     assignments = ((k + b"=" + v for k, v in os.environb.items()) if env is None
                    else (_assignment(k, v) for k, v in env.items()))
     numbers = [int(timeout_s * 1000), int(memory_limit_kb or 0), SAMPLE_MS, int(protocol), int(echo),
@@ -205,7 +206,7 @@ def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env
                user.uid if user else -1, user.gid if user else -1]
     feed_field = (policy.field(feed) if policy is not None and feed else " ".join(str(int(v)) for v in feed or ()))
     fields = [str(n).encode() for n in numbers] + [
-              feed_field.encode(), "\n".join(map(str, hide)).encode(),
+              feed_field.encode(), "\n".join(map(str, hide)).encode(), "\n".join(map(str, writable)).encode(),
               os.fsencode(cwd or os.getcwd()), str(len(argv)).encode(),
               *map(os.fsencode, argv), str(len(os.environb if env is None else env)).encode(), *assignments]
     payload = b"\0".join(fields) + b"\0"
@@ -246,17 +247,17 @@ def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None 
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  protocol: bool = True, echo_stdout=None, user: BenchUser | None = None,
                  feed: list[int] | None = None, hide: list[str] | tuple = (),
-                 policy: FeedPolicy | None = None) -> Finished:
+                 policy: FeedPolicy | None = None, writable: list[str] | tuple = ()) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
     While it runs the harness sleeps in one read of the launcher's answer. KeyboardInterrupt
     (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
     tree, before it propagates. `user`: the user the launcher makes the command (None: its own).
-    `feed`, `hide` and `policy`: protocols 3 and 4 (see _request).
+    `feed`, `hide`, `policy` and `writable`: protocols 3 and 4 and the seal (see _request).
     """
     request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user,
-                       feed, hide, policy)
+                       feed, hide, policy, writable)
     resident = _resident()
     started = time.perf_counter_ns()
     frames: dict[str, bytes] = {}

@@ -13,7 +13,7 @@ from typing import Any
 
 from parbench.escaping import INVISIBLE
 from parbench.measure.process import run_measured
-from parbench.measure.sealing import sealed_call
+from parbench.measure.sealing import sealed_build, sealed_call
 from parbench.measure.protocol import Unreadable, read_json
 from parbench.project import IMPLS_DIR
 
@@ -166,10 +166,20 @@ class Runtime:
         return text[0] if text else "unknown"
 
     def build(self, timeout: float = 3600) -> subprocess.CompletedProcess:
-        """impls/<rt>/build under the launcher: in a cgroup of its own, gone with parbench."""
-        done = run_measured([str(self.folder / "build")], timeout, cwd=str(self.folder), protocol=False)
+        """impls/<rt>/build under the launcher: in a cgroup of its own, gone with parbench, and
+        sealed (sealing.sealed_build): it writes its own folder and the registries' caches,
+        and reads nothing a benchmark may not."""
+        return self._sealed("build", timeout)
+
+    def test(self, timeout: float = 900) -> subprocess.CompletedProcess:
+        """impls/<rt>/test, the runtime's own tests, sealed as its build is."""
+        return self._sealed("test", timeout)
+
+    def _sealed(self, script: str, timeout: float) -> subprocess.CompletedProcess:
+        with sealed_build(self.folder) as seal:
+            done = run_measured([str(self.folder / script)], timeout, cwd=str(self.folder), protocol=False, **seal)
         code = done.exit_code if done.exit_code is not None else 124 if done.timed_out else 128 + (done.signal or 0)
-        return subprocess.CompletedProcess(["build"], code, done.stdout_head, done.stderr)
+        return subprocess.CompletedProcess([script], code, done.stdout_head, done.stderr)
 
     def description(self, timeout: float = 120) -> Description:
         """`run --list` parsed into records: what the harness plans with."""

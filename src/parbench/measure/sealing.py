@@ -1,6 +1,6 @@
 """What every call of an implementation may not see or keep (docs/reliability.md, "Sealed
 answers"), in one place: the benchmark processes and the calls around them (`run --list`, the
-version command) are sealed the same way.
+version command, the build and the runtime's own tests) are sealed the same way.
 
 The launcher does the sealing (launcher.c: hide_paths, deny_file_handles, drop_root); this module
 says what to hide, where scratch folders live, as whom a call runs, and clears what a call left
@@ -9,6 +9,7 @@ process (a memo of variant → answer for the next one)."""
 from __future__ import annotations
 
 import os
+import stat
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -90,3 +91,64 @@ def sealed_call() -> Iterator[dict]:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         forget_what_it_left(user)
+
+
+# Where the package registries keep what a build fetches, under the harness's HOME (each tool's
+# default) or where its variable points: a build writes these and its own folder, nothing else.
+REGISTRY_CACHES = (".cargo", "go", ".cache", ".m2", ".npm", ".mix", ".hex", ".gem", ".bundle")
+REGISTRY_CACHE_VARIABLES = ("CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "npm_config_cache", "MIX_HOME",
+                            "HEX_HOME", "GEM_HOME", "BUNDLE_PATH")
+
+
+def registry_caches() -> list[Path]:
+    """The caches a build may write, made where missing (the folders above the registries' own
+    must stay read-only, so a build could not make them itself)."""
+    home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+    caches = [home / name for name in REGISTRY_CACHES]
+    caches += [Path(os.environ[v]) for v in REGISTRY_CACHE_VARIABLES if os.environ.get(v, "").startswith("/")]
+    for cache in caches:
+        cache.mkdir(parents=True, exist_ok=True)
+    return caches
+
+
+def secrets_beside(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """What a call that keeps the harness's user must not read on top of a benchmark's hidden
+    paths: the store's password files (PGPASSFILE, ~/.pgpass) and every block device (root owns
+    them: the raw disk holds every hidden file)."""
+    extra = [os.environ.get("PGPASSFILE", ""), os.path.expanduser("~/.pgpass")]
+    try:
+        extra += [entry.path for entry in os.scandir("/dev")
+                  if stat.S_ISBLK(entry.stat(follow_symlinks=False).st_mode)]
+    except OSError:
+        pass
+    return paths + tuple(p for p in extra if p and os.path.lexists(p))
+
+
+def can_seal() -> bool:
+    """Only root makes the mount namespace every seal stands on."""
+    return os.geteuid() == 0
+
+
+UNSEALED = ("builds and the runtimes' own tests run unsealed: parbench is not root, so it cannot "
+            "hide its answers from them in a mount namespace of their own (docs/reliability.md)")
+
+
+@contextmanager
+def sealed_build(folder: Path) -> Iterator[dict]:
+    """The arguments for run_measured that seal a runtime's build or its own tests: the harness's
+    user (they write the registries' caches and their folder, which it owns) without any
+    capability, every path a benchmark may not read hidden, the whole machine read-only but
+    `folder`, the caches and a TMPDIR of the call's own, removed after it, and a /dev/shm of its
+    own (launcher.c's seal_writer): /tmp itself is read-only, so nothing the call writes there
+    waits for its benchmark. The harness's secrets stay out of its environment. Not root:
+    unsealed (UNSEALED says so)."""
+    env = {k: v for k, v in os.environ.items() if k not in bench_user.HARNESS_SECRETS}
+    if not can_seal():
+        yield {"env": env}
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="parbench-build-", dir=scratch_root()))
+    try:
+        yield {"env": {**env, "TMPDIR": str(scratch)}, "hide": secrets_beside(sealed_paths()),
+               "writable": tuple(str(p) for p in [folder.resolve(), scratch, *registry_caches()])}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

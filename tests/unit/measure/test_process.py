@@ -23,22 +23,22 @@ def fields_of(request: bytes) -> list[bytes]:
     return payload[:-1].split(b"\0")
 
 
-def test_a_request_carries_its_numbers_then_feed_hide_directory_argv_and_environment():
+def test_a_request_carries_its_numbers_then_feed_hide_writable_directory_argv_and_environment():
     fields = fields_of(process._request(["sh", "-c", "echo hi"], 1.5, 2048, {"A": "1", "B": "x=y"}, "/tmp",
-                                        True, False, feed=[3, 4], hide=["/a", "/b"]))
+                                        True, False, feed=[3, 4], hide=["/a", "/b"], writable=["/c", "/d"]))
     assert fields[:5] == [b"1500", b"2048", str(process.SAMPLE_MS).encode(), b"1", b"0"]
     assert fields[10:12] == [b"-1", b"-1"]                      # no user: the launcher's own
-    assert fields[12:15] == [b"3 4", b"/a\n/b", b"/tmp"]
-    assert fields[15:19] == [b"3", b"sh", b"-c", b"echo hi"]
-    assert fields[19:] == [b"2", b"A=1", b"B=x=y"]
+    assert fields[12:16] == [b"3 4", b"/a\n/b", b"/c\n/d", b"/tmp"]
+    assert fields[16:20] == [b"3", b"sh", b"-c", b"echo hi"]
+    assert fields[20:] == [b"2", b"A=1", b"B=x=y"]
 
 
 def test_a_request_without_an_environment_sends_the_harness_own_and_its_directory():
     fields = fields_of(process._request(["true"], 1, None, None, None, False, True))
     envc = fields.index(b"true") + 1
     assert int(fields[envc]) == len(os.environb) == len(fields) - envc - 1
-    assert fields[3:5] == [b"0", b"1"] and fields[12:14] == [b"", b""]
-    assert fields[14] == os.getcwd().encode()
+    assert fields[3:5] == [b"0", b"1"] and fields[12:15] == [b"", b"", b""]
+    assert fields[15] == os.getcwd().encode()
 
 
 def test_a_null_byte_in_an_argument_or_the_environment_is_refused():

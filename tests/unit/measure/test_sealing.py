@@ -1,6 +1,7 @@
 """sealing.py: what no call of an implementation may see, where scratch folders live, as whom a
 call that is not a benchmark runs."""
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,38 @@ def test_what_the_benchmark_user_left_in_a_shared_folder_is_removed_and_nothing_
 def test_a_harness_without_a_benchmark_user_removes_nothing(tmp_path):
     (tmp_path / "keep").write_text("x")
     assert sealing.forget_what_it_left(None, (str(tmp_path),)) == [] and (tmp_path / "keep").exists()
+
+
+def test_a_build_under_root_writes_only_its_folder_the_registries_caches_and_a_tmpdir_that_goes_with_it(
+        cache, tmp_path, monkeypatch):
+    monkeypatch.setattr(sealing.os, "geteuid", lambda: 0)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GOMODCACHE", str(tmp_path / "mods"))
+    monkeypatch.setenv("PGPASSWORD", "hunter2")
+    folder = tmp_path / "impls" / "rt"
+    with sealing.sealed_build(folder) as seal:
+        tmpdir = Path(seal["env"]["TMPDIR"])
+        assert seal["writable"][:2] == (str(folder.resolve()), str(tmpdir)) and tmpdir.is_dir()
+        assert {str(tmp_path / "home" / ".cargo"), str(tmp_path / "home" / ".m2"), str(tmp_path / "mods")} <= set(seal["writable"])
+        assert all(Path(p).is_dir() for p in seal["writable"][1:])            # made: HOME itself is read-only to it
+        assert str(cache / "oracle") in seal["hide"] and str(RESULTS_DIR) in seal["hide"]
+        assert "PGPASSWORD" not in seal["env"]
+    assert not tmpdir.exists()
+
+
+def test_a_build_may_read_no_password_file_nor_raw_disk(tmp_path, monkeypatch):
+    passfile = tmp_path / "pgpass"
+    passfile.write_text("*:*:*:*:secret")
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    hidden = sealing.secrets_beside(("/answers",))
+    assert hidden[0] == "/answers" and str(passfile) in hidden
+    disks = {entry.path for entry in os.scandir("/dev") if stat.S_ISBLK(os.lstat(entry.path).st_mode)}
+    assert disks <= set(hidden)
+
+
+def test_a_build_by_a_harness_that_is_not_root_is_unsealed_without_the_harness_secrets(monkeypatch, tmp_path):
+    monkeypatch.setattr(sealing.os, "geteuid", lambda: 1000)
+    monkeypatch.setenv("PGPASSWORD", "hunter2")
+    with sealing.sealed_build(tmp_path) as seal:
+        assert set(seal) == {"env"} and "PGPASSWORD" not in seal["env"]
+    assert not sealing.can_seal()
