@@ -158,7 +158,9 @@ class Runtime:
         return f"{', '.join(missing)} not found; install with: {self.install}" if missing else ""
 
     def version(self) -> str:
-        with sealed_call() as seal:
+        """The toolchain's version line, sealed as the build is (sealing.sealed_build): as the
+        benchmark user, rustup found no toolchain in a HOME of its own and answered with an error."""
+        with sealed_build(self.folder) as seal:
             out = run_measured(["sh", "-c", self.version_command], 60, cwd=str(self.folder), protocol=False, **seal)
         if out.timed_out:
             return "unknown (version command timed out)"
