@@ -146,9 +146,11 @@ def sealed_build(folder: Path) -> Iterator[dict]:
     if not can_seal():
         yield {"env": env}
         return
-    scratch = Path(tempfile.mkdtemp(prefix="parbench-build-", dir=scratch_root()))
+    # Inside its folder: on the same mount as its outputs, so that a compiler's rename from its
+    # temporary folder into them (rustc's) is no cross-device link.
+    scratch = Path(tempfile.mkdtemp(prefix=".parbench-tmp-", dir=folder.resolve()))
     try:
         yield {"env": {**env, "TMPDIR": str(scratch)}, "hide": secrets_beside(sealed_paths()),
-               "writable": tuple(str(p) for p in [folder.resolve(), scratch, *registry_caches()])}
+               "writable": tuple(str(p) for p in [folder.resolve(), *registry_caches()])}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
