@@ -115,8 +115,11 @@ class WorkloadRunner:
     def repetitions_per_process(self, case: Case) -> tuple[int | None, int]:
         """(warmup, repeat), warmup None for a steady-state search: a workload marked
         `one_repetition_per_process` runs one a process (batch-job no longer is: it restores its
-        database from the pristine tables between repetitions)."""
+        database from the pristine tables between repetitions), and so does a model its runtime
+        marks so (runtime.toml's [[one_repetition]])."""
         if self.workloads[case.workload].one_repetition_per_process:
+            return 0, 1
+        if self.runtimes[case.runtime].one_repetition(case.workload, case.model, case.params) is not None:
             return 0, 1
         return self.settings.warmup, self.settings.repeat
 

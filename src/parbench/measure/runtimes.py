@@ -139,6 +139,9 @@ class Runtime:
     apt: list[str]
     scale_overrides: list[dict[str, Any]] = field(default_factory=list)
     unavailable_reason: str = ""     # set in runtime.toml for a runtime known not to run here
+    # runtime.toml's [[one_repetition]]: models that run one repetition a process, and why
+    # (a runtime whose cold start cannot be had twice in one process: Ruby's thread cache).
+    one_repetitions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def run_script(self) -> Path:
@@ -156,6 +159,16 @@ class Runtime:
             return self.unavailable_reason
         missing = self.missing_tools()
         return f"{', '.join(missing)} not found; install with: {self.install}" if missing else ""
+
+    def one_repetition(self, workload: str, model: str, params: dict[str, Any]) -> str | None:
+        """Why a case of this runtime runs one repetition a process (runtime.toml's
+        [[one_repetition]]: its workload, its models, and `when` params such as start = "cold"),
+        or None."""
+        for rule in self.one_repetitions:
+            if rule.get("workload") == workload and model in rule.get("models", []) and all(
+                    params.get(k) == v for k, v in rule.get("when", {}).items()):
+                return str(rule.get("why", ""))
+        return None
 
     def version(self) -> str:
         """The toolchain's version line, sealed as the build is (sealing.sealed_build): as the
@@ -240,6 +253,7 @@ def load_all() -> dict[str, Runtime]:
             requires=raw.get("requires", []), version_command=raw.get("version", "true"),
             install=raw.get("install", ""), apt=raw.get("apt", []),
             scale_overrides=raw.get("scale_override", []),
+            one_repetitions=raw.get("one_repetition", []),
             unavailable_reason=raw.get("unavailable", ""))
     return runtimes
 

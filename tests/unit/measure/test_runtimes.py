@@ -1,5 +1,6 @@
 """runtimes.py: a runtime's `run --list` read into records (and refused where it is wrong), its
 runtime.toml, what it lacks to run, and its own scripts run under the launcher."""
+import dataclasses
 import json
 
 import pytest
@@ -185,3 +186,14 @@ def test_every_runtime_toml_becomes_a_runtime_with_its_defaults(tmp_path, monkey
     assert loaded["bare"] == Runtime("bare", "bare", tmp_path / "bare", [], "true", "", [], [], "")
     assert loaded["full"] == Runtime("full", "Full", tmp_path / "full", ["sh"], "sh --version", "apt x", ["x"],
                                      [{"scale": "quick", "set": {"n": 5}}], "not here")
+
+
+def test_a_model_the_runtime_marks_runs_one_repetition_a_process_only_where_its_rule_matches(tmp_path):
+    runtime = toy(tmp_path)
+    rules = [{"workload": "batch-job", "models": ["thread"], "when": {"start": "cold"}, "why": "a thread cache"}]
+    marked = dataclasses.replace(runtime, one_repetitions=rules)
+    assert marked.one_repetition("batch-job", "thread", {"start": "cold", "docs": 3}) == "a thread cache"
+    assert marked.one_repetition("batch-job", "thread", {"start": "warm"}) is None
+    assert marked.one_repetition("batch-job", "seq", {"start": "cold"}) is None
+    assert marked.one_repetition("keygen", "thread", {"start": "cold"}) is None
+    assert runtime.one_repetition("batch-job", "thread", {"start": "cold"}) is None
