@@ -6,6 +6,7 @@
  */
 import { countedLoop, I32, i32Const, localGet, localSet, memarg, moduleBytes, op } from './wasm_assembler.js';
 import { PAIRS_OFFSET } from './workloads/keygen/worker.js';
+import { base32SimdAvailable, base32SimdModuleBytes } from './base32_simd_wasm.js';
 
 // Locals: the parameters (source, target, groups), then the group counter, byte 0 and bytes 1-4 big-endian.
 const SOURCE = 0, TARGET = 1, GROUPS = 2, GROUP = 3, FIRST = 4, REST = 5;
@@ -17,7 +18,7 @@ const restBits = (shift) => [...localGet(REST), ...i32Const(shift), op.i32_shr_u
 /** Stores two pairs (four characters) at target + offset. */
 const storePairs = (offset, first, second) => [...localGet(TARGET), ...pairOf(first), ...pairOf(second), ...i32Const(16), op.i32_shl, op.i32_or, op.i32_store, ...memarg(0, offset)];
 
-const encodeGroup = [
+export const encodeGroup = [
   ...sourceByte(0), ...localSet(FIRST),
   ...sourceByte(1), ...i32Const(24), op.i32_shl, ...sourceByte(2), ...i32Const(16), op.i32_shl, op.i32_or,
   ...sourceByte(3), ...i32Const(8), op.i32_shl, op.i32_or, ...sourceByte(4), op.i32_or, ...localSet(REST),
@@ -36,9 +37,28 @@ export function base32ModuleBytes() {
   return moduleBytes({ exportName: 'encodeGroups', params: 3, locals: [[3, I32]], code: countedLoop(GROUP, GROUPS, 1, encodeGroup), shared: false });
 }
 
-let compiled;
+/**
+ * The Base32 techniques: 'simd' (base32_simd_wasm.js, 16 characters a step) where the engine
+ * validates WebAssembly SIMD, else 'table' (this file). PARBENCH_NODE_BASE32=simd|table forces one.
+ */
+export function base32Technique() {
+  const forced = process.env.PARBENCH_NODE_BASE32;
+  if (forced === 'table') return 'table';
+  if (forced !== undefined && forced !== 'simd') {
+    process.stderr.write(`PARBENCH_NODE_BASE32=${forced}: not simd or table\n`);
+    process.exit(2);
+  }
+  if (base32SimdAvailable()) return 'simd';
+  if (forced === 'simd') {
+    process.stderr.write('PARBENCH_NODE_BASE32=simd: this engine does not validate WebAssembly SIMD\n');
+    process.exit(2);
+  }
+  return 'table';
+}
+
+const compiled = new Map();
 /** Compiled once per process, before any timed region, and handed to the worker threads. */
-export function base32Module() {
-  compiled ??= new WebAssembly.Module(base32ModuleBytes());
-  return compiled;
+export function base32Module(technique = base32Technique()) {
+  if (!compiled.has(technique)) compiled.set(technique, new WebAssembly.Module(technique === 'simd' ? base32SimdModuleBytes() : base32ModuleBytes()));
+  return compiled.get(technique);
 }

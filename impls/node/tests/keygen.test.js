@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import { base32Module } from '../src/base32_wasm.js';
+import { base32SimdAvailable } from '../src/base32_simd_wasm.js';
 import { keygen } from '../src/workloads/keygen.js';
 import { base32Lower, encodeBase32Into } from '../src/workloads/keygen/worker.js';
 import { quietThreadCount, runModel, runModelRepetitions, threadIds } from './helpers.js';
@@ -149,4 +151,33 @@ test('the portable encoder equals RFC 4648 written plainly, for every length 0-4
     const target = Buffer.alloc(Math.ceil(length / 5) * 8);
     assert.equal(encodeBase32Into(bytes, 0, length, target, 0), target.length);
   }
+});
+
+test('the SIMD and pair-table encoders both equal the portable one on random bytes of random lengths, odd groups and tails included', () => {
+  assert.ok(base32SimdAvailable(), 'this engine validates WebAssembly SIMD');
+  const lengths = [0, 1, 4, 5, 9, 10, 11, 14, 15, 16, 19, 20, 21, 25, 999, 1000, 1001, ...Array.from({ length: 40 }, () => crypto.randomInt(1, 300))];
+  for (const length of lengths) {
+    const bytes = crypto.randomBytes(length);
+    const portable = base32Lower(null, bytes, 'portable');
+    assert.equal(base32Lower(base32Module('simd'), bytes), portable, `simd, length ${length}`);
+    assert.equal(base32Lower(base32Module('table'), bytes), portable, `table, length ${length}`);
+  }
+});
+
+test('the tuned kernel runs SIMD Base32 by default, the table when forced, and a forced technique it lacks exits 2', () => {
+  // V8 on x64 runs WebAssembly SIMD only with SSE4.1: --no-enable-sse4-1 makes an engine without it.
+  const detailWith = (env, v8Flags = []) => {
+    const run = spawnSync(process.execPath, [...v8Flags, '--input-type=module', '-e', `import { keygen } from ${JSON.stringify(new URL('../src/workloads/keygen.js', import.meta.url).href)}; console.log(keygen.kernelDetail('tuned'))`], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    return run;
+  };
+  delete process.env.PARBENCH_NODE_BASE32;
+  assert.match(detailWith({}).stdout, /WebAssembly SIMD Base32/);
+  assert.match(detailWith({ PARBENCH_NODE_BASE32: 'table' }).stdout, /1,024-entry character-pair table/);
+  const wrong = detailWith({ PARBENCH_NODE_BASE32: 'avx512' });
+  assert.equal(wrong.status, 2);
+  assert.match(wrong.stderr, /not simd or table/);
+  assert.match(detailWith({}, ['--no-enable-sse4-1']).stdout, /1,024-entry character-pair table/);
+  const lacking = detailWith({ PARBENCH_NODE_BASE32: 'simd' }, ['--no-enable-sse4-1']);
+  assert.equal(lacking.status, 2);
+  assert.match(lacking.stderr, /does not validate WebAssembly SIMD/);
 });

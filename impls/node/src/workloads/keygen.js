@@ -1,5 +1,5 @@
 /** keygen: random keys encoded as lower-case RFC 4648 Base32, sequentially or on worker threads; the protocol side. */
-import { base32Module } from '../base32_wasm.js';
+import { base32Module, base32Technique } from '../base32_wasm.js';
 import { chunkBounds, chunkPlan, KEYS_CAP, newChunkCounter } from '../chunking.js';
 import { OrderFreeDigest } from '../digest.js';
 import { nowNs, UsageError } from '../protocol.js';
@@ -16,6 +16,15 @@ export const STRONG_SOURCE = `crypto.randomFillSync (OpenSSL ${process.versions.
  * --source seeded, the same code around it), and keep every key as a one-byte JS string; they
  * differ in the encoder (and, on worker threads, in how a chunk reaches the main thread).
  */
+const BASE32_DETAILS = {
+  simd: 'WebAssembly SIMD Base32 (10 bytes to 16 characters a step: i8x16.swizzle, i16x8 shifts, compare-and-add)',
+  table: 'WebAssembly Base32 through a 1,024-entry character-pair table (the engine does not run SIMD, or PARBENCH_NODE_BASE32=table)',
+};
+/** The tuned kernel's detail with the Base32 technique that runs in this process. */
+function tunedDetail(technique) {
+  return KERNEL_DETAILS.tuned.replace('WebAssembly Base32 through a 1,024-entry character-pair table', BASE32_DETAILS[technique]);
+}
+
 export const KERNEL_DETAILS = {
   portable: 'reference, transliterated: crypto.randomFillSync, plain-JS Base32',
   // randomFillSync is already an AES-CTR keystream with AES-NI (OpenSSL's CTR-DRBG), and 4x
@@ -148,7 +157,7 @@ export const keygen = {
   // Protocol 3: repetition j uses the seed read from stdin before it (the strong source ignores it).
   variantParam: 'seed',
   kernels: KERNEL_DETAILS,
-  kernelDetail: (kernel) => KERNEL_DETAILS[kernel],
+  kernelDetail: (kernel) => (kernel === 'tuned' ? tunedDetail(base32Technique()) : KERNEL_DETAILS[kernel]),
   models: {
     seq: { family: 'seq', note: `blocks of ${KEYS_CAP} keys: one randomFillSync, the kernel's Base32 encoder, each key a latin1 string in one array` },
     'worker-threads': {

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { chunkBounds, claimChunks } from '../../chunking.js';
 import { splitmix64Fill } from '../../digest.js';
 import { BusyInterval } from '../../protocol.js';
+import { SIMD_CONSTANTS } from '../../base32_simd_constants.js';
 
 const ALPHABET = Buffer.from('abcdefghijklmnopqrstuvwxyz234567', 'latin1');
 const PAD = '='.charCodeAt(0);
@@ -14,6 +15,8 @@ const PAD = '='.charCodeAt(0);
 /** Where the WebAssembly encoder's table of 1,024 character pairs lives in its memory. */
 export const PAIRS_OFFSET = 0;
 const PAIRS_BYTES = 2048;
+/** Where the SIMD encoder's swizzle indices and multipliers live, after the pairs (both encoders' memories have them). */
+export const SIMD_CONSTANTS_OFFSET = PAIRS_BYTES;
 
 export function encodedLength(byteCount) {
   return Math.ceil(byteCount / 5) * 8;
@@ -91,7 +94,7 @@ export class WasmKeyBuffers {
   constructor(module, capacity, keyBytes) {
     this.keyBytes = keyBytes;
     this.width = encodedLength(keyBytes);
-    const rawOffset = PAIRS_BYTES;
+    const rawOffset = SIMD_CONSTANTS_OFFSET + SIMD_CONSTANTS.length;
     const recordsOffset = rawOffset + Math.ceil((capacity * keyBytes) / 8) * 8;
     const pages = Math.max(1, Math.ceil((recordsOffset + capacity * this.width) / 65536));
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
@@ -100,6 +103,7 @@ export class WasmKeyBuffers {
       pairs[2 * pair] = ALPHABET[pair >>> 5];
       pairs[2 * pair + 1] = ALPHABET[pair & 0x1f];
     }
+    new Uint8Array(memory.buffer).set(SIMD_CONSTANTS, SIMD_CONSTANTS_OFFSET);
     this.raw = Buffer.from(memory.buffer, rawOffset, capacity * keyBytes);
     this.records = Buffer.from(memory.buffer, recordsOffset, capacity * this.width);
     this.encodeGroups = new WebAssembly.Instance(module, { env: { memory } }).exports.encodeGroups;
