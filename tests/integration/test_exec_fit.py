@@ -170,3 +170,12 @@ def test_advise_answers_which_command_at_more_cores_and_from_what_size(spinner, 
     assert lines[2].startswith(f"  {spinner} 100000 200000 {{threads}}: ")
     assert "From what size (measured crossings" in done.stdout
     assert f"  {spinner} 30000 0 1 against {spinner} {{size}} 0 1: faster from size ≈ " in done.stdout
+    # The same answer as JSON (standard output holds only the document with '-').
+    exported = parbench("advise", "--exec", "1", "--exec", "2", "--cores", "12", "--export-json", "-", "--db", db)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    doc = json.loads(exported.stdout)
+    assert [c["command"] for c in doc["which_command"]] == [f"{spinner} 20000 280000 {{threads}}",
+                                                            f"{spinner} 100000 200000 {{threads}}"]
+    assert all(c["time_ns"]["low"] <= c["time_ns"]["median"] <= c["time_ns"]["high"] for c in doc["which_command"])
+    [crossing] = doc["crossings"]
+    assert crossing["ci"][0] <= crossing["crossover"] <= crossing["ci"][1] and doc["runs"] == [1, 2]

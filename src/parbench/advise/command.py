@@ -12,7 +12,8 @@ from parbench import targets, workloads as workloads_module
 from parbench.errors import EXIT_NOT_WRITTEN, EXIT_USAGE
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
-from parbench.advise.commands import advice_lines
+from parbench.advise.commands import advice_lines, document as commands_document
+from parbench.escaping import json_text
 from parbench.advise.question import Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
 from parbench.store import open_store
@@ -102,7 +103,8 @@ def _db_shown(db: str) -> str | None:
     return None if db == str(DEFAULT_DB) else redact(db)
 
 
-def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None]) -> int:
+def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None],
+                    export_json: str | None = None) -> int:
     """`advise --exec RUN`: the stored sweeps of a user's own commands (exec --fit) asked which
     command at these cores, and from what size; exit 1 where none of the runs has a fit."""
     path = sqlite_path(db)
@@ -113,9 +115,13 @@ def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Call
         records = [load_analyzed(store, run) for run in runs]
     except StoreError as error:
         raise AdviseError(str(error)) from None
-    lines = advice_lines(records, cores or os.cpu_count() or 1)
+    cores = cores or os.cpu_count() or 1
+    lines = advice_lines(records, cores)
     if not lines:
         raise AdviseError(f"run(s) {', '.join(str(r.id) for r in records)} hold no sweep of your own commands: "
                           "`parbench exec --fit workers|size …` makes one")
-    say("\n".join(lines))
+    if export_json != "-":
+        say("\n".join(lines))
+    if export_json:
+        _write(json_text(commands_document(records, cores), indent=1) + "\n", export_json)
     return 0

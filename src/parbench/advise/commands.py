@@ -103,3 +103,23 @@ def advice_lines(records: list[RunRecord], cores: int) -> list[str]:
     if crossed:
         lines += ([""] if lines else []) + _from_what_size(crossed)
     return lines
+
+
+def document(records: list[RunRecord], cores: int) -> dict:
+    """`advise --exec RUN --export-json FILE`: the same answer for scripts; times in nanoseconds.
+    Commands fastest first, as the console lists them; each crossing with its CI (None: none)."""
+    ranked = sorted((p for record in records for p in predictions(record, cores)), key=lambda p: p.time_ns)
+    return {
+        "schema_version": 1, "generator": "parbench advise --exec", "cores": cores,
+        "runs": [record.id for record in records],
+        "which_command": [{"command": p.command, "run": p.run_id, "time_ns": {"median": p.time_ns, "low": p.low_ns,
+                                                                            "high": p.high_ns},
+                           "one_worker_ns": p.one_worker_ns, "serial_fraction": p.serial_fraction,
+                           "measured_up_to_workers": p.measured_up_to, "predicted_beyond_measured": p.measured_up_to < cores}
+                          for p in ranked],
+        "clear_winner": len(ranked) > 1 and ranked[0].high_ns < ranked[1].low_ns,
+        "crossings": [{"subject": subject, "run": record.id, "param": r.param, "crossover": r.crossover,
+                       "ci": list(r.crossover_ci) if r.crossover_ci else None, "verdict": r.verdict,
+                       "range": [r.sizes[0], r.sizes[-1]], "logical_cpus": record.machine.get("logical_cpus")}
+                      for record in records for subject, r in crossings(record)],
+    }

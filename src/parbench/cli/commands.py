@@ -286,14 +286,15 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
     from parbench.advise.command import AdviseError, AdviseRequest, answer, answer_commands
     if exec_runs:
         others = [flag for flag, given in (("--workload", workload), ("--param", params), ("--measure", measure),
-                                           ("--check", check), ("--export-json", export_json), ("--memory", by_memory),
+                                           ("--check", check), ("--memory", by_memory),
                                            ("--runtime", runtimes), ("--family", families), ("--kernel", kernel))
                   if given]
         if others:
             fail(f"--exec asks your own stored command sweeps; {', '.join(others)} ask the workloads' (not both)")
         try:
             sys.exit(answer_commands(db, exec_runs, cores, lambda text: console.print(text, highlight=False,
-                                                                                      soft_wrap=True)))
+                                                                                      soft_wrap=True),
+                                     export_json))
         except AdviseError as error:
             fail(str(error))
     if measure or check:

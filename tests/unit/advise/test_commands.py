@@ -39,3 +39,12 @@ def test_the_command_with_the_smaller_serial_fraction_comes_first_and_a_clear_ga
 def test_runs_without_a_fit_give_no_advice():
     assert advice_lines([unit_records.record([_run("x", {}, 100)], kind="exec")], cores=4) == []
 
+
+
+def test_the_json_answer_ranks_the_commands_with_their_intervals_as_the_console_does():
+    from parbench.advise.commands import document
+    doc = document([_worker_sweep({"a {w}": (900_000, 600_000), "b {w}": (900_000, 480_000)})], cores=12)
+    assert [c["command"] for c in doc["which_command"]] == ["b {w}", "a {w}"]
+    first = doc["which_command"][0]
+    assert first["time_ns"]["low"] < first["time_ns"]["median"] < first["time_ns"]["high"]
+    assert first["predicted_beyond_measured"] and doc["clear_winner"] and doc["crossings"] == []
