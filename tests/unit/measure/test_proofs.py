@@ -56,18 +56,18 @@ def test_the_unaccounted_time_is_the_gap_less_the_work_and_its_phases():
     assert unaccounted_ns({"ns": 10, "extra": {}}) is None and unaccounted_ns({"ns": 10, "extra": {"gap_ns": 1.5}}) is None
 
 
-def test_unaccounted_time_is_too_long_beyond_a_tenth_of_the_gap_plus_5_ms():
-    gap = 100 * MS                                         # allowed: 10 ms + 5 ms
-    assert not unaccounted_too_long({"ns": gap - 15 * MS, "extra": {"gap_ns": gap}})
-    assert unaccounted_too_long({"ns": gap - 15 * MS - 1, "extra": {"gap_ns": gap}})
+def test_unaccounted_time_is_too_long_beyond_a_fifth_of_the_gap_plus_10_ms():
+    gap = 100 * MS                                         # allowed: 20 ms + 10 ms
+    assert not unaccounted_too_long({"ns": gap - 30 * MS, "extra": {"gap_ns": gap}})
+    assert unaccounted_too_long({"ns": gap - 30 * MS - 1, "extra": {"gap_ns": gap}})
     assert not unaccounted_too_long({"ns": 1, "extra": {}})
 
 
-def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_2_ms():
+def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_5_ms():
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": 3, "cleanup_ns": 4.0, "checksum_ns": 99}}) == 7
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": True}}) == 0
-    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS}})
-    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS + 1}})
+    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS}})
+    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS + 1}})
     assert not booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS}})
     assert booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS + 1}})
 
@@ -136,5 +136,22 @@ def test_a_line_that_claims_more_time_than_the_launcher_saw_is_named():
     assert time_problem(lines[:1], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0]).startswith(
-        "repetition 0 accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
-    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith("repetition 1 accounts for 11.00 ms")
+        "repetition 0 (warm-ups count from 0) accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
+    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith(
+        "repetition 1 (warm-ups count from 0) accounts for 11.00 ms")
+
+
+def test_one_repetition_that_leaves_its_gap_unaccounted_fails_the_case():
+    honest = {"rep": 0, "ns": 10 * MS, "extra": {}}
+    hidden = {"rep": 1, "ns": 10 * MS, "extra": {"checksum_ns": MS}}   # 20 ms gap: 9 ms of 14 allowed; 50 ms: 39 of 20
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 20 * MS], [0, 10 * MS]) is None
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 50 * MS], [0, 10 * MS]) == (
+        "repetition 1 (warm-ups count from 0) leaves 39.00 ms of the 50.00 ms the launcher saw unaccounted for "
+        "by its ns (10.00 ms) and phases (allowed: 20 % + 10 ms): work outside the timer")
+
+
+def test_one_repetition_that_books_its_work_as_preparation_fails_the_case():
+    tenth = {"rep": 0, "ns": 3 * MS, "extra": {"prepare_ns": 27 * MS}}
+    assert time_problem([tenth], [31 * MS], [0]) == (
+        "repetition 0 (warm-ups count from 0) books 27.00 ms as prepare and cleanup, more than its timed "
+        "3.00 ms and 5 ms: work outside the timer")
