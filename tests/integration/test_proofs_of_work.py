@@ -140,3 +140,14 @@ def test_a_kernel_label_that_differs_from_what_ran_fails(cheat_run):
 def test_a_warm_model_that_makes_its_threads_in_each_repetition_fails(cheat_run):
     status, reason = _case(cheat_run[0], "spawn-chain", "warm-liar")
     assert status == "bad-output" and "a warm repetition ran" in reason and "on threads or processes it made" in reason
+
+
+def test_a_warm_model_that_ends_a_pre_made_thread_per_repetition_and_works_on_fresh_ones_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "warm-ender")
+    assert status == "bad-output" and "a warm repetition ran" in reason, reason
+
+
+def test_a_cold_model_working_on_a_pool_built_before_the_ready_line_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "cold-pool")
+    assert status == "bad-output" and "on threads made before the ready line" in reason, reason
+    assert _case(cheat_run[0], "spawn-chain", "computing-workers") == ("ok", "")

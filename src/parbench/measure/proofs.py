@@ -83,6 +83,7 @@ class ThreadUse:
     new_cpu_ns: int           # of that, on threads made during the repetition
     leftover_cpu_ns: int      # on threads an earlier repetition made (after the ready line)
     new_threads: int          # threads alive at its end that were not there at its start
+    ready_cpu_ns: int = 0     # on threads already there at the ready line, the busiest one set aside
 
     @property
     def cores(self) -> float | None:
@@ -92,7 +93,7 @@ class ThreadUse:
         """The harness's own observations, stored beside the implementation's fields."""
         return {"measured_cpu_ns": self.cpu_ns, "measured_cores": round(self.cores or 0.0, 3),
                 "new_thread_cpu_ns": self.new_cpu_ns, "leftover_thread_cpu_ns": self.leftover_cpu_ns,
-                "new_threads": self.new_threads}
+                "new_threads": self.new_threads, "ready_thread_cpu_ns": self.ready_cpu_ns}
 
 
 def thread_use(snapshots: list, position: int) -> ThreadUse | None:
@@ -103,23 +104,31 @@ def thread_use(snapshots: list, position: int) -> ThreadUse | None:
     ready, before, after = snapshots[0], snapshots[position], snapshots[position + 1]
     kept = after.threads.keys() & before.threads.keys()
     made = after.threads.keys() - before.threads.keys()
-    gone = before.threads.keys() - after.threads.keys()
     kept_cpu = sum(after.threads[t] - before.threads[t] for t in kept)
     made_cpu = sum(after.threads[t] for t in made)
     leftover = sum(after.threads[t] - before.threads[t] for t in kept if t not in ready.threads)
+    # The busiest thread of the ready line is the main thread (whatever its tid: a JVM's main is
+    # not its process's first thread); the others were a pool, or the runtime's own housekeeping.
+    on_ready = sorted((after.threads[t] - before.threads[t] for t in kept if t in ready.threads), reverse=True)
     if before.tree_cpu_ns is not None and after.tree_cpu_ns is not None:
         tree = max(0, after.tree_cpu_ns - before.tree_cpu_ns)
         # CPU the live threads do not account for ran on threads that ended within the
-        # repetition: made in it, unless a thread that was there before also ended (then it
-        # cannot be told whose it was, and none of it is counted as made).
-        unexplained = max(0, tree - kept_cpu - made_cpu)
-        made_cpu += 0 if gone else unexplained
+        # repetition, and is counted as made in it even when an earlier thread ended too: a
+        # model that ends one pre-made thread per repetition must not excuse its fresh ones.
+        made_cpu += max(0, tree - kept_cpu - made_cpu)
     else:
         tree = kept_cpu + made_cpu
-    return ThreadUse(after.at_ns - before.at_ns, tree, min(made_cpu, tree), min(leftover, tree), len(made))
+    return ThreadUse(after.at_ns - before.at_ns, tree, min(made_cpu, tree), min(leftover, tree), len(made),
+                     min(sum(on_ready[1:]), tree))
 
 
-def start_problem(start: str, use: ThreadUse | None) -> str | None:
+# Families whose workers are the OS threads the model makes itself: only for them does a thread
+# that existed at the ready line mean a pool. Green units, actors and data-parallel workers may run
+# on a runtime's own scheduler threads (the BEAM's, Go's), made before the ready line in any mode.
+OS_THREAD_FAMILIES = ("threads",)
+
+
+def start_problem(start: str, use: ThreadUse | None, family: str = "threads") -> str | None:
     """Why a timed repetition did not run as its start mode promises (protocol 3), or None."""
     if use is None:
         return None
@@ -132,6 +141,10 @@ def start_problem(start: str, use: ThreadUse | None) -> str | None:
         return (f"a cold repetition ran {use.leftover_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU "
                 "on threads an earlier repetition made: cold workers are made and ended inside each repetition "
                 "(a pool that outlives it, such as libgomp's OpenMP team, is warm)")
+    if start == "cold" and family in OS_THREAD_FAMILIES and use.ready_cpu_ns > max(THREAD_FLOOR_NS, use.new_cpu_ns):
+        return (f"a cold repetition ran {use.ready_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU on "
+                f"threads made before the ready line (its main thread set aside), more than the "
+                f"{use.new_cpu_ns / 1e6:.1f} ms on threads it made: a pool built before the ready line is warm")
     return None
 
 

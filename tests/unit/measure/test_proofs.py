@@ -95,10 +95,23 @@ def test_cpu_of_threads_that_ended_inside_the_repetition_counts_as_new():
     assert thread_use([READY, before, after], 1).new_cpu_ns == 7 * MS
 
 
-def test_when_a_thread_of_before_also_ended_no_unexplained_cpu_is_called_new():
+def test_cpu_no_live_thread_explains_is_new_even_when_a_thread_of_before_ended():
+    """No excuse for a warm model that ends one pre-made thread per repetition and works on fresh ones."""
     before = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): MS, (1, 3): MS})
     after = ThreadSnapshot(20 * MS, 13 * MS, {(1, 1): 2 * MS})
-    assert thread_use([READY, before, after], 1).new_cpu_ns == 0
+    assert thread_use([READY, before, after], 1).new_cpu_ns == 7 * MS
+    assert "a warm repetition ran 7.0 ms" in start_problem("warm", thread_use([READY, before, after], 1))
+
+
+def test_a_cold_repetition_on_a_pool_made_before_the_ready_line_breaks_its_promise():
+    ready = ThreadSnapshot(0, 3 * MS, {(1, 1): MS, (1, 2): MS, (1, 3): MS})
+    pooled = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 11 * MS, (1, 3): 10 * MS})
+    use = thread_use([ready, pooled], 0)
+    assert use.ready_cpu_ns == 10 * MS and use.new_cpu_ns == 0     # the busiest (10 ms) set aside
+    assert "a cold repetition ran 10.0 ms of its 20.0 ms of CPU on threads made before the ready line" in (
+        start_problem("cold", use))
+    fresh = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 2 * MS, (1, 3): 2 * MS, (1, 9): 17 * MS})
+    assert start_problem("cold", thread_use([ready, fresh], 0)) is None   # 2 ms of housekeeping: at the floor
 
 
 def test_without_a_cgroup_the_tree_cpu_is_its_live_threads():
@@ -115,7 +128,7 @@ def test_a_repetition_the_launcher_did_not_see_end_has_no_use():
 def test_the_use_is_stored_beside_the_implementation_s_fields():
     assert ThreadUse(10, 25, 5, 1, 2).as_extra() == {"measured_cpu_ns": 25, "measured_cores": 2.5,
                                                      "new_thread_cpu_ns": 5, "leftover_thread_cpu_ns": 1,
-                                                     "new_threads": 2}
+                                                     "new_threads": 2, "ready_thread_cpu_ns": 0}
 
 
 def test_a_warm_repetition_working_on_threads_it_made_breaks_its_promise():
