@@ -94,13 +94,17 @@ def test_workers_that_ran_one_after_the_other_are_flagged_and_overlapping_ones_a
     assert "never busy" not in _note(report, "cheat parallel-workers ×2 cold")
 
 
-def test_work_done_before_the_timer_is_flagged(cheat_run):
+def test_work_done_before_the_timer_fails(cheat_run):
     db, report = cheat_run
     status, reason = _case(db, "spawn-chain", "before-timer")
-    # A timed region far too short for its gap fails outright; a less blatant one is flagged.
-    assert (status == "bad-output" and "cannot be that short" in reason) or (
-        status == "ok" and "is not accounted for" in _note(report, "cheat before-timer"))
-    assert "is not accounted for" not in _note(report, "cheat honest")
+    assert status == "bad-output" and ("cannot be that short" in reason or "unaccounted for" in reason), reason
+    assert _case(db, "spawn-chain", "honest") == ("ok", "")
+
+
+def test_work_before_the_timer_on_every_other_repetition_fails(cheat_run):
+    """One repetition that does not add up fails the case: a rule over most of them lets half lie."""
+    status, reason = _case(cheat_run[0], "spawn-chain", "every-other")
+    assert status == "bad-output" and "repetition 1 (warm-ups count from 0) leaves" in reason, reason
 
 
 def test_an_answer_read_from_the_oracle_cache_fails(cheat_run):
@@ -118,11 +122,11 @@ def test_answers_worked_out_during_the_warm_up_fail(cheat_run):
     assert status == "wrong-checksum" and "its variant" in reason
 
 
-def test_time_divided_by_ten_with_the_rest_booked_as_preparation_is_flagged(cheat_run):
+def test_time_divided_by_ten_with_the_rest_booked_as_preparation_fails(cheat_run):
     db, report = cheat_run
-    assert _case(db, "spawn-chain", "tenth") == ("ok", "")
-    assert "as preparation or cleanup, more than its timed work" in _note(report, "cheat tenth")
-    assert "preparation" not in _note(report, "cheat honest")
+    status, reason = _case(db, "spawn-chain", "tenth")
+    assert status == "bad-output" and "as prepare and cleanup, more than its timed" in reason, reason
+    assert _case(db, "spawn-chain", "honest") == ("ok", "")
 
 
 def test_a_sleeping_parallel_model_is_flagged_and_a_computing_one_is_not(cheat_run):
@@ -148,3 +152,14 @@ def test_a_kernel_label_that_differs_from_what_ran_fails(cheat_run):
 def test_a_warm_model_that_makes_its_threads_in_each_repetition_fails(cheat_run):
     status, reason = _case(cheat_run[0], "spawn-chain", "warm-liar")
     assert status == "bad-output" and "a warm repetition ran" in reason and "on threads or processes it made" in reason
+
+
+def test_a_warm_model_that_ends_a_pre_made_thread_per_repetition_and_works_on_fresh_ones_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "warm-ender")
+    assert status == "bad-output" and "a warm repetition ran" in reason, reason
+
+
+def test_a_cold_model_working_on_a_pool_built_before_the_ready_line_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "cold-pool")
+    assert status == "bad-output" and "on threads made before the ready line" in reason, reason
+    assert _case(cheat_run[0], "spawn-chain", "computing-workers") == ("ok", "")

@@ -278,7 +278,8 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", too_long)
     if expect.start is not None:
         for position, line in enumerate(reply.repetitions, warmup):
-            problem = start_problem(expect.start, thread_use(finished.threads, position))
+            problem = start_problem(expect.start, thread_use(finished.threads, position),
+                                    expect.contexts[0].family if expect.contexts else "threads")
             if problem:
                 return verdict("bad-output", f"{_label(line)}: {problem}")
     unproven = _unproven(lines, expect)

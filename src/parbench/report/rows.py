@@ -9,8 +9,7 @@ from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
 from parbench.analysis.steady_state import FLAT, is_marked
 from parbench.escaping import one_line
-from parbench.measure.proofs import (booked_outside_ns, booked_outside_too_much, overlap_share, unaccounted_ns,
-                                     unaccounted_too_long)
+from parbench.measure.proofs import overlap_share
 from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
 from parbench.workloads import in_report_order
@@ -193,14 +192,6 @@ def never_overlapped(result: CaseResult) -> bool:
     return (result.case.workers or 0) > 1 and bool(found) and max(found) == 0
 
 
-def unaccounted_per_repetition(result: CaseResult) -> float | None:
-    """The median time per repetition between two lines that no reported phase accounts for,
-    when it is too long to be pipe latency (docs/protocol.md), else None."""
-    lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
-    flagged = [unaccounted_ns(line) for line in lines if unaccounted_too_long(line)]
-    return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
-
-
 def measured_cores(result: CaseResult) -> float | None:
     """Cores the launcher saw the tree keep busy in a repetition (its own CPU reading, not the
     implementation's: protocol 3), median over the verified repetitions long enough to read."""
@@ -252,14 +243,6 @@ def overlap_unseen(result: CaseResult) -> tuple[float, float] | None:
         return None
     idle = share is not None and share < SLEPT
     return (claimed, cores) if idle or (quiet_machine(result) and cores < FEW_CORES) else None
-
-
-def booked_outside(result: CaseResult) -> float | None:
-    """The median time per repetition booked as preparation or cleanup (outside the timed
-    region) where it exceeds the timed work itself in most repetitions, else None."""
-    lines = [{"ns": r.ns, "extra": r.extra} for r in result.run.repetitions if r.verified]
-    flagged = [booked_outside_ns(line) for line in lines if booked_outside_too_much(line)]
-    return float(np.median(flagged)) if flagged and len(flagged) * 2 > len(lines) else None
 
 
 OS_UNIT_FAMILIES = ("threads", "processes")
@@ -333,19 +316,12 @@ def outlier_note(result: CaseResult) -> str:
     if never_overlapped(result):
         notes.append(f"its {result.case.workers} workers were never busy at the same time (extra.busy): "
                      "they ran one after the other")
-    missing = unaccounted_per_repetition(result)
-    if missing is not None:
-        notes.append(f"{format_duration(missing)} per repetition between its lines is not accounted for by "
-                     "its timed work or any phase it reports: work outside the timer?")
     if unseen := overlap_unseen(result):
         notes.append(f"its workers' intervals claim {100 * unseen[0]:.0f}% overlap, but the launcher measured "
                      f"{unseen[1]:.2f} cores busy: workers that did not run at the same time")
     if (units := units_unseen(result)) is not None:
         notes.append(f"it says {units:,} {result.case.family} were alive at once, but the launcher saw none made "
                      "in any repetition: a chain that never spawned")
-    if (outside := booked_outside(result)) is not None:
-        notes.append(f"it booked {format_duration(outside)} per repetition as preparation or cleanup, more than "
-                     "its timed work: work outside the timer?")
     cores = timed_cores(result)
     if result.case.family == "seq" and cores is not None and cores > 1.2:
         notes.append(f"seq used {cores:.1f} cores in its timed region (JIT, GC or runtime threads)")

@@ -56,18 +56,18 @@ def test_the_unaccounted_time_is_the_gap_less_the_work_and_its_phases():
     assert unaccounted_ns({"ns": 10, "extra": {}}) is None and unaccounted_ns({"ns": 10, "extra": {"gap_ns": 1.5}}) is None
 
 
-def test_unaccounted_time_is_too_long_beyond_a_tenth_of_the_gap_plus_5_ms():
-    gap = 100 * MS                                         # allowed: 10 ms + 5 ms
-    assert not unaccounted_too_long({"ns": gap - 15 * MS, "extra": {"gap_ns": gap}})
-    assert unaccounted_too_long({"ns": gap - 15 * MS - 1, "extra": {"gap_ns": gap}})
+def test_unaccounted_time_is_too_long_beyond_a_fifth_of_the_gap_plus_10_ms():
+    gap = 100 * MS                                         # allowed: 20 ms + 10 ms
+    assert not unaccounted_too_long({"ns": gap - 30 * MS, "extra": {"gap_ns": gap}})
+    assert unaccounted_too_long({"ns": gap - 30 * MS - 1, "extra": {"gap_ns": gap}})
     assert not unaccounted_too_long({"ns": 1, "extra": {}})
 
 
-def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_2_ms():
+def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_5_ms():
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": 3, "cleanup_ns": 4.0, "checksum_ns": 99}}) == 7
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": True}}) == 0
-    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS}})
-    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 2 * MS + 1}})
+    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS}})
+    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS + 1}})
     assert not booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS}})
     assert booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS + 1}})
 
@@ -95,10 +95,23 @@ def test_cpu_of_threads_that_ended_inside_the_repetition_counts_as_new():
     assert thread_use([READY, before, after], 1).new_cpu_ns == 7 * MS
 
 
-def test_when_a_thread_of_before_also_ended_no_unexplained_cpu_is_called_new():
+def test_cpu_no_live_thread_explains_is_new_even_when_a_thread_of_before_ended():
+    """No excuse for a warm model that ends one pre-made thread per repetition and works on fresh ones."""
     before = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): MS, (1, 3): MS})
     after = ThreadSnapshot(20 * MS, 13 * MS, {(1, 1): 2 * MS})
-    assert thread_use([READY, before, after], 1).new_cpu_ns == 0
+    assert thread_use([READY, before, after], 1).new_cpu_ns == 7 * MS
+    assert "a warm repetition ran 7.0 ms" in start_problem("warm", thread_use([READY, before, after], 1))
+
+
+def test_a_cold_repetition_on_a_pool_made_before_the_ready_line_breaks_its_promise():
+    ready = ThreadSnapshot(0, 3 * MS, {(1, 1): MS, (1, 2): MS, (1, 3): MS})
+    pooled = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 11 * MS, (1, 3): 10 * MS})
+    use = thread_use([ready, pooled], 0)
+    assert use.ready_cpu_ns == 10 * MS and use.new_cpu_ns == 0     # the busiest (10 ms) set aside
+    assert "a cold repetition ran 10.0 ms of its 20.0 ms of CPU on threads made before the ready line" in (
+        start_problem("cold", use))
+    fresh = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 2 * MS, (1, 3): 2 * MS, (1, 9): 17 * MS})
+    assert start_problem("cold", thread_use([ready, fresh], 0)) is None   # 2 ms of housekeeping: at the floor
 
 
 def test_without_a_cgroup_the_tree_cpu_is_its_live_threads():
@@ -115,7 +128,7 @@ def test_a_repetition_the_launcher_did_not_see_end_has_no_use():
 def test_the_use_is_stored_beside_the_implementation_s_fields():
     assert ThreadUse(10, 25, 5, 1, 2).as_extra() == {"measured_cpu_ns": 25, "measured_cores": 2.5,
                                                      "new_thread_cpu_ns": 5, "leftover_thread_cpu_ns": 1,
-                                                     "new_threads": 2}
+                                                     "new_threads": 2, "ready_thread_cpu_ns": 0}
 
 
 def test_a_warm_repetition_working_on_threads_it_made_breaks_its_promise():
@@ -136,5 +149,22 @@ def test_a_line_that_claims_more_time_than_the_launcher_saw_is_named():
     assert time_problem(lines[:1], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0]) is None
     assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0]).startswith(
-        "repetition 0 accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
-    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith("repetition 1 accounts for 11.00 ms")
+        "repetition 0 (warm-ups count from 0) accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
+    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith(
+        "repetition 1 (warm-ups count from 0) accounts for 11.00 ms")
+
+
+def test_one_repetition_that_leaves_its_gap_unaccounted_fails_the_case():
+    honest = {"rep": 0, "ns": 10 * MS, "extra": {}}
+    hidden = {"rep": 1, "ns": 10 * MS, "extra": {"checksum_ns": MS}}   # 20 ms gap: 9 ms of 14 allowed; 50 ms: 39 of 20
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 20 * MS], [0, 10 * MS]) is None
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 50 * MS], [0, 10 * MS]) == (
+        "repetition 1 (warm-ups count from 0) leaves 39.00 ms of the 50.00 ms the launcher saw unaccounted for "
+        "by its ns (10.00 ms) and phases (allowed: 20 % + 10 ms): work outside the timer")
+
+
+def test_one_repetition_that_books_its_work_as_preparation_fails_the_case():
+    tenth = {"rep": 0, "ns": 3 * MS, "extra": {"prepare_ns": 27 * MS}}
+    assert time_problem([tenth], [31 * MS], [0]) == (
+        "repetition 0 (warm-ups count from 0) books 27.00 ms as prepare and cleanup, more than its timed "
+        "3.00 ms and 5 ms: work outside the timer")
