@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from parbench.advise import measure
 from parbench.advise.advice import Advice
 from parbench.advise.predict import Band, Prediction
+from parbench.advise.evidence import NoFigure, figure_of
 from parbench.analysis import stats
 from parbench.records import RunRecord
 from parbench.store import open_store
@@ -38,7 +39,8 @@ def run_arguments(advice: Advice, prediction: Prediction) -> tuple[str, ...]:
 
 
 def _measured(records: list[RunRecord], advice: Advice, prediction: Prediction) -> Band | None:
-    """The checked case's median and CI, from the runs the check added to the store."""
+    """The checked case's median and CI of the figure the advice answers, from the runs the check
+    added to the store; None where that run has none of it."""
     wanted = (prediction.runtime, prediction.model, advice.question.value, prediction.workers)
     for record in records:
         for result in record.results:
@@ -47,7 +49,11 @@ def _measured(records: list[RunRecord], advice: Advice, prediction: Prediction) 
                     and result.run.status == "ok":
                 found = stats.case_stats(result.run, record.machine.get("logical_cpus"))
                 if found:
-                    return Band(found.median_ns, *found.median_ci_ns)
+                    try:
+                        median, low, high, _ = figure_of(result.run, advice.question.answers, found)
+                    except NoFigure:
+                        return None
+                    return Band(median, low, high)
     return None
 
 

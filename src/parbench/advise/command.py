@@ -14,7 +14,7 @@ from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
 from parbench.advise.commands import advice_lines, document as commands_document
 from parbench.escaping import json_text
-from parbench.advise.question import Question, QuestionError, ask
+from parbench.advise.question import STEADY_STATE, Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
 from parbench.store import open_store
 from parbench.store.analyzed import load_analyzed
@@ -40,6 +40,7 @@ class AdviseRequest:
     families: tuple[str, ...] = ()
     kernel: str | None = None
     by_memory: bool = False
+    answers: str = STEADY_STATE             # --for: the figure ranked
     measure: bool = False
     check: bool = False
     export_json: str | None = None
@@ -78,7 +79,8 @@ def answer(request: AdviseRequest, say: Callable[[str], None]) -> int:
     workloads = workloads_module.load_all()
     try:
         question = ask(workloads, request.workload, request.params, request.cores or os.cpu_count() or 1,
-                       request.runtimes, request.families, request.kernel, request.by_memory)
+                       request.runtimes, request.families, request.kernel, request.by_memory,
+                       request.answers)
     except QuestionError as error:
         raise AdviseError(str(error)) from None
     advice = _advice(question, request)

@@ -1,6 +1,7 @@
 """The stored measurements that bear on a question: per runtime × model × fixed parameters (a
 `Series`), each verified case as a point (swept value, workers, median with its 95 % CI, peak
-memory) and the run it came from. Read from the store's raw samples, statistics re-derived."""
+memory) and the run it came from. Read from the store's raw samples, statistics re-derived: the
+steady median, or (advise --for first-run) the median of each process's first repetition."""
 from __future__ import annotations
 
 import os
@@ -8,9 +9,11 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-from parbench.advise.question import Question
+import numpy as np
+
+from parbench.advise.question import FIRST_RUN, Question
 from parbench.analysis import stats
-from parbench.records import CaseRun, RunRecord
+from parbench.records import CaseRun, CaseStats, RunRecord
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class Series:
     family: str
     context: tuple[tuple[str, Any], ...]        # the fixed params, sorted: one ranking each
     points: list[Point] = field(default_factory=list)
+    # Verified cases left out because the store has no figure of the one asked for (a first
+    # repetition, in runs from before protocol 4): said, never replaced by the steady figure.
+    without_figure: int = 0
 
     @property
     def name(self) -> str:
@@ -90,21 +96,52 @@ def _matches(run: CaseRun, question: Question) -> bool:
             and all(case.params.get(k) == v for k, v in question.context.items()))
 
 
-def _point(run: CaseRun, record: RunRecord, question: Question) -> Point | None:
+class NoFigure(Exception):
+    """A verified case whose store holds no figure of the kind asked for."""
+
+
+def first_run_groups(run: CaseRun) -> list[np.ndarray]:
+    """Each process's first repetition, one group of one: what the runner stored with the
+    process's first timed repetition (runner._warm_up: `first_ns`, warm-up included)."""
+    firsts: dict[int, float] = {}
+    for rep in run.repetitions:
+        value = rep.extra.get("first_ns")
+        if (rep.verified and rep.process >= 0 and rep.process not in firsts
+                and isinstance(value, (int, float)) and not isinstance(value, bool)):
+            firsts[rep.process] = float(value)
+    return [np.asarray([v]) for v in firsts.values()]
+
+
+def figure_of(run: CaseRun, figure: str, measured: CaseStats) -> tuple[float, float, float, tuple]:
+    """The case's median, its 95 % CI and the groups behind them, of the figure asked for;
+    NoFigure where the store has none of it."""
+    if figure != FIRST_RUN:
+        return measured.median_ns, *measured.median_ci_ns, tuple(stats.grouped_samples(run))
+    groups = first_run_groups(run)
+    if not groups:
+        raise NoFigure
+    low, high = stats.confidence_interval(stats.bootstrap_medians(groups))
+    return float(np.median(np.concatenate(groups))), low, high, tuple(groups)
+
+
+def _point(run: CaseRun, record: RunRecord, question: Question, figure: str) -> Point | None:
     measured = stats.case_stats(run, record.machine.get("logical_cpus"))
+    if measured is None:
+        return None
+    median, low, high, groups = figure_of(run, figure, measured)
     # A zero value or time has no logarithm: such a case (no work timed) predicts nothing.
-    if measured is None or run.case.params[question.param] <= 0 or measured.median_ci_ns[0] <= 0:
+    if run.case.params[question.param] <= 0 or low <= 0:
         return None
     kind = record.kind + (f" {record.options['sweep']}" if record.options.get("sweep") else "")
-    low, high = measured.median_ci_ns
-    return Point(float(run.case.params[question.param]), run.case.workers, measured.median_ns, low, high,
-                 measured.peak_rss_kb * 1024.0 if measured.peak_rss_kb else None, record.id, kind,
-                 tuple(stats.grouped_samples(run)))
+    return Point(float(run.case.params[question.param]), run.case.workers, median, low, high,
+                 measured.peak_rss_kb * 1024.0 if measured.peak_rss_kb else None, record.id, kind, groups)
 
 
-def gather(records: list[RunRecord], question: Question) -> Evidence:
+def gather(records: list[RunRecord], question: Question, figure: str | None = None) -> Evidence:
     """Every verified case of the question's workload and fixed params; where the same point was
-    measured in several runs, the newest run's."""
+    measured in several runs, the newest run's. `figure`: the one the points carry (default:
+    the one the question answers)."""
+    figure = figure or question.answers
     chosen, note = machine_runs(records, question.cores)
     by_key: dict[tuple, Series] = {}
     for record in sorted(chosen, key=lambda r: r.id or 0):
@@ -116,11 +153,15 @@ def gather(records: list[RunRecord], question: Question) -> Evidence:
             context = tuple(sorted((k, v) for k, v in case.params.items() if k != question.param))
             series = by_key.setdefault((case.runtime, case.model, context),
                                        Series(case.runtime, case.model, case.family, context))
-            point = _point(run, record, question)
+            try:
+                point = _point(run, record, question, figure)
+            except NoFigure:
+                series.without_figure += 1
+                continue
             if point is not None:
                 series.points = [p for p in series.points
                                  if (p.value, p.workers) != (point.value, point.workers)] + [point]
-    series = [s for s in by_key.values() if s.points]
+    series = [s for s in by_key.values() if s.points or s.without_figure]
     runs = sorted({p.run_id for s in series for p in s.points})
     machine = next((r.machine for r in reversed(chosen) if r.id in runs), chosen[-1].machine if chosen else {})
     return Evidence(series, machine, runs, note)

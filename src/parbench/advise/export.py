@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from parbench.advise.advice import Advice
+from parbench.advise.advice import Advice, other_figure
 from parbench.advise.check import CheckRow
 from parbench.escaping import json_text
 
@@ -24,9 +24,10 @@ def _prediction(p) -> dict[str, Any]:
             "crossover": p.crossover}
 
 
-def _entry(entry) -> dict[str, Any]:
+def _entry(entry, other: dict, other_name: str) -> dict[str, Any]:
     margin = entry.margin
     return {"rank": entry.rank, **_prediction(entry.prediction),
+            "other_figure": {"figure": other_name, "time_ns": _band(other.get(entry.prediction.name))},
             "margin_to_next": None if margin is None else {
                 "ratio": margin.ratio, "low": margin.low, "high": margin.high, "significant": margin.significant}}
 
@@ -37,9 +38,10 @@ def document(advice: Advice, checks: list[CheckRow] | None = None, db: str | Non
         "schema_version": SCHEMA_VERSION, "generator": "parbench advise",
         "question": {**dataclasses.asdict(q), "runtimes": list(q.runtimes), "families": list(q.families)},
         "machine": {k: advice.machine.get(k) for k in ("hostname", "cpu", "logical_cpus")}, "cpus": advice.cpus,
+        "answers": "peak_memory" if q.by_memory else q.answers,
         "runs": advice.run_ids, "note": advice.note,
         "rankings": [{"context": r.context, "ranked_by": "peak_memory" if q.by_memory else "time",
-                      "entries": [_entry(e) for e in r.entries],
+                      "entries": [_entry(e, r.other, other_figure(q)) for e in r.entries],
                       "not_predicted": [dataclasses.asdict(u) for u in r.unpredictable]} for r in advice.rankings],
         "missing": [{"reason": m.reason, "command": m.command(db)} for m in advice.missing],
         "checks": [{**_prediction(c.prediction), "measured_ns": _band(c.measured), "inside": c.inside,

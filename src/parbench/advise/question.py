@@ -10,6 +10,13 @@ from parbench.workloads import Workload
 from parbench.workloads.params import ParamError
 
 
+# Which figure the advice answers (issue 44): the steady median, what a long-running process (a
+# server) pays per repetition once settled; or each process's first repetition, what a
+# short-lived command pays, its JIT and caches cold.
+STEADY_STATE, FIRST_RUN = "steady-state", "first-run"
+FIGURES = (STEADY_STATE, FIRST_RUN)
+
+
 class QuestionError(ValueError):
     """A question that cannot be asked of these workloads; the message says what would do."""
 
@@ -31,6 +38,7 @@ class Question:
     runtimes: tuple[str, ...] = ()
     families: tuple[str, ...] = ()
     by_memory: bool = False
+    answers: str = STEADY_STATE             # the figure ranked: STEADY_STATE or FIRST_RUN
 
 
 def parse_amount(name: str, text: str) -> int:
@@ -68,8 +76,13 @@ def split_pairs(params: tuple[str, ...]) -> dict[str, str]:
 
 def ask(workloads: dict[str, Workload], workload: str | None, params: tuple[str, ...], cores: int,
         runtimes: tuple[str, ...] = (), families: tuple[str, ...] = (), kernel: str | None = None,
-        by_memory: bool = False) -> Question:
+        by_memory: bool = False, answers: str = STEADY_STATE) -> Question:
     """The question from the command line's words; QuestionError names the first wrong one."""
+    if answers not in FIGURES:
+        raise QuestionError(f"--for wants {' or '.join(FIGURES)}, got {ascii(answers)[:60]}")
+    if by_memory and answers == FIRST_RUN:
+        raise QuestionError("--memory ranks by peak memory, which has no first-run figure of its own: "
+                            "leave out --for first-run")
     pairs = split_pairs(params)
     chosen = workload_for(workload, pairs, workloads)
     swept = chosen.swept_param
@@ -91,7 +104,8 @@ def ask(workloads: dict[str, Workload], workload: str | None, params: tuple[str,
         context = chosen.check_params({name: _typed(text) for name, text in pairs.items()})
     except ParamError as error:
         raise QuestionError(str(error)) from None
-    return Question(chosen.name, swept, value, context, cores, tuple(runtimes), tuple(families), by_memory)
+    return Question(chosen.name, swept, value, context, cores, tuple(runtimes), tuple(families), by_memory,
+                    answers)
 
 
 def _typed(text: str) -> Any:

@@ -3,7 +3,8 @@ margin to the next (or "no significant difference"), then where it comes from; w
 be predicted and the commands that would measure what is missing."""
 from __future__ import annotations
 
-from parbench.advise.advice import Advice, Ranking
+from parbench.advise.advice import Advice, Ranking, other_figure
+from parbench.advise.question import FIRST_RUN, Question
 from parbench.advise.check import CheckRow
 from parbench.advise.predict import Band, Prediction
 from parbench.advise.ranking import Entry, Margin
@@ -48,19 +49,40 @@ def source_text(prediction: Prediction) -> str:
     return "; ".join(parts)
 
 
-def entry_lines(entry: Entry, following: Entry | None, by_memory: bool) -> list[str]:
+FIGURE_WORDS = {FIRST_RUN: "first run", "steady-state": "steady state"}
+
+
+def ranked_by_text(q: Question) -> str:
+    if q.by_memory:
+        return "peak memory"
+    if q.answers == FIRST_RUN:
+        return "predicted first-run time (each process's first repetition: what a short-lived command pays)"
+    return "predicted steady-state median time (what a long-running process pays once settled)"
+
+
+def other_text(ranking: Ranking, entry: Entry, q: Question) -> str:
+    """The figure not ranked by, beside the one that is; said where the store lacks it."""
+    if q.by_memory:
+        return ""
+    band = ranking.other.get(entry.prediction.name)
+    words = FIGURE_WORDS[other_figure(q)]
+    return f"      {words}: " + (band_text(band) if band else "not stored for these runs")
+
+
+def entry_lines(entry: Entry, following: Entry | None, by_memory: bool, other: str = "") -> list[str]:
     p = entry.prediction
     shown = p.memory if by_memory else p.time
     head = f"  {entry.rank:>2}. {p.name:<28} {band_text(shown, by_memory):<34}"
-    return [head + margin_text(entry.margin, following.prediction.name if following else ""),
-            f"      from: {source_text(p)}"]
+    return [head + margin_text(entry.margin, following.prediction.name if following else "")] + (
+        [other] if other else []) + [f"      from: {source_text(p)}"]
 
 
-def ranking_lines(ranking: Ranking, by_memory: bool) -> list[str]:
+def ranking_lines(ranking: Ranking, by_memory: bool, q: Question | None = None) -> list[str]:
     title = ", ".join(f"{k}={v}" for k, v in sorted(ranking.context.items())) or "(no other parameters)"
     lines = [f"{title}:"]
     for i, entry in enumerate(ranking.entries):
-        lines += entry_lines(entry, ranking.entries[i + 1] if i + 1 < len(ranking.entries) else None, by_memory)
+        lines += entry_lines(entry, ranking.entries[i + 1] if i + 1 < len(ranking.entries) else None, by_memory,
+                             other_text(ranking, entry, q) if q else "")
     lines += [f"   –  {u.runtime} {u.model}: not predicted: {u.reason}" for u in ranking.unpredictable]
     return lines
 
@@ -69,7 +91,7 @@ def advice_lines(advice: Advice, items: str, db: str | None = None) -> list[str]
     q = advice.question
     machine = advice.machine
     lines = [f"advise: {q.workload} at {q.param}={q.value:,} {items} on {q.cores} core{'s' if q.cores != 1 else ''}, "
-             f"ranked by {'peak memory' if q.by_memory else 'predicted median time'} (95% intervals)",
+             f"ranked by {ranked_by_text(q)} (95% intervals)",
              f"evidence: runs {', '.join(map(str, advice.run_ids)) or 'none'} of {machine.get('hostname', '?')} "
              f"({machine.get('cpu', '?')}, {advice.cpus} logical CPUs)"]
     if advice.note:
@@ -77,7 +99,7 @@ def advice_lines(advice: Advice, items: str, db: str | None = None) -> list[str]
     if not advice.rankings:
         lines.append(f"no stored case of {q.workload} matches: nothing to predict from")
     for ranking in advice.rankings:
-        lines += [""] + ranking_lines(ranking, q.by_memory)
+        lines += [""] + ranking_lines(ranking, q.by_memory, q)
     if advice.missing:
         lines += ["", "missing:"]
         for missing in advice.missing:

@@ -271,6 +271,9 @@ def report(run_refs, html_path, db) -> None:
 @click.option("--family", "families", multiple=True, help="Only these model families, and seq (repeatable).")
 @click.option("--kernel", help="Only this kernel class (portable | tuned).")
 @click.option("--memory", "by_memory", is_flag=True, help="Rank by predicted peak memory instead of time.")
+@click.option("--for", "answers", type=click.Choice(["steady-state", "first-run"]), default="steady-state",
+              show_default=True, help="Rank by the steady median (a server) or each process's first "
+                                      "repetition (a short-lived command); the other is shown beside.")
 @click.option("--measure", is_flag=True, help="Run the sweeps that are missing first, then answer.")
 @click.option("--check", is_flag=True, help="Run the first two of each ranking at the value: predicted against measured.")
 @click.option("--processes", type=click.IntRange(1, 1000), help="--measure and --check: processes per case.")
@@ -278,8 +281,8 @@ def report(run_refs, html_path, db) -> None:
 @click.option("--exec", "exec_runs", multiple=True, metavar="RUN",
               help="Ask your own stored sweeps (exec --fit runs: ids or latest) which command at --cores, from what size.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)
-def advise(workload, params, cores, runtimes, families, kernel, by_memory, measure, check, processes, export_json,
-           exec_runs, db) -> None:
+def advise(workload, params, cores, runtimes, families, kernel, by_memory, answers, measure, check, processes,
+           export_json, exec_runs, db) -> None:
     """Which model and runtime for your own size or task count and cores, predicted from the store
     with intervals and evidence: parbench advise --workload W --param size=40MB --cores 8"""
     # Imported here, not at the top: the predictions' modules load only when advise is asked for.
@@ -287,7 +290,8 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
     if exec_runs:
         others = [flag for flag, given in (("--workload", workload), ("--param", params), ("--measure", measure),
                                            ("--check", check), ("--memory", by_memory),
-                                           ("--runtime", runtimes), ("--family", families), ("--kernel", kernel))
+                                           ("--runtime", runtimes), ("--family", families), ("--kernel", kernel),
+                                           ("--for", answers != "steady-state"))
                   if given]
         if others:
             fail(f"--exec asks your own stored command sweeps; {', '.join(others)} ask the workloads' (not both)")
@@ -299,8 +303,8 @@ def advise(workload, params, cores, runtimes, families, kernel, by_memory, measu
             fail(str(error))
     if measure or check:
         liveness.stop_like_ctrl_c()        # Ctrl-C (even under `&`) stops the sweeps it runs, as `sweep` stops
-    request = AdviseRequest(workload, params, cores, db, runtimes, families, kernel, by_memory, measure, check,
-                            export_json, ("--processes", str(processes)) if processes else ())
+    request = AdviseRequest(workload, params, cores, db, runtimes, families, kernel, by_memory, answers, measure,
+                            check, export_json, ("--processes", str(processes)) if processes else ())
     try:
         # With --export-json -, standard output holds the JSON alone (hyperfine's rule).
         say = errors if export_json == "-" else console

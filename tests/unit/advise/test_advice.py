@@ -4,7 +4,7 @@ from advise_records import run_of
 from unit_world import toy_workload
 
 from parbench.advise.advice import advise
-from parbench.advise.question import Question
+from parbench.advise.question import FIRST_RUN, Question
 
 MEASURED = [("seq", 1000, None, 2_000_000), ("seq", 4000, None, 8_000_000),
             ("threads", 1000, 2, 1_000_000), ("threads", 4000, 2, 4_000_000)]
@@ -62,3 +62,46 @@ def test_evidence_that_does_not_say_its_cpus_takes_the_ones_given():
 def test_no_matching_case_gives_no_ranking_and_nothing_to_measure():
     advice = advice_for(Question("toy", "n", 2000, {}, 2, runtimes=("elsewhere",)))
     assert advice.rankings == [] and advice.missing == []
+
+
+# advise --for first-run (issue 44): threads is steady-state fastest but pays a cold first
+# repetition ten times its steady one; seq's first is only 1.5 times.
+def _cold_threads_run():
+    seq = run_of("toy", "n", [c for c in MEASURED if c[0] == "seq"], first_times=1.5)
+    threads = run_of("toy", "n", [c for c in MEASURED if c[0] == "threads"], run_id=2, first_times=10)
+    return [seq, threads]
+
+
+def test_first_run_advice_ranks_by_each_process_first_repetition_and_shows_the_steady_figure_beside():
+    question = Question("toy", "n", 4000, {}, 2, answers=FIRST_RUN)
+    ranking, = advise(_cold_threads_run(), question, toy_workload(), 2).rankings
+    assert [e.prediction.model for e in ranking.entries] == ["seq", "threads"]
+    seq, threads = (e.prediction for e in ranking.entries)
+    assert seq.time.median == 12_000_000 and threads.time.median == 40_000_000
+    assert ranking.other[seq.name].median == 8_000_002 and ranking.other[threads.name].median == 4_000_002
+
+
+def test_steady_state_advice_ranks_by_the_steady_median_and_shows_the_first_run_beside():
+    ranking, = advise(_cold_threads_run(), Question("toy", "n", 4000, {}, 2), toy_workload(), 2).rankings
+    assert [e.prediction.model for e in ranking.entries] == ["threads", "seq"]
+    assert ranking.other[ranking.entries[0].prediction.name].median == 40_000_000
+
+
+def test_a_candidate_without_first_run_figures_is_said_so_and_never_ranked_by_its_steady_figure():
+    old = run_of("toy", "n", [c for c in MEASURED if c[0] == "threads"], run_id=2)     # before protocol 4
+    seq = run_of("toy", "n", [c for c in MEASURED if c[0] == "seq"], first_times=1.5)
+    advice = advise([seq, old], Question("toy", "n", 4000, {}, 2, answers=FIRST_RUN), toy_workload(), 2)
+    ranking, = advice.rankings
+    assert [e.prediction.model for e in ranking.entries] == ["seq"]
+    lacking, = ranking.unpredictable
+    assert lacking.model == "threads" and "no first-run figures stored for its 2 case(s)" in lacking.reason
+    assert advice.missing == []          # not a worker sweep it lacks
+
+
+def test_a_candidate_missing_some_first_run_figures_is_predicted_from_the_others_and_the_note_says_so():
+    partial = run_of("toy", "n", [c for c in MEASURED if c[0] == "seq" and c[1] == 1000], first_times=2)
+    old = run_of("toy", "n", [c for c in MEASURED if c[0] == "seq" and c[1] == 4000], run_id=2)
+    advice = advise([partial, old], Question("toy", "n", 4000, {}, 2, answers=FIRST_RUN), toy_workload(), 2)
+    entry, = advice.rankings[0].entries
+    assert entry.prediction.measured_values == [1000.0]
+    assert "left out of: rt seq (1)" in advice.note

@@ -55,3 +55,19 @@ def test_a_machine_is_its_hostname_and_its_cpus_so_two_of_one_image_stay_apart()
     large = run_of(W, P, [("threads", 1000, 4, 3_000_000)], run_id=2, hostname="vm", logical_cpus=4000)
     evidence = gather([small, large], Question(W, P, 1000, cores=4000))
     assert [p.workers for s in evidence.series for p in s.points] == [4]
+
+
+def test_a_first_run_point_is_the_median_of_its_processes_first_repetitions_with_a_ci_over_them():
+    from parbench.records import Case, CaseResult, CaseRun, ProcessMeasurement, Repetition
+    record = run_of(W, P, [])
+    run = CaseRun(Case(W, "rt", "seq", "seq", {P: 1000}, None), "1")
+    for process, first in enumerate((30_000_000, 50_000_000, 40_000_000)):
+        run.processes.append(ProcessMeasurement(process, 10**9, 10**8, 0, 1024, 0, 0, 0, "ok"))
+        run.repetitions += [Repetition(process, rep, 1_000_000, 1000, "1", True) for rep in range(3)]
+        run.repetitions[-3].extra = {"steady_class": "warm-up", "first_ns": first}
+    record.results.append(CaseResult(run))
+    [point] = gather([record], Question(W, P, 1000, answers="first-run")).series[0].points
+    assert point.median_ns == 40_000_000 and (point.low_ns, point.high_ns) == (30_000_000, 50_000_000)
+    assert sorted(float(g[0]) for g in point.groups) == [30e6, 40e6, 50e6]
+    [steady] = gather([record], Question(W, P, 1000)).series[0].points
+    assert steady.median_ns == 1_000_000

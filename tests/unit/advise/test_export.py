@@ -77,3 +77,17 @@ def test_checks_carry_the_measured_band_and_whether_it_fell_inside():
 def test_the_rendered_text_is_one_json_document_ending_in_a_newline():
     text = render(advice())
     assert text.endswith("}\n") and json.loads(text) == json.loads(json.dumps(document(advice())))
+
+
+def test_the_document_says_which_figure_it_answers_and_carries_the_other_beside_each_entry():
+    first_run = advice()
+    first_run.question = Question("w", "size", 1_000_000, {"kernel": "portable"}, 4, answers="first-run")
+    first_run.rankings[0].other = {"rt pool ×4": Band(3e6, 2e6, 4e6)}
+    doc = json.loads(render(first_run))
+    assert doc["answers"] == doc["question"]["answers"] == "first-run"
+    pool, seq = doc["rankings"][0]["entries"]
+    assert pool["other_figure"] == {"figure": "steady-state", "time_ns": {"median": 3e6, "low": 2e6, "high": 4e6}}
+    assert seq["other_figure"] == {"figure": "steady-state", "time_ns": None}
+    import jsonschema
+    jsonschema.validate(doc, json.loads((REPO / "schemas" / "advise.schema.json").read_text()))
+    assert json.loads(render(advice()))["answers"] == "steady-state"

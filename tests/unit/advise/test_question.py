@@ -51,3 +51,13 @@ def test_a_value_of_zero_is_refused_rather_than_taken_to_a_logarithm():
     workloads = load_all()
     with pytest.raises(QuestionError, match="wants a value of at least 1"):
         ask(workloads, None, ("tasks=0",), 2)
+
+
+def test_the_figure_answered_is_steady_state_unless_asked_and_first_run_does_not_rank_memory():
+    workloads = load_all()
+    assert ask(workloads, None, ("tasks=200k",), 8).answers == "steady-state"
+    assert ask(workloads, None, ("tasks=200k",), 8, answers="first-run").answers == "first-run"
+    with pytest.raises(QuestionError, match="--for wants steady-state or first-run"):
+        ask(workloads, None, ("tasks=200k",), 8, answers="cold")
+    with pytest.raises(QuestionError, match="leave out --for first-run"):
+        ask(workloads, None, ("tasks=200k",), 8, by_memory=True, answers="first-run")

@@ -48,3 +48,15 @@ def test_the_json_follows_its_schema_and_carries_the_same_numbers():
     first = document["rankings"][0]["entries"][0]
     assert (first["model"], first["rank"], first["time_ns"]) == ("threads", 1, {"median": 21e6, "low": 18e6, "high": 25e6})
     assert first["margin_to_next"]["significant"] and document["missing"][0]["command"] == "./parbench sweep size --workload w"
+
+
+def test_the_header_names_the_figure_answered_and_each_entry_shows_the_other_or_that_it_is_missing():
+    first_run = known_advice()
+    first_run.question = Question("w", "size", 40_000_000, {"kernel": "portable"}, 8, answers="first-run")
+    first_run.rankings[0].other = {"rt threads ×8": Band(5e6, 4e6, 6e6)}
+    text = "\n".join(advice_lines(first_run, "bytes"))
+    assert "ranked by predicted first-run time" in text and "steady-state median" not in text
+    assert "      steady state: 5 ms [4 ms – 6 ms]" in text
+    assert "      steady state: not stored for these runs" in text        # processes, seq
+    steady = "\n".join(advice_lines(known_advice(), "bytes"))
+    assert "ranked by predicted steady-state median time" in steady and "      first run: not stored" in steady

@@ -111,6 +111,13 @@ def test_advise_with_a_store_that_is_not_there_is_a_usage_error(tmp_path):
     assert done.exit_code == EXIT_USAGE and "no results store at" in done.output
 
 
+def test_advise_for_takes_only_its_two_figures_and_not_with_exec(tmp_path):
+    done = invoke("advise", "--workload", "keygen", "--param", "count=1", "--for", "cold", "--db", str(tmp_path / "x"))
+    assert done.exit_code == EXIT_USAGE and "first-run" in done.output
+    done = invoke("advise", "--exec", "1", "--for", "first-run", "--db", str(tmp_path / "x"))
+    assert done.exit_code == EXIT_USAGE and "--for" in done.output
+
+
 def test_a_store_address_parbench_does_not_know_is_one_line_not_a_traceback():
     done = invoke("advise", "--workload", "keygen", "--param", "count=1", "--db", "ftp://x/y")
     assert done.exit_code == EXIT_USAGE and "not a store parbench knows" in done.output and "Traceback" not in done.output
