@@ -106,6 +106,9 @@ def registry_caches() -> list[Path]:
     home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
     caches = [home / name for name in REGISTRY_CACHES]
     caches += [Path(os.environ[v]) for v in REGISTRY_CACHE_VARIABLES if os.environ.get(v, "").startswith("/")]
+    # Maven's local repository moves only by a system property, often given in MAVEN_OPTS.
+    caches += [Path(option.split("=", 1)[1]) for option in os.environ.get("MAVEN_OPTS", "").split()
+               if option.startswith("-Dmaven.repo.local=/")]
     for cache in caches:
         cache.mkdir(parents=True, exist_ok=True)
     return caches

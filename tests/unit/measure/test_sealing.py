@@ -73,13 +73,15 @@ def test_a_build_under_root_writes_only_its_folder_the_registries_caches_and_a_t
     monkeypatch.setattr(sealing.os, "geteuid", lambda: 0)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GOMODCACHE", str(tmp_path / "mods"))
+    monkeypatch.setenv("MAVEN_OPTS", f"-Xmx1g -Dmaven.repo.local={tmp_path / 'm2'}")
     monkeypatch.setenv("PGPASSWORD", "hunter2")
     folder = tmp_path / "impls" / "rt"
     folder.mkdir(parents=True)
     with sealing.sealed_build(folder) as seal:
         tmpdir = Path(seal["env"]["TMPDIR"])
         assert seal["writable"][0] == str(folder.resolve()) and tmpdir.parent == folder.resolve() and tmpdir.is_dir()
-        assert {str(tmp_path / "home" / ".cargo"), str(tmp_path / "home" / ".m2"), str(tmp_path / "mods")} <= set(seal["writable"])
+        assert {str(tmp_path / "home" / ".cargo"), str(tmp_path / "home" / ".m2"), str(tmp_path / "mods"),
+                str(tmp_path / "m2")} <= set(seal["writable"])
         assert all(Path(p).is_dir() for p in seal["writable"][1:])            # made: HOME itself is read-only to it
         assert str(cache / "oracle") in seal["hide"] and str(RESULTS_DIR) in seal["hide"]
         assert "PGPASSWORD" not in seal["env"]
