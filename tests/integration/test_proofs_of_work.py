@@ -50,6 +50,11 @@ def test_a_wrapper_that_replays_repetition_0_fails_on_the_next_variant(cheat_run
     assert status == "wrong-checksum" and "repetition 1" in reason and "its variant" in reason
 
 
+def test_strong_keys_made_by_a_counter_fail_the_test_of_randomness(cheat_run):
+    status, reason = _case(cheat_run[0], "keygen", "counter-keys")
+    assert status == "unproven" and "test of randomness" in reason, reason
+
+
 def test_constant_strong_keys_fail_as_a_reused_result(cheat_run):
     status, reason = _case(cheat_run[0], "keygen", "constant-keys")
     assert status == "unproven" and "same digest of strong random keys" in reason
