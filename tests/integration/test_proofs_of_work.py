@@ -50,6 +50,11 @@ def test_a_wrapper_that_replays_repetition_0_fails_on_the_next_variant(cheat_run
     assert status == "wrong-checksum" and "repetition 1" in reason and "its variant" in reason
 
 
+def test_strong_keys_made_by_a_counter_fail_the_test_of_randomness(cheat_run):
+    status, reason = _case(cheat_run[0], "keygen", "counter-keys")
+    assert status == "unproven" and "test of randomness" in reason, reason
+
+
 def test_constant_strong_keys_fail_as_a_reused_result(cheat_run):
     status, reason = _case(cheat_run[0], "keygen", "constant-keys")
     assert status == "unproven" and "same digest of strong random keys" in reason
@@ -136,12 +141,22 @@ def test_a_sleeping_parallel_model_is_flagged_and_a_computing_one_is_not(cheat_r
     assert "but the launcher measured" not in _note(report, "cheat computing-workers ×2 cold")
 
 
-def test_a_chain_of_threads_that_never_spawned_one_is_flagged(cheat_run):
-    """A chain's units leave evidence the launcher sees itself: threads made in the repetition."""
-    db, report = cheat_run
-    assert _case(db, "spawn-chain", "no-spawn") == ("ok", "")
-    assert "the launcher saw none made in any repetition" in _note(report, "cheat no-spawn")
-    assert "never spawned" not in _note(report, "cheat computing-workers ×2 cold")
+def test_a_chain_of_threads_that_never_spawned_one_fails_on_the_kernels_task_count(cheat_run):
+    """A chain's units leave evidence the launcher reads itself: the tree's peak task count."""
+    status, reason = _case(cheat_run[0], "spawn-chain", "no-spawn")
+    assert status == "unproven" and "never had more than" in reason, reason
+
+
+def test_a_chain_of_one_thread_that_claims_n_live_units_fails_and_n_threads_pass(cheat_run):
+    db, _ = cheat_run
+    status, reason = _case(db, "spawn-chain", "one-thread-chain")
+    assert status == "unproven" and "units alive at once" in reason and "never had more than" in reason, reason
+    assert _case(db, "spawn-chain", "thread-chain") == ("ok", "")
+
+
+def test_a_chain_of_threads_that_leaves_live_units_out_fails(cheat_run):
+    status, reason = _case(cheat_run[0], "spawn-chain", "uncounted-chain")
+    assert status == "unproven" and "lacks extra.live_units" in reason, reason
 
 
 def test_a_kernel_label_that_differs_from_what_ran_fails(cheat_run):

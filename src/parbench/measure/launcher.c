@@ -121,6 +121,8 @@ struct cgroup {
     int separate_kill;           /* kill_path is a group of its own (hybrid layout), kept by its slot */
     char cpu_path[PATH_MAX - 128];   /* where the tree's CPU time is read: v2 the cgroup itself
                                         (cpu.stat), v1 a cpuacct group of its own; "" for none */
+    char pids_path[PATH_MAX - 128];  /* where the tree's peak task count is read (pids.peak): v2 the
+                                        cgroup itself, v1 a pids group of its own; "" for none */
 };
 
 struct tree_memory {
@@ -380,6 +382,49 @@ static void cpu_group_setup(struct cgroup *cg) {
     if (mkdir(cg->cpu_path, 0755) != 0 && errno != EEXIST) cg->cpu_path[0] = 0;
 }
 
+/* The most tasks (threads of every process) the tree ever had at once, kept by the kernel:
+ * a chain of n OS threads alive at once makes it reach n whenever it ran, which snapshots
+ * taken at lines cannot see (the chain's threads have ended by then). v1: a pids group of its
+ * own, a child of the launcher's own pids group, found as cpu_group_setup finds cpuacct's. */
+static void pids_group_setup(struct cgroup *cg) {
+    cg->pids_path[0] = 0;
+    char probe[PATH_MAX];
+    if (cg->version == 2) {
+        snprintf(probe, sizeof probe, "%s/pids.peak", cg->path);
+        if (access(probe, R_OK) == 0) snprintf(cg->pids_path, sizeof cg->pids_path, "%s", cg->path);
+        return;
+    }
+    static char parent[PATH_MAX - 256];
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        char text[8192], *line, *saveptr = NULL;
+        if (read_text("/proc/self/cgroup", text, sizeof text) > 0)
+            for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
+                char *controllers = strchr(line, ':');
+                char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+                if (!path) continue;
+                *path++ = 0;
+                if (strcmp(controllers + 1, "pids") != 0) continue;
+                snprintf(parent, sizeof parent, "/sys/fs/cgroup/pids%s", strcmp(path, "/") == 0 ? "" : path);
+                if (access(parent, W_OK) != 0) parent[0] = 0;
+                break;
+            }
+    }
+    if (!parent[0]) return;
+    snprintf(cg->pids_path, sizeof cg->pids_path, "%s/parbench-pids-%d-%lld", parent, (int)getpid(), cg->run);
+    snprintf(probe, sizeof probe, "%s/pids.peak", cg->pids_path);
+    if ((mkdir(cg->pids_path, 0755) != 0 && errno != EEXIST) || access(probe, R_OK) != 0) {
+        rmdir(cg->pids_path);
+        cg->pids_path[0] = 0;
+    }
+}
+
+static void pids_group_release(struct cgroup *cg) {
+    if (cg->pids_path[0] && cg->version != 2) rmdir(cg->pids_path);
+    cg->pids_path[0] = 0;
+}
+
 static void cpu_group_release(struct cgroup *cg) {
     if (cg->cpu_path[0] && cg->version != 2) rmdir(cg->cpu_path);
     cg->cpu_path[0] = 0;
@@ -398,6 +443,7 @@ static long long tree_cpu_ns(const struct cgroup *cg) {
 static void cgroup_setup(struct cgroup *cg) {
     cg->version = 0;
     cg->cpu_path[0] = 0;
+    cg->pids_path[0] = 0;
     if (getenv("PARBENCH_NO_CGROUP")) return;      /* tests of the sampled fallback */
     if (cgroup_v2(cg) != 0 && cgroup_v1(cg) != 0) {
         cg->version = 0;
@@ -406,6 +452,7 @@ static void cgroup_setup(struct cgroup *cg) {
     }
     kill_group_setup(cg);
     cpu_group_setup(cg);
+    pids_group_setup(cg);
 }
 
 static long long cgroup_peak_kb(const struct cgroup *cg) {
@@ -630,7 +677,7 @@ static void release(struct buffer *b) {
 /* --- the tree's threads at a line (protocol 3) -------------------------------------------- */
 /* One line of the "threads" frame: when (ns after the start), the tree's CPU time (-1 where no
  * cgroup counts it), then every thread of every process of the tree as pid.tid:ns, its CPU
- * time from schedstat. Taken when a line arrives, before the next variant is written, so the
+ * time from schedstat, after `peak=N` where the kernel keeps the tree's peak task count. Taken when a line arrives, before the next variant is written, so the
  * process is waiting on its stdin and nothing it does is in between. */
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
     static pid_t pids[MAX_TRACKED];
@@ -639,6 +686,8 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     char text[96];
     int length = snprintf(text, sizeof text, "%lld %lld", at_ns, tree_cpu_ns(cg));
     append(into, text, (size_t)length);
+    long long peak = cg->pids_path[0] ? read_number(cg->pids_path, "pids.peak") : -1;
+    if (peak >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " peak=%lld", peak));
     for (int i = 0; i < count; i++) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
@@ -1057,6 +1106,8 @@ static void park(struct parked *next, const struct parked *others, int count, lo
     if (next->cg.version) write_text(next->cg.path, "cgroup.procs", pid_text);
     if (next->cg.cpu_path[0] && next->cg.version != 2 && write_text(next->cg.cpu_path, "cgroup.procs", pid_text) != 0)
         cpu_group_release(&next->cg);
+    if (next->cg.pids_path[0] && next->cg.version != 2 && write_text(next->cg.pids_path, "cgroup.procs", pid_text) != 0)
+        pids_group_release(&next->cg);
     if (next->cg.kill_path[0] && write_text(next->cg.kill_path, "cgroup.procs", pid_text) != 0)
         kill_group_release(&next->cg);
     next->pid = child, next->request_fd = request[1], next->feed_fd = in[1], next->out = out[0], next->err = err[0];
@@ -1070,6 +1121,7 @@ static void unpark(struct parked *next) {
         waitpid(next->pid, NULL, 0);
         if (next->cg.version) rmdir(next->cg.path);    /* on v2 also its kill group */
         cpu_group_release(&next->cg);
+        pids_group_release(&next->cg);
         next->pid = 0;
     }
     kill_group_release(&next->cg);
@@ -1445,6 +1497,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
      * that copy in the child's peak RSS. */
     if (cg.version) rmdir(cg.path);
     if (cg.cpu_path[0] && cg.version != 2) rmdir(cg.cpu_path);
+    if (cg.pids_path[0] && cg.version != 2) rmdir(cg.pids_path);
     release(&output.head), release(&output.lines), release(&output.times), release(&stderr_tail);
     return stopped_by;
 }

@@ -106,6 +106,7 @@ class ThreadSnapshot:
     at_ns: int
     tree_cpu_ns: int | None
     threads: dict[tuple[int, int], int]
+    peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
 
 
 @functools.lru_cache(maxsize=1)
@@ -397,16 +398,19 @@ def _feed_end(frames: dict[str, bytes]) -> dict:
 
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:
-    """The launcher's "threads" frame: one line per stdout line, `at tree_cpu pid.tid:ns …`."""
+    """The launcher's "threads" frame: one line per stdout line, `at tree_cpu [peak=N] pid.tid:ns …`."""
     snapshots = []
     for line in text.decode(errors="replace").splitlines():
         at, tree, *threads = line.split()
-        found = {}
+        found, peak = {}, None
         for entry in threads:
+            if entry.startswith("peak="):
+                peak = int(entry[len("peak="):])
+                continue
             ids, _, ns = entry.partition(":")
             pid, _, tid = ids.partition(".")
             found[(int(pid), int(tid))] = int(ns)
-        snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found))
+        snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found, peak))
     return snapshots
 
 

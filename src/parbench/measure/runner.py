@@ -212,6 +212,10 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     reply = parse_stdout(finished.stdout_lines, finished.stdout_times, finished.first_timed, repeat=expect.repeat)
     warmup = len(reply.warmups)
     forged = drop_harness_fields(reply.warmups + reply.repetitions)
+    for position, line in enumerate(reply.warmups + reply.repetitions):
+        peak = finished.threads[position + 1].peak_tasks if position + 1 < len(finished.threads) else None
+        if peak is not None and isinstance(line.get("extra"), dict):
+            line["extra"]["peak_tasks"] = peak     # the kernel's, for the workloads' proofs of units
     reps = []
     for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), warmup):
         expected = expect.checksum_of(position)

@@ -10,7 +10,7 @@ from parbench.escaping import one_line, styled
 from parbench.measure.schedule import Progress
 from parbench.records import Case, CaseRun
 from parbench.report.console import print_group
-from parbench.report.rows import Group
+from parbench.report.rows import Group, check_mark
 from parbench.units import format_duration
 
 
@@ -30,7 +30,7 @@ def case_line(run: CaseRun, cores: int | None) -> str:
         return f"? {label:<26} {where}: no verified repetition"
     half = (s.median_ci_ns[1] - s.median_ci_ns[0]) / 2
     width = f"±{100 * half / s.median_ns:.1f}%" if s.median_ns else "±?"
-    return (f"✓ {label:<26} {where}  {format_duration(s.median_ns)} {width}  "
+    return (f"{check_mark(case)} {label:<26} {where}  {format_duration(s.median_ns)} {width}  "
             f"{processes} process{'es' if processes != 1 else ''}" + (f" ({stopped})" if stopped else ""))
 
 

@@ -109,6 +109,17 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
     return " · ".join(parts) or "–"
 
 
+FORM_CHECKED = "form checked"
+
+
+def check_mark(case) -> str:
+    """✓ where the answer proves the work (a checksum the oracle computes), "form checked" where
+    only its form can be checked: keygen's strong keys, whose digest no oracle can know (their
+    probed keys pass the tests of randomness, which prove no OS random source)."""
+    strong_keys = case.workload == "keygen" and str(case.params.get("source", "strong")) == "strong"
+    return FORM_CHECKED if strong_keys else "✓"
+
+
 def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> list[str]:
     s = result.stats
     verified = sum(r.verified for r in result.run.repetitions)
@@ -117,7 +128,7 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}", steady_text(s),
             format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
-            f"✓ {verified}/{len(result.run.repetitions)}" + (
+            f"{check_mark(result.case)} {verified}/{len(result.run.repetitions)}" + (
                 f" partial ({processes_behind(result)} process(es), the run stopped)"
                 if result.run.status == "interrupted" else "")]
 

@@ -55,3 +55,12 @@ def test_an_export_whose_sample_outlasts_its_process_is_refused_naming_ns(tmp_pa
     path.write_text(json.dumps(document))
     with pytest.raises(json_format.NotAnExport, match="ns = 9000000000000000000, longer than its process's wall_ns"):
         json_format.read(path)
+
+
+def test_strong_keys_are_exported_as_form_checked_and_other_answers_as_checksums():
+    from unit_records import case_run, record
+    strong = case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"})
+    document = json.loads(json_format.render([Report(record([strong]))]))
+    assert document["results"][0]["verification"]["proof"] == "form checked"
+    plain = json.loads(json_format.render([Report(two_models())]))
+    assert {r["verification"]["proof"] for r in plain["results"] if "verification" in r} == {"checksum"}

@@ -154,6 +154,8 @@ def test_thread_snapshots_are_read_one_per_line_and_a_missing_tree_time_is_none(
     snapshots = process._snapshots(b"100 5000 10.10:3000 10.11:2000\n200 -1 10.10:4000\n")
     assert snapshots == [ThreadSnapshot(100, 5000, {(10, 10): 3000, (10, 11): 2000}),
                          ThreadSnapshot(200, None, {(10, 10): 4000})]
+    with_peak = process._snapshots(b"300 7000 peak=61 10.10:5000\n")
+    assert with_peak == [ThreadSnapshot(300, 7000, {(10, 10): 5000}, peak_tasks=61)]
 
 
 # --- building the launcher ---------------------------------------------------------------------------

@@ -64,3 +64,9 @@ def test_no_table_is_printed_for_noop_or_when_tables_are_off():
     out, progress = _progress(tables=False)
     progress.group_done([case_run()])
     assert out.getvalue() == ""
+
+
+def test_a_finished_case_of_strong_keys_is_form_checked_not_ticked():
+
+    line = case_line(case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"}), 2)
+    assert line.startswith("form checked ") and "✓" not in line

@@ -26,3 +26,11 @@ def test_other_work_beside_a_case_is_named_in_its_row():
 def test_stolen_time_is_named_per_process_wall():
     result = _with_load(0.0, 10_000)                    # the process walls are ~600 ns: most of it stolen
     assert "the hypervisor stole up to" in machine_load_note(result)
+
+
+def test_strong_keys_are_form_checked_never_a_tick_and_seeded_ones_are_checked():
+    from parbench.report.rows import measured_row
+    strong = analyze([case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"})], CORES)[0]
+    seeded = analyze([case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "seeded"})], CORES)[0]
+    assert measured_row(strong)[-1] == "form checked 6/6" and "✓" not in measured_row(strong)[-1]
+    assert measured_row(seeded)[-1] == "✓ 6/6"

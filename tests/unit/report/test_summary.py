@@ -159,3 +159,9 @@ def test_a_cell_names_its_class_and_its_first_repetition_where_it_differs():
     text = Cell("rt", "k", "seq", 1_000_000.0, steady="warm-up", first_ns=4_000_000.0).text()
     assert "· warm-up (1st 4 ms)" in text or "· warm-up (1st 4.0 ms)" in text
     assert "1st" not in Cell("rt", "k", "seq", 1_000_000.0, steady="flat").text()
+
+
+def test_a_cell_of_strong_keys_says_form_checked():
+    strong = case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"}, times=THREE)
+    _, row = _only_row(record([strong]))
+    assert "form checked" in row.cells[0].text()

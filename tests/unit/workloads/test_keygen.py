@@ -1,4 +1,6 @@
 """keygen/__init__.py: its params, its variants, and the proofs a line and a process owe."""
+import base64
+import os
 import random
 
 import pytest
@@ -54,6 +56,15 @@ def test_a_strong_checksum_must_be_a_sixteen_hex_digit_digest():
 def test_strong_repetitions_that_repeat_a_digest_or_their_probes_reused_a_result():
     context = LineContext(STRONG, None, {}, "threads")
     assert keygen.process_problem([_line(["a"], "1" * 16), _line(["b"], "2" * 16)], context) is None
+    fresh = [base64.b32encode(os.urandom(20)).decode().lower() for _ in range(6)]
+    assert keygen.process_problem([_line(fresh[:3], "1" * 16), _line(fresh[3:], "2" * 16)], context) is None
+
+
+def test_strong_keys_made_by_a_counter_fail_the_test_of_randomness():
+    context = LineContext(STRONG, None, {}, "seq")
+    counted = [base64.b32encode(((1 << 60) + i).to_bytes(20, "big")).decode().lower() for i in range(6)]
+    assert "test of randomness" in keygen.process_problem([_line(counted[:3], "1" * 16), _line(counted[3:], "2" * 16)],
+                                                          context)
     assert "same digest" in keygen.process_problem([_line(["a"], "1" * 16), _line(["b"], "1" * 16)], context)
     assert "same strong keys" in keygen.process_problem([_line(["a"], "1" * 16), _line(["a"], "2" * 16)], context)
     assert keygen.process_problem([_line(["a"], "1" * 16)] * 2, LineContext(SEEDED, 1, {}, "seq")) is None

@@ -19,7 +19,24 @@ def test_a_concurrent_model_that_counted_fewer_live_units_than_n_is_not_a_chain(
     context = LineContext({"n": 100}, 0, {}, "processes")
     assert "only 99 of the chain's 100 units" in spawn_chain.line_problem({"extra": {"live_units": 99}}, context)
     assert spawn_chain.line_problem({"extra": {"live_units": 100}}, context) is None
-    assert spawn_chain.line_problem({"extra": {}}, context) is None          # a model that does not count
+    assert spawn_chain.line_problem({"extra": {}}, LineContext({"n": 100}, 0, {}, "green")) is None  # need not count
+
+
+def test_a_chain_of_os_threads_or_processes_must_count_its_live_units():
+    for family in ("threads", "processes"):
+        context = LineContext({"n": 100}, 0, {}, family)
+        assert "lacks extra.live_units" in spawn_chain.line_problem({"extra": {}}, context)
+        assert "lacks extra.live_units" in spawn_chain.line_problem({"extra": {"live_units": True}}, context)
+
+
+def test_os_units_claimed_beyond_the_kernels_peak_task_count_fail_and_within_it_pass():
+    context = LineContext({"n": 100}, 0, {}, "threads")
+    problem = spawn_chain.line_problem({"extra": {"live_units": 100, "peak_tasks": 6}}, context)
+    assert "claims 100 units alive at once" in problem and "never had more than 6 tasks" in problem
+    assert spawn_chain.line_problem({"extra": {"live_units": 100, "peak_tasks": 104}}, context) is None
+    assert spawn_chain.line_problem({"extra": {"live_units": 100}}, context) is None     # no pids cgroup to read
+    green = LineContext({"n": 100}, 0, {}, "green")       # green units are no tasks of the kernel's
+    assert spawn_chain.line_problem({"extra": {"live_units": 100, "peak_tasks": 6}}, green) is None
 
 
 def test_seq_owes_no_count_of_live_units():

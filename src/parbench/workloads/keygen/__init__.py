@@ -3,7 +3,8 @@
 Proofs of work: a seeded repetition's digest must be the oracle's for its own seed (a variant
 per repetition); every repetition of either source also shows the keys at positions the harness
 picks afresh per process, checked for length and alphabet (and, seeded, exactly); the strong
-source's digests may never repeat, neither within a process nor across a case's processes."""
+source's digests may never repeat, neither within a process nor across a case's processes, and
+the strong keys a process showed pass two tests of randomness (randomness.py)."""
 from __future__ import annotations
 
 import random
@@ -11,6 +12,7 @@ import re
 from typing import Any
 
 from parbench.workloads.keygen.oracle import encoded_length, keygen_checksum, keygen_key
+from parbench.workloads.keygen.randomness import randomness_problem
 from parbench.workloads.oracle_cache import cached
 from parbench.workloads.params import Choice, Integer
 from parbench.workloads.seeds import Figure, Seed
@@ -95,4 +97,5 @@ def process_problem(lines: list[dict], context) -> str | None:
     probes = [tuple(line.get("extra", {}).get("probes") or ()) for line in lines]
     if len(lines) > 1 and len(set(probes)) < len(probes):
         return "two repetitions showed the same strong keys at the probed positions: a result was reused"
-    return None
+    keys = [key for line in lines for key in line.get("extra", {}).get("probes") or () if isinstance(key, str)]
+    return randomness_problem(keys)

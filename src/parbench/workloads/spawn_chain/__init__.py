@@ -1,7 +1,9 @@
 """spawn-chain (seed 003): `n` units in a chain passing one integer.
 
 Proofs of work: each repetition sends its own start value s into the chain and must answer
-s + n; a model that claims concurrency and counts the units alive at once must count n."""
+s + n; a model that claims concurrency and counts the units alive at once must count n. A chain
+of OS threads or processes must count them (extra.live_units), and the kernel's peak of the
+tree's tasks, which the launcher reads at each line (extra.peak_tasks), must reach that count."""
 from __future__ import annotations
 
 from parbench.workloads.params import Integer
@@ -53,9 +55,22 @@ def machine_ceiling(params) -> tuple[str, str, int]:
     return "atomic hand-off", "handoff", int(params["n"])
 
 
+OS_UNIT_FAMILIES = ("threads", "processes")
+
+
 def line_problem(line: dict, context) -> str | None:
-    live = line.get("extra", {}).get("live_units")
+    extra = line.get("extra", {})
+    live, peak = extra.get("live_units"), extra.get("peak_tasks")
     n = int(context.params["n"])
-    if context.family != "seq" and isinstance(live, int) and live < n:
+    counted = isinstance(live, int) and not isinstance(live, bool)
+    if context.family in OS_UNIT_FAMILIES and not counted:
+        return (f"lacks extra.live_units: a chain of OS {context.family} counts the units alive at once, "
+                "and the launcher checks that count against the tree's tasks")
+    if context.family != "seq" and counted and live < n:
         return f"only {live} of the chain's {n} units existed at once (extra.live_units): not a chain of n units"
+    # Each OS unit is a task of the tree, so n of them alive at once make the kernel's peak reach n
+    # (the runtime's own threads only raise it): a lower peak means the units never coexisted.
+    if context.family in OS_UNIT_FAMILIES and counted and isinstance(peak, int) and peak < live:
+        return (f"claims {live} units alive at once (extra.live_units), but the tree never had more than {peak} "
+                "tasks (threads of all its processes) at once, as the kernel counts them")
     return None
