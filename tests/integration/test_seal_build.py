@@ -113,3 +113,17 @@ def test_its_benchmark_finds_nothing_its_build_left(built, leaky, tmp_path):
     cases = document["results"] + document.get("failures", [])
     assert [(c["case"]["model"], c["status"]) for c in cases] == [("finder", "ok")], \
         [c.get("reason") for c in cases]
+
+
+def test_a_sealed_build_may_move_a_file_from_one_of_its_folders_to_another(tmp_path):
+    """rustc writes each .rmeta in a folder of its own and renames it into deps/: under a Landlock
+    ruleset that does not handle "refer", every such rename is EXDEV, and a fresh Rust build failed."""
+    require(os.geteuid() == 0, "sealing needs root (a mount namespace): run the tests as root")
+    from parbench.measure.process import run_measured
+    from parbench.measure.sealing import sealed_build
+    folder = tmp_path / "impls" / "mover"
+    folder.mkdir(parents=True)
+    with sealed_build(folder) as seal:
+        done = run_measured(["sh", "-c", "mkdir -p a/b && echo x > a/b/f && mv a/b/f a/g && ln a/g h && cat h"],
+                            60, cwd=str(folder), protocol=False, **seal)
+    assert done.exit_code == 0 and done.stdout_head.strip() == "x", done.stderr

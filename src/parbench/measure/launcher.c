@@ -922,14 +922,40 @@ static int deny_file_handles(void) {
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
 #endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
 #define LANDLOCK_MAKE_CHAR (1ULL << 6)
 #define LANDLOCK_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_REFER (1ULL << 13)
+#define LANDLOCK_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+
+struct landlock_path_beneath {          /* <linux/landlock.h>'s, which the build may lack */
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* From Landlock's ABI 2 on, a ruleset that does not handle "refer" denies every rename or link
+ * between two folders (EXDEV): cargo's rustc writes each .rmeta in a folder of its own and
+ * renames it into deps/, and failed. So where the kernel knows "refer", the ruleset handles it
+ * and grants it beneath "/": files move as the mounts and the user allow, as before. */
+static int allow_moving_files(int ruleset) {
+    int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_RULESET_VERSION);
+    if (abi < 2) return 0;
+    struct landlock_path_beneath rule = {LANDLOCK_REFER, open("/", O_PATH | O_CLOEXEC)};
+    if (rule.parent_fd < 0) return -1;
+    int added = (int)syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    close(rule.parent_fd);
+    return added;
+}
 
 static int confine_tracing(void) {
-    uint64_t handled_access_fs = LANDLOCK_MAKE_CHAR | LANDLOCK_MAKE_BLOCK;
+    int abi = (int)syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_RULESET_VERSION);
+    uint64_t handled_access_fs = LANDLOCK_MAKE_CHAR | LANDLOCK_MAKE_BLOCK | (abi >= 2 ? LANDLOCK_REFER : 0);
     int ruleset = (int)syscall(__NR_landlock_create_ruleset, &handled_access_fs, sizeof handled_access_fs, 0);
     if (ruleset < 0) {
         if (errno != ENOSYS && errno != EOPNOTSUPP) return -1;
@@ -937,7 +963,10 @@ static int confine_tracing(void) {
                         "this user is not closed\n");
         return 0;
     }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    if (allow_moving_files(ruleset) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        close(ruleset);
+        return -1;
+    }
     int restricted = (int)syscall(__NR_landlock_restrict_self, ruleset, 0);
     close(ruleset);
     return restricted;
