@@ -128,8 +128,13 @@ def thread_use(snapshots: list, position: int) -> ThreadUse | None:
 OS_THREAD_FAMILIES = ("threads",)
 
 
-def start_problem(start: str, use: ThreadUse | None, family: str = "threads") -> str | None:
-    """Why a timed repetition did not run as its start mode promises (protocol 3), or None."""
+def start_problem(start: str, use: ThreadUse | None, family: str = "threads", first: bool = False) -> str | None:
+    """Why a timed repetition did not run as its start mode promises (protocol 3), or None.
+    `first`: the process's first repetition, where a JIT's compiler threads (made at boot, before
+    the ready line) outwork a small case's fresh workers: Java's honest cold threads on the
+    100,003-byte verification input failed the pool rule there, so it is judged from the second
+    repetition on, and only where the threads from before the ready line did twice the work of
+    the fresh ones (a pool built before the ready line leaves its fresh threads next to none)."""
     if use is None:
         return None
     bar = max(THREAD_FLOOR_NS, THREAD_SHARE * use.cpu_ns)
@@ -141,9 +146,10 @@ def start_problem(start: str, use: ThreadUse | None, family: str = "threads") ->
         return (f"a cold repetition ran {use.leftover_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU "
                 "on threads an earlier repetition made: cold workers are made and ended inside each repetition "
                 "(a pool that outlives it, such as libgomp's OpenMP team, is warm)")
-    if start == "cold" and family in OS_THREAD_FAMILIES and use.ready_cpu_ns > max(THREAD_FLOOR_NS, use.new_cpu_ns):
+    if (start == "cold" and family in OS_THREAD_FAMILIES and not first
+            and use.ready_cpu_ns > max(THREAD_FLOOR_NS, 2 * use.new_cpu_ns)):
         return (f"a cold repetition ran {use.ready_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU on "
-                f"threads made before the ready line (its main thread set aside), more than the "
+                f"threads made before the ready line (its main thread set aside), more than twice the "
                 f"{use.new_cpu_ns / 1e6:.1f} ms on threads it made: a pool built before the ready line is warm")
     return None
 
@@ -176,8 +182,9 @@ def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[
 # Phases booked outside the timed region are for resetting buffers, deriving the variant and
 # dropping results (docs/protocol.md): more than the work itself, and more than this, is time
 # the timed region should have held.
-# 5 ms, not 2: Ruby's honest fiber spawn-chain books up to 4.6 ms (1.2 x its ns) of cleanup.
-OUTSIDE_FLOOR_NS = 5_000_000
+# 10 ms, not 2: Ruby's honest fiber spawn-chain books up to 6.4 ms (1.1 x its ns) of cleanup, its
+# garbage collector's.
+OUTSIDE_FLOOR_NS = 10_000_000
 
 
 def booked_outside_ns(line: dict[str, Any]) -> int:

@@ -63,13 +63,13 @@ def test_unaccounted_time_is_too_long_beyond_a_fifth_of_the_gap_plus_10_ms():
     assert not unaccounted_too_long({"ns": 1, "extra": {}})
 
 
-def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_5_ms():
+def test_time_booked_outside_the_region_is_too_much_beyond_the_work_and_10_ms():
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": 3, "cleanup_ns": 4.0, "checksum_ns": 99}}) == 7
     assert proofs.booked_outside_ns({"ns": 1, "extra": {"prepare_ns": True}}) == 0
-    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS}})
-    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 5 * MS + 1}})
-    assert not booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS}})
-    assert booked_outside_too_much({"ns": 10 * MS, "extra": {"cleanup_ns": 10 * MS + 1}})
+    assert not booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 10 * MS}})
+    assert booked_outside_too_much({"ns": MS, "extra": {"prepare_ns": 10 * MS + 1}})
+    assert not booked_outside_too_much({"ns": 20 * MS, "extra": {"cleanup_ns": 20 * MS}})
+    assert booked_outside_too_much({"ns": 20 * MS, "extra": {"cleanup_ns": 20 * MS + 1}})
 
 
 # --- what the launcher saw of the tree (protocol 3) ---------------------------------------------------
@@ -112,6 +112,9 @@ def test_a_cold_repetition_on_a_pool_made_before_the_ready_line_breaks_its_promi
         start_problem("cold", use))
     fresh = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 2 * MS, (1, 3): 2 * MS, (1, 9): 17 * MS})
     assert start_problem("cold", thread_use([ready, fresh], 0)) is None   # 2 ms of housekeeping: at the floor
+    assert start_problem("cold", use, first=True) is None      # a JIT's compilers outwork a first repetition
+    compiling = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 6 * MS, (1, 3): 6 * MS, (1, 9): 5 * MS})
+    assert start_problem("cold", thread_use([ready, compiling], 0)) is None   # 10 ms beside 5: not twice
 
 
 def test_without_a_cgroup_the_tree_cpu_is_its_live_threads():
@@ -169,4 +172,4 @@ def test_one_repetition_that_books_its_work_as_preparation_fails_the_case_but_th
     assert time_problem([first], [31 * MS], [0]) is None
     assert time_problem([first, tenth], [31 * MS, 62 * MS], [0, 31 * MS]) == (
         "repetition 1 (warm-ups count from 0) books 27.00 ms as prepare and cleanup, more than its timed "
-        "3.00 ms and 5 ms: work outside the timer")
+        "3.00 ms and 10 ms: work outside the timer")
