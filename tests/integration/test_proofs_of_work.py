@@ -175,6 +175,10 @@ def test_a_warm_model_that_ends_a_pre_made_thread_per_repetition_and_works_on_fr
 
 
 def test_a_cold_model_working_on_a_pool_built_before_the_ready_line_fails(cheat_run):
+    # A workers model inside spawn-chain's threads family also owes the chain's unit count, which
+    # its verification process (where the pool rule, skipping a first repetition, is not yet
+    # judged) fails first; the pool rule itself is unit-tested in tests/unit/measure/test_proofs.py.
     status, reason = _case(cheat_run[0], "spawn-chain", "cold-pool")
-    assert status == "bad-output" and "on threads made before the ready line" in reason, reason
+    assert (status, "on threads made before the ready line" in reason or "units existed at once" in reason) in (
+        ("bad-output", True), ("unproven", True)), reason
     assert _case(cheat_run[0], "spawn-chain", "computing-workers") == ("ok", "")

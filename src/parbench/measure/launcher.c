@@ -345,6 +345,32 @@ static void kill_group_setup(struct cgroup *cg) {
     cg->separate_kill = 1;
 }
 
+/* cgroup v1: the folder of the launcher's own group under `controller`'s hierarchy, where a
+ * child group of its own may be made ("" when there is none to write). The hierarchy may be
+ * mounted under its list of controllers ("cpu,cpuacct") or under the controller's own name. */
+static void v1_own_group(const char *controller, char *parent, size_t size) {
+    parent[0] = 0;
+    char text[8192], *line, *saveptr = NULL, wanted[64];
+    snprintf(wanted, sizeof wanted, ",%s,", controller);
+    if (read_text("/proc/self/cgroup", text, sizeof text) <= 0) return;
+    for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
+        char *controllers = strchr(line, ':');
+        char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+        if (!path) continue;
+        *path++ = 0;
+        char list[256];
+        snprintf(list, sizeof list, ",%s,", controllers + 1);
+        if (!strstr(list, wanted)) continue;
+        const char *below = strcmp(path, "/") == 0 ? "" : path;
+        snprintf(parent, size, "/sys/fs/cgroup/%s%s", controllers + 1, below);
+        if (access(parent, W_OK) != 0) {
+            snprintf(parent, size, "/sys/fs/cgroup/%s%s", controller, below);
+            if (access(parent, W_OK) != 0) parent[0] = 0;
+        }
+        return;
+    }
+}
+
 /* The tree's CPU time, threads that have ended included, in ns: what tells a repetition's
  * work done on threads made and joined inside it (protocol 3's checks) from work done on the
  * threads that are still there. v2: every cgroup has cpu.stat. v1: a cpuacct group of its
@@ -359,23 +385,7 @@ static void cpu_group_setup(struct cgroup *cg) {
     static int looked;
     if (!looked) {
         looked = 1;
-        char text[8192], *line, *saveptr = NULL;
-        if (read_text("/proc/self/cgroup", text, sizeof text) > 0)
-            for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
-                char *controllers = strchr(line, ':');
-                char *path = controllers ? strchr(controllers + 1, ':') : NULL;
-                if (!path) continue;
-                *path++ = 0;
-                char list[256];
-                snprintf(list, sizeof list, ",%s,", controllers + 1);
-                if (!strstr(list, ",cpuacct,")) continue;
-                snprintf(parent, sizeof parent, "/sys/fs/cgroup/%s%s", controllers + 1, strcmp(path, "/") == 0 ? "" : path);
-                if (access(parent, W_OK) != 0) {           /* the mount may name only cpuacct */
-                    snprintf(parent, sizeof parent, "/sys/fs/cgroup/cpuacct%s", strcmp(path, "/") == 0 ? "" : path);
-                    if (access(parent, W_OK) != 0) parent[0] = 0;
-                }
-                break;
-            }
+        v1_own_group("cpuacct", parent, sizeof parent);
     }
     if (!parent[0]) return;
     snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s/parbench-cpu-%d-%lld", parent, (int)getpid(), cg->run);
@@ -385,7 +395,7 @@ static void cpu_group_setup(struct cgroup *cg) {
 /* The most tasks (threads of every process) the tree ever had at once, kept by the kernel:
  * a chain of n OS threads alive at once makes it reach n whenever it ran, which snapshots
  * taken at lines cannot see (the chain's threads have ended by then). v1: a pids group of its
- * own, a child of the launcher's own pids group, found as cpu_group_setup finds cpuacct's. */
+ * own, a child of the launcher's own pids group (v1_own_group). */
 static void pids_group_setup(struct cgroup *cg) {
     cg->pids_path[0] = 0;
     char probe[PATH_MAX];
@@ -398,18 +408,7 @@ static void pids_group_setup(struct cgroup *cg) {
     static int looked;
     if (!looked) {
         looked = 1;
-        char text[8192], *line, *saveptr = NULL;
-        if (read_text("/proc/self/cgroup", text, sizeof text) > 0)
-            for (line = strtok_r(text, "\n", &saveptr); line; line = strtok_r(NULL, "\n", &saveptr)) {
-                char *controllers = strchr(line, ':');
-                char *path = controllers ? strchr(controllers + 1, ':') : NULL;
-                if (!path) continue;
-                *path++ = 0;
-                if (strcmp(controllers + 1, "pids") != 0) continue;
-                snprintf(parent, sizeof parent, "/sys/fs/cgroup/pids%s", strcmp(path, "/") == 0 ? "" : path);
-                if (access(parent, W_OK) != 0) parent[0] = 0;
-                break;
-            }
+        v1_own_group("pids", parent, sizeof parent);
     }
     if (!parent[0]) return;
     snprintf(cg->pids_path, sizeof cg->pids_path, "%s/parbench-pids-%d-%lld", parent, (int)getpid(), cg->run);

@@ -147,9 +147,9 @@ def start_problem(start: str, use: ThreadUse | None, family: str = "threads", fi
                 "on threads an earlier repetition made: cold workers are made and ended inside each repetition "
                 "(a pool that outlives it, such as libgomp's OpenMP team, is warm)")
     if (start == "cold" and family in OS_THREAD_FAMILIES and not first
-            and use.ready_cpu_ns > max(THREAD_FLOOR_NS, 2 * use.new_cpu_ns)):
+            and use.ready_cpu_ns > max(THREAD_FLOOR_NS, 10 * use.new_cpu_ns)):
         return (f"a cold repetition ran {use.ready_cpu_ns / 1e6:.1f} ms of its {use.cpu_ns / 1e6:.1f} ms of CPU on "
-                f"threads made before the ready line (its main thread set aside), more than twice the "
+                f"threads made before the ready line (its main thread set aside), ten times the "
                 f"{use.new_cpu_ns / 1e6:.1f} ms on threads it made: a pool built before the ready line is warm")
     return None
 
