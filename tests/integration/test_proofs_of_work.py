@@ -109,7 +109,12 @@ def test_work_done_before_the_timer_fails(cheat_run):
 def test_work_before_the_timer_on_every_other_repetition_fails(cheat_run):
     """One repetition that does not add up fails the case: a rule over most of them lets half lie."""
     status, reason = _case(cheat_run[0], "spawn-chain", "every-other")
-    assert status == "bad-output" and "repetition 1 (warm-ups count from 0) leaves" in reason, reason
+    # Two single-repetition rules catch it, whichever sees it first: the launcher's gap left
+    # unaccounted (when repetition 1 is a warm-up), or a timed region far shorter than the gap
+    # between two timed lines (when the steady-state search made it timed).
+    assert status == "bad-output" and ("repetition 1 (warm-ups count from 0) leaves" in reason
+                                       or "the timed region cannot be that short" in reason), reason
+    assert _case(cheat_run[0], "spawn-chain", "honest") == ("ok", "")
 
 
 def test_an_answer_read_from_the_oracle_cache_fails(cheat_run):

@@ -285,7 +285,8 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     if expect.start is not None:
         for position, line in enumerate(reply.repetitions, warmup):
             problem = start_problem(expect.start, thread_use(finished.threads, position),
-                                    expect.contexts[0].family if expect.contexts else "threads", first=position == 0)
+                                    expect.contexts[0].family if expect.contexts else "threads", first=position == 0,
+                                    ns=int(line["ns"]))
             if problem:
                 return verdict("bad-output", f"{_label(line)}: {problem}")
     unproven = _unproven(lines, expect)

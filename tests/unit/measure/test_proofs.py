@@ -115,6 +115,11 @@ def test_a_cold_repetition_on_a_pool_made_before_the_ready_line_breaks_its_promi
     assert start_problem("cold", use, first=True) is None      # a JIT's compilers outwork a first repetition
     compiling = ThreadSnapshot(10 * MS, 23 * MS, {(1, 1): 2 * MS, (1, 2): 6 * MS, (1, 3): 6 * MS, (1, 9): 5 * MS})
     assert start_problem("cold", thread_use([ready, compiling], 0)) is None   # 10 ms beside 5: not twice
+    # Java's compilers in a second repetition: 19.5 ms beside fresh threads' 1.4 ms of a 6 ms region
+    jit = ThreadUse(30 * MS, 41 * MS, int(1.4 * MS), 0, 0, int(19.5 * MS))
+    assert start_problem("cold", jit, ns=6 * MS) is None
+    assert "under a tenth of its timed 20.0 ms" in start_problem("cold", jit, ns=20 * MS)
+    assert "under a tenth" in start_problem("cold", use, ns=10 * MS)     # the pool's fresh threads did nothing
 
 
 def test_without_a_cgroup_the_tree_cpu_is_its_live_threads():
