@@ -1,28 +1,45 @@
-"""The HTML report's advise panel: the reader sets the size or task count and the cores, and the
-ranking and its curves follow, offline. The page carries each candidate's points (median and CI
-per value and worker count) and its fitted worker law; the JavaScript below evaluates the same
-rules as advise/predict.py and advise/ranking.py, so the panel and `parbench advise` agree."""
+"""The HTML report's advise panel: the reader sets the size or task count and the cores, and
+chooses the figure to rank by (steady state or first run), and the ranking and its curves follow,
+offline. The page carries each candidate's points (median and CI per value and worker count) and
+its fitted worker law, once per figure; the JavaScript below evaluates the same rules as
+advise/predict.py, advise/ranking.py and advise/advice.py, so the panel and `parbench advise
+[--for first-run]` agree."""
 from __future__ import annotations
 
 from typing import Any
 
-from parbench.advise.evidence import Series, gather
+from parbench.advise.evidence import Evidence, Series, gather
 from parbench.advise.predict import NEW_SITTING, WIDEN_PER_DOUBLING, worker_law
-from parbench.advise.question import Question
+from parbench.advise.question import FIGURES, STEADY_STATE, Question
+from parbench.advise.render import FIGURE_WORDS
 from parbench.escaping import html_text as escape, json_text
 from parbench.records import RunRecord
 from parbench.workloads import in_report_order, load_all_cached
 
 
-def _series_data(series: Series, every: list[Series], cpus: int) -> dict[str, Any]:
+def _figure_data(series: Series | None, every: list[Series], cpus: int) -> dict[str, Any]:
+    """One figure's points and worker law of a candidate; no points where the store has none of
+    that figure (`without_figure` counts the cases that lack it, as advise says)."""
+    if series is None:
+        return {"points": [], "law": None, "without_figure": 0}
     seq = next((s for s in every if s.runtime == series.runtime and s.family == "seq"
                 and s.context == series.context), None)
     law = worker_law(series, seq, cpus) if any(p.workers for p in series.points) else None
-    return {"runtime": series.runtime, "model": series.model, "family": series.family,
-            "points": [[p.workers, p.value, p.median_ns, p.low_ns, p.high_ns]
+    return {"points": [[p.workers, p.value, p.median_ns, p.low_ns, p.high_ns]
                        for p in sorted(series.points, key=lambda p: (p.workers or 0, p.value))],
             "law": None if law is None else {"law": law.law, "params": law.params, "ci": law.ci,
-                                             "fitted_workers": law.fitted_workers}}
+                                             "fitted_workers": law.fitted_workers},
+            "without_figure": series.without_figure}
+
+
+def _series_data(series: Series, by_figure: dict[str, Evidence], cpus: int) -> dict[str, Any]:
+    """A candidate with each figure's evidence: the steady one it was found by and the first-run
+    one gathered from the same runs (advise --for first-run), matched by runtime, model and params."""
+    def same(other: Series) -> bool:
+        return (other.runtime, other.model, other.context) == (series.runtime, series.model, series.context)
+    return {"runtime": series.runtime, "model": series.model, "family": series.family,
+            "figures": {figure: _figure_data(next((s for s in evidence.series if same(s)), None), evidence.series, cpus)
+                        for figure, evidence in by_figure.items()}}
 
 
 def workload_data(records: list[RunRecord], name: str) -> dict[str, Any] | None:
@@ -30,7 +47,9 @@ def workload_data(records: list[RunRecord], name: str) -> dict[str, Any] | None:
     workload = load_all_cached().get(name)
     if workload is None or workload.swept_param is None:
         return None
-    evidence = gather(records, Question(name, workload.swept_param, 0))
+    question = Question(name, workload.swept_param, 0)
+    by_figure = {figure: gather(records, question, figure) for figure in FIGURES}
+    evidence = by_figure[STEADY_STATE]
     if not evidence.series:
         return None
     cpus = int(evidence.machine.get("logical_cpus") or 1)
@@ -41,8 +60,15 @@ def workload_data(records: list[RunRecord], name: str) -> dict[str, Any] | None:
     return {"workload": name, "param": workload.swept_param, "items": workload.items, "cpus": cpus,
             "values": values, "contexts": [
                 {"label": ", ".join(f"{k}={v}" for k, v in context) or "(no other parameters)",
-                 "context": dict(context), "series": [_series_data(s, found, cpus) for s in found]}
+                 "context": dict(context), "series": [_series_data(s, by_figure, cpus) for s in found]}
                 for context, found in sorted(contexts.items(), key=lambda item: str(item[0]))]}
+
+
+def _figure_choice() -> str:
+    """The toggle: steady state (advise's default) or first run (advise --for first-run)."""
+    return "rank by " + " ".join(
+        f'<label><input type="radio" name="figure" value="{figure}"{" checked" if figure == STEADY_STATE else ""}> '
+        f"{FIGURE_WORDS[figure]}</label>" for figure in FIGURES)
 
 
 def section(records: list[RunRecord]) -> str:
@@ -52,25 +78,31 @@ def section(records: list[RunRecord]) -> str:
     if not data:
         return ""
     # '<' only ever stands inside a JSON string, where \u003c reads the same: no name can close the script.
-    document = json_text({"widen_per_doubling": WIDEN_PER_DOUBLING, "new_sitting": NEW_SITTING, "workloads": data}).replace("<", "\\u003c")
+    document = json_text({"widen_per_doubling": WIDEN_PER_DOUBLING, "new_sitting": NEW_SITTING,
+                          "figure_words": FIGURE_WORDS, "workloads": data}).replace("<", "\\u003c")
     return (f'<section class="page" id="advise"><h2>Advise: your size or task count, your cores</h2>'
             f"<p class=note>The same prediction as <code>parbench advise</code>: measured values as measured, "
             f"log-log interpolation inside the measured range, a line per item beyond it (interval widened "
             f"{WIDEN_PER_DOUBLING:.0%} per doubling), worker counts through the fitted USL or Amdahl law. Ranks are "
-            f"shared where intervals overlap. Memory is not predicted here (parbench advise --memory).</p>"
+            f"shared where intervals overlap. <em>Steady state</em> ranks by the settled median (what a long-running "
+            f"process pays), <em>first run</em> by each process's first repetition (what a short-lived command pays, "
+            f"as <code>parbench advise --for first-run</code>); the other figure stands beside each candidate. "
+            f"Memory is not predicted here (parbench advise --memory).</p>"
             f'<form id="advise-form" onsubmit="return false">'
             f'<label>workload <select name="workload"></select></label> '
             f'<label>parameters <select name="context"></select></label> '
             f'<label><span id="advise-param">value</span> <input name="value" type="number" min="1" step="any"></label> '
-            f'<label>cores <input name="cores" type="number" min="1" max="4096" step="1"></label></form>'
+            f'<label>cores <input name="cores" type="number" min="1" max="4096" step="1"></label> '
+            f"{_figure_choice()}</form>"
             f'<table class="advise"><thead><tr><th>rank</th><th>candidate</th><th>predicted median [95% interval]</th>'
-            f'<th>margin to the next</th><th>from</th></tr></thead><tbody></tbody></table>'
+            f'<th>margin to the next</th><th>the other figure</th><th>from</th></tr></thead><tbody></tbody></table>'
             f'<svg class="advise-curves" width="820" height="320" role="img"><title>{escape("predicted time against the value")}</title></svg>'
             f'<script type="application/json" id="advise-data">{document}</script>'
             f"<script>{SCRIPT}</script></section>")
 
 
-# The rules of advise/predict.py and advise/ranking.py, line for line (a change there is a change here).
+# The rules of advise/predict.py, advise/ranking.py and advise/advice.py (which figure is ranked,
+# the other beside it), line for line (a change there is a change here).
 SCRIPT = r"""
 (function () {
   const data = JSON.parse(document.getElementById('advise-data').textContent);
@@ -197,7 +229,23 @@ SCRIPT = r"""
 
   function chosen() {
     const w = data.workloads[form.workload.selectedIndex];
-    return {w, c: w.contexts[form.context.selectedIndex], v: Number(form.value.value), cores: Math.round(Number(form.cores.value))};
+    return {w, c: w.contexts[form.context.selectedIndex], v: Number(form.value.value), cores: Math.round(Number(form.cores.value)),
+            figure: form.querySelector('input[name=figure]:checked').value};
+  }
+
+  // advise --for: the figure ranked, and the one shown beside it (advice.py other_figure).
+  const FIGURE_WORDS = data.figure_words;
+  const otherFigure = figure => figure === 'first-run' ? 'steady-state' : 'first-run';
+  const asFigure = (s, figure) => ({runtime: s.runtime, model: s.model, points: s.figures[figure].points, law: s.figures[figure].law});
+  const bandText = b => `${duration(b.median)} [${duration(b.low)} – ${duration(b.high)}]`;
+
+  // The other figure's prediction for the same candidate, null where the store has none of it or
+  // it cannot be predicted (advice.py _attach_other keeps only ranked predictions).
+  function otherBand(s, figure, v, cores, cpus) {
+    const f = asFigure(s, otherFigure(figure));
+    if (!f.points.length) return null;
+    const p = predict(f, v, cores, cpus);
+    return p.unpredictable ? null : p.band;
   }
 
   function drawCurves(w, c, v, cores, ranked) {
@@ -225,33 +273,43 @@ SCRIPT = r"""
   }
 
   function update() {
-    const {w, c, v, cores} = chosen();
+    const {w, c, v, cores, figure} = chosen();
     const body = document.querySelector('table.advise tbody');
     body.replaceChildren();
     if (!(v >= 1) || !(cores >= 1)) return;
     const predicted = [], missing = [];
     for (const s of c.series) {
-      const p = predict(s, v, cores, w.cpus);
-      p.series = s;
-      (p.unpredictable ? missing : predicted).push(p.unpredictable ? [s, p.unpredictable] : p);
+      const own = s.figures[figure];
+      if (!own.points.length) {        // never ranked by the other figure instead (advice.py _without_figure)
+        if (own.without_figure) missing.push([s, `no ${figure} figures stored for its ${own.without_figure} case(s) `
+                                                 + '(runs from before protocol 4): not ranked by another figure instead']);
+        continue;
+      }
+      const p = predict(asFigure(s, figure), v, cores, w.cpus);
+      if (p.unpredictable) { missing.push([s, p.unpredictable]); continue; }
+      p.series = asFigure(s, figure);
+      p.other = otherBand(s, figure, v, cores, w.cpus);
+      predicted.push(p);
     }
     const ranked = rank(predicted);
     for (const p of ranked) {
       const tr = el('tr', {'data-name': p.name, 'data-rank': p.rank, 'data-median': p.band.median,
-                           'data-low': p.band.low, 'data-high': p.band.high});
+                           'data-low': p.band.low, 'data-high': p.band.high, 'data-figure': figure});
+      if (p.other) for (const k of ['median', 'low', 'high']) tr.setAttribute(`data-other-${k}`, p.other[k]);
+      const other = `${FIGURE_WORDS[otherFigure(figure)]}: ` + (p.other ? bandText(p.other) : 'not stored for these runs');
       const margin = !p.margin ? '' : p.margin.significant
         ? `${p.margin.ratio.toPrecision(2)}× [${p.margin.low.toPrecision(2)}–${p.margin.high.toPrecision(2)}] ahead of ${p.margin.behind}`
         : `no significant difference from ${p.margin.behind}`;
       const from = (p.extrapolated ? 'EXTRAPOLATED: ' : '') + p.basis
         + (p.measured && p.workersBasis !== 'measured' ? `; ×${p.measured} scaled by ${p.workersBasis}` : p.measured ? `; measured at ×${p.measured}` : '');
-      for (const text of [p.rank, p.name, `${duration(p.band.median)} [${duration(p.band.low)} – ${duration(p.band.high)}]`, margin, from]) {
+      for (const text of [p.rank, p.name, bandText(p.band), margin, other, from]) {
         tr.appendChild(el('td', {}, String(text)));
       }
       body.appendChild(tr);
     }
     for (const [s, why] of missing) {
       const tr = el('tr', {class: 'not-predicted', 'data-name': `${s.runtime} ${s.model}`});
-      for (const text of ['–', `${s.runtime} ${s.model}`, 'not predicted', why, '']) tr.appendChild(el('td', {}, text));
+      for (const text of ['–', `${s.runtime} ${s.model}`, 'not predicted', why, '', '']) tr.appendChild(el('td', {}, text));
       body.appendChild(tr);
     }
     drawCurves(w, c, v, cores, ranked);
@@ -270,6 +328,7 @@ SCRIPT = r"""
   form.workload.addEventListener('change', () => { fillContexts(); update(); });
   for (const name of ['context', 'value', 'cores']) form[name].addEventListener('input', update);
   form.context.addEventListener('change', update);
+  for (const choice of form.querySelectorAll('input[name=figure]')) choice.addEventListener('change', update);
   update();
 })();
 """
