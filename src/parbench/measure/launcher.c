@@ -92,7 +92,7 @@
 #elif defined(__aarch64__)
 #define SEALED_ARCH AUDIT_ARCH_AARCH64
 #else
-#error "parbench-launch seals benchmarks on x86-64 and arm64 only (deny_file_handles)"
+#error "parbench-launch seals benchmarks on x86-64 and arm64 only (deny_sealed_calls)"
 #endif
 
 #define MAX_TRACKED 65536
@@ -889,24 +889,31 @@ static int drop_root(uid_t uid, gid_t gid) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* No way around the hidden paths by file handle: CAP_DAC_READ_SEARCH, which the command keeps
- * (drop_root), is exactly what open_by_handle_at(2) asks, and an ext4 handle is little more than
- * an inode number, readable beside a hidden folder. A seccomp filter makes both handle calls fail
- * with EPERM for the command and everything it starts (a filter is inherited and cannot be
- * removed). Raw BPF: no libseccomp. */
-static int deny_file_handles(void) {
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SEALED_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),     /* another ABI: no way to check it */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 3, 0),   /* x32's numbers: none is needed */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_name_to_handle_at, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-    };
-    struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof *filter), filter};
+/* System calls a sealed command may not make, with EPERM, for it and everything it starts (a
+ * filter is inherited and cannot be removed). Raw BPF: no libseccomp.
+ * - The file-handle calls: no way around the hidden paths by file handle. CAP_DAC_READ_SEARCH,
+ *   which the command keeps (drop_root), is exactly what open_by_handle_at(2) asks, and an ext4
+ *   handle is little more than an inode number, readable beside a hidden folder.
+ * - The kernel's keyrings: a key added to the user's keyring outlives every process of that user,
+ *   so one benchmark process could leave the next a memo of variant -> answer there. */
+static const int SEALED_CALLS_DENIED[] = {__NR_open_by_handle_at, __NR_name_to_handle_at,
+                                          __NR_add_key, __NR_request_key, __NR_keyctl};
+#define DENIED_COUNT (int)(sizeof SEALED_CALLS_DENIED / sizeof *SEALED_CALLS_DENIED)
+
+static int deny_sealed_calls(void) {
+    struct sock_filter filter[DENIED_COUNT + 7];
+    int at = 0;
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SEALED_ARCH, 1, 0);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);  /* another ABI: no way to check it */
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, DENIED_COUNT + 1, 0);  /* x32's: none is needed */
+    for (int i = 0; i < DENIED_COUNT; i++)     /* each a jump over the rest and the "allow" to "deny" */
+        filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)SEALED_CALLS_DENIED[i],
+                                                    (unsigned char)(DENIED_COUNT - i), 0);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    struct sock_fprog program = {(unsigned short)at, filter};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
@@ -1102,8 +1109,9 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
         fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
         _exit(127);
     }
-    if (sealed && deny_file_handles() != 0) {
-        fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at: %s\n", strerror(errno));
+    if (sealed && deny_sealed_calls() != 0) {
+        fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at and the keyrings: %s\n",
+                strerror(errno));
         _exit(127);
     }
     if (sealed && confine_tracing() != 0) {

@@ -3,7 +3,7 @@ answers"), in one place: the benchmark processes and the calls around them (`run
 version command, the build and the runtime's own tests) are sealed the same way.
 
 The launcher does the sealing (launcher.c: own_namespaces, hide_paths, seal_writer,
-deny_file_handles, drop_root); this module says what to hide, where scratch folders live, what a
+deny_sealed_calls, drop_root); this module says what to hide, where scratch folders live, what a
 call may write and as whom it runs.
 
 Nothing is cleared after a process: the launcher makes the whole machine read-only to a sealed
