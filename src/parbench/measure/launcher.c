@@ -29,8 +29,9 @@
  *            feed: "W R budget_ms tolerance_permille;v0 v1 …" (protocol 4, see parse_feed), or
  *            the variants alone, space-separated, "" for none (stdin /dev/null);
  *            hide: newline-separated paths the command must not see, see hide_paths;
- *            writable: for a build or a runtime's own tests, the only paths it may write, see
- *            seal_writer; "" for a benchmark)
+ *            writable: the only paths the command may write, see seal_writer: a build's or a
+ *            runtime's own tests' folder and caches, a benchmark's scratch folder; "" for
+ *            none: nothing made read-only)
  *   answer:  frames "TAG LENGTH\n" + LENGTH bytes: "cgroup" (a cgroup made for the run, told
  *            at once so that the harness can empty it should this launcher die), "echo" (output
  *            as it comes, only when asked), then "stdout" (the kept lines), "times" (when each
@@ -91,7 +92,7 @@
 #elif defined(__aarch64__)
 #define SEALED_ARCH AUDIT_ARCH_AARCH64
 #else
-#error "parbench-launch seals benchmarks on x86-64 and arm64 only (deny_file_handles)"
+#error "parbench-launch seals benchmarks on x86-64 and arm64 only (deny_sealed_calls)"
 #endif
 
 #define MAX_TRACKED 65536
@@ -108,7 +109,7 @@ struct request {
     long long uid, gid;          /* -1: the launcher's own */
     char *feed;                  /* protocol 3's variants, space-separated; "" for none */
     char *hide;                  /* newline-separated paths hidden from the command; "" for none */
-    char *writable;              /* newline-separated paths a build may write (seal_writer); "" for none */
+    char *writable;              /* newline-separated paths the command may write (seal_writer); "" for all */
     char *cwd;
     char **argv, **env;
 };
@@ -888,24 +889,31 @@ static int drop_root(uid_t uid, gid_t gid) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* No way around the hidden paths by file handle: CAP_DAC_READ_SEARCH, which the command keeps
- * (drop_root), is exactly what open_by_handle_at(2) asks, and an ext4 handle is little more than
- * an inode number, readable beside a hidden folder. A seccomp filter makes both handle calls fail
- * with EPERM for the command and everything it starts (a filter is inherited and cannot be
- * removed). Raw BPF: no libseccomp. */
-static int deny_file_handles(void) {
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SEALED_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),     /* another ABI: no way to check it */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 3, 0),   /* x32's numbers: none is needed */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_name_to_handle_at, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-    };
-    struct sock_fprog program = {(unsigned short)(sizeof filter / sizeof *filter), filter};
+/* System calls a sealed command may not make, with EPERM, for it and everything it starts (a
+ * filter is inherited and cannot be removed). Raw BPF: no libseccomp.
+ * - The file-handle calls: no way around the hidden paths by file handle. CAP_DAC_READ_SEARCH,
+ *   which the command keeps (drop_root), is exactly what open_by_handle_at(2) asks, and an ext4
+ *   handle is little more than an inode number, readable beside a hidden folder.
+ * - The kernel's keyrings: a key added to the user's keyring outlives every process of that user,
+ *   so one benchmark process could leave the next a memo of variant -> answer there. */
+static const int SEALED_CALLS_DENIED[] = {__NR_open_by_handle_at, __NR_name_to_handle_at,
+                                          __NR_add_key, __NR_request_key, __NR_keyctl};
+#define DENIED_COUNT (int)(sizeof SEALED_CALLS_DENIED / sizeof *SEALED_CALLS_DENIED)
+
+static int deny_sealed_calls(void) {
+    struct sock_filter filter[DENIED_COUNT + 7];
+    int at = 0;
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SEALED_ARCH, 1, 0);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);  /* another ABI: no way to check it */
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, DENIED_COUNT + 1, 0);  /* x32's: none is needed */
+    for (int i = 0; i < DENIED_COUNT; i++)     /* each a jump over the rest and the "allow" to "deny" */
+        filter[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)SEALED_CALLS_DENIED[i],
+                                                    (unsigned char)(DENIED_COUNT - i), 0);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    filter[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    struct sock_fprog program = {(unsigned short)at, filter};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
@@ -971,16 +979,23 @@ static int confine_tracing(void) {
     return restricted;
 }
 
+/* A sealed command's own namespaces, made while it is still root: a mount namespace, so that
+ * what hide_paths and seal_writer mount is seen by it alone, and an IPC namespace, so that SysV
+ * shared memory, semaphores and message queues and POSIX message queues are its tree's own and
+ * go with it: nothing one process keeps there is found by the next (a memo of variant -> answer). */
+static int own_namespaces(void) {
+    if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+        fprintf(stderr, "parbench-launch: cannot make the namespaces that seal the command: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The harness's answers and records out of the command's sight (sealed answers,
- * docs/reliability.md): in a mount namespace of the command's own, each path that exists becomes
+ * docs/reliability.md): in the command's own mount namespace, each path that exists becomes
  * an empty directory no one may read, or /dev/null. A path that cannot be hidden ends the run:
  * a benchmark that could read the answers must not be measured as if it could not. */
 static int hide_paths(char *paths) {
-    if (!paths[0]) return 0;
-    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-        fprintf(stderr, "parbench-launch: cannot make a mount namespace to hide the answers: %s\n", strerror(errno));
-        return -1;
-    }
     char *saveptr = NULL;
     for (char *path = strtok_r(paths, "\n", &saveptr); path; path = strtok_r(NULL, "\n", &saveptr)) {
         struct stat st;
@@ -1011,15 +1026,18 @@ static int set_mount_attributes(const char *path, unsigned int flags, uint64_t s
     return (int)syscall(__NR_mount_setattr, AT_FDCWD, path, flags, &attributes, sizeof attributes);
 }
 
-/* A build and a runtime's own tests (docs/reliability.md, "Sealed answers") keep the launcher's
- * user, root, because they write the registries' caches and their own folder, which root owns.
- * Root could undo the seal (unmount the hidden paths, ptrace the harness, read it through
- * /proc/PID/root) and rewrite the harness's own code, so here, in the namespace hide_paths made:
- * every mount becomes read-only but `writable` (each bound onto itself first, recursively, so a
- * hidden path inside stays hidden and read-only), so /tmp and /var/tmp are read-only too and
- * /dev/shm an empty tmpfs of the call's own: nothing it writes outside its folder and the
- * caches outlives it for its benchmark to find. drop_every_capability then takes away what
- * could change any of it. */
+/* Nothing a sealed command writes outlives it but what `writable` holds (docs/reliability.md,
+ * "Sealed answers"). In the command's own mount namespace every mount becomes read-only but
+ * `writable` (each bound onto itself first, recursively, so a hidden path inside stays hidden
+ * and read-only): /tmp, /var/tmp, /run/lock and every world-writable folder below them are
+ * read-only too, and /dev/shm is an empty tmpfs of the call's own.
+ * A benchmark's `writable` is its scratch folder (its HOME and TMPDIR), which the harness removes
+ * after the process: a memo of variant -> answer has nowhere to wait for the next process.
+ * A build and a runtime's own tests keep the launcher's user, root, because they write the
+ * registries' caches and their own folder, which root owns: their `writable`. Root could undo
+ * the seal (unmount the hidden paths, remount, ptrace the harness, read it through
+ * /proc/PID/root) and rewrite the harness's own code, so drop_every_capability then takes away
+ * what could change any of it; a benchmark loses the same in drop_root. */
 static int seal_writer(char *writable) {
     char *paths[64];
     int count = 0;
@@ -1034,7 +1052,7 @@ static int seal_writer(char *writable) {
         paths[count++] = path;
     }
     if (set_mount_attributes("/", AT_RECURSIVE, READ_ONLY_MOUNT, 0) != 0) {
-        fprintf(stderr, "parbench-launch: cannot make the machine read-only for a build: %s\n", strerror(errno));
+        fprintf(stderr, "parbench-launch: cannot make the machine read-only for the command: %s\n", strerror(errno));
         return -1;
     }
     for (int i = 0; i < count; i++)
@@ -1045,7 +1063,7 @@ static int seal_writer(char *writable) {
     /* /dev/shm only: the harness's project may live under /tmp (a fresh clone), so /tmp stays
      * as it is, read-only, and the call writes into the TMPDIR it is given (sealing.py). */
     if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0 && errno != ENOENT) {
-        fprintf(stderr, "parbench-launch: cannot give the build a /dev/shm of its own: %s\n", strerror(errno));
+        fprintf(stderr, "parbench-launch: cannot give the command a /dev/shm of its own: %s\n", strerror(errno));
         return -1;
     }
     return 0;
@@ -1079,20 +1097,24 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, mask, NULL);
     setpgid(0, 0);
-    if (hide_paths(r.hide) != 0) _exit(127);
-    if (r.hide[0] && r.writable[0] && (seal_writer(r.writable) != 0 || drop_every_capability() != 0)) {
-        fprintf(stderr, "parbench-launch: cannot seal the build: %s\n", strerror(errno));
+    int sealed = r.hide[0] || r.writable[0];
+    if (sealed && (own_namespaces() != 0 || hide_paths(r.hide) != 0)) _exit(127);
+    /* A call that keeps root's user (a build) loses every capability here; one that becomes
+     * another user (a benchmark) loses them in drop_root, which needs CAP_SETUID, so after. */
+    if (r.writable[0] && (seal_writer(r.writable) != 0 || (r.uid < 0 && drop_every_capability() != 0))) {
+        fprintf(stderr, "parbench-launch: cannot seal the command: %s\n", strerror(errno));
         _exit(127);
     }
     if (r.uid >= 0 && drop_root((uid_t)r.uid, (gid_t)r.gid) != 0) {
         fprintf(stderr, "parbench-launch: cannot become uid %lld: %s\n", r.uid, strerror(errno));
         _exit(127);
     }
-    if (r.hide[0] && deny_file_handles() != 0) {
-        fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at: %s\n", strerror(errno));
+    if (sealed && deny_sealed_calls() != 0) {
+        fprintf(stderr, "parbench-launch: cannot deny the benchmark open_by_handle_at and the keyrings: %s\n",
+                strerror(errno));
         _exit(127);
     }
-    if (r.hide[0] && confine_tracing() != 0) {
+    if (sealed && confine_tracing() != 0) {
         fprintf(stderr, "parbench-launch: cannot confine the benchmark's /proc/PID/root: %s\n", strerror(errno));
         _exit(127);
     }

@@ -27,7 +27,7 @@ from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted
                                        feed_of, gaps_ns,
                                        implausible, parse_stdout)
 from parbench.measure.runtimes import Runtime
-from parbench.measure.sealing import forget_what_it_left, scratch_root
+from parbench.measure.sealing import scratch_root, sealed_process
 from parbench.records import Case, ProcessMeasurement, Repetition
 from parbench.units import format_bytes
 from parbench.workloads import LineContext, Recheck, Workload
@@ -163,12 +163,10 @@ class WorkloadRunner:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
                                 case.workers)
-            user = self.settings.user
             try:
-                env = user.take(scratch) if user else None
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, env=env, user=user,
-                                        feed=feed_of(variants, most), hide=self.settings.hidden,
-                                        policy=self.settings.policy(warmup, repeat))
+                seal = sealed_process(self.settings.user, scratch, self.settings.hidden)
+                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
+                                        feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat), **seal)
             except OSError as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
@@ -194,7 +192,6 @@ class WorkloadRunner:
             return judge(finished, index, expectations, self.settings.timeout)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-            forget_what_it_left(self.settings.user)
 
 
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:

@@ -2,10 +2,16 @@
 answers"), in one place: the benchmark processes and the calls around them (`run --list`, the
 version command, the build and the runtime's own tests) are sealed the same way.
 
-The launcher does the sealing (launcher.c: hide_paths, deny_file_handles, drop_root); this module
-says what to hide, where scratch folders live, as whom a call runs, and clears what a call left
-in the machine's shared temporary folders, so that nothing a benchmark writes outlives its
-process (a memo of variant → answer for the next one)."""
+The launcher does the sealing (launcher.c: own_namespaces, hide_paths, seal_writer,
+deny_sealed_calls, drop_root); this module says what to hide, where scratch folders live, what a
+call may write and as whom it runs.
+
+Nothing is cleared after a process: the launcher makes the whole machine read-only to a sealed
+benchmark but its scratch folder (removed after it), with a /dev/shm and an IPC namespace of its
+own, so nothing it writes elsewhere outlives it and there is nothing to clear. Without a
+benchmark user (a harness that is not root, or --as-root) there is no such seal, and a benchmark
+runs as the harness's own user, whose files in the shared folders cannot be told from its own, so
+no clearing could be trusted either; each run's metadata says who ran its benchmarks."""
 from __future__ import annotations
 
 import os
@@ -25,7 +31,7 @@ def scratch_root() -> Path:
     folder, which every user may traverse. Not inside the project: a clone in a mode-700 folder
     (CI's, a fresh machine's under /tmp) is readable by the benchmark user only through
     CAP_DAC_READ_SEARCH, which access(2) ignores, and better-sqlite3 asks access(2) whether a
-    database's folder exists. forget_what_it_left clears what the benchmark user leaves there."""
+    database's folder exists. Only the folder itself is writable to the benchmark (sealed_process)."""
     return Path(tempfile.gettempdir())
 
 
@@ -45,52 +51,31 @@ def sealed_paths(db: str = "", journal_dir: Path | None = None) -> tuple[str, ..
     return tuple(str(p) for p in paths)
 
 
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def forget_what_it_left(user: bench_user.BenchUser | None, folders: tuple[str, ...] = SHARED_FOLDERS) -> list[str]:
-    """Removes everything the benchmark user owns at the top of the shared temporary folders,
-    after each of its processes (the launcher has killed every one of them by then); returns what
-    it removed. That user owns nothing else there: whatever it left is from this call. A harness
-    that is not root runs benchmarks as itself and cannot tell theirs from its own: nothing is
-    removed, and the run's record says its benchmarks were not sealed."""
+def sealed_process(user: bench_user.BenchUser | None, scratch: Path, hidden: tuple[str, ...]) -> dict:
+    """The arguments for run_measured that seal one process of an implementation under root: it
+    runs as `user`, with its HOME and TMPDIR in `scratch`, `hidden` out of its sight, and the
+    whole machine read-only to it but `scratch` (launcher.c's seal_writer), which the caller
+    removes after it. Without a user (a harness that is not root, or --as-root: the process keeps
+    root's capabilities and could remount anything) nothing is made read-only."""
     if user is None:
-        return []
-    removed = []
-    for folder in folders:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                if entry.stat(follow_symlinks=False).st_uid != user.uid:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path)
-                else:
-                    os.unlink(entry.path)
-                removed.append(entry.path)
-            except OSError:
-                pass
-    return removed
+        return {"user": None, "env": None, "hide": hidden}
+    return {"user": user, "env": user.take(scratch), "hide": hidden, "writable": (str(scratch),)}
 
 
 @contextmanager
 def sealed_call() -> Iterator[dict]:
     """The arguments for run_measured that seal a call that is not a benchmark process (`run
-    --list`, the version command) as a benchmark is sealed: the unprivileged user under root,
-    with a HOME and TMPDIR of its own that go with the call, and the same hidden paths."""
+    --list`) as a benchmark is sealed: the unprivileged user under root, with a HOME and TMPDIR
+    of its own that go with the call and are all it may write, and the same hidden paths."""
     try:
         user = bench_user.for_run(as_root=False)
     except bench_user.NoBenchUser:
         user = None                   # the run itself says so; a listing still answers
     scratch = Path(tempfile.mkdtemp(prefix="parbench-call-", dir=scratch_root()))
     try:
-        yield {"user": user, "env": user.take(scratch) if user else None, "hide": sealed_paths()}
+        yield sealed_process(user, scratch, sealed_paths())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        forget_what_it_left(user)
 
 
 # Where the package registries keep what a build fetches, under the harness's HOME (each tool's

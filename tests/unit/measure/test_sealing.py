@@ -38,34 +38,29 @@ def test_a_harness_that_is_not_root_hides_nothing_and_says_so_elsewhere(monkeypa
 def test_a_sealed_call_gets_a_home_of_its_own_that_goes_with_it(cache):
     home = None
     with sealing.sealed_call() as seal:
-        assert set(seal) == {"user", "env", "hide"}
         if seal["user"] is not None:
             home = Path(seal["env"]["HOME"])
             assert home.is_dir() and sealing.scratch_root() in home.parents
+            assert seal["writable"] == (str(home.parent),)            # its scratch folder, nothing else
             assert "PGPASSWORD" not in seal["env"]
+        else:
+            assert set(seal) == {"user", "env", "hide"}
     assert home is None or not home.parent.exists()
 
 
-def test_what_the_benchmark_user_left_in_a_shared_folder_is_removed_and_nothing_else(tmp_path):
-    shared = tmp_path / "shm"
-    (shared / "memo-dir").mkdir(parents=True)
-    (shared / "memo-dir" / "answers").write_text("517 -> 9f3c")
-    (shared / "memo").write_text("x")
-    (shared / "harness-own").write_text("y")
-    me = os.stat(shared).st_uid
-    others = [p for p in ("memo-dir", "memo") if os.chown(shared / p, me + 4242, -1) is None] if os.geteuid() == 0 else []
-    user = bench_user.BenchUser("bench", me + 4242 if others else me, 0)
-    removed = sealing.forget_what_it_left(user, (str(shared),))
-    left = sorted(p.name for p in shared.iterdir())
-    if others:                      # root can give the files away, as the benchmark user's own
-        assert sorted(Path(p).name for p in removed) == ["memo", "memo-dir"] and left == ["harness-own"]
-    else:                           # the user is ourselves: everything of ours goes
-        assert left == []
+def test_a_benchmark_process_writes_only_its_scratch_folder_which_holds_its_home_and_tmpdir(tmp_path):
+    me = os.stat(tmp_path)
+    user = bench_user.BenchUser("bench", me.st_uid, me.st_gid)        # take() gives the folder to it
+    seal = sealing.sealed_process(user, tmp_path, ("/answers",))
+    assert seal["writable"] == (str(tmp_path),) and seal["hide"] == ("/answers",) and seal["user"] == user
+    assert Path(seal["env"]["HOME"]).parent == tmp_path and Path(seal["env"]["TMPDIR"]).parent == tmp_path
 
 
-def test_a_harness_without_a_benchmark_user_removes_nothing(tmp_path):
-    (tmp_path / "keep").write_text("x")
-    assert sealing.forget_what_it_left(None, (str(tmp_path),)) == [] and (tmp_path / "keep").exists()
+def test_without_a_benchmark_user_nothing_is_made_read_only(tmp_path):
+    # --as-root or a harness that is not root: the process keeps root's capabilities (or is the
+    # harness's own user), so the launcher is asked for no read-only machine it could not keep.
+    seal = sealing.sealed_process(None, tmp_path, ("/answers",))
+    assert seal == {"user": None, "env": None, "hide": ("/answers",)}
 
 
 def test_a_build_under_root_writes_only_its_folder_the_registries_caches_and_a_tmpdir_that_goes_with_it(

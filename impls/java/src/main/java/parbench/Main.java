@@ -21,10 +21,24 @@ import parbench.workloads.SpawnChain;
 public final class Main {
     private Main() {}
 
+    /**
+     * The JVM ignores TMPDIR (java.io.tmpdir is /tmp), which parbench's seal makes read-only: a
+     * benchmark may write only its scratch folder, where TMPDIR points. sqlite-jdbc unpacks its
+     * native library into java.io.tmpdir on first use, so it is set here, before anything reads it,
+     * and not as a flag, which every result would then record with a path of its process's own.
+     */
+    static void followTmpdir() {
+        String tmpdir = System.getenv("TMPDIR");
+        if (tmpdir != null && !tmpdir.isEmpty() && !Protocol.jvmFlags().contains("-Djava.io.tmpdir=")) {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
+    }
+
     private static final List<Workload> WORKLOADS = List.of(
             new Noop(), new Keygen(), new SdesEcb(), new BatchJob(), new SpawnChain(), new CoroutineSwarm());
 
     public static void main(String[] argv) {
+        followTmpdir();
         try {
             if (argv.length == 1 && argv[0].equals("--list")) {
                 System.out.println(Protocol.json(describe()));
