@@ -122,6 +122,54 @@ def db(tmp_path: Path) -> str:
     return str(tmp_path / "results.sqlite")
 
 
+def project_with(root: Path, *runtimes: str) -> Path:
+    """A project root at `root` with the real workload specs and the named fixture runtimes."""
+    (root / "impls").mkdir(parents=True)
+    (root / "workloads").symlink_to(REPO / "workloads")
+    for runtime in runtimes:
+        (root / "impls" / runtime).symlink_to(FIXTURES / runtime)
+    return root
+
+
+@pytest.fixture(scope="session")
+def warming_run(tmp_path_factory) -> tuple[Path, str, subprocess.CompletedProcess]:
+    """One run of tests/fixtures/warming (flat, warm-up, slowdown, never settles) at n = 100, two
+    processes and a 0.5 s warm-up budget, its JSON export on stdout: the steady-state and the
+    first-run tests read the same measurement. Returns the project root, the store and the run."""
+    root = project_with(tmp_path_factory.mktemp("warming"), "warming")
+    db = str(root / "results.sqlite")
+    done = parbench("run", "--workload", "spawn-chain", "--runtime", "warming", "--scale", "quick", "--processes", "2",
+                    "--warmup-budget", "0.5", "--param", "n=100", "--db", db, "--export-json", "-", root=root,
+                    env={"COLUMNS": "300"}, check=True)
+    return root, db, done
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+
+@contextlib.contextmanager
+def advise_panel(page_path: Path, workload: str):
+    """An HTML report's advise panel in the real headless Chromium the setup installs, offline,
+    with `workload` chosen: the page, and the list of its script errors and of every request that
+    leaves the file (a test asserts it stays empty)."""
+    sync_api = require_module("playwright.sync_api", "pip install -e '.[test]'")
+    require(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    problems: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("request", lambda r: problems.append(r.url) if not r.url.startswith("file:") else None)
+            page.goto(page_path.as_uri())
+            page.select_option("#advise-form select[name=workload]", label=workload)
+            yield page, problems
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def hostile_project(tmp_path: Path) -> Path:
     """A project root with the real workload specs and the runtime that attacks the harness."""

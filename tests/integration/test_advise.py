@@ -11,14 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, parbench, require, require_module
+from conftest import REPO, advise_panel, parbench, project_with, require, require_module
 from parbench.analysis import stats
 from parbench.store import open_store
 from parbench.units import format_duration
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 CPUS = os.cpu_count() or 1
 SMALL = ("--scale", "smoke", "--processes", "2", "--repeat", "3")
 
@@ -27,10 +24,7 @@ SMALL = ("--scale", "smoke", "--processes", "2", "--repeat", "3")
 def paced(tmp_path_factory) -> dict:
     """seq, threads ×2 and cluster ×2 at n = 1000 and 4000; threads at 1 and 2 workers at n = 1000."""
     tmp = tmp_path_factory.mktemp("advise")
-    root = tmp / "project"
-    (root / "impls").mkdir(parents=True)
-    (root / "workloads").symlink_to(REPO / "workloads")
-    (root / "impls" / "paced").symlink_to(REPO / "tests" / "fixtures" / "paced")
+    root = project_with(tmp / "project", "paced")
     db = str(tmp / "results.sqlite")
     parbench("run", "--workload", "spawn-chain", "--param", "n=1000,4000", "--workers", "2", *SMALL,
              "--db", db, root=root, check=True)
@@ -162,27 +156,17 @@ PANEL_ROWS = """rows => rows.map(r => ({rank: +r.dataset.rank, name: r.dataset.n
 
 
 def test_the_html_panel_ranks_as_the_command_does_for_three_settings(paced):
-    sync_api = require_module("playwright.sync_api", "pip install -e '.[test]'")
-    require(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed (apt-get install -y chromium)")
     page_path = paced["tmp"] / "report.html"
     parbench("report", "1", "2", "--html", str(page_path), "--db", paced["db"], root=paced["root"], check=True)
     settings = [("2000", 2), ("64000", 2), ("1000", 2 * CPUS)]
-    problems: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("request", lambda r: problems.append(r.url) if not r.url.startswith("file:") else None)
-        page.goto(page_path.as_uri())
-        page.select_option("#advise-form select[name=workload]", label="spawn-chain")
-        shown = {}
+    shown = {}
+    with advise_panel(page_path, "spawn-chain") as (page, problems):
         for value, cores in settings:
             page.fill("#advise-form input[name=value]", value)
             page.fill("#advise-form input[name=cores]", str(cores))
             shown[value] = page.eval_on_selector_all("table.advise tbody tr[data-rank]", PANEL_ROWS)
             curves = page.eval_on_selector_all("svg.advise-curves polyline.curve", "ps => ps.length")
             assert curves == min(6, len(shown[value]))
-        browser.close()
     assert problems == []
     for value, cores in settings:
         doc = advice_json(paced, "--param", f"n={value}", "--cores", str(cores))

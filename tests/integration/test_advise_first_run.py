@@ -6,27 +6,19 @@ Chromium, answers the same."""
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
-from conftest import parbench, require, require_module
+from conftest import advise_panel, parbench
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.store import open_store
 
-REPO = Path(__file__).resolve().parents[2]
 MS = 1e6
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("advise-first-run")
-    (root / "impls").mkdir()
-    (root / "workloads").symlink_to(REPO / "workloads")
-    (root / "impls" / "warming").symlink_to(REPO / "tests" / "fixtures" / "warming")
-    db = str(root / "results.sqlite")
-    parbench("run", "--workload", "spawn-chain", "--runtime", "warming", "--scale", "quick", "--processes", "2",
-             "--warmup-budget", "0.5", "--param", "n=100", "--db", db, root=root, check=True)
+def store(warming_run):
+    root, db, _ = warming_run
     return root, db
 
 
@@ -60,9 +52,6 @@ def test_the_console_names_the_figure_it_answers_and_the_default_stays_steady_st
 # The HTML report's advise panel under its "first run" toggle, in a real headless Chromium, against
 # `parbench advise --for first-run` (and under its default, against `parbench advise`): the same
 # check tests/integration/test_advise.py makes for the steady figure.
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 BEFORE_PROTOCOL_4 = "before-protocol-4"    # a model stored with no first repetition
 
 # The panel's rows as the browser shows them: the ranked figure, the other beside it.
@@ -94,8 +83,6 @@ def _store_before_protocol_4(db: str) -> None:
 def panel(store, tmp_path_factory) -> dict:
     """The report of the warming run and a run from before protocol 4: its panel at n = 100 on one
     core, as it opens, then under "first run", then under "steady state" again."""
-    sync_api = require_module("playwright.sync_api", "pip install -e '.[test]'")
-    require(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed (apt-get install -y chromium)")
     root, measured = store
     tmp = tmp_path_factory.mktemp("advise-first-run-panel")
     db = str(tmp / "results.sqlite")
@@ -104,14 +91,8 @@ def panel(store, tmp_path_factory) -> dict:
     page_path = tmp / "report.html"
     parbench("report", *map(str, open_store(db).run_ids()), "--html", str(page_path), "--db", db, root=root,
              check=True)
-    shown, problems = {}, []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("request", lambda r: problems.append(r.url) if not r.url.startswith("file:") else None)
-        page.goto(page_path.as_uri())
-        page.select_option("#advise-form select[name=workload]", label="spawn-chain")
+    shown = {}
+    with advise_panel(page_path, "spawn-chain") as (page, problems):
         page.fill("#advise-form input[name=value]", "100")
         page.fill("#advise-form input[name=cores]", "1")
         for setting in ("as opened", "first-run", "steady-state"):
@@ -121,7 +102,6 @@ def panel(store, tmp_path_factory) -> dict:
                 "ranked": page.eval_on_selector_all("table.advise tbody tr[data-rank]", PANEL_ROWS),
                 "not_predicted": page.eval_on_selector_all("table.advise tbody tr.not-predicted", NOT_PREDICTED_ROWS),
                 "curves": page.eval_on_selector_all("svg.advise-curves polyline.curve", "ps => ps.length")}
-        browser.close()
     return {"root": root, "db": db, "shown": shown, "problems": problems}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, parbench, require, require_module
+from conftest import CHROMIUM, CHROMIUM_ARGS, REPO, parbench, require, require_module
 from parbench.store.analyzed import load_analyzed
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.report.rows import median_extra, one_worker
@@ -15,9 +15,6 @@ from parbench.report.summary import summary
 from parbench.store import open_store
 from parbench.units import format_duration
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 SCREENSHOT = REPO / "results" / "test-artifacts" / "report.png"
 
 

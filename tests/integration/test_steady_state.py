@@ -2,26 +2,15 @@
 and the case is classified as what the fixture's processes are known to do (tests/fixtures/warming:
 flat, warm-up, slowdown, never settles)."""
 import json
-from pathlib import Path
 
 import pytest
 
-from conftest import parbench
-
-REPO = Path(__file__).resolve().parents[2]
 MS = 1e-3
 
 
 @pytest.fixture(scope="module")
-def measured(tmp_path_factory):
-    root = tmp_path_factory.mktemp("warming")
-    (root / "impls").mkdir()
-    (root / "workloads").symlink_to(REPO / "workloads")
-    (root / "impls" / "warming").symlink_to(REPO / "tests" / "fixtures" / "warming")
-    db = str(root / "results.sqlite")
-    done = parbench("run", "--workload", "spawn-chain", "--runtime", "warming", "--scale", "quick", "--processes", "2",
-                    "--warmup-budget", "0.5", "--param", "n=100", "--db", db, "--export-json", "-", root=root,
-                    env={"COLUMNS": "300"}, check=True)
+def measured(warming_run):
+    done = warming_run[2]
     document = json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])
     by_model = {r["case"]["model"]: r for r in document["results"]}
     return by_model, done
