@@ -3,7 +3,7 @@ recheck that reads it back."""
 import sqlite3
 
 import pytest
-from conftest import fresh_postgres_schema
+from conftest import POSTGRES_URL, fresh_postgres_schema, require_postgres
 
 from parbench.workloads import batch_job
 from parbench.workloads.batch_job.oracle import align_annotations
@@ -68,6 +68,34 @@ def test_a_postgresql_url_gets_its_tables_recreated_and_the_recheck_reads_them(c
     arguments, recheck = batch_job.process_arguments({**SMALL, "db": url}, tmp_path)
     assert arguments["db"] == url and not (tmp_path / "job.sqlite").exists()
     assert recheck() is not None               # the fresh tables: no document aligned yet
+
+
+def test_db_postgres_is_a_role_of_the_jobs_own_that_cannot_enter_the_stores_database_nor_keep_a_memo(
+        cache, tmp_path):
+    """Its benchmark is handed the URL, password and all: a store's earlier answers stay out of
+    reach, and what one process writes there is gone before the next starts."""
+    psycopg = require_postgres()
+    arguments, recheck = batch_job.process_arguments({**SMALL, "db": "postgres"}, tmp_path)
+    assert arguments["db"] == batch_job.POSTGRES_DEFAULT_URL and recheck() is not None
+    job_user = batch_job.POSTGRES_DEFAULT_URL.split("//")[1].split("@")[0]
+    store_as_job = POSTGRES_URL.split("?")[0].replace(POSTGRES_URL.split("//")[1].split("@")[0], job_user, 1)
+    assert store_as_job != batch_job.POSTGRES_DEFAULT_URL
+    with pytest.raises(psycopg.OperationalError, match="permission denied"):
+        psycopg.connect(store_as_job, connect_timeout=5).close()
+    # What a process leaves in its own database, a memo of its answers say, is gone for the next.
+    with psycopg.connect(batch_job.POSTGRES_DEFAULT_URL, connect_timeout=5, autocommit=True) as db:
+        db.execute("CREATE SCHEMA memo")
+        db.execute("CREATE TABLE memo.answers (variant bigint, answer text)")
+        db.execute("CREATE TABLE public.memo (answer text)")
+        db.execute("CREATE FUNCTION public.remembered() RETURNS text LANGUAGE sql AS $$ SELECT 'x' $$")
+        db.execute("ALTER ROLE CURRENT_USER SET application_name = 'memo-42'")
+    batch_job.process_arguments({**SMALL, "db": "postgres"}, tmp_path)
+    with psycopg.connect(batch_job.POSTGRES_DEFAULT_URL, connect_timeout=5) as db:
+        kept = db.execute("SELECT nspname FROM pg_namespace WHERE nspname = 'memo' UNION ALL "
+                          "SELECT relname FROM pg_class WHERE relname IN ('memo', 'answers') UNION ALL "
+                          "SELECT proname FROM pg_proc WHERE proname = 'remembered'").fetchall()
+        assert kept == [] and db.execute("SHOW application_name").fetchone()[0] != "memo-42"
+    assert recheck() is not None
 
 
 def test_the_recheck_fails_a_process_that_rewrote_the_pristine_tables(cache, tmp_path):

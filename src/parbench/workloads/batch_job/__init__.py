@@ -14,7 +14,9 @@ from parbench.workloads.batch_job import inputs as batch_docs, postgres
 from parbench.workloads.params import Choice, Integer, ParamError
 from parbench.workloads.seeds import Figure, Seed
 
-POSTGRES_DEFAULT_URL = "postgresql://parbench:parbench@127.0.0.1:5432/parbench"
+# A role and database of the job's own (scripts/postgres-up), not the stores': its benchmark is
+# handed this URL, password and all, and must not reach a store's tables of earlier answers.
+POSTGRES_DEFAULT_URL = "postgresql://parbench_job:parbench_job@127.0.0.1:5432/parbench_job"
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,9 @@ def process_arguments(params: dict[str, Any], scratch: Path):
         return ({"docs_dir": str(batch.docs_dir), "db": f"sqlite:{db_file}", **rest},
                 lambda: batch_docs.tables_problem(batch, *batch_docs.sqlite_tables(db_file))
                 or batch_docs.pristine_problem(batch, *batch_docs.sqlite_pristine_tables(db_file)))
-    url = POSTGRES_DEFAULT_URL if target in ("postgres", "postgresql") else target
-    postgres.reset(url, batch.documents)
+    own_database = target in ("postgres", "postgresql")
+    url = POSTGRES_DEFAULT_URL if own_database else target
+    postgres.reset(url, batch.documents, own_database)
     return ({"docs_dir": str(batch.docs_dir), "db": url, **rest},
             lambda: batch_docs.tables_problem(batch, *postgres.tables(url))
             or batch_docs.pristine_problem(batch, *postgres.pristine_tables(url)))

@@ -13,8 +13,16 @@ def _connect(url: str):
     return psycopg.connect(url, connect_timeout=10)
 
 
-def reset(url: str, documents: list[dict]) -> None:
+def reset(url: str, documents: list[dict], own_database: bool = False) -> None:
+    """The job's tables, made anew. In a database of the job's own (`own_database`: the role is
+    the benchmark's alone), everything the role made is dropped first, and its and the database's
+    session defaults reset, so that no table, schema, function or setting an earlier process left
+    there reaches the next one. A database the user named keeps all but the job's four tables."""
     with _connect(url) as db:
+        if own_database:
+            db.execute("DROP OWNED BY CURRENT_USER")
+            db.execute("ALTER ROLE CURRENT_USER RESET ALL")
+            db.execute(f"ALTER DATABASE {db.execute('SELECT current_database()').fetchone()[0]} RESET ALL")
         for table in ("annotations", "documents", "pristine_annotations", "pristine_documents"):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA.split(";"):
