@@ -372,52 +372,53 @@ static void v1_own_group(const char *controller, char *parent, size_t size) {
     }
 }
 
+/* cgroup v1: a group of the run's own under `controller`'s hierarchy, a child of the
+ * launcher's own group there (v1_own_group, looked up once per controller), named
+ * parbench-KIND-PID-RUN, into `path` ("" where none can be made or `probe` cannot be read). */
+static void v1_child_group(const char *controller, const char *kind, const char *probe_file,
+                           const struct cgroup *cg, char *path, size_t size) {
+    static struct { const char *controller; char parent[PATH_MAX - 256]; } looked[4];
+    path[0] = 0;
+    const char *parent = NULL;
+    for (size_t i = 0; i < sizeof looked / sizeof looked[0] && !parent; i++) {
+        if (!looked[i].controller) {
+            looked[i].controller = controller;
+            v1_own_group(controller, looked[i].parent, sizeof looked[i].parent);
+        }
+        if (strcmp(looked[i].controller, controller) == 0) parent = looked[i].parent;
+    }
+    if (!parent || !parent[0]) return;
+    snprintf(path, size, "%s/parbench-%s-%d-%lld", parent, kind, (int)getpid(), cg->run);
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/%s", path, probe_file);
+    if ((mkdir(path, 0755) != 0 && errno != EEXIST) || access(probe, R_OK) != 0) {
+        rmdir(path);
+        path[0] = 0;
+    }
+}
+
 /* The tree's CPU time, threads that have ended included, in ns: what tells a repetition's
  * work done on threads made and joined inside it (protocol 3's checks) from work done on the
  * threads that are still there. v2: every cgroup has cpu.stat. v1: a cpuacct group of its
- * own beside the memory one, a child of the launcher's own cpuacct group. */
+ * own beside the memory one. */
 static void cpu_group_setup(struct cgroup *cg) {
-    cg->cpu_path[0] = 0;
-    if (cg->version == 2) {
-        snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s", cg->path);
-        return;
-    }
-    static char parent[PATH_MAX - 256];
-    static int looked;
-    if (!looked) {
-        looked = 1;
-        v1_own_group("cpuacct", parent, sizeof parent);
-    }
-    if (!parent[0]) return;
-    snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s/parbench-cpu-%d-%lld", parent, (int)getpid(), cg->run);
-    if (mkdir(cg->cpu_path, 0755) != 0 && errno != EEXIST) cg->cpu_path[0] = 0;
+    if (cg->version == 2) snprintf(cg->cpu_path, sizeof cg->cpu_path, "%s", cg->path);
+    else v1_child_group("cpuacct", "cpu", "cpuacct.usage", cg, cg->cpu_path, sizeof cg->cpu_path);
 }
 
 /* The most tasks (threads of every process) the tree ever had at once, kept by the kernel:
  * a chain of n OS threads alive at once makes it reach n whenever it ran, which snapshots
  * taken at lines cannot see (the chain's threads have ended by then). v1: a pids group of its
- * own, a child of the launcher's own pids group (v1_own_group). */
+ * own. */
 static void pids_group_setup(struct cgroup *cg) {
     cg->pids_path[0] = 0;
-    char probe[PATH_MAX];
-    if (cg->version == 2) {
-        snprintf(probe, sizeof probe, "%s/pids.peak", cg->path);
-        if (access(probe, R_OK) == 0) snprintf(cg->pids_path, sizeof cg->pids_path, "%s", cg->path);
+    if (cg->version != 2) {
+        v1_child_group("pids", "pids", "pids.peak", cg, cg->pids_path, sizeof cg->pids_path);
         return;
     }
-    static char parent[PATH_MAX - 256];
-    static int looked;
-    if (!looked) {
-        looked = 1;
-        v1_own_group("pids", parent, sizeof parent);
-    }
-    if (!parent[0]) return;
-    snprintf(cg->pids_path, sizeof cg->pids_path, "%s/parbench-pids-%d-%lld", parent, (int)getpid(), cg->run);
-    snprintf(probe, sizeof probe, "%s/pids.peak", cg->pids_path);
-    if ((mkdir(cg->pids_path, 0755) != 0 && errno != EEXIST) || access(probe, R_OK) != 0) {
-        rmdir(cg->pids_path);
-        cg->pids_path[0] = 0;
-    }
+    char probe[PATH_MAX];
+    snprintf(probe, sizeof probe, "%s/pids.peak", cg->path);
+    if (access(probe, R_OK) == 0) snprintf(cg->pids_path, sizeof cg->pids_path, "%s", cg->path);
 }
 
 static void pids_group_release(struct cgroup *cg) {
