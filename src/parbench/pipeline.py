@@ -32,7 +32,7 @@ from parbench.store import Store
 from parbench.store.analyzed import all_analyses, load_analyzed
 from parbench.store.database import StoreError, redact
 from parbench.store.heartbeat import Heartbeat
-from parbench.store.sink import DiskFull, StoreSink, likely_cause, retrying
+from parbench.store.sink import RETRY_DELAYS_S, DiskFull, StoreSink, likely_cause, retrying
 from parbench.workloads.input_files import InputError
 
 LAYER = 9   # drives the stages below; the kinds and the command line above drive it
@@ -239,7 +239,9 @@ def close(invocation: Invocation, status: str) -> None:
         invocation.heartbeat.stop()
     finished_at = now()
     try:
-        retrying(invocation.store, lambda: invocation.store.finish_run(invocation.record.id, status, finished_at), delays=(1, 2, 4))
+        # the back-off's first three steps: a run's end in the journal loses no measurement
+        retrying(invocation.store, lambda: invocation.store.finish_run(invocation.record.id, status, finished_at),
+                 delays=RETRY_DELAYS_S[:3])
     except Exception:      # noqa: BLE001 — the run stays 'running' with a dead owner: the next start marks it
         if invocation.sink is not None and invocation.sink.journal.count:
             invocation.sink.journal.finish(status, finished_at)

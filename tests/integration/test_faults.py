@@ -115,7 +115,7 @@ def test_lying_numbers_and_nul_bytes_are_stored_safely_in_postgresql(hostile_pro
 
 def test_postgresql_stopped_and_restarted_mid_run_loses_nothing(hostile_project):
     psycopg, cluster, scoped = _stoppable_postgres_schema("faults")
-    env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "40"}
+    env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "10"}
     child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale",
                               "smoke", "--model", "honest", "--model", "slow", "--processes", "3",
                               "--order", "sequential", "--db", scoped],
@@ -206,7 +206,7 @@ def test_a_live_run_cannot_be_resumed_twice_at_once(hostile_project, db):
 
 def test_a_store_gone_for_longer_than_the_retries_keeps_every_case_in_a_journal(hostile_project):
     psycopg, cluster, scoped = _stoppable_postgres_schema("journal")
-    env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "40",
+    env = {**os.environ, "PARBENCH_ROOT": str(hostile_project), "HOSTILE_DELAY_MS": "10",
            "PARBENCH_STORE_RETRY": "0.2,0.2"}
     child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale",
                               "smoke", "--model", "honest", "--model", "slow", "--processes", "3",

@@ -17,7 +17,8 @@ from parbench.store import codec
 from parbench.store.database import Store, StoreError
 
 # About 30 s in all: a server restart fits in it. PARBENCH_STORE_RETRY (seconds, comma
-# separated) changes it, for tests of what happens beyond it.
+# separated) changes it, for tests of what happens beyond it. The second tries (a whole case
+# again, the run's end) take its first steps only, so the same setting shortens them too.
 RETRY_DELAYS_S = tuple(float(s) for s in os.environ.get("PARBENCH_STORE_RETRY", "0.5,1,2,4,8,15").split(",") if s)
 
 
@@ -160,8 +161,10 @@ class StoreSink:
             self._try(run, lambda: self.store.finish_case(self._case_ids[key], run))
             if key not in self._broken:
                 return
-        try:      # the rows are incomplete or missing: the whole case again, else the journal
-            retrying(self.store, lambda: self.store.replace_case(self.record.id, run), self.sleep, delays=(1, 2))
+        try:      # the rows are incomplete or missing: the whole case again (the back-off's first
+            # two steps: the full back-off has just failed), else the journal
+            retrying(self.store, lambda: self.store.replace_case(self.record.id, run), self.sleep,
+                     delays=RETRY_DELAYS_S[:2])
         except store_errors():
             self.journal.append(run)      # raises DiskFull when the journal cannot be written either
         self._broken.discard(key)
