@@ -159,8 +159,9 @@ def _start(project, db, *extra, env=None):
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM", "SIGHUP"])
 def test_the_harness_killed_mid_run_leaves_no_benchmark_and_the_run_resumes(hostile_project, db, how):
     mark = f"hostile-{uuid.uuid4().hex}"
+    # 0.7 s a repetition: the signal comes while the second of three processes runs
     child = _start(hostile_project, db, "--model", "honest", "--processes", "3",
-                   env={"HOSTILE_DELAY_MS": "2000", "HOSTILE_MARK": mark})
+                   env={"HOSTILE_DELAY_MS": "700", "HOSTILE_MARK": mark})
     wait_until_stored(db, "SELECT COUNT(*) FROM processes p JOIN cases c ON c.id = p.case_id WHERE c.workload != 'noop'")
     child.send_signal(getattr(signal, how))
     out, err = child.communicate(timeout=60)
