@@ -176,6 +176,16 @@ def _close_all() -> None:
             _signal(process.pid, signal.SIGKILL, group=True)
 
 
+def end_every_run() -> None:
+    """SIGTERM to every launcher of this harness, whichever thread started it: each ends the run
+    it is serving and kills that run's tree, as when the harness dies. What a Ctrl-C does to
+    work on other threads, which the launchers' parent-death signal (tied to the thread that
+    started each) would not end while the main thread waits for them."""
+    for process in list(_all_started):
+        if process.poll() is None:
+            _signal(process.pid, signal.SIGTERM)
+
+
 def _discard(resident: _Resident) -> None:
     if getattr(_local, "launcher", None) is resident:
         _local.launcher = None
