@@ -109,9 +109,18 @@ class ThreadSnapshot:
     peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
 
 
+_building_launcher = threading.Lock()
+
+
 @functools.lru_cache(maxsize=1)
 def launcher() -> str:
-    """The compiled launcher, built once into the cache."""
+    """The compiled launcher, built once into the cache. Under a lock: the threads of one
+    harness (`parbench build`'s) would otherwise compile it at once into the same file."""
+    with _building_launcher:
+        return _built_launcher()
+
+
+def _built_launcher() -> str:
     binary = cache_root().parent / "bin" / "parbench-launch"
     if binary.exists() and binary.stat().st_mtime >= LAUNCHER_SOURCE.stat().st_mtime:
         return str(binary)
