@@ -159,6 +159,14 @@ def test_a_chain_of_one_thread_that_claims_n_live_units_fails_and_n_threads_pass
     assert _case(db, "spawn-chain", "thread-chain") == ("ok", "")
 
 
+def test_a_chain_that_made_its_threads_once_and_claims_them_in_every_repetition_fails(cheat_run):
+    """pids.peak is the process's since its start; the tasks the machine made during a repetition
+    are the repetition's own: a chain that made its n threads in its warm-up claims them in vain."""
+    status, reason = _case(cheat_run[0], "spawn-chain", "chain-once")
+    assert status == "unproven" and "the whole machine made only" in reason, reason
+    assert _case(cheat_run[0], "spawn-chain", "thread-chain") == ("ok", "")
+
+
 def test_a_chain_of_threads_that_leaves_live_units_out_fails(cheat_run):
     status, reason = _case(cheat_run[0], "spawn-chain", "uncounted-chain")
     assert status == "unproven" and "lacks extra.live_units" in reason, reason

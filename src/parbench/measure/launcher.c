@@ -675,10 +675,27 @@ static void release(struct buffer *b) {
     memset(b, 0, sizeof *b);
 }
 
+/* Tasks (processes and threads) the whole machine has made since boot: /proc/stat's
+ * `processes`, counted by every clone. -1 where it cannot be read. Between two lines it bounds
+ * from above the threads and processes the tree made in that repetition, whatever ended before
+ * the line: a chain that claims n units but made fewer cannot raise it by n. */
+static long long machine_forks(void) {
+    static char text[1 << 16];                 /* the `intr` line before it is long on a big machine */
+    int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t used = 0;
+    for (ssize_t n; used < sizeof text - 1 && (n = read(fd, text + used, sizeof text - 1 - used)) > 0;) used += (size_t)n;
+    close(fd);
+    text[used] = 0;
+    char *line = strstr(text, "\nprocesses ");
+    return line ? atoll(line + strlen("\nprocesses ")) : -1;
+}
+
 /* --- the tree's threads at a line (protocol 3) -------------------------------------------- */
 /* One line of the "threads" frame: when (ns after the start), the tree's CPU time (-1 where no
  * cgroup counts it), then every thread of every process of the tree as pid.tid:ns, its CPU
- * time from schedstat, after `peak=N` where the kernel keeps the tree's peak task count. Taken when a line arrives, before the next variant is written, so the
+ * time from schedstat, after `peak=N` where the kernel keeps the tree's peak task count and
+ * `forks=N`, the machine's tasks made since boot (machine_forks). Taken when a line arrives, before the next variant is written, so the
  * process is waiting on its stdin and nothing it does is in between. */
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
     static pid_t pids[MAX_TRACKED];
@@ -689,6 +706,8 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     append(into, text, (size_t)length);
     long long peak = cg->pids_path[0] ? read_number(cg->pids_path, "pids.peak") : -1;
     if (peak >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " peak=%lld", peak));
+    long long forks = machine_forks();
+    if (forks >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " forks=%lld", forks));
     for (int i = 0; i < count; i++) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);

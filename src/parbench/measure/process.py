@@ -107,6 +107,7 @@ class ThreadSnapshot:
     tree_cpu_ns: int | None
     threads: dict[tuple[int, int], int]
     peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
+    machine_forks: int | None = None  # tasks the whole machine made since boot (/proc/stat), None unread
 
 
 _building_launcher = threading.Lock()
@@ -417,19 +418,22 @@ def _feed_end(frames: dict[str, bytes]) -> dict:
 
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:
-    """The launcher's "threads" frame: one line per stdout line, `at tree_cpu [peak=N] pid.tid:ns …`."""
+    """The launcher's "threads" frame: one line per stdout line,
+    `at tree_cpu [peak=N] [forks=N] pid.tid:ns …`."""
     snapshots = []
     for line in text.decode(errors="replace").splitlines():
         at, tree, *threads = line.split()
-        found, peak = {}, None
+        found, counts = {}, {}
         for entry in threads:
-            if entry.startswith("peak="):
-                peak = int(entry[len("peak="):])
+            if entry.startswith(("peak=", "forks=")):
+                key, _, value = entry.partition("=")
+                counts[key] = int(value)
                 continue
             ids, _, ns = entry.partition(":")
             pid, _, tid = ids.partition(".")
             found[(int(pid), int(tid))] = int(ns)
-        snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found, peak))
+        snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found,
+                                        counts.get("peak"), counts.get("forks")))
     return snapshots
 
 

@@ -63,7 +63,7 @@ PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanu
 # sets one has it dropped, with a note, so that no benchmark can forge what vouches for it.
 HARNESS_FIELDS = frozenset({
     "gap_ns", "measured_cpu_ns", "measured_cores", "new_thread_cpu_ns", "leftover_thread_cpu_ns", "new_threads",
-    "peak_tasks",
+    "peak_tasks", "tasks_made", "tasks_kept",
     "startup_ns", "warmup_ns", "steal_ns", "others_cores", "pool_start_ns",
     "steady_class", "first_ns", "warmup_reps", "steady_search"})
 

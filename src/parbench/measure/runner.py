@@ -210,9 +210,18 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     warmup = len(reply.warmups)
     forged = drop_harness_fields(reply.warmups + reply.repetitions)
     for position, line in enumerate(reply.warmups + reply.repetitions):
-        peak = finished.threads[position + 1].peak_tasks if position + 1 < len(finished.threads) else None
-        if peak is not None and isinstance(line.get("extra"), dict):
-            line["extra"]["peak_tasks"] = peak     # the kernel's, for the workloads' proofs of units
+        if position + 1 >= len(finished.threads) or not isinstance(line.get("extra"), dict):
+            continue
+        # The kernel's, for the workloads' proofs of units: the tree's peak so far; the tasks the
+        # machine made between the line before and this one (the repetition's own, at most); and
+        # the tree's threads alive at both lines, which a runtime may reuse for new units (Ruby
+        # keeps an ended Thread's native thread for the next Thread.new).
+        before, at = finished.threads[position], finished.threads[position + 1]
+        if at.peak_tasks is not None:
+            line["extra"]["peak_tasks"] = at.peak_tasks
+        if at.machine_forks is not None and before.machine_forks is not None:
+            line["extra"]["tasks_made"] = at.machine_forks - before.machine_forks
+            line["extra"]["tasks_kept"] = len(before.threads.keys() & at.threads.keys())
     reps = []
     for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), warmup):
         expected = expect.checksum_of(position)

@@ -156,6 +156,9 @@ def test_thread_snapshots_are_read_one_per_line_and_a_missing_tree_time_is_none(
                          ThreadSnapshot(200, None, {(10, 10): 4000})]
     with_peak = process._snapshots(b"300 7000 peak=61 10.10:5000\n")
     assert with_peak == [ThreadSnapshot(300, 7000, {(10, 10): 5000}, peak_tasks=61)]
+    with_forks = process._snapshots(b"400 8000 peak=61 forks=123456 10.10:6000\n400 8000 forks=9 10.10:6000\n")
+    assert with_forks == [ThreadSnapshot(400, 8000, {(10, 10): 6000}, peak_tasks=61, machine_forks=123456),
+                          ThreadSnapshot(400, 8000, {(10, 10): 6000}, machine_forks=9)]
 
 
 # --- building the launcher ---------------------------------------------------------------------------

@@ -39,6 +39,20 @@ def test_os_units_claimed_beyond_the_kernels_peak_task_count_fail_and_within_it_
     assert spawn_chain.line_problem({"extra": {"live_units": 100, "peak_tasks": 6}}, green) is None
 
 
+def test_os_units_claimed_beyond_the_tasks_the_machine_made_in_the_repetition_fail():
+    """The peak is the process's since its start; the tasks made are the repetition's own."""
+    context = LineContext({"n": 100}, 0, {}, "processes")
+    extra = {"live_units": 100, "peak_tasks": 104, "tasks_made": 3, "tasks_kept": 2}
+    problem = spawn_chain.line_problem({"extra": extra}, context)
+    assert "claims 100 units alive at once" in problem and "the whole machine made only 3" in problem
+    assert "the tree kept 2 from before" in problem
+    assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 100}}, context) is None
+    # A runtime that serves new units from threads it kept alive (Ruby's thread cache) passes.
+    assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 0, "tasks_kept": 101}}, context) is None
+    green = LineContext({"n": 100}, 0, {}, "green")
+    assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 0}}, green) is None
+
+
 def test_seq_owes_no_count_of_live_units():
     context = LineContext({"n": 100}, 0, {}, "seq")
     assert spawn_chain.line_problem({"extra": {"live_units": 1}}, context) is None

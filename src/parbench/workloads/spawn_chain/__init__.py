@@ -3,7 +3,9 @@
 Proofs of work: each repetition sends its own start value s into the chain and must answer
 s + n; a model that claims concurrency and counts the units alive at once must count n. A chain
 of OS threads or processes must count them (extra.live_units), and the kernel's peak of the
-tree's tasks, which the launcher reads at each line (extra.peak_tasks), must reach that count."""
+tree's tasks, which the launcher reads at each line (extra.peak_tasks), must reach that count, and
+so must the tasks the machine made during the repetition and the tree's threads alive before it
+(extra.tasks_made + extra.tasks_kept)."""
 from __future__ import annotations
 
 from parbench.workloads.params import Integer
@@ -73,4 +75,15 @@ def line_problem(line: dict, context) -> str | None:
     if context.family in OS_UNIT_FAMILIES and counted and isinstance(peak, int) and peak < live:
         return (f"claims {live} units alive at once (extra.live_units), but the tree never had more than {peak} "
                 "tasks (threads of all its processes) at once, as the kernel counts them")
+    # No unit may be reused, so each repetition's units are threads or processes made in it (the
+    # whole machine made `tasks_made`, others' included, which bounds the tree's) or ones the
+    # runtime kept alive from before to serve new units (`tasks_kept`: Ruby's thread cache). The
+    # peak above is the process's since its start, so it alone passes a chain that made its
+    # threads in one repetition, ended them, and claims them in the rest.
+    made, kept = extra.get("tasks_made"), extra.get("tasks_kept")
+    if context.family in OS_UNIT_FAMILIES and counted and isinstance(made, int) and isinstance(kept, int) \
+            and made + kept < live:
+        return (f"claims {live} units alive at once (extra.live_units), but the whole machine made only {made} "
+                f"threads or processes during this repetition and the tree kept {kept} from before, "
+                "as the kernel counts them")
     return None
