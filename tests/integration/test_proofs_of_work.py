@@ -167,6 +167,13 @@ def test_a_chain_that_made_its_threads_once_and_claims_them_in_every_repetition_
     assert _case(cheat_run[0], "spawn-chain", "thread-chain") == ("ok", "")
 
 
+def test_a_chain_done_on_one_thread_beside_n_idle_threads_kept_alive_fails(cheat_run):
+    """Threads alive at both lines count as units only if they ran between them (Ruby's thread
+    cache serves new units from them): n sleepers made once and kept are not a chain."""
+    status, reason = _case(cheat_run[0], "spawn-chain", "idle-kept-chain")
+    assert status == "unproven" and "the whole machine made only" in reason, reason
+
+
 def test_a_chain_of_threads_that_leaves_live_units_out_fails(cheat_run):
     status, reason = _case(cheat_run[0], "spawn-chain", "uncounted-chain")
     assert status == "unproven" and "lacks extra.live_units" in reason, reason

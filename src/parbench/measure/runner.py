@@ -214,14 +214,17 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
             continue
         # The kernel's, for the workloads' proofs of units: the tree's peak so far; the tasks the
         # machine made between the line before and this one (the repetition's own, at most); and
-        # the tree's threads alive at both lines, which a runtime may reuse for new units (Ruby
-        # keeps an ended Thread's native thread for the next Thread.new).
+        # the tree's threads alive at both lines that ran between them, which a runtime may reuse
+        # for new units (Ruby keeps an ended Thread's native thread for the next Thread.new). A
+        # unit that passed the token ran; a thread kept alive and asleep did not, so idle threads
+        # kept beside a chain done on one thread do not count.
         before, at = finished.threads[position], finished.threads[position + 1]
         if at.peak_tasks is not None:
             line["extra"]["peak_tasks"] = at.peak_tasks
         if at.machine_forks is not None and before.machine_forks is not None:
             line["extra"]["tasks_made"] = at.machine_forks - before.machine_forks
-            line["extra"]["tasks_kept"] = len(before.threads.keys() & at.threads.keys())
+            line["extra"]["tasks_kept"] = sum(1 for thread, cpu_ns in at.threads.items()
+                                              if cpu_ns > before.threads.get(thread, cpu_ns))
     reps = []
     for position, (r, gap) in enumerate(zip(reply.repetitions, gaps_ns(reply, finished.fed_ns)), warmup):
         expected = expect.checksum_of(position)

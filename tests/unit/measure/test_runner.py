@@ -3,7 +3,7 @@ import json
 
 from unit_world import toy_workload
 
-from parbench.measure.process import Finished
+from parbench.measure.process import Finished, ThreadSnapshot
 from parbench.measure.runner import Expectations, judge
 from parbench.workloads import LineContext
 
@@ -106,3 +106,15 @@ def test_fields_the_harness_owns_are_dropped_from_every_line_with_a_note():
     measurement, reps = judge(finished([forged, rep(1)]), 0, expectations(), 60)
     assert measurement.outcome == "ok" and "gap_ns, others_cores: dropped" in measurement.detail
     assert reps[0].extra.get("gap_ns") != 1
+
+
+def test_threads_kept_from_the_line_before_count_for_a_repetition_only_if_they_ran_in_it():
+    """tasks_kept serves a runtime's thread cache (a new unit on an ended one's thread): a thread
+    alive at both lines that did not run in between did no unit's work."""
+    ran, slept, ended = (7, 8), (7, 9), (7, 10)
+    before = ThreadSnapshot(1000, 5000, {ran: 1000, slept: 2000, ended: 3000}, machine_forks=100)
+    at = ThreadSnapshot(2000, 9000, {ran: 1500, slept: 2000, (7, 11): 50}, machine_forks=103)
+    lines = [{**rep(0), "extra": {}}, {**rep(1), "extra": {}}]
+    _, reps = judge(finished(lines, threads=[before, at, at]), 0, expectations(), 60)
+    assert (reps[0].extra["tasks_made"], reps[0].extra["tasks_kept"]) == (3, 1)
+    assert (reps[1].extra["tasks_made"], reps[1].extra["tasks_kept"]) == (0, 0)

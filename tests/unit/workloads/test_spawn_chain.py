@@ -45,9 +45,9 @@ def test_os_units_claimed_beyond_the_tasks_the_machine_made_in_the_repetition_fa
     extra = {"live_units": 100, "peak_tasks": 104, "tasks_made": 3, "tasks_kept": 2}
     problem = spawn_chain.line_problem({"extra": extra}, context)
     assert "claims 100 units alive at once" in problem and "the whole machine made only 3" in problem
-    assert "the tree kept 2 from before" in problem
+    assert "only 2 of the tree's threads from before ran in it" in problem
     assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 100}}, context) is None
-    # A runtime that serves new units from threads it kept alive (Ruby's thread cache) passes.
+    # A runtime that serves new units from threads it kept alive and ran (Ruby's thread cache) passes.
     assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 0, "tasks_kept": 101}}, context) is None
     green = LineContext({"n": 100}, 0, {}, "green")
     assert spawn_chain.line_problem({"extra": {**extra, "tasks_made": 0}}, green) is None

@@ -77,13 +77,13 @@ def line_problem(line: dict, context) -> str | None:
                 "tasks (threads of all its processes) at once, as the kernel counts them")
     # No unit may be reused, so each repetition's units are threads or processes made in it (the
     # whole machine made `tasks_made`, others' included, which bounds the tree's) or ones the
-    # runtime kept alive from before to serve new units (`tasks_kept`: Ruby's thread cache). The
+    # runtime kept alive from before and ran in it (`tasks_kept`: Ruby's thread cache). The
     # peak above is the process's since its start, so it alone passes a chain that made its
     # threads in one repetition, ended them, and claims them in the rest.
     made, kept = extra.get("tasks_made"), extra.get("tasks_kept")
     if context.family in OS_UNIT_FAMILIES and counted and isinstance(made, int) and isinstance(kept, int) \
             and made + kept < live:
         return (f"claims {live} units alive at once (extra.live_units), but the whole machine made only {made} "
-                f"threads or processes during this repetition and the tree kept {kept} from before, "
-                "as the kernel counts them")
+                f"threads or processes during this repetition and only {kept} of the tree's threads from before "
+                "ran in it, as the kernel counts them")
     return None
