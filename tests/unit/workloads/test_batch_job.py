@@ -82,17 +82,26 @@ def test_db_postgres_is_a_role_of_the_jobs_own_that_cannot_enter_the_stores_data
     assert store_as_job != batch_job.POSTGRES_DEFAULT_URL
     with pytest.raises(psycopg.OperationalError, match="permission denied"):
         psycopg.connect(store_as_job, connect_timeout=5).close()
-    # What a process leaves in its own database, a memo of its answers say, is gone for the next.
+    # What a process leaves in its database, a memo of its answers say, is gone for the next.
     with psycopg.connect(batch_job.POSTGRES_DEFAULT_URL, connect_timeout=5, autocommit=True) as db:
-        db.execute("CREATE SCHEMA memo")
-        db.execute("CREATE TABLE memo.answers (variant bigint, answer text)")
         db.execute("CREATE TABLE public.memo (answer text)")
         db.execute("CREATE FUNCTION public.remembered() RETURNS text LANGUAGE sql AS $$ SELECT 'x' $$")
+        db.execute("CREATE VIEW public.answers AS SELECT 42 AS answer")
         db.execute("ALTER ROLE CURRENT_USER SET application_name = 'memo-42'")
+        # What DROP OWNED would not reach, the role may not make: it does not own the database.
+        for keeps_a_memo in ("CREATE SCHEMA memo", "CREATE TEMPORARY TABLE memo (answer text)",
+                             "COMMENT ON DATABASE parbench_job IS 'memo-42'",
+                             "ALTER DATABASE parbench_job CONNECTION LIMIT 42",
+                             "ALTER DATABASE parbench_job SET application_name = 'memo-42'",
+                             "COMMENT ON ROLE parbench_job IS 'memo-42'"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                db.execute(keeps_a_memo)
+        db.execute("GRANT CONNECT ON DATABASE parbench_job TO PUBLIC")     # a warning: granted nothing
+        assert db.execute("SELECT datacl::text FROM pg_database WHERE datname = 'parbench_job'").fetchone()[0] \
+            == "{postgres=CTc/postgres,parbench_job=c/postgres}"
     batch_job.process_arguments({**SMALL, "db": "postgres"}, tmp_path)
     with psycopg.connect(batch_job.POSTGRES_DEFAULT_URL, connect_timeout=5) as db:
-        kept = db.execute("SELECT nspname FROM pg_namespace WHERE nspname = 'memo' UNION ALL "
-                          "SELECT relname FROM pg_class WHERE relname IN ('memo', 'answers') UNION ALL "
+        kept = db.execute("SELECT relname FROM pg_class WHERE relname IN ('memo', 'answers') UNION ALL "
                           "SELECT proname FROM pg_proc WHERE proname = 'remembered'").fetchall()
         assert kept == [] and db.execute("SHOW application_name").fetchone()[0] != "memo-42"
     assert recheck() is not None

@@ -14,15 +14,16 @@ def _connect(url: str):
 
 
 def reset(url: str, documents: list[dict], own_database: bool = False) -> None:
-    """The job's tables, made anew. In a database of the job's own (`own_database`: the role is
-    the benchmark's alone), everything the role made is dropped first, and its and the database's
-    session defaults reset, so that no table, schema, function or setting an earlier process left
-    there reaches the next one. A database the user named keeps all but the job's four tables."""
+    """The job's tables, made anew. In the job's own database (`own_database`: the role is the
+    benchmark's alone, scripts/postgres-up), everything the role made is dropped first and its
+    session defaults reset, so that no table, function or setting an earlier process left there
+    reaches the next one. The role does not own that database, so it can set nothing of the
+    database's own (a comment, a connection limit, its defaults) for this reset to miss. A
+    database the user named keeps all but the job's four tables."""
     with _connect(url) as db:
         if own_database:
             db.execute("DROP OWNED BY CURRENT_USER")
             db.execute("ALTER ROLE CURRENT_USER RESET ALL")
-            db.execute(f"ALTER DATABASE {db.execute('SELECT current_database()').fetchone()[0]} RESET ALL")
         for table in ("annotations", "documents", "pristine_annotations", "pristine_documents"):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA.split(";"):
