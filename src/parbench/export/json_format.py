@@ -14,7 +14,7 @@ from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
 from parbench.export.summary_row import S, summary
 from parbench.records import Analysis, CaseResult, CaseRun, ProcessMeasurement, RunRecord
-from parbench.report.rows import FORM_CHECKED, check_mark
+from parbench.report.rows import PROVEN, check_mark
 from parbench.store import codec
 
 SCHEMA_VERSION = 1
@@ -49,8 +49,9 @@ def _result(result: CaseResult) -> dict[str, Any]:
                    "measured_by": sorted({p.memory.get("memory_method", "ru_maxrss") for p in ok})},
         "verification": {"expected_checksum": run.expected_checksum, "verified": row.verified,
                          "repetitions": row.repetitions,
-                         # "checksum": the oracle's answer proves the work; "form checked": only its form
-                         "proof": "form checked" if check_mark(run.case) == FORM_CHECKED else "checksum"},
+                         # "checksum": the oracle's answer proves the work; else what it proves
+                         # instead ("form checked": only its form; "units unverified": not its units)
+                         "proof": "checksum" if check_mark(run.case) == PROVEN else check_mark(run.case)},
         "comparisons": {name: _comparison(c) for name, c in (("vs_seq", result.vs_seq),
                                                              ("vs_fastest", result.vs_fastest)) if c},
         "flags": run.flags,

@@ -12,7 +12,7 @@ from parbench.escaping import one_line
 from parbench.measure.proofs import overlap_share
 from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
-from parbench.workloads import in_report_order
+from parbench.workloads import in_report_order, load_all_cached
 
 
 @dataclass
@@ -109,15 +109,15 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
     return " · ".join(parts) or "–"
 
 
-FORM_CHECKED = "form checked"
+PROVEN = "✓"
 
 
 def check_mark(case) -> str:
-    """✓ where the answer proves the work (a checksum the oracle computes), "form checked" where
-    only its form can be checked: keygen's strong keys, whose digest no oracle can know (their
-    probed keys pass the tests of randomness, which prove no OS random source)."""
-    strong_keys = case.workload == "keygen" and str(case.params.get("source", "strong")) == "strong"
-    return FORM_CHECKED if strong_keys else "✓"
+    """✓ where a verified answer proves all the work the case names (a checksum the oracle
+    computes, with the launcher's evidence of its units), or the workload's word for the part it
+    proves instead: "form checked", "units unverified" (Workload.proof_label)."""
+    workload = load_all_cached().get(case.workload)
+    return workload.proof_label(case.params, case.family) if workload else PROVEN
 
 
 def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> list[str]:

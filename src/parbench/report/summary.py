@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked
 from parbench.records import CaseResult, RunRecord
-from parbench.report.rows import (FORM_CHECKED, Group, check_mark, groups, median_extra, never_overlapped, one_worker,
+from parbench.report.rows import (PROVEN, Group, check_mark, groups, median_extra, never_overlapped, one_worker,
                                   rough_ci)
 from parbench.units import format_duration, format_per_item
 from parbench.workloads import load_all_cached
@@ -42,7 +42,7 @@ class Cell:
     partial: str = ""             # a case a stopped run cut short: how many processes it kept
     steady: str = ""              # its processes' steady-state class (analysis/steady_state.py)
     first_ns: float | None = None   # the median first repetition, where it differs from the steady one
-    form_checked: bool = False    # its answer's form was checked, not the work (keygen's strong keys)
+    proof: str = PROVEN           # or what a verified answer proves instead (form checked, units unverified)
 
     @property
     def deciding(self) -> Cell:
@@ -80,8 +80,8 @@ class Cell:
             line += f" · {self.steady.split(':')[0]}"
         if self.first_ns is not None:
             line += f" (1st {format_duration(self.first_ns)})"
-        if self.form_checked:
-            line += f" · {FORM_CHECKED}"
+        if self.proof != PROVEN:
+            line += f" · {self.proof}"
         if self.per_item_ns is not None:
             line += f" · {format_per_item(self.per_item_ns)}/{self.item}"
         if self.kernel:
@@ -143,7 +143,7 @@ def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell
                 partial=(f"partial: {len({r.process for r in result.run.repetitions if r.verified})} process(es) "
                          "before the run stopped" if result.run.status == "interrupted" else ""),
                 steady=result.stats.steady_class, first_ns=_first_if_different(result),
-                form_checked=check_mark(result.case) == FORM_CHECKED)
+                proof=check_mark(result.case))
     if result.vs_seq is not None:
         low, high = result.vs_seq.ratio_ci
         cell.speedup, cell.speedup_ci = 1 / result.vs_seq.ratio, (1 / high, 1 / low)

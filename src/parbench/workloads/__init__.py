@@ -123,6 +123,13 @@ class Workload:
         check = self.hooks.process_problem
         return check(lines, context) if check else None
 
+    def proof_label(self, params: dict[str, Any], family: str) -> str:
+        """"✓" where a verified repetition proves all the work the case names, or what stands in
+        its place where only part of it can be proven: "form checked" (keygen's strong keys, whose
+        answer no oracle knows), "units unverified" (a chain whose units only it can count)."""
+        label = self.hooks.proof_label
+        return (label(params, family) if label else None) or "✓"
+
     def unique_answers(self, params: dict[str, Any]) -> bool:
         """Whether no two repetitions of any process of the case may print the same checksum
         (answers drawn from a CSPRNG)."""

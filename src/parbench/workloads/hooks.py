@@ -42,12 +42,14 @@ class WorkloadHooks:
     unique_answers: Callable | None = None               # (params) → no two repetitions may agree
     machine_ceiling: Callable | None = None              # (params) → (name, mode, amount) or None
     footprint: Callable | None = None                    # (params) → (disk bytes, memory bytes)
+    proof_label: Callable | None = None                  # (params, family) → what stands for ✓, or None
 
 
 # Each hook: the module's name for it, and the number of arguments a function hook takes.
 CONSTANTS = {"params": "PARAMS", "swept_param": "SWEPT_PARAM", "order": "ORDER", "seed": "SEED", "sweeps": "SWEEPS"}
 ARITY = {"expected_checksum": 2, "expected_items": 1, "variants": 3, "process_extras": 2, "process_arguments": 2,
-         "line_problem": 2, "process_problem": 2, "unique_answers": 1, "machine_ceiling": 1, "footprint": 1}
+         "line_problem": 2, "process_problem": 2, "unique_answers": 1, "machine_ceiling": 1, "footprint": 1,
+         "proof_label": 2}
 REQUIRED = ("params", "expected_checksum", "expected_items")
 KINDS_OF_CONSTANT = {"params": dict, "swept_param": str, "order": int, "seed": Seed, "sweeps": dict}
 

@@ -64,3 +64,6 @@ def test_strong_keys_are_exported_as_form_checked_and_other_answers_as_checksums
     assert document["results"][0]["verification"]["proof"] == "form checked"
     plain = json.loads(json_format.render([Report(two_models())]))
     assert {r["verification"]["proof"] for r in plain["results"] if "verification" in r} == {"checksum"}
+    green = case_run("goroutines", "green", workload="spawn-chain", params={"n": 10})
+    document = json.loads(json_format.render([Report(record([green]))]))
+    assert document["results"][0]["verification"]["proof"] == "units unverified"

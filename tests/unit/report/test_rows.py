@@ -34,3 +34,16 @@ def test_strong_keys_are_form_checked_never_a_tick_and_seeded_ones_are_checked()
     seeded = analyze([case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "seeded"})], CORES)[0]
     assert measured_row(strong)[-1] == "form checked 6/6" and "✓" not in measured_row(strong)[-1]
     assert measured_row(seeded)[-1] == "✓ 6/6"
+
+
+def test_a_chain_of_green_units_reads_units_unverified_and_one_of_os_threads_a_tick():
+    """The launcher counts a chain's OS threads; green units, coroutines and actors it cannot see."""
+    from parbench.report.rows import measured_row
+
+    def chain(model, family):
+        return analyze([case_run(model, family, workload="spawn-chain", params={"n": 10})], CORES)[0]
+    assert measured_row(chain("goroutines", "green"))[-1] == "units unverified 6/6"
+    assert measured_row(chain("asyncio", "async"))[-1] == "units unverified 6/6"
+    assert measured_row(chain("spawn", "actors"))[-1] == "units unverified 6/6"
+    assert measured_row(chain("threads", "threads"))[-1] == "✓ 6/6"
+    assert measured_row(chain("seq", "seq"))[-1] == "✓ 6/6"

@@ -62,6 +62,11 @@ def expected_items(params) -> int:
     return int(params["count"])
 
 
+def proof_label(params, family: str) -> str | None:
+    """Strong keys' digest is no oracle's: only their form, probes and randomness are checked."""
+    return None if _seeded(params) else "form checked"
+
+
 def unique_answers(params) -> bool:
     return not _seeded(params)
 

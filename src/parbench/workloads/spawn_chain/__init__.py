@@ -5,7 +5,8 @@ s + n; a model that claims concurrency and counts the units alive at once must c
 of OS threads or processes must count them (extra.live_units), and the kernel's peak of the
 tree's tasks, which the launcher reads at each line (extra.peak_tasks), must reach that count, and
 so must the tasks the machine made during the repetition and the tree's threads alive before it
-(extra.tasks_made + extra.tasks_kept)."""
+that ran in it (extra.tasks_made + extra.tasks_kept). A chain of green units, coroutines or actors
+has no such evidence: its ✓ reads "units unverified" (proof_label)."""
 from __future__ import annotations
 
 from parbench.workloads.params import Integer
@@ -58,6 +59,13 @@ def machine_ceiling(params) -> tuple[str, str, int]:
 
 
 OS_UNIT_FAMILIES = ("threads", "processes")
+
+
+def proof_label(params, family: str) -> str | None:
+    """The answer proves n increments from the variant, not n units: the launcher sees a chain of
+    OS threads or processes (line_problem), but a runtime's green units, coroutines or actors live
+    inside it, where a loop that simulates them prints the same answer and the same count."""
+    return None if family in OS_UNIT_FAMILIES + ("seq",) else "units unverified"
 
 
 def line_problem(line: dict, context) -> str | None:
