@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import os
-import shlex
 import sqlite3
 import subprocess
 import time

@@ -3,11 +3,10 @@ how far the machine drifted, and mark the tables measured while a CPU hog ran be
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 
-from conftest import REPO, parbench, wait_until_stored
+from conftest import wait_until_stored
 
 
 def _hog() -> list[subprocess.Popen]:

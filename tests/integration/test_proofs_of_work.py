@@ -4,7 +4,6 @@ a failed or flagged case with a one-line reason, and its `honest` models pass th
 checks."""
 import os
 import sqlite3
-from pathlib import Path
 
 import pytest
 

@@ -4,7 +4,6 @@ repetition (the launcher's thread checks included); a limit passes only where th
 expects one (EXPECTED_LIMITS)."""
 import json
 import sqlite3
-import subprocess
 
 import pytest
 

@@ -7,7 +7,6 @@ import glob
 import json
 import os
 import secrets
-import shutil
 import sqlite3
 import subprocess
 import sys

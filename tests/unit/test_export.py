@@ -1,5 +1,4 @@
 """export/__init__.py: the registry of formats, and writing them to files or standard output."""
-import io
 import json
 
 import pytest
