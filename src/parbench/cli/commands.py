@@ -123,7 +123,7 @@ def build(runtime_names: tuple[str, ...], jobs: int) -> None:
     failed = []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
     try:
-        for name, done, took in pool.map(one, wanted):
+        for name, done, took in pool.map(one, runtimes_module.longest_build_first(wanted)):
             if done.returncode != 0:
                 failed.append(name)
                 tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])

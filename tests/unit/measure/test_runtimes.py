@@ -197,3 +197,12 @@ def test_a_model_the_runtime_marks_runs_one_repetition_a_process_only_where_its_
     assert marked.one_repetition("batch-job", "seq", {"start": "cold"}) is None
     assert marked.one_repetition("keygen", "thread", {"start": "cold"}) is None
     assert runtime.one_repetition("batch-job", "thread", {"start": "cold"}) is None
+
+
+def test_builds_start_longest_first_and_the_project_s_runtimes_say_how_long_theirs_take(tmp_path):
+    def runtime(name, seconds):
+        return Runtime(name, name, tmp_path, [], "true", "", [], build_seconds=seconds)
+    order = runtimes.longest_build_first([runtime("a", 1), runtime("b", 128), runtime("c", 0), runtime("d", 65)])
+    assert [r.name for r in order] == ["b", "d", "a", "c"]
+    loaded = runtimes.load_all()
+    assert loaded["rust"].build_seconds > loaded["python"].build_seconds > 0
