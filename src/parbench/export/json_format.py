@@ -20,6 +20,12 @@ from parbench.store import codec
 SCHEMA_VERSION = 1
 
 
+def _proof(case) -> str:
+    """"checksum": the oracle's answer proves the work; else what it proves instead."""
+    mark = check_mark(case)
+    return "checksum" if mark == PROVEN else mark
+
+
 def _result(result: CaseResult) -> dict[str, Any]:
     case, run, s, row = result.case, result.run, result.stats, summary(result)
     timed = [p for p in run.processes if p.index >= 0]
@@ -51,7 +57,7 @@ def _result(result: CaseResult) -> dict[str, Any]:
                          "repetitions": row.repetitions,
                          # "checksum": the oracle's answer proves the work; else what it proves
                          # instead ("form checked": only its form; "units unverified": not its units)
-                         "proof": "checksum" if check_mark(run.case) == PROVEN else check_mark(run.case)},
+                         "proof": _proof(run.case)},
         "comparisons": {name: _comparison(c) for name, c in (("vs_seq", result.vs_seq),
                                                              ("vs_fastest", result.vs_fastest)) if c},
         "flags": run.flags,

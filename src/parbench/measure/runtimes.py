@@ -261,8 +261,6 @@ def load_all() -> dict[str, Runtime]:
     return runtimes
 
 
-
-
 def longest_build_first(runtimes: list[Runtime]) -> list[Runtime]:
     """The order to start builds in: with two at once, the longest first keeps the last one from
     starting late and running alone (Rust's 128 s, started ninth in name order, ended last)."""

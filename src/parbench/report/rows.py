@@ -12,7 +12,7 @@ from parbench.escaping import one_line
 from parbench.measure.proofs import overlap_share
 from parbench.records import CaseResult, RunRecord, table_title
 from parbench.units import format_bytes, format_duration, format_rate
-from parbench.workloads import in_report_order, load_all_cached
+from parbench.workloads import PROVEN, in_report_order, load_all_cached
 
 
 @dataclass
@@ -107,9 +107,6 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
     if machine and machine.ns and result.stats is not None:
         parts.append(f"{result.stats.median_ns / machine.ns:.2f}× machine")
     return " · ".join(parts) or "–"
-
-
-PROVEN = "✓"
 
 
 def check_mark(case) -> str:

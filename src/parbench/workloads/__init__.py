@@ -26,6 +26,8 @@ LAYER = 2   # the workloads' knowledge: above analysis/, below everything that r
 
 SCALES = ("smoke", "quick", "seed")
 
+PROVEN = "✓"      # a verified answer that proves all the work its case names (Workload.proof_label)
+
 
 class SpecError(ValueError):
     """A request names something the specs do not have; the message lists what is valid."""
@@ -128,7 +130,7 @@ class Workload:
         its place where only part of it can be proven: "form checked" (keygen's strong keys, whose
         answer no oracle knows), "units unverified" (a chain whose units only it can count)."""
         label = self.hooks.proof_label
-        return (label(params, family) if label else None) or "✓"
+        return (label(params, family) if label else None) or PROVEN
 
     def unique_answers(self, params: dict[str, Any]) -> bool:
         """Whether no two repetitions of any process of the case may print the same checksum
