@@ -131,6 +131,9 @@ class BatchJobTest < Minitest::Test
       { id: id, old: old, new: new, spans: spans }
     end
     db = SQLite3::Database.new(File.join(dir, "job.sqlite"))
+    # WAL from the start, as the harness writes it: concurrent workers switching a rollback-journal
+    # database to WAL can deadlock, and SQLite then answers "locked" without calling the busy handler.
+    db.execute("PRAGMA journal_mode=WAL")
     db.execute_batch(<<~SQL)
       CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER, annotation_count INTEGER, status TEXT);
       CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER, span_begin INTEGER, span_end INTEGER, label TEXT);

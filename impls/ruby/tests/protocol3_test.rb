@@ -137,4 +137,13 @@ class Protocol3Test < Minitest::Test
       end
     end
   end
+
+  def test_a_fork_pool_that_cannot_connect_leaves_no_worker_behind
+    Dir.mktmpdir do |dir|
+      workload = Parbench::Workloads::BatchJob.new(model: "fork-pool", workers: 2, docs_dir: dir, db: "sqlite:#{dir}/absent/job.sqlite")
+      error = assert_raises(RuntimeError) { workload.start_workers }
+      assert_match(/forked worker failed: SQLite3::CantOpenException/, error.message)
+      assert_no_worker_left
+    end
+  end
 end

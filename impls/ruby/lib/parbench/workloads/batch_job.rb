@@ -232,6 +232,15 @@ module Parbench
         @work_lists = Queue.new
         @feeder = Thread.new { BatchJob.feed_tickets(@work_lists, ticket_writer) }
         ParallelUnits.receive_messages(@pool, @workers) { |_worker, message| Marshal.load(message) }
+      rescue StandardError => e
+        # A worker that could not connect fails the start. The others, connected and waiting
+        # for tickets, are ended and reaped with it: no process outlives the failed call.
+        begin
+          stop_forked_pool
+        rescue StandardError
+          nil # the first failure is the one to report
+        end
+        raise e
       end
 
       def self.feed_tickets(work_lists, writer)
