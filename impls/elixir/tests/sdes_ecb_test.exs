@@ -92,7 +92,9 @@ defmodule Parbench.Workloads.SdesEcbTest do
       {_, cold_checksum, cold_extra} = SdesEcb.summarize(SdesEcb.run(SdesEcb.vary(cold, key)), cold)
       {_, warm_checksum, warm_extra} = SdesEcb.summarize(SdesEcb.run(SdesEcb.vary(warm, key)), warm)
       assert warm_checksum == cold_checksum
-      assert Map.take(warm_extra, [:chunks, :workers_used]) == %{chunks: 2, workers_used: 2}
+      # A free worker takes the next chunk, so on a busy machine one may take both before the
+      # other wakes: warm's count is 1 or 2, never more than the pool (cold's two tasks start at once).
+      assert warm_extra.chunks == 2 and warm_extra.workers_used in 1..2
       assert Map.take(cold_extra, [:chunks, :workers_used]) == %{chunks: 2, workers_used: 2}
       assert Enum.all?(warm.pool.workers, &Process.alive?/1)
     end
