@@ -58,7 +58,8 @@ func makeBatchInput(t *testing.T, docs int) (docsDir, dbURL string) {
 	docsDir = filepath.Join(dir, "docs")
 	os.Mkdir(docsDir, 0o755)
 	path := filepath.Join(dir, "job.sqlite")
-	db, err := sql.Open("sqlite3", "file:"+path)
+	// WAL from the start, as the harness writes it: workers that switch a rollback-journal database to WAL at once can deadlock, and SQLite answers "locked" without waiting.
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,8 @@ fs::path make_job(const std::string& name) {
   sqlite3* db = nullptr;
   sqlite3_open((folder / "job.sqlite").c_str(), &db);
   std::string sql =
+      // WAL from the start, as the harness writes it: workers that switch a rollback-journal database to WAL at once can deadlock, and SQLite answers "locked" without waiting.
+      "PRAGMA journal_mode=WAL;"
       "CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);"
       "CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);"
       "CREATE TABLE pristine_documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);"

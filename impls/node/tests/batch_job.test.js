@@ -46,6 +46,7 @@ function makeJob(docs, words, name = 'job') {
   fs.mkdirSync(docsDir, { recursive: true });
   const template = path.join(folder, `${name}.sqlite`);
   const db = new Database(template);
+  db.pragma('journal_mode = WAL'); // WAL from the start, as the harness writes it: workers that switch a rollback-journal database to WAL at once can deadlock, and SQLite answers "locked" without waiting
   db.exec(`CREATE TABLE documents(doc_id INTEGER PRIMARY KEY, length INTEGER NOT NULL, annotation_count INTEGER NOT NULL, status TEXT NOT NULL);
            CREATE TABLE annotations(id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, span_begin INTEGER NOT NULL, span_end INTEGER NOT NULL, label TEXT NOT NULL);
            CREATE INDEX annotations_by_doc ON annotations(doc_id);`);
