@@ -14,14 +14,16 @@ from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
 from parbench.export.summary_row import S, summary
 from parbench.records import Analysis, CaseResult, CaseRun, ProcessMeasurement, RunRecord
-from parbench.report.rows import PROVEN, check_mark
+from parbench.report.rows import check_mark
 from parbench.store import codec
+from parbench.workloads import PROVEN
 
 SCHEMA_VERSION = 1
 
 
 def _proof(case) -> str:
-    """"checksum": the oracle's answer proves the work; else what it proves instead."""
+    """"checksum": the oracle's answer proves the work; else what it proves instead ("form
+    checked": only its form; "units unverified": not its units)."""
     mark = check_mark(case)
     return "checksum" if mark == PROVEN else mark
 
@@ -55,8 +57,6 @@ def _result(result: CaseResult) -> dict[str, Any]:
                    "measured_by": sorted({p.memory.get("memory_method", "ru_maxrss") for p in ok})},
         "verification": {"expected_checksum": run.expected_checksum, "verified": row.verified,
                          "repetitions": row.repetitions,
-                         # "checksum": the oracle's answer proves the work; else what it proves
-                         # instead ("form checked": only its form; "units unverified": not its units)
                          "proof": _proof(run.case)},
         "comparisons": {name: _comparison(c) for name, c in (("vs_seq", result.vs_seq),
                                                              ("vs_fastest", result.vs_fastest)) if c},
