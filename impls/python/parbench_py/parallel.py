@@ -260,6 +260,23 @@ def pool_for(job: Job, make_cold: Callable[[], ThreadPool | ProcessPool]) -> Ite
         pool.shutdown()
 
 
+def ceiling_on(job: Job, make_started: Callable[[], ThreadPool | ProcessPool],
+               ceiling: Callable[[ThreadPool | ProcessPool], dict]) -> dict:
+    """A ceiling on the model's workers: warm, the process's pool; cold, a pool of its kind whose
+    workers start here, before the ceiling's clock (reported as `ceiling_setup_ns`), and end after
+    it (the protocol books that under `cleanup_ns`). Unreported, the two left about 10 ms of a
+    cold process pool's repetition outside every phase."""
+    if isinstance(job.session, WarmPool):
+        return ceiling(job.session.pool)
+    setup_started = time.monotonic_ns()
+    pool = make_started()
+    setup_ns = time.monotonic_ns() - setup_started
+    try:
+        return {**ceiling(pool), "ceiling_setup_ns": setup_ns}
+    finally:
+        pool.shutdown()
+
+
 @dataclass(frozen=True)
 class Gathered:
     """What a pool's chunks gave back: results in submission order, the distinct workers that

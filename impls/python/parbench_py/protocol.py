@@ -329,7 +329,8 @@ def run_repetitions(call: Call, variants: IO[str] | None = None) -> None:
     Between two lines the process spends, in this order: reading the variant (outside every
     clock), prepare_ns (the repetition's params with its variant), ns (the work; CPU read right
     after the clock starts and right before it stops), checksum_ns (the checksum and the
-    evidence), the ceiling's own fields, cleanup_ns (the session's health check, dropping the result)."""
+    evidence), the ceiling's own fields, cleanup_ns (ending a cold ceiling's units, the session's
+    health check, dropping the result)."""
     loaded, load_ns = call.workload.load(call.params)
     model = call.workload.models[call.model_name]
     warm = call.start == "warm"
@@ -375,12 +376,16 @@ def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: i
     checksum = outcome.checksum()
     evidence = outcome.evidence() if outcome.evidence is not None else {}
     checksum_ns = clock_ns() - stopped
+    ceiling_started = clock_ns()
     ceiling = outcome.ceiling() if outcome.ceiling is not None else {}
+    # What the ceiling's call spent outside its clock and its units' start was ending those units.
+    ceiling_end_ns = max(0, clock_ns() - ceiling_started - ceiling.get("ceiling_ns", 0)
+                         - ceiling.get("ceiling_setup_ns", 0))
     cleanup_started = clock_ns()
     items, extra, busy = outcome.items, outcome.extra, outcome.busy
     session.check()
     outcome = job = None   # the result (a million keys) is freed here, not inside the next clock
-    cleanup_ns = clock_ns() - cleanup_started
+    cleanup_ns = clock_ns() - cleanup_started + ceiling_end_ns
     extra = {**session.extra, **extra, **evidence, **ceiling,
              "cpu_user_ns": (cpu_after[0] - cpu_before[0]) * 1000 + workers_after - workers_before,
              "cpu_sys_ns": (cpu_after[1] - cpu_before[1]) * 1000,

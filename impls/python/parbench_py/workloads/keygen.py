@@ -91,11 +91,9 @@ def run_seq(job: Job) -> Outcome:
 
 def _pool_ceiling(job: Job, started_pool: Callable[[], parallel.ThreadPool | parallel.ProcessPool],
                   spans: list[tuple[int, int]], key_bytes: int) -> dict:
-    """The ceiling on the model's workers: cold, a pool of its kind whose workers start before
-    the ceiling's clock; warm, the process's pool."""
+    """The ceiling on the model's workers (parallel.ceiling_on)."""
     sizes = [(stop - start, key_bytes) for start, stop in spans]
-    with parallel.pool_for(job, started_pool) as pool:
-        return ceiling_over(lambda function: pool.run_each(function, sizes))
+    return parallel.ceiling_on(job, started_pool, lambda pool: ceiling_over(lambda function: pool.run_each(function, sizes)))
 
 
 def _flatten(chunks: list[list[bytes]]) -> list[bytes]:
