@@ -89,6 +89,21 @@ class CommandLine(unittest.TestCase):
                 self.assertIsInstance(line["extra"][field], int)
                 self.assertGreaterEqual(line["extra"][field], 0)
 
+    def test_a_cold_pools_ceiling_reports_starting_its_own_pool_and_a_warm_one_does_not(self):
+        # Its start and its end happen between two lines, outside the ceiling's clock: unreported,
+        # they were time the launcher saw and no phase held (ending it is booked as cleanup_ns).
+        path = write(FOX * 50)
+        for workload, args in (("sdes-ecb", ("--input", path, "--cipher", "table")), ("keygen", ("--count", "20"))):
+            for model in ("threads", "processes"):
+                with self.subTest(workload=workload, model=model):
+                    cold, warm = (lines(workload, "--model", model, "--workers", "2", "--start", start, *args,
+                                        variants=(642, 641))
+                                  for start in ("cold", "warm"))
+                    for line in cold:
+                        self.assertGreater(line["extra"]["ceiling_setup_ns"], 0)
+                    for line in warm:
+                        self.assertNotIn("ceiling_setup_ns", line["extra"])
+
     def test_sdes_key_variants_give_each_keys_ciphertext(self):
         path = write(FOX * 50)
         for model in ("seq", "threads", "processes"):
