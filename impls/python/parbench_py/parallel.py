@@ -269,12 +269,9 @@ def ceiling_on(job: Job, make_started: Callable[[], ThreadPool | ProcessPool],
     if isinstance(job.session, WarmPool):
         return ceiling(job.session.pool)
     setup_started = time.monotonic_ns()
-    pool = make_started()
-    setup_ns = time.monotonic_ns() - setup_started
-    try:
+    with pool_for(job, make_started) as pool:
+        setup_ns = time.monotonic_ns() - setup_started
         return {**ceiling(pool), "ceiling_setup_ns": setup_ns}
-    finally:
-        pool.shutdown()
 
 
 @dataclass(frozen=True)

@@ -375,8 +375,8 @@ def _run_one(call: Call, model: Model, session: Session, loaded: Any, variant: i
     stopped = clock_ns()
     checksum = outcome.checksum()
     evidence = outcome.evidence() if outcome.evidence is not None else {}
-    checksum_ns = clock_ns() - stopped
     ceiling_started = clock_ns()
+    checksum_ns = ceiling_started - stopped
     ceiling = outcome.ceiling() if outcome.ceiling is not None else {}
     # What the ceiling's call spent outside its clock and its units' start was ending those units.
     ceiling_end_ns = max(0, clock_ns() - ceiling_started - ceiling.get("ceiling_ns", 0)

@@ -93,7 +93,8 @@ def _pool_ceiling(job: Job, started_pool: Callable[[], parallel.ThreadPool | par
                   spans: list[tuple[int, int]], key_bytes: int) -> dict:
     """The ceiling on the model's workers (parallel.ceiling_on)."""
     sizes = [(stop - start, key_bytes) for start, stop in spans]
-    return parallel.ceiling_on(job, started_pool, lambda pool: ceiling_over(lambda function: pool.run_each(function, sizes)))
+    return parallel.ceiling_on(job, started_pool,
+                               lambda pool: ceiling_over(lambda function: pool.run_each(function, sizes)))
 
 
 def _flatten(chunks: list[list[bytes]]) -> list[bytes]:

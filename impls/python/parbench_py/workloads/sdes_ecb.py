@@ -207,7 +207,8 @@ def _warm_processes(params: dict, workers: int, loaded: SdesInput) -> parallel.P
 def _copy_ceiling_on(job: Job, started_pool: Callable[[], parallel.ThreadPool | parallel.ProcessPool],
                      copy_chunk: Callable, spans: list[tuple[int, int]]) -> dict:
     """The copy with the model's workers (parallel.ceiling_on)."""
-    return parallel.ceiling_on(job, started_pool, lambda pool: _copy_ceiling(lambda: pool.run_each(copy_chunk, spans)))
+    return parallel.ceiling_on(job, started_pool,
+                               lambda pool: _copy_ceiling(lambda: pool.run_each(copy_chunk, spans)))
 
 
 def run_processes(job: Job) -> Outcome:
