@@ -2,7 +2,6 @@
 workload it lists runs, in every start mode it offers, answers the protocol and verifies every
 repetition (the launcher's thread checks included); a limit passes only where the workload's spec
 expects one (EXPECTED_LIMITS)."""
-import concurrent.futures
 import json
 import sqlite3
 
@@ -41,23 +40,11 @@ def smoke(request, tmp_path_factory) -> dict:
                       for row in cases]}
 
 
-@pytest.fixture(scope="module")
-def native_tests() -> dict:
-    """Every installed runtime's own tests, sealed as parbench seals them (sealing.sealed_build),
-    two suites at a time: most of each is one busy core (Rust's is mostly linking its test
-    binaries with fat LTO), so two at once took 106 s against 144 s one after another on 2 cores;
-    each suite also passes with a busy loop on the other core. Rust's starts first, being the
-    longest. A suite that could not be started is its own test's error, not the others'."""
-    names = sorted((name for name, rt in RUNTIMES.items() if rt.available),
-                   key=lambda name: (name != "rust", name))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        return {name: pool.submit(RUNTIMES[name].test, timeout=900) for name in names}
-
-
 @pytest.mark.parametrize("name", sorted(RUNTIMES))
-def test_native_unit_tests_pass(name, native_tests):
-    require_runtime(RUNTIMES[name])
-    done = native_tests[name].result()
+def test_native_unit_tests_pass(name):
+    runtime = RUNTIMES[name]
+    require_runtime(runtime)
+    done = runtime.test(timeout=900)         # sealed as parbench seals it (sealing.sealed_build)
     assert done.returncode == 0, f"{name} tests failed:\n{_failures(done.stdout)}\n{done.stderr[-3000:]}"
 
 
