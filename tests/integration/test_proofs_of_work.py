@@ -138,6 +138,14 @@ def test_time_divided_by_ten_with_the_rest_booked_as_preparation_fails(cheat_run
     assert _case(db, "spawn-chain", "honest") == ("ok", "")
 
 
+@pytest.mark.parametrize("model, field", [("tenth-as-checksum", "checksum_ns"), ("tenth-as-baseline", "baseline_memcpy_ns")])
+def test_time_divided_by_ten_with_the_rest_booked_as_a_phase_the_workload_has_no_work_in_fails(cheat_run, model, field):
+    """A spawn-chain's checksum is its answer written out, and it has no baselines: 27 ms booked
+    there is work outside the timer, however well the gap adds up."""
+    status, reason = _case(cheat_run[0], "spawn-chain", model)
+    assert status == "bad-output" and f"books {field} 2" in reason and "hold no work of their own" in reason, reason
+
+
 def test_a_sleeping_parallel_model_is_flagged_and_a_computing_one_is_not(cheat_run):
     """Overlap is measured by the launcher, not taken from the intervals a model reports."""
     _, report = cheat_run

@@ -288,7 +288,8 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", mismatch)
     # The verification process's times are not kept (its zero is allowed above): its time is
     # judged in the timed processes, where the reasons name what the numbers cannot be.
-    too_long = None if index < 0 else time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns)
+    too_long = None if index < 0 else time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns,
+                                                   untimed_work=expect.workload.untimed_work)
     if too_long:
         return verdict("bad-output", too_long)
     if expect.start is not None:

@@ -150,6 +150,13 @@ class Workload:
         return self.hooks.seed
 
     @property
+    def untimed_work(self) -> tuple[str, ...]:
+        """The phases outside the timed region that hold work of its own here (a digest of
+        megabytes, a ceiling, baselines); the time any other phase books is held to the
+        unaccounted-time allowance (measure/proofs.py)."""
+        return self.hooks.untimed_work
+
+    @property
     def sweeps(self) -> dict[str, str]:
         """The analyses that suit it and the sweep that measures each: {"crossover": "size"}."""
         return dict(self.hooks.sweeps)

@@ -33,6 +33,10 @@ class WorkloadHooks:
     order: int = 100                                     # ORDER: its place in reports
     seed: Seed | None = None                             # SEED: the seed article's figures
     sweeps: dict[str, str] = field(default_factory=dict)   # SWEEPS: {analysis: the sweep that measures it}
+    # UNTIMED_WORK: the phases outside the timed region that hold work of their own in this
+    # workload ("checksum": a digest of megabytes; "ceiling"; "baselines"), trusted as reported.
+    # Any other phase a line books counts against the unaccounted-time allowance (proofs.py).
+    untimed_work: tuple[str, ...] = ()
     # optional: functions
     variants: Callable | None = None                     # (params, count, rng) → variants
     process_extras: Callable | None = None               # (params, rng) → extra arguments of a process
@@ -46,12 +50,15 @@ class WorkloadHooks:
 
 
 # Each hook: the module's name for it, and the number of arguments a function hook takes.
-CONSTANTS = {"params": "PARAMS", "swept_param": "SWEPT_PARAM", "order": "ORDER", "seed": "SEED", "sweeps": "SWEEPS"}
+CONSTANTS = {"params": "PARAMS", "swept_param": "SWEPT_PARAM", "order": "ORDER", "seed": "SEED", "sweeps": "SWEEPS",
+             "untimed_work": "UNTIMED_WORK"}
 ARITY = {"expected_checksum": 2, "expected_items": 1, "variants": 3, "process_extras": 2, "process_arguments": 2,
          "line_problem": 2, "process_problem": 2, "unique_answers": 1, "machine_ceiling": 1, "footprint": 1,
          "proof_label": 2}
 REQUIRED = ("params", "expected_checksum", "expected_items")
-KINDS_OF_CONSTANT = {"params": dict, "swept_param": str, "order": int, "seed": Seed, "sweeps": dict}
+KINDS_OF_CONSTANT = {"params": dict, "swept_param": str, "order": int, "seed": Seed, "sweeps": dict,
+                     "untimed_work": tuple}
+UNTIMED_PHASES = ("checksum", "ceiling", "baselines")
 
 
 def hooks_of(module: ModuleType, workload: str) -> WorkloadHooks:
@@ -84,6 +91,9 @@ def _checked_constant(hook: str, name: str, value: Any, where: str) -> Any:
                                 f"(a Param of workloads/params.py: {ParamError.__name__} says what is wrong)")
     if hook == "sweeps" and not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise HookError(f"{where}: SWEEPS maps analysis names to sweep names, both text")
+    if hook == "untimed_work" and not set(value) <= set(UNTIMED_PHASES):
+        raise HookError(f"{where}: UNTIMED_WORK names {sorted(set(value) - set(UNTIMED_PHASES))}; "
+                        f"the phases are {', '.join(UNTIMED_PHASES)}")
     return dict(value) if isinstance(value, dict) else value
 
 

@@ -6,6 +6,7 @@ from parbench.measure import proofs
 from parbench.measure.process import ThreadSnapshot
 from parbench.measure.proofs import (ThreadUse, booked_outside_too_much, busy_problem, overlap_share, start_problem,
                                      thread_use, time_problem, unaccounted_ns, unaccounted_too_long)
+from parbench.workloads.hooks import UNTIMED_PHASES as ALL
 
 MS = 1_000_000
 
@@ -154,27 +155,46 @@ def test_a_cold_repetition_working_on_an_earlier_one_s_threads_breaks_its_promis
 def test_a_line_that_claims_more_time_than_the_launcher_saw_is_named():
     lines = [{"rep": 0, "ns": 10 * MS, "extra": {}}, {"rep": 1, "ns": 10 * MS, "extra": {"checksum_ns": MS}}]
     seen = 10 * MS                                          # allowed beyond it: 1 ms + 2 %
-    assert time_problem(lines[:1], [seen], [0]) is None
-    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0]) is None
-    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0]).startswith(
+    assert time_problem(lines[:1], [seen], [0], untimed_work=ALL) is None
+    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50}], [seen], [0], untimed_work=ALL) is None
+    assert time_problem([{"rep": 0, "ns": seen + MS + seen // 50 + 1}], [seen], [0], untimed_work=ALL).startswith(
         "repetition 0 (warm-ups count from 0) accounts for 11.20 ms (its ns and phases), but the launcher saw only 10.00 ms")
-    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS]).startswith(
+    assert time_problem(lines, [seen, 2 * seen], [0, seen + 5 * MS], untimed_work=ALL).startswith(
         "repetition 1 (warm-ups count from 0) accounts for 11.00 ms")
 
 
 def test_one_repetition_that_leaves_its_gap_unaccounted_fails_the_case():
     honest = {"rep": 0, "ns": 10 * MS, "extra": {}}
     hidden = {"rep": 1, "ns": 10 * MS, "extra": {"checksum_ns": MS}}   # 20 ms gap: 9 ms of 14 allowed; 50 ms: 39 of 20
-    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 20 * MS], [0, 10 * MS]) is None
-    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 50 * MS], [0, 10 * MS]) == (
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 20 * MS], [0, 10 * MS], untimed_work=ALL) is None
+    assert time_problem([honest, hidden], [10 * MS, 10 * MS + 50 * MS], [0, 10 * MS], untimed_work=ALL) == (
         "repetition 1 (warm-ups count from 0) leaves 39.00 ms of the 50.00 ms the launcher saw unaccounted for "
         "by its ns (10.00 ms) and phases (allowed: 20 % + 10 ms): work outside the timer")
+
+
+def test_time_booked_in_a_phase_that_holds_no_work_in_the_workload_counts_as_unaccounted():
+    # ns/10, the rest booked as the checksum of a spawn-chain (its answer, written out) or as a
+    # baseline: the gap adds up, but those phases hold no work of their own there.
+    as_checksum = {"rep": 0, "ns": 3 * MS, "extra": {"checksum_ns": 27 * MS}}
+    as_baseline = {"rep": 0, "ns": 3 * MS, "extra": {"baseline_memcpy_ns": 27 * MS}}
+    as_ceiling = {"rep": 0, "ns": 3 * MS, "extra": {"ceiling_setup_ns": 2 * MS, "ceiling_ns": 25 * MS}}
+    assert time_problem([as_checksum], [31 * MS], [0], untimed_work=("ceiling",)) == (
+        "repetition 0 (warm-ups count from 0) books checksum_ns 27.00 ms of the 31.00 ms the launcher saw, in "
+        "phases that hold no work of their own in this workload, and leaves 1.00 ms unaccounted, beside its ns "
+        "of 3.00 ms (allowed: 20 % + 10 ms): work outside the timer")
+    assert "books baseline_memcpy_ns 27.00 ms" in time_problem([as_baseline], [31 * MS], [0], untimed_work=("checksum",))
+    assert "books ceiling_ns 25.00 ms, ceiling_setup_ns 2.00 ms" in time_problem([as_ceiling], [31 * MS], [0],
+                                                                                 untimed_work=())
+    for line in (as_checksum, as_baseline, as_ceiling):           # where the workload names them: its own time
+        assert time_problem([line], [31 * MS], [0], untimed_work=ALL) is None
+    honest = {"rep": 0, "ns": 30 * MS, "extra": {"checksum_ns": 2 * MS}}   # 2 + 1 ms of 16.6 allowed
+    assert time_problem([honest], [33 * MS], [0], untimed_work=()) is None
 
 
 def test_one_repetition_that_books_its_work_as_preparation_fails_the_case_but_the_process_s_first():
     first = {"rep": 0, "ns": 3 * MS, "extra": {"prepare_ns": 27 * MS}}    # a JIT loading its classes
     tenth = {"rep": 1, "ns": 3 * MS, "extra": {"prepare_ns": 27 * MS}}
-    assert time_problem([first], [31 * MS], [0]) is None
-    assert time_problem([first, tenth], [31 * MS, 62 * MS], [0, 31 * MS]) == (
+    assert time_problem([first], [31 * MS], [0], untimed_work=ALL) is None
+    assert time_problem([first, tenth], [31 * MS, 62 * MS], [0, 31 * MS], untimed_work=ALL) == (
         "repetition 1 (warm-ups count from 0) books 27.00 ms as prepare and cleanup, more than its timed "
         "3.00 ms and 10 ms: work outside the timer")

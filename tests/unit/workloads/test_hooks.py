@@ -23,6 +23,7 @@ def test_every_workload_of_the_project_loads_with_its_hooks():
 def test_the_optional_hooks_default_to_nothing():
     hooks = hooks_of(toy(), "toy")
     assert (hooks.order, hooks.swept_param, hooks.sweeps, hooks.line_problem) == (100, None, {}, None)
+    assert hooks.untimed_work == ()          # no phase outside the timer holds work unless named
 
 
 @pytest.mark.parametrize("overrides, says", [
@@ -31,6 +32,9 @@ def test_the_optional_hooks_default_to_nothing():
     ({"ORDER": "first"}, "ORDER is a str, not a int"),
     ({"ORDER": True}, "ORDER is a bool"),
     ({"SWEEPS": {"crossover": 4}}, "SWEEPS maps analysis names to sweep names"),
+    ({"UNTIMED_WORK": "checksum"}, "UNTIMED_WORK is a str, not a tuple"),
+    ({"UNTIMED_WORK": ("checksum", "prepare")}, "UNTIMED_WORK names ['prepare']; the phases are checksum, ceiling, "
+                                                "baselines"),
     ({"PARAMS": {"n": 10}}, "PARAMS['n'] has no check"),
     ({"line_problem": "yes"}, "line_problem is a str, not a function"),
     ({"variants": lambda params: []}, "variants(params) cannot take the 3 argument(s)"),

@@ -33,6 +33,9 @@ PARAMS = {"size": Size(), "key": Integer(0, 1023, "a 10-bit key"), "cipher": Cho
 SWEPT_PARAM = "size"
 ORDER = 2
 SWEEPS = {"scaling": "workers", "crossover": "size"}
+# Its SHA-256 of megabytes, its ceiling and its baselines (memcpy, stream, vector) each take
+# time of their own.
+UNTIMED_WORK = ("checksum", "ceiling", "baselines")
 
 SEED = Seed("001", "sdes-ecb", "sdes-ecb: S-DES in ECB mode over 955 MB (Rust Rayon)",
             "Apple M1 Pro, 8 threads", 8, (
