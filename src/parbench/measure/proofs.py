@@ -71,17 +71,6 @@ def unvouched(line: dict[str, Any], untimed_work: Collection[str]) -> dict[str, 
     return {f: int(v) for f, v in booked.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0}
 
 
-def unaccounted_ns(line: dict[str, Any]) -> int | None:
-    """The time between the line before and this one that no phase of it accounts for."""
-    gap = (line.get("extra") or {}).get("gap_ns")
-    return None if not isinstance(gap, int) else gap - accounted_ns(line)
-
-
-def unaccounted_too_long(line: dict[str, Any]) -> bool:
-    missing, gap = unaccounted_ns(line), (line.get("extra") or {}).get("gap_ns")
-    return missing is not None and missing > UNACCOUNTED_SHARE * gap + UNACCOUNTED_FLOOR_NS
-
-
 # --- protocol 3: what the launcher saw of the tree's threads and of its own clock ---------------
 # A repetition's work "ran on" a set of threads when they took at least this share of the tree's
 # CPU in it, and at least the floor (below it, a runtime's own housekeeping thread starting up —
