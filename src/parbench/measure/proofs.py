@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection
 
-from parbench.measure.protocol import accounted_ns
+from parbench.measure.protocol import accounted_ns, phase_times
 
 # A repetition fails when more than 20 % of the gap between two lines, plus 10 ms, is accounted
 # for by no phase it reports. 10 % + 5 ms failed 8 of 2,558 honest stored repetitions (the worst
@@ -63,12 +63,10 @@ def overlap_share(busy: list[list[int]]) -> float | None:
 
 def unvouched(line: dict[str, Any], untimed_work: Collection[str]) -> dict[str, int]:
     """The time a line books in phases its workload says hold no work of their own, by field."""
-    extra = line.get("extra") or {}
-    fields = [f for phase, names in PHASE_FIELDS.items() if phase not in untimed_work for f in names]
-    if "baselines" not in untimed_work:
-        fields += [k for k in extra if k.startswith("baseline_") and k.endswith("_ns")]
-    booked = {f: extra.get(f) for f in fields}
-    return {f: int(v) for f, v in booked.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0}
+    vouched = {f for phase, names in PHASE_FIELDS.items() if phase in untimed_work for f in names}
+    unnamed = {f for names in PHASE_FIELDS.values() for f in names} - vouched
+    return {f: v for f, v in phase_times(line).items()
+            if v > 0 and (f in unnamed or (f.startswith("baseline_") and "baselines" not in untimed_work))}
 
 
 # --- protocol 3: what the launcher saw of the tree's threads and of its own clock ---------------
@@ -218,9 +216,8 @@ OUTSIDE_FLOOR_NS = 10_000_000
 
 
 def booked_outside_ns(line: dict[str, Any]) -> int:
-    extra = line.get("extra") or {}
-    return sum(int(extra.get(k) or 0) for k in ("prepare_ns", "cleanup_ns")
-               if isinstance(extra.get(k), (int, float)) and not isinstance(extra.get(k), bool))
+    times = phase_times(line)
+    return times.get("prepare_ns", 0) + times.get("cleanup_ns", 0)
 
 
 def booked_outside_too_much(line: dict[str, Any]) -> bool:

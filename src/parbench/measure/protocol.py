@@ -231,13 +231,19 @@ def _shown(line: str) -> str:
     return ascii(line[:120])
 
 
+def phase_times(line: dict[str, Any]) -> dict[str, int]:
+    """The time a line books in each phase around its work (PHASES and every baseline), by field;
+    fields that hold no number are left out."""
+    extra = line.get("extra") or {}
+    fields = [*PHASES, *(k for k in extra if k.startswith("baseline_") and k.endswith("_ns"))]
+    return {k: int(extra[k]) for k in fields
+            if isinstance(extra.get(k), (int, float)) and not isinstance(extra.get(k), bool)}
+
+
 def accounted_ns(line: dict[str, Any]) -> int:
     """The time a line says its implementation spent since the line before: the work, every
     phase around it and every baseline (protocol 2)."""
-    extra = line.get("extra") or {}
-    phases = [extra.get(k) for k in PHASES] + [v for k, v in extra.items()
-                                                if k.startswith("baseline_") and k.endswith("_ns")]
-    return int(line["ns"]) + sum(int(v) for v in phases if isinstance(v, (int, float)) and not isinstance(v, bool))
+    return int(line["ns"]) + sum(phase_times(line).values())
 
 
 def gaps_ns(reply: Reply, fed_ns: list[int] | None = None) -> list[int | None]:
