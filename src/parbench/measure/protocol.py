@@ -271,6 +271,11 @@ def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: 
     for r in reply.warmups + reps:
         if r["ns"] < 0 or (r["ns"] == 0 and not zero_allowed):
             return f"repetition {r['rep']} reports ns = {r['ns']}: not a positive time"
+        # A negative phase would give time back: ns could then exceed the launcher's gap and
+        # still add up (a seq slowed on paper inflates every speedup over it).
+        negative = next(((k, v) for k, v in phase_times(r).items() if v < 0), None)
+        if negative:
+            return f"repetition {r['rep']} reports {negative[0]} = {negative[1]}: a phase cannot take negative time"
         if r["ns"] > wall_ns:
             return (f"repetition {r['rep']} reports ns = {r['ns']:.3g}, longer than the whole process "
                     f"({wall_ns / 1e6:.1f} ms)")

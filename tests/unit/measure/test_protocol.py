@@ -227,6 +227,15 @@ def test_a_zero_time_is_implausible_unless_allowed_and_a_negative_one_always():
     assert "not a positive time" in implausible(reply_of(rep(0, ns=-1)), 1, None, WALL, zero_allowed=True)
 
 
+def test_a_negative_phase_is_implausible():
+    # It would let ns exceed the gap the launcher saw and still add up: -10 ms of preparation
+    # beside an ns 10 ms longer than the repetition took.
+    assert implausible(reply_of(rep(0, prepare_ns=-10 * MS)), 1, None, WALL) == (
+        "repetition 0 reports prepare_ns = -10000000: a phase cannot take negative time")
+    assert "baseline_memcpy_ns = -1" in implausible(reply_of(rep(0, baseline_memcpy_ns=-1)), 1, None, WALL)
+    assert implausible(reply_of(rep(0, prepare_ns=0, checksum_ns=MS)), 1, None, WALL) is None
+
+
 def test_a_repetition_longer_than_the_whole_process_is_implausible():
     assert "longer than the whole process (100.0 ms)" in implausible(reply_of(rep(0, ns=WALL + 1)), 1, None, WALL)
 
