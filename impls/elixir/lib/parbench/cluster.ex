@@ -56,8 +56,25 @@ defmodule Parbench.Cluster do
     Enum.each(nodes, &Node.monitor(&1, false))
     Enum.each(peers, &stop_peer/1)
     flush_nodedowns(nodes)
-    if started_distribution, do: Node.stop()
+    if started_distribution, do: stop_distribution()
     :ok
+  end
+
+  # Node.stop returns once net_kernel has exited, but the VM counts itself alive until the last of
+  # its connections is torn down (ERTS clears the flag in work it schedules for then), which on a
+  # loaded machine can outlast the call. A cluster started in that window would find this node
+  # distributed, not stop it in turn, and leave it so. Stopping ends when the node has stopped;
+  # 10 s bounds the wait, which takes milliseconds.
+  defp stop_distribution do
+    Node.stop()
+    await_not_alive(1000)
+  end
+
+  defp await_not_alive(tries) do
+    if Node.alive?() and tries > 0 do
+      Process.sleep(10)
+      await_not_alive(tries - 1)
+    end
   end
 
   @doc """
