@@ -37,8 +37,8 @@ defmodule Parbench.Cluster do
 
     # The peers are connected to each other now, not by the first message between them inside
     # a timed region (a connection starts processes on both). The processes that :erpc and the
-    # connections started for the set-up may still be exiting; spawn-chain counts each peer's
-    # processes, so the cluster is handed over once their counts have settled.
+    # connections started for the set-up may still be exiting; the cluster is handed over once the
+    # peers' process counts have settled, so that the first repetition does not share them.
     for from <- cluster.nodes, to <- cluster.nodes, from < to, do: true = ask(cluster, from, :net_kernel, :connect_node, [to])
     Enum.each(cluster.nodes, &ask(cluster, &1, __MODULE__, :settle_process_count, []))
     cluster
