@@ -108,7 +108,11 @@ defmodule Parbench.Workloads.SpawnChain do
     # local chains do: a peer's distribution machinery starts and ends processes of its own (under
     # load `global` drops and remakes connections), and a process that has exited leaves the count
     # only later, so that difference read 997 of 1,000 on a loaded machine.
-    live_units = Enum.reduce(nodes, 0, fn node, sum -> sum + Cluster.ask(cluster, node, __MODULE__, :count_alive, [Enum.filter(links, &(node(&1) == node))]) end)
+    live_units =
+      links
+      |> Enum.group_by(&node/1)
+      |> Enum.reduce(0, fn {node, pids}, sum -> sum + Cluster.ask(cluster, node, __MODULE__, :count_alive, [pids]) end)
+
     send(last, start)
 
     # Cluster.start has this process monitor every peer: a node that goes down ends the wait.
