@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -277,6 +278,27 @@ func BenchmarkTableKernels(b *testing.B) {
 				lookup(dst, src)
 			}
 		})
+	}
+}
+
+// BenchmarkBitwiseTechniques runs each bitwise technique this CPU has over 16 MiB (the figures'
+// size) and over 64 KiB (in cache: what the instructions cost without the memory).
+func BenchmarkBitwiseTechniques(b *testing.B) {
+	src := splitmix64Bytes(nil, 5, 0, 16<<20)
+	dst := make([]byte, len(src))
+	copy(dst, src)
+	for _, size := range []int{64 << 10, len(src)} {
+		for _, technique := range sdesBitwiseTechniques[:2] {
+			if !technique.runs() {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%d", technique.label, size), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					technique.kernel(642)(dst[:size], src[:size])
+				}
+			})
+		}
 	}
 }
 

@@ -6,21 +6,23 @@ package main
 // P(x) = P(low nibble) | P(high nibble), two lookups OR'd. E/P reads only the right half, so
 // E/P xor K is one table of R per output nibble (the subkey folded in: the l4 for S0, the r4
 // for S1); each S-box is one table whose entry is its 2 bits already through P4 (P4 of S0 ‖ S1
-// is P4 of S0's bits OR P4 of S1's, the two being disjoint); and SW is folded away: round 2
-// reads the left half and XORs into the right, so its block is SW of the spec's, and the last
-// table pair is IP⁻¹ after SW. Every byte still goes IP, f_K1, SW, f_K2, IP⁻¹ in 12 lookups:
-// there is no table of the whole cipher, and the tables are built from the spec's position
-// tables by the portable kernel's permute and sbox.
+// is P4 of S0's bits OR P4 of S1's, the two being disjoint). SW is folded away: round 2 reads
+// the left half and XORs into the right, so its block is SW of the spec's, and the last table
+// pair is IP⁻¹ after SW. Being linear, that IP⁻¹ also goes through round 2's XOR: IP⁻¹(L ‖ R ^ f)
+// = IP⁻¹(L ‖ R) ^ IP⁻¹(0 ‖ f), so round 2's S-box tables hold their bits through P4 and IP⁻¹,
+// and the last step XORs them into IP⁻¹ of the block as it came out of round 1. Every byte still
+// goes IP, f_K1, SW, f_K2, IP⁻¹ in 12 lookups: there is no table of the whole cipher, and the
+// tables are built from the spec's position tables by the portable kernel's permute and sbox.
 
 // nibbleTables is what encryptNibbles loads once per call, at the offsets its assembly reads
 // (32 bytes apart, each 16-entry table written twice, once per lane).
 type nibbleTables struct {
-	ipLow, ipHigh        [32]byte // IP by the low, the high nibble
-	ep1Left, ep1Right    [32]byte // E/P(R) xor K1: its left nibble (S0's input), its right (S1's)
-	s0ToLeft, s1ToLeft   [32]byte // P4 of an S-box's bits, in the left half (round 1)
-	ep2Left, ep2Right    [32]byte // E/P(L) xor K2, round 2 reading the unswapped left half
-	s0ToRight, s1ToRight [32]byte // P4 of an S-box's bits, in the right half (round 2)
-	ipInvLow, ipInvHigh  [32]byte // IP⁻¹ after SW, by the low, the high nibble
+	ipLow, ipHigh          [32]byte // IP by the low, the high nibble
+	ep1Left, ep1Right      [32]byte // E/P(R) xor K1: its left nibble (S0's input), its right (S1's)
+	s0ToLeft, s1ToLeft     [32]byte // P4 of an S-box's bits, in the left half (round 1)
+	ep2Left, ep2Right      [32]byte // E/P(L) xor K2, round 2 reading the unswapped left half
+	s0ToOutput, s1ToOutput [32]byte // round 2's: P4 of an S-box's bits in the right half, through IP⁻¹ after SW
+	ipInvLow, ipInvHigh    [32]byte // IP⁻¹ after SW, by the low, the high nibble
 }
 
 // nibbleTablesOf is the key's tables: the key-free ones from sdesNibbleSteps, the subkeys
@@ -46,8 +48,9 @@ var sdesNibbleSteps = func() nibbleTables {
 	t.ipInvLow, t.ipInvHigh = nibblesOf(func(b uint) uint { return permute(swap(b), 8, sdesIPInv) })
 	t.s0ToLeft = laneTable(func(n uint) uint { return permute(sbox(&sdesS0, n)<<2, 4, sdesP4) << 4 })
 	t.s1ToLeft = laneTable(func(n uint) uint { return permute(sbox(&sdesS1, n), 4, sdesP4) << 4 })
-	t.s0ToRight = laneTable(func(n uint) uint { return permute(sbox(&sdesS0, n)<<2, 4, sdesP4) })
-	t.s1ToRight = laneTable(func(n uint) uint { return permute(sbox(&sdesS1, n), 4, sdesP4) })
+	toOutput := func(right uint) uint { return permute(swap(right), 8, sdesIPInv) }
+	t.s0ToOutput = laneTable(func(n uint) uint { return toOutput(permute(sbox(&sdesS0, n)<<2, 4, sdesP4)) })
+	t.s1ToOutput = laneTable(func(n uint) uint { return toOutput(permute(sbox(&sdesS1, n), 4, sdesP4)) })
 	return t
 }()
 

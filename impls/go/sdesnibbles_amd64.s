@@ -18,17 +18,15 @@
 	VPXOR   Y1, Y0, Y0; \
 	VPSRLW  $4, Y0, Y1; \
 	VPAND   Y3, Y1, Y1; \
-	VPSHUFB Y1, Y10, Y2; \
-	VPSHUFB Y1, Y11, Y1; \
-	VPSHUFB Y2, Y12, Y2; \
-	VPSHUFB Y1, Y13, Y1; \
-	VPXOR   Y2, Y0, Y0; \
-	VPXOR   Y1, Y0, Y0; \
-	VPSRLW  $4, Y0, Y1; \
-	VPAND   Y3, Y1, Y1; \
 	VPAND   Y3, Y0, Y0; \
-	VPSHUFB Y1, Y15, Y1; \
+	VPSHUFB Y1, Y10, Y2; \
+	VPSHUFB Y2, Y12, Y2; \
 	VPSHUFB Y0, Y14, Y0; \
+	VPXOR   Y2, Y0, Y0; \
+	VPSHUFB Y1, Y11, Y2; \
+	VPSHUFB Y2, Y13, Y2; \
+	VPXOR   Y2, Y0, Y0; \
+	VPSHUFB Y1, Y15, Y1; \
 	VPOR    Y1, Y0, Y0
 
 // func encryptNibbles(dst, src *byte, blocks int, tables *nibbleTables, streaming bool)
