@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The environment variables that force a technique (the project's convention: Java, C++ and
-// Node read PARBENCH_SDES_TECHNIQUE too), for the tests and for comparing techniques by hand.
+// The environment variables that force a technique (the project's convention: Java and Node
+// read PARBENCH_SDES_TECHNIQUE too), for the tests and for comparing techniques by hand.
 // Each workload's own param (--bitwise-kernel, --table-kernel, --base32-kernel) does the same.
 const (
 	sdesTechniqueVariable   = "PARBENCH_SDES_TECHNIQUE"
