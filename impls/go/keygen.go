@@ -83,13 +83,13 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	}
 	c := keygenCase{count: count, keyBytes: keyBytes,
 		encode: portableEncodeKey, encodeInto: base32Lower.Encode}
-	generator, encoder, technique := keygenPortableGenerator, keygenPortableEncoder, ""
+	generator, encoder, label := keygenPortableGenerator, keygenPortableEncoder, ""
 	if tuned {
 		chosen, err := chooseTechnique(args, "base32-kernel", keygenTechniqueVariable, "keygen's Base32", keygenBase32Techniques)
 		if err != nil {
 			return nil, err
 		}
-		args.Extra["base32_kernel"], technique = chosen.label, chosen.label
+		args.Extra["base32_kernel"], label = chosen.label, chosen.label
 		c.encodeInto, c.encode = chosen.kernel, encodeKeyWith(chosen.kernel)
 		generator, encoder = keygenTunedGenerator, chosen.detail
 	} else if args.String("base32-kernel") != "" {
@@ -107,7 +107,7 @@ func prepareKeygen(args *Args) (Repetition, error) {
 		return nil, usagef("unknown --source %q for keygen; valid: strong, seeded", args.String("source"))
 	}
 	if tuned {
-		args.Extra["kernel_detail"] = technique + ": " + generator + " + " + encoder
+		args.Extra["kernel_detail"] = label + ": " + generator + " + " + encoder
 	} else {
 		args.Extra["kernel_detail"] = referenceTransliterated + ": " + generator + ", " + encoder
 	}
