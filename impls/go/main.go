@@ -73,7 +73,7 @@ func printList(workloads map[string]*Workload) {
 		"runtime":   "go",
 		"version":   runtime.Version(),
 		"flags":     fmt.Sprintf("%s; GOMAXPROCS=%d by default (--workers sets it for spawn-chain and coroutine-swarm)", buildFlags, runtime.GOMAXPROCS(0)),
-		"sources":   map[string]string{"strong": "portable kernel: crypto/rand.Read (getrandom(2), the kernel CSPRNG); tuned kernel: math/rand/v2 ChaCha8 per worker, seeded from crypto/rand", "seeded": "SplitMix64"},
+		"sources":   map[string]string{"strong": "portable kernel: crypto/rand.Read (getrandom(2), the kernel CSPRNG); tuned kernel: an AES-128-CTR keystream per worker, keyed from crypto/rand", "seeded": "SplitMix64"},
 		"workloads": entries,
 	}
 	out, _ := json.Marshal(list)
