@@ -156,8 +156,3 @@ def _line_within(process: subprocess.Popen, timeout_s: float) -> str | None:
         return None
     return process.stdout.readline()
 
-
-def reference_ns(load: Load, wait_us: int, timeout_s: float) -> LoadResult:
-    """The ceiling: the same load against the reference server, in this sitting."""
-    with ReferenceServer(wait_us) as server:
-        return run_load(server.port, load, timeout_s)

@@ -138,9 +138,11 @@ class Workload:
         unique = self.hooks.unique_answers
         return bool(unique and unique(params))
 
-    def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, int] | None:
+    def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, Any] | None:
         """(name, reference mode, amount) of the machine's own ceiling for the case, measured by
-        the harness's C reference program (machine_ceiling.c), or None where the workload has none."""
+        the harness's C reference programs (machine_ceiling.c; for mode "echo", the load generator
+        against echo_reference.c, amount (connections, requests, len, wait_us)), or None where the
+        workload has none."""
         ceiling = self.hooks.machine_ceiling
         return ceiling(params) if ceiling else None
 
@@ -155,6 +157,12 @@ class Workload:
         megabytes, a ceiling, baselines); the time any other phase books is held to the
         unaccounted-time allowance (measure/proofs.py)."""
         return self.hooks.untimed_work
+
+    @property
+    def driver(self) -> str | None:
+        """Who drives a process's repetitions where the launcher's feed does not: "load-generator"
+        (echo-server: measure/echo_loop.py), None for the launcher's own feed."""
+        return self.hooks.driver
 
     @property
     def sweeps(self) -> dict[str, str]:
