@@ -20,7 +20,9 @@ from typing import Any
 
 from parbench.analysis.steady_state import TOLERANCE, classify
 from parbench.escaping import one_line
+from parbench.measure import echo_loop
 from parbench.measure.bench_user import BenchUser
+from parbench.measure.loadgen import LoadgenMissing
 from parbench.measure.process import FeedPolicy, Finished, run_measured
 from parbench.measure.proofs import busy_problem, start_problem, thread_use, time_problem
 from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, drop_harness_fields,
@@ -67,6 +69,10 @@ class Settings:
         """The variants a process may be fed: exactly warmup + repeat, or the search's cap."""
         return warmup + repeat if warmup is not None else max(self.warmup_max, repeat + 1)
 
+
+# A process the load generator drives has no steady-state search (the launcher's feed does it):
+# one warm-up repetition where the settings ask for a search.
+DRIVEN_WARMUP = 1
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
 
@@ -163,15 +169,23 @@ class WorkloadRunner:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
                                 case.workers)
+            driven = None
             try:
                 seal = sealed_process(self.settings.user, scratch, self.settings.hidden)
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
-                                        feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat), **seal)
-            except OSError as error:
+                if workload.driver == "load-generator":     # echo-server: the harness drives it
+                    warmup = DRIVEN_WARMUP if warmup is None else warmup
+                    driven = echo_loop.run(argv, self.settings.timeout, self.settings.memory_limit_kb, variants,
+                                           case.params, warmup + repeat, warmup, scratch, **seal)
+                    finished = driven.finished
+                else:
+                    finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
+                                            feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat),
+                                            **seal)
+            except (OSError, LoadgenMissing) as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
-            fed = (variants or [None] * most)[:len(finished.fed_ns)]
+            fed = (variants or [None] * most)[:len(finished.fed_ns) if driven is None else len(driven.loads)]
             try:       # the oracle's answers for what was fed, after the process: none existed before
                 checksums = [workload.expected_checksum(case.params, v) for v in fed]
             except (InputError, RuntimeError, OSError) as error:
@@ -189,9 +203,24 @@ class WorkloadRunner:
                 measurement.outcome, measurement.detail = "bad-output", (
                     f"it changed its input {', '.join(problems)}; the input is made anew for the next process")
                 return measurement, []
-            return judge(finished, index, expectations, self.settings.timeout)
+            judged = judge(finished, index, expectations, self.settings.timeout)
+            return judged if driven is None or driven.failure is None else _driven_failure(judged, driven.failure)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _driven_failure(judged: tuple[ProcessMeasurement, list[Repetition]], failure: echo_loop.Failure
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A process whose repetitions the load generator drove and one of which failed: the load
+    generator's reason, after the launcher's where the server itself crashed."""
+    measurement, reps = judged
+    if measurement.outcome == "crash":
+        measurement.detail = f"{measurement.detail.rstrip(': ')}; {failure.detail}"
+    else:
+        measurement.outcome, measurement.detail = failure.outcome, failure.detail
+    for rep in reps:
+        rep.verified = False
+    return measurement, reps
 
 
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:

@@ -21,9 +21,8 @@ from parbench.project import IMPLS_DIR
 LIST_MAX_DEPTH = 8
 
 
-# "pool" and "event-loop": echo-server's servers (a fixed pool of OS threads; one thread's event loop).
-FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed",
-            "pool", "event-loop")
+FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed", "pool",
+            "event-loop")
 
 
 @dataclass(frozen=True)
