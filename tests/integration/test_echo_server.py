@@ -19,7 +19,8 @@ def _survivors(mark: str) -> list[str]:
 def good_run(tmp_path_factory):
     root = project_with(tmp_path_factory.mktemp("echo") / "project", "echoing")
     db = str(root.parent / "results.sqlite")
-    done = parbench("run", "--workload", "echo-server", "--scale", "smoke", "--model", "threads", "--processes", "2",
+    done = parbench("run", "--workload", "echo-server", "--scale", "smoke", "--model", "threads", "--model", "pool",
+                    "--processes", "2",
                     "--db", db, "--timeout", "30", root=root, timeout=300)
     return root, db, done
 
@@ -38,6 +39,12 @@ def test_a_right_server_is_a_verified_case_timed_by_the_load_generator(good_run)
         assert items == 1000 and extra["loadgen_replies"] == 1000 and extra["replies"] == 1002
         assert 0 < extra["p50_ns"] <= extra["p99_ns"] <= extra["max_ns"] <= ns
         assert extra["nofile_limit"] > 0 and extra["replies_per_s"] > 0
+
+
+def test_a_server_model_with_workers_owes_no_busy_intervals(good_run):
+    _, db, _ = good_run
+    status, reason = sqlite3.connect(db).execute("SELECT status, reason FROM cases WHERE model = 'pool'").fetchone()
+    assert status == "ok", reason
 
 
 def test_nothing_of_a_server_outlives_its_case(good_run):

@@ -37,7 +37,9 @@ MIN_LOAD_S = 1.0
 HARNESS_OWNED = ("ns", "items", "checksum")
 
 # How a failure of the load generator reads as a case's outcome.
-OUTCOMES = {"wrong-byte": "wrong-checksum", "timeout": "timeout"}
+# "open": the load generator ran out of descriptors (the hard limit of `ulimit -n`): the limit of
+# this machine, a result, recorded as the case's limit.
+OUTCOMES = {"wrong-byte": "wrong-checksum", "timeout": "timeout", "open": "limit"}
 
 
 @dataclass

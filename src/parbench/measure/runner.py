@@ -191,7 +191,10 @@ class WorkloadRunner:
             except (InputError, RuntimeError, OSError) as error:
                 return _harness_error(index, f"could not work out the expected answers: {error}"), []
             contexts = [LineContext(case.params, v, extras, case.family) for v in fed]
-            expectations = Expectations(repeat, checksums, contexts, workload, case.workers, recheck,
+            # A server's workers report no busy intervals (protocol 2): its time is the load
+            # generator's, and what its workers do in it shows only in the replies they serve.
+            workers = case.workers if driven is None else None
+            expectations = Expectations(repeat, checksums, contexts, workload, workers, recheck,
                                         self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
                                         else None, start=case.params.get("start"),
                                         kernel=case.params.get("kernel", "portable") if "kernel" in workload.params

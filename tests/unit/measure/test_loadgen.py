@@ -184,3 +184,16 @@ def test_a_server_that_stops_replying_is_a_timeout_and_the_load_generator_ends()
     stuck.set()
     assert result.failure_kind == "timeout" and result.failure.startswith("timeout after 1500 ms")
     assert time.monotonic() - started < 10
+
+
+def test_more_connections_than_descriptors_is_this_sides_limit_named_as_such(reference):
+    import resource
+
+    def few_descriptors():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    done = subprocess.run([loadgen.loadgen_binary(), "--port", str(reference.port), "--connections", "100",
+                           "--requests", "1", "--len", "8"], capture_output=True, text=True, timeout=30,
+                          preexec_fn=few_descriptors)
+    result = json.loads(done.stdout)
+    assert done.returncode == 1 and result["failure_kind"] == "open" and result["nofile_limit"] == 64
+    assert "could not open it: too many open files" in result["failure"]
