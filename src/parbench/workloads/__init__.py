@@ -61,6 +61,9 @@ class Workload:
     # Per scale, the parameter set every runtime runs as it is (no runtime's size override), so
     # that one row of the summary puts every runtime side by side: the scale's params with these.
     common: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The scales whose whole suite (no --workload named) includes it: echo-server's quick cases
+    # take minutes per runtime, more than `make bench`'s 8 minutes allow, so it runs there when named.
+    unnamed_scales: tuple[str, ...] = SCALES
     hooks: WorkloadHooks = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -203,7 +206,8 @@ def load_all() -> dict[str, Workload]:
             name=raw["name"], title=raw["title"], spec=raw["spec"], items=raw["items"],
             scales=raw["scales"], verify=raw["verify"], module=_module_for(raw),
             one_repetition_per_process=raw.get("one_repetition_per_process", False),
-            seq_only_when=raw.get("seq_only_when", {}), common=raw.get("common", {}))
+            seq_only_when=raw.get("seq_only_when", {}), common=raw.get("common", {}),
+            unnamed_scales=tuple(raw.get("unnamed_scales", SCALES)))
     return workloads
 
 

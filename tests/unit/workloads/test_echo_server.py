@@ -52,3 +52,7 @@ def test_the_spec_loads_with_the_specs_three_scales():
     assert workload.scales["smoke"] == {"connections": 100, "requests": 10, "len": 64, "wait_us": 0}
     assert workload.scales["quick"]["wait_us"] == [0, 1000]
     assert workload.scales["seed"]["connections"] == [1000, 10000, 30000]
+
+
+def test_the_quick_suite_runs_it_only_when_named():
+    assert load_all()["echo-server"].unnamed_scales == ("smoke", "seed")
