@@ -49,6 +49,7 @@ def test_a_server_line_without_its_count_fails():
 def test_the_spec_loads_with_the_specs_three_scales():
     workload = load_all()["echo-server"]
     assert workload.driver == "load-generator" and workload.swept_param == "connections"
+    assert workload.sweeps == {"per-task": "tasks"}         # bytes per connection, the largest served
     assert workload.scales["smoke"] == {"connections": 100, "requests": 10, "len": 64, "wait_us": 0}
     assert workload.scales["quick"]["wait_us"] == [0, 1000]
     assert workload.scales["seed"]["connections"] == [1000, 10000, 30000]

@@ -24,6 +24,10 @@ PARAMS = {
 }
 SWEPT_PARAM = "connections"
 ORDER = 6
+# `parbench sweep tasks --workload echo-server --counts 1000,10000,30000`: per connection, the
+# slopes of time and of the tree's peak memory (bytes per connection), and the first count that
+# failed, with how (the largest served is the limit, a result).
+SWEEPS = {"per-task": "tasks"}
 # What the server is told; the rest is the load generator's (measure/echo_loop.py).
 SERVER_PARAMS = ("wait_us",)
 # The harness drives each process itself: a repetition is the load generator's, between the
