@@ -93,3 +93,4 @@ def test_the_right_server_beside_the_faulty_ones_is_kept(fault_run):
 def test_nothing_of_a_faulty_server_outlives_the_run(fault_run):
     root, _, _ = fault_run
     assert _survivors(str(root)) == []
+

@@ -207,9 +207,21 @@ class WorkloadRunner:
                     f"it changed its input {', '.join(problems)}; the input is made anew for the next process")
                 return measurement, []
             judged = judge(finished, index, expectations, self.settings.timeout)
-            return judged if driven is None or driven.failure is None else _driven_failure(judged, driven.failure)
+            if driven is None:
+                return judged
+            return _driven_startup(judged, finished) if driven.failure is None else _driven_failure(judged, driven.failure)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _driven_startup(judged: tuple[ProcessMeasurement, list[Repetition]], finished: Finished
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A server's start-up is the time to its ready line: its first repetition's line comes after
+    the load generator's run and probes, which are not the server's start."""
+    measurement, reps = judged
+    if reps and finished.stdout_times:
+        reps[0].extra["startup_ns"] = int(finished.stdout_times[0])
+    return measurement, reps
 
 
 def _driven_failure(judged: tuple[ProcessMeasurement, list[Repetition]], failure: echo_loop.Failure

@@ -69,3 +69,17 @@ def test_a_failed_repetition_ends_the_conversation_without_its_index():
     talk.heard(f'{{"ready":"none","port":{port}}}\n'.encode())        # nothing listens there now
     assert os.read(read, 100) == b"" and talk.failure.outcome == "bad-output"
     assert "repetition 0 (warm-ups count from 0): the load generator: connection 0" in talk.failure.detail
+
+
+def test_a_repetition_that_gets_no_reply_ends_at_the_repetitions_own_timeout_not_the_cases(monkeypatch):
+    import socket
+
+    from parbench.measure import echo_loop
+    monkeypatch.setattr(echo_loop, "REPETITION_TIMEOUT_S", 1.0)
+    read, write = os.pipe()
+    talk = _Conversation(write, [1], PARAMS, 1, time.monotonic() + 3600)
+    with socket.create_server(("127.0.0.1", 0)) as silent:        # accepts in its backlog, never replies
+        started = time.monotonic()
+        talk.heard(f'{{"ready":"none","port":{silent.getsockname()[1]}}}\n'.encode())
+    assert time.monotonic() - started < 10 and talk.failure.outcome == "timeout"
+    assert "timeout after 1000 ms" in talk.failure.detail
