@@ -53,7 +53,7 @@ def test_nothing_of_a_server_outlives_its_case(good_run):
 
 
 FAULTS = {   # model: (status, words of its one-line reason)
-    "no-ready": ("timeout", "killed after the 6 s timeout"),
+    "no-ready": ("timeout", "killed after the 12 s timeout"),
     "no-listener": ("bad-output", "connection 0, request 0: connection refused (nothing listens on the port)"),
     "closes-early": ("bad-output", "request 2: connection closed early by the server, after 0 of the reply's 72 bytes"),
     "wrong": ("wrong-checksum", "request 0: wrong byte at offset 8 of the 72-byte reply"),
@@ -71,7 +71,7 @@ def fault_run(tmp_path_factory):
     db = str(root.parent / "results.sqlite")
     models = [arg for model in [*FAULTS, "threads"] for arg in ("--model", model)]
     done = parbench("run", "--workload", "echo-server", "--scale", "smoke", *models, "--processes", "2",
-                    "--db", db, "--timeout", "6", root=root, timeout=300)
+                    "--db", db, "--timeout", "12", root=root, timeout=300)
     return root, db, done
 
 
