@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from parbench.escaping import one_line
-from parbench.measure.loadgen import Load, LoadResult, run_load
+from parbench.measure.loadgen import Load, LoadResult, loadgen_binary, run_load
 from parbench.measure.process import Finished, run_measured
 
 # The server's stdin from the FIFO, and as many descriptors as the machine's hard limit allows
@@ -133,7 +133,9 @@ def _port_of(line: str) -> int | None:
 
 def run(argv: list[str], timeout_s: float, memory_limit_kb: int | None, seeds: list[int], params: dict[str, Any],
         repetitions: int, first_timed: int, scratch: Path, **seal) -> Driven:
-    """One server process through `repetitions` repetitions (the first `first_timed` warm-ups)."""
+    """One server process through `repetitions` repetitions (the first `first_timed` warm-ups).
+    LoadgenMissing before anything starts where the load generator cannot be built."""
+    loadgen_binary()
     fifo = scratch / "parbench-stdin"
     os.mkfifo(fifo)
     os.chmod(fifo, 0o644)                 # the unprivileged user it runs as reads it

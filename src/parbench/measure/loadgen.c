@@ -16,8 +16,9 @@
  *
  * After the timed region, `probes` requests on one extra connection are each sent in two parts
  * with `probe_delay_ms` between them: a reply byte that arrives before the second part is a
- * server that replied before it had read the request whole. They are outside the time, the
- * latencies and the digest.
+ * server that replied before it had read the request whole. Then the spec's test vector on the
+ * same connection. They are outside the time, the latencies and the digest; probe_replies
+ * counts them (the vector's included).
  *
  * Prints one JSON line; exit 0 when every reply was right, 1 when any failed (the line says
  * how many and the first one's reason), 2 on bad arguments. It never waits past --timeout-ms
@@ -482,6 +483,11 @@ static void expected_reply(const unsigned char *request, size_t len, unsigned ch
     for (size_t i = 0; i < len; i++) reply[HEADER + i] = request[HEADER + len - 1 - i];
 }
 
+/* The spec's test vector: request id 1, len 3, "abc" → the same header, then "cba". */
+static const unsigned char VECTOR_REQUEST[] = {0, 0, 0, 1, 0, 0, 0, 3, 'a', 'b', 'c'};
+static const unsigned char VECTOR_REPLY[] = {0, 0, 0, 1, 0, 0, 0, 3, 'c', 'b', 'a'};
+
+/* The probes, then the spec's vector on the same connection; the replies it got right. */
 static long long run_probes(const struct options *o, long long deadline) {
     if (o->probes == 0) return 0;
     int fd = connect_blocking(o->port, deadline);
@@ -501,6 +507,12 @@ static long long run_probes(const struct options *o, long long deadline) {
         if (problem) { fail("probe request %lld (sent in two parts %lld ms apart): %s", p, o->probe_delay_ms, problem); break; }
         done++;
     }
+    if (done == o->probes) {
+        const char *problem = split_exchange(fd, VECTOR_REQUEST, sizeof VECTOR_REQUEST, VECTOR_REPLY,
+                                             sizeof VECTOR_REQUEST, 0, deadline);
+        if (problem) fail("the spec's test vector (id 1, len 3, \"abc\" -> \"cba\"): %s", problem);
+        else done++;
+    }
     close(fd);
     return done;
 }
@@ -508,11 +520,9 @@ static long long run_probes(const struct options *o, long long deadline) {
 /* --- the spec's test vector ----------------------------------------------------------------- */
 static int run_vector(const struct options *o) {
     long long deadline = now_ns() + o->timeout_ms * 1000000LL;
-    static const unsigned char request[] = {0, 0, 0, 1, 0, 0, 0, 3, 'a', 'b', 'c'};
-    static const unsigned char reply[] = {0, 0, 0, 1, 0, 0, 0, 3, 'c', 'b', 'a'};
     int fd = connect_blocking(o->port, deadline);
-    const char *problem = fd < 0 ? why(errno) : split_exchange(fd, request, sizeof request, reply, sizeof request,
-                                                                0, deadline);
+    const char *problem = fd < 0 ? why(errno) : split_exchange(fd, VECTOR_REQUEST, sizeof VECTOR_REQUEST, VECTOR_REPLY,
+                                                                sizeof VECTOR_REQUEST, 0, deadline);
     if (fd >= 0) close(fd);
     printf("{\"vector\":\"%s\",\"failure\":", problem ? "failed" : "ok");
     if (problem) printf("\"%s\"}\n", problem); else printf("null}\n");

@@ -16,7 +16,7 @@ REFERENCE_SOURCE = Path(__file__).with_name("echo_reference.c")
 GRACE_S = 5
 # Probe requests a repetition sends in two parts after its timed region (loadgen.c): a server
 # that replied before it read a request whole is caught by them.
-PROBES = 2
+PROBES = 2          # and then the spec's test vector, on the same connection
 PROBE_DELAY_MS = 20
 
 

@@ -30,11 +30,11 @@ def test_random_payloads_give_the_oracles_digest_and_every_reply(reference):
     load = Load(connections=50, requests=7, length=64, seed=123456789)
     result = run_load(reference.port, load, timeout_s=30)
     assert result.ok and result.failure is None
-    assert result.replies == 350 and result.probe_replies == loadgen.PROBES
+    assert result.replies == 350 and result.probe_replies == loadgen.PROBES + 1     # the spec's vector after
     assert result.digest == echo_checksum(50, 7, 64, 123456789)
     assert 0 < result.p50_ns <= result.p99_ns <= result.max_ns <= result.ns
     line = reference.served()
-    assert line["extra"]["replies"] == 350 + loadgen.PROBES and line["extra"]["accepted"] == 51
+    assert line["extra"]["replies"] == 350 + loadgen.PROBES + 1 and line["extra"]["accepted"] == 51
     assert line["rep"] == 1 and line["checksum"] == "served"
 
 
@@ -197,3 +197,11 @@ def test_more_connections_than_descriptors_is_this_sides_limit_named_as_such(ref
     result = json.loads(done.stdout)
     assert done.returncode == 1 and result["failure_kind"] == "open" and result["nofile_limit"] == 64
     assert "could not open it: too many open files" in result["failure"]
+
+
+def test_every_repetition_ends_with_the_spec_vector_on_the_probe_connection():
+    def wrong_on_the_vector(header, payload, count):
+        return header + (payload if payload == b"abc" else payload[::-1])
+    result = _run_against(Broken(wrong_on_the_vector))
+    assert result.replies == 12 and result.failure_kind == "wrong-byte"
+    assert result.failure.startswith("the spec's test vector (id 1, len 3, \"abc\" -> \"cba\"): wrong byte at offset 8")
