@@ -104,6 +104,8 @@ class _Conversation:
         self.loads.append(result)
         if not result.ok:
             why = result.failure or f"{result.replies} of {result.expected_replies} replies"
+            if result.failure_kind == "open":
+                why += f" (the load generator holds one descriptor a connection; its limit is {result.nofile_limit:,})"
             return self._fail(OUTCOMES.get(result.failure_kind or "", "bad-output"),
                               f"repetition {index} (warm-ups count from 0): the load generator: {one_line(why)}")
         try:

@@ -83,3 +83,13 @@ def test_a_repetition_that_gets_no_reply_ends_at_the_repetitions_own_timeout_not
         talk.heard(f'{{"ready":"none","port":{silent.getsockname()[1]}}}\n'.encode())
     assert time.monotonic() - started < 10 and talk.failure.outcome == "timeout"
     assert "timeout after 1000 ms" in talk.failure.detail
+
+
+def test_more_connections_than_descriptors_is_a_limit_naming_the_limit(monkeypatch):
+    from parbench.measure import echo_loop
+    out_of_descriptors = LoadResult(1, 5, 10, 5, "connection 5, request 0: could not open it: too many open files",
+                                    "open", -1, -1, -1, "", 11, 0, 20000)
+    monkeypatch.setattr(echo_loop, "run_load", lambda port, load, timeout: out_of_descriptors)
+    read, talk = _talk()
+    talk.heard(b'{"ready":"none","port":4242}\n')
+    assert talk.failure.outcome == "limit" and "its limit is 20,000" in talk.failure.detail
