@@ -39,6 +39,8 @@ def test_a_right_server_is_a_verified_case_timed_by_the_load_generator(good_run)
         assert items == 1000 and extra["loadgen_replies"] == 1000 and extra["replies"] == 1003
         assert 0 < extra["p50_ns"] <= extra["p99_ns"] <= extra["max_ns"] <= ns
         assert extra["nofile_limit"] > 0 and extra["replies_per_s"] > 0
+        # the launcher's readings at each line: the server's CPU between its lines, the tasks made
+        assert extra["measured_cpu_ns"] > 0 and extra["tasks_made"] > 0
 
 
 def test_a_server_model_with_workers_owes_no_busy_intervals(good_run):

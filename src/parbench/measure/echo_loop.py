@@ -144,11 +144,14 @@ def run(argv: list[str], timeout_s: float, memory_limit_kb: int | None, seeds: l
     writer = os.open(fifo, os.O_RDWR | os.O_CLOEXEC)   # read-write: opening it never blocks
     talk = _Conversation(writer, seeds, params, repetitions, time.monotonic() + timeout_s)
     try:
+        # A feed the server never reads (its stdin is the FIFO) turns on the launcher's readings at
+        # each line: the tree's threads, its CPU between lines, the kernel's peak of its tasks.
         finished = run_measured(["/bin/sh", "-c", STDIN_FROM_FIFO, "sh", str(fifo), *argv], timeout_s,
-                                memory_limit_kb, echo_stdout=talk.heard, **seal)
+                                memory_limit_kb, echo_stdout=talk.heard, feed=[0] * repetitions, **seal)
     finally:
         talk.end()
         fifo.unlink(missing_ok=True)
+    finished.fed_ns = []        # what the launcher wrote went nowhere: the repetitions are this loop's
     finished.stdout_lines = repetition_lines(finished.stdout_lines, talk.loads)
     finished.first_timed, finished.feed_verdict = first_timed, "fixed"
     finished.repetitions_seen = len(talk.loads)
