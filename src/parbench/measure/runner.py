@@ -20,7 +20,9 @@ from typing import Any
 
 from parbench.analysis.steady_state import TOLERANCE, classify
 from parbench.escaping import one_line
+from parbench.measure import echo_loop
 from parbench.measure.bench_user import BenchUser
+from parbench.measure.loadgen import LoadgenMissing
 from parbench.measure.process import FeedPolicy, Finished, run_measured
 from parbench.measure.proofs import busy_problem, start_problem, thread_use, time_problem
 from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, drop_harness_fields,
@@ -67,6 +69,10 @@ class Settings:
         """The variants a process may be fed: exactly warmup + repeat, or the search's cap."""
         return warmup + repeat if warmup is not None else max(self.warmup_max, repeat + 1)
 
+
+# A process the load generator drives has no steady-state search (the launcher's feed does it):
+# one warm-up repetition where the settings ask for a search.
+DRIVEN_WARMUP = 1
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
 
@@ -163,21 +169,32 @@ class WorkloadRunner:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
                                 case.workers)
+            driven = None
             try:
                 seal = sealed_process(self.settings.user, scratch, self.settings.hidden)
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
-                                        feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat), **seal)
-            except OSError as error:
+                if workload.driver == "load-generator":     # echo-server: the harness drives it
+                    warmup = DRIVEN_WARMUP if warmup is None else warmup
+                    driven = echo_loop.run(argv, self.settings.timeout, self.settings.memory_limit_kb, variants,
+                                           case.params, warmup + repeat, warmup, scratch, **seal)
+                    finished = driven.finished
+                else:
+                    finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
+                                            feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat),
+                                            **seal)
+            except (OSError, LoadgenMissing) as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
-            fed = (variants or [None] * most)[:len(finished.fed_ns)]
+            fed = (variants or [None] * most)[:len(finished.fed_ns) if driven is None else len(driven.loads)]
             try:       # the oracle's answers for what was fed, after the process: none existed before
                 checksums = [workload.expected_checksum(case.params, v) for v in fed]
             except (InputError, RuntimeError, OSError) as error:
                 return _harness_error(index, f"could not work out the expected answers: {error}"), []
             contexts = [LineContext(case.params, v, extras, case.family) for v in fed]
-            expectations = Expectations(repeat, checksums, contexts, workload, case.workers, recheck,
+            # A server's workers report no busy intervals (protocol 2): its time is the load
+            # generator's, and what its workers do in it shows only in the replies they serve.
+            workers = case.workers if driven is None else None
+            expectations = Expectations(repeat, checksums, contexts, workload, workers, recheck,
                                         self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
                                         else None, start=case.params.get("start"),
                                         kernel=case.params.get("kernel", "portable") if "kernel" in workload.params
@@ -189,9 +206,36 @@ class WorkloadRunner:
                 measurement.outcome, measurement.detail = "bad-output", (
                     f"it changed its input {', '.join(problems)}; the input is made anew for the next process")
                 return measurement, []
-            return judge(finished, index, expectations, self.settings.timeout)
+            judged = judge(finished, index, expectations, self.settings.timeout)
+            if driven is None:
+                return judged
+            return _driven_startup(judged, finished) if driven.failure is None else _driven_failure(judged, driven.failure)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _driven_startup(judged: tuple[ProcessMeasurement, list[Repetition]], finished: Finished
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A server's start-up is the time to its ready line: its first repetition's line comes after
+    the load generator's run and probes, which are not the server's start."""
+    measurement, reps = judged
+    if reps and finished.stdout_times:
+        reps[0].extra["startup_ns"] = int(finished.stdout_times[0])
+    return measurement, reps
+
+
+def _driven_failure(judged: tuple[ProcessMeasurement, list[Repetition]], failure: echo_loop.Failure
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A process whose repetitions the load generator drove and one of which failed: the load
+    generator's reason, after the launcher's where the server itself crashed."""
+    measurement, reps = judged
+    if measurement.outcome == "crash":
+        measurement.detail = f"{measurement.detail.rstrip(': ')}; {failure.detail}"
+    else:
+        measurement.outcome, measurement.detail = failure.outcome, failure.detail
+    for rep in reps:
+        rep.verified = False
+    return measurement, reps
 
 
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:

@@ -109,6 +109,16 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
     return " · ".join(parts) or "–"
 
 
+def latency_text(result: CaseResult) -> str:
+    """" · latency p50 0.42 ms, p99 1.61 ms" where the repetitions carry the latency of each request
+    (echo-server's load generator stamps every one): the medians over the verified repetitions of
+    each repetition's percentile; "" for a workload without."""
+    p50, p99 = median_extra(result, "p50_ns"), median_extra(result, "p99_ns")
+    if p50 is None or p99 is None:
+        return ""
+    return f" · latency p50 {format_duration(p50)}, p99 {format_duration(p99)}"
+
+
 def check_mark(case) -> str:
     """✓ where a verified answer proves all the work the case names (a checksum the oracle
     computes, with the launcher's evidence of its units), or the workload's word for the part it
@@ -123,7 +133,7 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
     return [one_line(result.case.label), result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
             f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}", steady_text(s),
-            format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
+            format_duration(s.p99_ns), format_rate(s.items_per_s) + latency_text(result), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
             f"{check_mark(result.case)} {verified}/{len(result.run.repetitions)}" + (
                 f" partial ({processes_behind(result)} process(es), the run stopped)"

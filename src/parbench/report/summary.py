@@ -127,6 +127,8 @@ def _model(result: CaseResult) -> str:
 
 
 def _singular(unit: str) -> str:
+    if unit.endswith("ies"):                 # replies → reply
+        return unit[:-3] + "y"
     return unit[:-1] if unit.endswith("s") else unit
 
 

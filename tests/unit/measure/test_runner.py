@@ -118,3 +118,27 @@ def test_threads_kept_from_the_line_before_count_for_a_repetition_only_if_they_r
     _, reps = judge(finished(lines, threads=[before, at, at]), 0, expectations(), 60)
     assert (reps[0].extra["tasks_made"], reps[0].extra["tasks_kept"]) == (3, 1)
     assert (reps[1].extra["tasks_made"], reps[1].extra["tasks_kept"]) == (0, 0)
+
+
+def test_a_driven_servers_start_up_is_its_ready_lines_arrival_not_its_first_repetitions():
+    from types import SimpleNamespace
+
+    from parbench.measure.runner import _driven_startup
+    from parbench.records import ProcessMeasurement, Repetition
+    measurement = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 0, "ok", "")
+    reps = [Repetition(0, 0, 5, 1, "x", True, {"startup_ns": 999})]
+    _driven_startup((measurement, reps), SimpleNamespace(stdout_times=[123, 456]))
+    assert reps[0].extra["startup_ns"] == 123
+
+
+def test_a_driven_repetition_the_load_generator_failed_is_the_cases_failure_after_a_crashs_own_reason():
+    from parbench.measure.echo_loop import Failure
+    from parbench.measure.runner import _driven_failure
+    from parbench.records import ProcessMeasurement, Repetition
+    crashed = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 1, "crash", "exit 1: ")
+    _driven_failure((crashed, []), Failure("bad-output", "repetition 0: the load generator: reset"))
+    assert (crashed.outcome, crashed.detail) == ("crash", "exit 1; repetition 0: the load generator: reset")
+    fine = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 0, "ok", "")
+    reps = [Repetition(0, 0, 5, 1, "x", True, {})]
+    _driven_failure((fine, reps), Failure("timeout", "repetition 1: the load generator: timeout after 3 ms"))
+    assert (fine.outcome, reps[0].verified) == ("timeout", False)

@@ -165,3 +165,8 @@ def test_a_cell_of_strong_keys_says_form_checked():
     strong = case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"}, times=THREE)
     _, row = _only_row(record([strong]))
     assert "form checked" in row.cells[0].text()
+
+
+def test_a_unit_in_ies_is_made_singular_in_y():
+    from parbench.report.summary import _singular
+    assert (_singular("replies"), _singular("keys"), _singular("MB")) == ("reply", "key", "MB")
