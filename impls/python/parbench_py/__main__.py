@@ -19,6 +19,7 @@ WORKLOAD_MODULES = {
     "batch-job": "parbench_py.workloads.batch_job",
     "spawn-chain": "parbench_py.workloads.spawn_chain",
     "coroutine-swarm": "parbench_py.workloads.coroutine_swarm",
+    "echo-server": "parbench_py.workloads.echo_server",
 }
 
 
