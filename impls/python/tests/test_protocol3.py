@@ -117,10 +117,11 @@ class StartModes(unittest.TestCase):
             for name, model in entry["models"].items():
                 with self.subTest(workload=workload, model=name):
                     modes = {**model.get("start", {}), **model.get("start_unavailable", {})}
-                    # A server starts its threads or processes before its ready line and is timed
-                    # by its client, not by repetitions: no start modes (docs/protocol.md).
-                    if model.get("workers") and workload != "echo-server":
+                    if model.get("workers"):
                         self.assertEqual(set(modes), {"cold", "warm"})
+                    # A server makes its workers before its ready line and is timed by its client:
+                    # it offers no start mode, and says why.
+                    if model.get("workers") and workload != "echo-server":
                         self.assertTrue(model["start"])
                     if workload in ("spawn-chain", "coroutine-swarm") and model["family"] != "seq":
                         self.assertEqual((model.get("start"), set(model["start_unavailable"])), (None, {"cold", "warm"}))

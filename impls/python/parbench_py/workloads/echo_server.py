@@ -455,12 +455,18 @@ BLOCKING = {"seq": seq_server, "threads": threads_server, "pool": pool_server}
 FAMILIES = {"seq": "seq", "threads": "threads", "pool": "pool", "asyncio": "event-loop", "uvloop": "event-loop",
             "processes": "processes"}
 WORKERS = {"pool", "processes"}
+# A server makes its threads or processes before its ready line and its client times it round by round.
+NO_START_MODES = {"cold": "a server makes its workers before its ready line; its rounds are timed by the load "
+                          "generator, not by a start",
+                  "warm": "a server's workers are made once, before its ready line, for every round: there is no "
+                          "per-round start to keep warm"}
 MODEL_NAMES = ["seq", "threads", "pool", "asyncio", *(["uvloop"] if UVLOOP_AVAILABLE else []), "processes"]
 
 WORKLOAD = Workload(
     name="echo-server",
     params=(Param("wait_us", bounded_int(0, MAX_WAIT_US), 0), Param("port", bounded_int(0, 65_535), 0)),
-    models={name: Model(FAMILIES[name], _served_not_timed, workers=name in WORKERS, detail=DETAILS[name])
+    models={name: Model(FAMILIES[name], _served_not_timed, workers=name in WORKERS, detail=DETAILS[name],
+                        start_unavailable=NO_START_MODES if name in WORKERS else {})
             for name in MODEL_NAMES},
     serve=serve,
 )
