@@ -61,6 +61,8 @@ def _describe(workload: Workload) -> dict:
              "models": {name: model.describe() for name, model in workload.models.items()}}
     if workload.kernels:
         entry["kernels"] = dict(workload.kernels)
+    if workload.unavailable:
+        entry["models_unavailable"] = dict(workload.unavailable)
     return entry
 
 

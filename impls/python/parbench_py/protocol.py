@@ -145,6 +145,8 @@ class Workload:
     # A server (echo-server) answers its own conversation instead of timed repetitions: it gets the
     # parsed call and returns at the end of stdin.
     serve: Callable[[Call], None] | None = None
+    # Models this runtime cannot offer here, each with why (--list's models_unavailable).
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

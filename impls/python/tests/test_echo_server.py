@@ -219,6 +219,12 @@ for _model in MODELS:
 del _model
 
 
+class Listing(unittest.TestCase):
+    def test_uvloop_is_a_model_or_says_why_not(self):
+        workload = echo_server.WORKLOAD
+        self.assertNotEqual("uvloop" in workload.models, "uvloop" in workload.unavailable)
+
+
 class BadArguments(unittest.TestCase):
     def test_out_of_range_arguments_are_refused(self):
         for args in (["--wait-us", "-1"], ["--wait-us", "10000001"], ["--port", "70000"],

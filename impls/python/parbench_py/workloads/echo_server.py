@@ -461,6 +461,8 @@ NO_START_MODES = {"cold": "a server makes its workers before its ready line; its
                   "warm": "a server's workers are made once, before its ready line, for every round: there is no "
                           "per-round start to keep warm"}
 MODEL_NAMES = ["seq", "threads", "pool", "asyncio", *(["uvloop"] if UVLOOP_AVAILABLE else []), "processes"]
+# Said in --list (models_unavailable) rather than left out in silence.
+UNAVAILABLE = {} if UVLOOP_AVAILABLE else {"uvloop": "the uvloop package is not installed (pip install uvloop)"}
 
 WORKLOAD = Workload(
     name="echo-server",
@@ -469,4 +471,5 @@ WORKLOAD = Workload(
                         start_unavailable=NO_START_MODES if name in WORKERS else {})
             for name in MODEL_NAMES},
     serve=serve,
+    unavailable=UNAVAILABLE,
 )
