@@ -33,7 +33,7 @@ var echoServerWorkload = &Workload{
 	Models: []string{"seq", "threads", "goroutines", "pool"},
 	ModelInfo: map[string]Model{
 		"seq":     {Family: "seq", Detail: echoDetails["seq"]},
-		"threads": {Family: "threads", Detail: echoDetails["threads"]},
+		"threads": {Family: "threads", Detail: echoDetails["threads"], Flags: "debug.SetMaxThreads(10000), the default"},
 		"goroutines": {Family: "green", Workers: echoTakesWorkers["goroutines"], Detail: echoDetails["goroutines"],
 			StartUnavailable: echoNoStartModes},
 		"pool": {Family: "pool", Workers: echoTakesWorkers["pool"], Detail: echoDetails["pool"],
