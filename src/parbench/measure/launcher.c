@@ -696,7 +696,10 @@ static long long machine_forks(void) {
  * cgroup counts it), then every thread of every process of the tree as pid.tid:ns, its CPU
  * time from schedstat, after `peak=N` where the kernel keeps the tree's peak task count and
  * `forks=N`, the machine's tasks made since boot (machine_forks). Taken when a line arrives, before the next variant is written, so the
- * process is waiting on its stdin and nothing it does is in between. */
+ * process is waiting on its stdin and nothing it does is in between.
+ * Each thread is pid.tid:ns:delay, delay schedstat's second field: the time it sat runnable
+ * waiting for a core; and `wait=N` is the launcher's own, which holds how long it waited to be
+ * woken for the line. Both let the harness tell waiting from work hidden between two lines. */
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
     static pid_t pids[MAX_TRACKED];
     int count = cg->version ? cgroup_members(cg, pids, MAX_TRACKED) : descendants(getpid(), pids, MAX_TRACKED);
@@ -708,6 +711,11 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     if (peak >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " peak=%lld", peak));
     long long forks = machine_forks();
     if (forks >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " forks=%lld", forks));
+    char own[128];
+    if (read_text("/proc/thread-self/schedstat", own, sizeof own) > 0) {
+        char *delay = strchr(own, ' ');
+        if (delay) append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", atoll(delay + 1)));
+    }
     for (int i = 0; i < count; i++) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
@@ -718,7 +726,9 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
             char stat_path[320], stat[128];
             snprintf(stat_path, sizeof stat_path, "/proc/%d/task/%s/schedstat", (int)pids[i], e->d_name);
             if (read_text(stat_path, stat, sizeof stat) <= 0) continue;
-            length = snprintf(text, sizeof text, " %d.%s:%lld", (int)pids[i], e->d_name, atoll(stat));
+            char *delay = strchr(stat, ' ');
+            length = snprintf(text, sizeof text, " %d.%s:%lld:%lld", (int)pids[i], e->d_name, atoll(stat),
+                              delay ? atoll(delay + 1) : 0LL);
             append(into, text, (size_t)length);
         }
         closedir(tasks);

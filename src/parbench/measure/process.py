@@ -108,6 +108,10 @@ class ThreadSnapshot:
     threads: dict[tuple[int, int], int]
     peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
     machine_forks: int | None = None  # tasks the whole machine made since boot (/proc/stat), None unread
+    # How long each thread sat runnable waiting for a core (schedstat's run delay), by (pid, tid),
+    # and the launcher's own: time that stretched the gap between two lines but was not work.
+    waits: dict[tuple[int, int], int] = field(default_factory=dict)
+    launcher_wait_ns: int | None = None
 
 
 _building_launcher = threading.Lock()
@@ -419,21 +423,24 @@ def _feed_end(frames: dict[str, bytes]) -> dict:
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:
     """The launcher's "threads" frame: one line per stdout line,
-    `at tree_cpu [peak=N] [forks=N] pid.tid:ns …`."""
+    `at tree_cpu [peak=N] [forks=N] [wait=N] pid.tid:ns[:delay] …`."""
     snapshots = []
     for line in text.decode(errors="replace").splitlines():
         at, tree, *threads = line.split()
-        found, counts = {}, {}
+        found, waits, counts = {}, {}, {}
         for entry in threads:
-            if entry.startswith(("peak=", "forks=")):
+            if entry.startswith(("peak=", "forks=", "wait=")):
                 key, _, value = entry.partition("=")
                 counts[key] = int(value)
                 continue
-            ids, _, ns = entry.partition(":")
+            ids, _, times = entry.partition(":")
             pid, _, tid = ids.partition(".")
+            ns, _, delay = times.partition(":")
             found[(int(pid), int(tid))] = int(ns)
+            if delay:
+                waits[(int(pid), int(tid))] = int(delay)
         snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found,
-                                        counts.get("peak"), counts.get("forks")))
+                                        counts.get("peak"), counts.get("forks"), waits, counts.get("wait")))
     return snapshots
 
 

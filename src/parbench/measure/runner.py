@@ -11,6 +11,7 @@ their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -275,8 +276,9 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", "printed no ready line before its first repetition (protocol 3: "
                                      '{"ready":"cold"|"warm"|"none"} once, before reading the first variant)')
     items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
+    waits = _waits(finished, len(reply.warmups) + len(reply.repetitions))
     problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
-                          zero_allowed=items == 0 or index < 0)
+                          zero_allowed=items == 0 or index < 0, waited_ns=waits)
     if problem:
         return verdict("bad-output", problem)
     lines = reply.warmups + reply.repetitions
@@ -288,8 +290,10 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", mismatch)
     # The verification process's times are not kept (its zero is allowed above): its time is
     # judged in the timed processes, where the reasons name what the numbers cannot be.
+    too_busy: list[str] = []
     too_long = None if index < 0 else time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns,
-                                                   untimed_work=expect.workload.untimed_work)
+                                                   untimed_work=expect.workload.untimed_work,
+                                                   waited_ns=waits, too_busy=too_busy)
     if too_long:
         return verdict("bad-output", too_long)
     if expect.start is not None:
@@ -312,11 +316,22 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     leftover = finished.memory.get("leftover")
     if leftover:
         notes.append(f"{leftover} process(es) outlived it and were killed")
+    if too_busy:
+        notes.append(f"the machine was too busy to judge the time outside the timer of {len(too_busy)} "
+                     f"repetition(s), e.g. {too_busy[0]}: passed on the kernel's word that it waited")
     if forged:
         notes.append(f"its lines set the harness's own field(s) {', '.join(forged)}: dropped, the harness's "
                      "readings stand")
     measurement.detail = "; ".join(notes)
     return measurement, reps
+
+
+def _waits(finished: Finished, count: int) -> list[int]:
+    """Per line, the time the tree and the launcher waited for a core that cannot have been work
+    (proofs.ThreadUse.wait_not_work_ns); 0 where the launcher did not see the repetition whole."""
+    cores = len(os.sched_getaffinity(0))
+    uses = [thread_use(finished.threads, position) for position in range(count)]
+    return [use.wait_not_work_ns(cores) if use is not None else 0 for use in uses]
 
 
 def _before_the_work(reply) -> dict:

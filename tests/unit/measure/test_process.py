@@ -159,6 +159,9 @@ def test_thread_snapshots_are_read_one_per_line_and_a_missing_tree_time_is_none(
     with_forks = process._snapshots(b"400 8000 peak=61 forks=123456 10.10:6000\n400 8000 forks=9 10.10:6000\n")
     assert with_forks == [ThreadSnapshot(400, 8000, {(10, 10): 6000}, peak_tasks=61, machine_forks=123456),
                           ThreadSnapshot(400, 8000, {(10, 10): 6000}, machine_forks=9)]
+    with_waits = process._snapshots(b"500 9000 wait=77 10.10:6000:1500 10.11:10\n")
+    assert with_waits == [ThreadSnapshot(500, 9000, {(10, 10): 6000, (10, 11): 10}, waits={(10, 10): 1500},
+                                         launcher_wait_ns=77)]
 
 
 # --- building the launcher ---------------------------------------------------------------------------
@@ -257,6 +260,13 @@ def test_each_variant_of_the_feed_is_written_after_the_line_before_it():
     assert ready <= finished.fed_ns[0] <= first <= finished.fed_ns[1] <= second
     assert len(finished.threads) == 3 and all(s.threads for s in finished.threads)
     assert finished.protocol_problem == "" and finished.feed_verdict == "fixed"
+
+
+def test_each_line_s_snapshot_holds_how_long_every_thread_and_the_launcher_waited_for_a_core():
+    finished = run_measured(protocol_script(rep_line(0), rep_line(1)), 10, feed=[7, 9])
+    assert all(s.waits.keys() == s.threads.keys() for s in finished.threads)
+    assert all(s.launcher_wait_ns is not None and s.launcher_wait_ns >= 0 for s in finished.threads)
+    assert [s.launcher_wait_ns for s in finished.threads] == sorted(s.launcher_wait_ns for s in finished.threads)
 
 
 def test_a_line_that_is_not_the_repetitions_own_earns_no_variant_and_is_quoted():
