@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from conftest import parbench, project_with
+
 MS = 1e-3
 
 
@@ -52,3 +54,32 @@ def test_the_console_marks_the_cases_that_never_settled_or_slowed_down(measured)
     out = measured[1].stdout + measured[1].stderr
     assert "⚠ no steady state" in out and "⚠ slowdown" in out
     assert "⚠ flat" not in out and "⚠ warm-up" not in out
+
+
+# --- the process's own ns steers nothing (issue 56): tests/fixtures/steering -------------------------
+@pytest.fixture(scope="module")
+def steered(tmp_path_factory):
+    root = project_with(tmp_path_factory.mktemp("steering"), "steering")
+    done = parbench("run", "--workload", "spawn-chain", "--runtime", "steering", "--scale", "quick", "--processes", "2",
+                    "--warmup-budget", "0.5", "--param", "n=100", "--db", str(root / "results.sqlite"),
+                    "--export-json", "-", root=root, env={"COLUMNS": "300"}, check=True)
+    document = json.loads(done.stdout[done.stdout.index("{"):done.stdout.rindex("}") + 1])
+    return {r["case"]["model"]: r for r in document["results"]}
+
+
+def test_ns_kept_unsettled_on_purpose_does_not_choose_the_timed_repetitions(steered):
+    """It takes 20 ms each time: the launcher's clock settles at once, long before the process's
+    chosen repetition 8, so it is never told (nor can it infer) which repetitions are timed."""
+    result = steered["unsettled-until-k"]
+    assert result["steady_state"]["class"] == "flat"
+    assert all(n < 8 for n in _repetitions_per_process(result))
+
+
+def test_steady_ns_over_repetitions_that_alternate_is_no_steady_state(steered):
+    assert steered["steady-on-paper"]["steady_state"]["class"] == "no steady state"
+
+
+def test_a_slow_first_repetition_booked_as_preparation_is_a_warm_up_with_its_first_shown_slow(steered):
+    steady = steered["first-as-prepare"]["steady_state"]
+    assert steady["class"] == "warm-up"
+    assert steady["first"] == pytest.approx(80 * MS, rel=0.1)

@@ -700,6 +700,34 @@ static long long machine_forks(void) {
  * Each thread is pid.tid:ns:delay, delay schedstat's second field: the time it sat runnable
  * waiting for a core; and `wait=N` is the launcher's own, which holds how long it waited to be
  * woken for the line. Both let the harness tell waiting from work hidden between two lines. */
+/* Each thread's run delay at the last snapshot, by tid, to take the longest wait of any one thread
+ * over a repetition (wait_since_last): open addressing, an entry older than the last snapshot is
+ * free. One thread's wait, not their sum: workers waiting side by side stretch the gap once. */
+#define WAIT_SLOTS 131072
+static struct { int tid; long long delay, generation; } waits[WAIT_SLOTS];
+static long long wait_generation, longest_wait, own_wait, own_wait_before;
+
+static void note_wait(int tid, long long delay) {
+    for (unsigned i = (unsigned)tid * 2654435761u % WAIT_SLOTS, n = 0; n < WAIT_SLOTS; i = (i + 1) % WAIT_SLOTS, n++) {
+        if (waits[i].tid == tid && waits[i].generation == wait_generation - 1) {
+            if (delay - waits[i].delay > longest_wait) longest_wait = delay - waits[i].delay;
+        } else if (waits[i].generation >= wait_generation - 1) {
+            continue;
+        } else if (delay > longest_wait) {
+            longest_wait = delay;                   /* a thread made since the last snapshot */
+        }
+        waits[i].tid = tid, waits[i].delay = delay, waits[i].generation = wait_generation;
+        return;
+    }
+}
+
+/* The wait of the last repetition as snapshot_threads saw it: the launcher's own (woken late for
+ * the line) and the longest of any thread of the tree. */
+static long long wait_since_last(void) {
+    long long own = own_wait - own_wait_before;
+    return longest_wait + (own > 0 ? own : 0);
+}
+
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
     static pid_t pids[MAX_TRACKED];
     int count = cg->version ? cgroup_members(cg, pids, MAX_TRACKED) : descendants(getpid(), pids, MAX_TRACKED);
@@ -712,9 +740,10 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     long long forks = machine_forks();
     if (forks >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " forks=%lld", forks));
     char own[128];
+    wait_generation++, longest_wait = 0, own_wait_before = own_wait;
     if (read_text("/proc/thread-self/schedstat", own, sizeof own) > 0) {
         char *delay = strchr(own, ' ');
-        if (delay) append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", atoll(delay + 1)));
+        if (delay) append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", own_wait = atoll(delay + 1)));
     }
     for (int i = 0; i < count; i++) {
         char path[96];
@@ -727,8 +756,9 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
             snprintf(stat_path, sizeof stat_path, "/proc/%d/task/%s/schedstat", (int)pids[i], e->d_name);
             if (read_text(stat_path, stat, sizeof stat) <= 0) continue;
             char *delay = strchr(stat, ' ');
-            length = snprintf(text, sizeof text, " %d.%s:%lld:%lld", (int)pids[i], e->d_name, atoll(stat),
-                              delay ? atoll(delay + 1) : 0LL);
+            long long waited = delay ? atoll(delay + 1) : 0LL;
+            note_wait(atoi(e->d_name), waited);
+            length = snprintf(text, sizeof text, " %d.%s:%lld:%lld", (int)pids[i], e->d_name, atoll(stat), waited);
             append(into, text, (size_t)length);
         }
         closedir(tasks);
@@ -1238,8 +1268,14 @@ struct feed {
      * warmup < 0 is "auto", a steady state found by the window test below; else exactly
      * warmup + timed repetitions. */
     long long warmup, timed, budget_ns, tolerance_permille;
-    long long series[MAX_SERIES];  /* each repetition's ns, as its line says */
-    long long reps, first_fed_ns;
+    /* Each repetition as this launcher's clock saw it: from writing its variant to reading its
+     * line, less the longest time one of the tree's threads, or the launcher, sat waiting for a
+     * core meanwhile (a busy machine's noise, not the process's). Never the line's own ns: a
+     * process that chose the series would choose which of its repetitions are timed
+     * (docs/protocol.md, "What a process can know"). Sent back whole ("series"). */
+    long long series[MAX_SERIES];
+    struct buffer series_text;
+    long long reps, first_fed_ns, last_fed_ns;
     size_t line_offset;          /* where the next line to judge starts in the kept stdout */
     const char *verdict;         /* why the feed ended: steady, budget, fixed, protocol, NULL */
     long long first_timed;       /* the first timed repetition, once the verdict is in */
@@ -1290,7 +1326,8 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The window test: the last timed + 1 repetitions all lie within ±tolerance of their median.
+/* The window test, over the launcher's own series: the last timed + 1 repetitions all lie within
+ * ±tolerance of their median.
  * timed + 1, not timed: the repetition before the timed ones must agree too, so that a flat
  * process stops after one untimed repetition, as a fixed --warmup 1 did. */
 static int steady(const struct feed *feed) {
@@ -1323,7 +1360,7 @@ static int another_repetition(struct feed *feed, long long now) {
 
 /* Whether stdout's line `index` (0: the ready line, k: repetition k - 1's) is the line the protocol
  * expects there; if not, feed->problem quotes it. */
-static int expected_line(struct feed *feed, const struct output *out, long long index) {
+static int expected_line(struct feed *feed, const struct output *out, long long index, long long at) {
     /* the line's bytes: from where the line before ended to its newline */
     size_t start = feed->line_offset;
     const char *line = out->lines.data + start;
@@ -1347,7 +1384,12 @@ static int expected_line(struct feed *feed, const struct output *out, long long 
         return 0;
     }
     if (fine) {
-        if (index && feed->reps < MAX_SERIES) feed->series[feed->reps] = ns;
+        if (index && feed->reps < MAX_SERIES) {
+            long long gap = at - feed->last_fed_ns, waited = wait_since_last();
+            feed->series[feed->reps] = waited < gap ? gap - waited : 1;
+            char value[32];
+            append(&feed->series_text, value, (size_t)snprintf(value, sizeof value, "%lld ", feed->series[feed->reps]));
+        }
         if (index) feed->reps++;
         return 1;
     }
@@ -1373,7 +1415,7 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
         long long at = now_ns() - started;
         snapshot_threads(&feed->threads, cg, child, at);
         if (feed->fd < 0) continue;
-        int more = expected_line(feed, out, feed->lines_seen)
+        int more = expected_line(feed, out, feed->lines_seen, at)
                    && (feed->lines_seen == 0 || another_repetition(feed, at));
         while (*feed->next == ' ') feed->next++;
         size_t length = strcspn(feed->next, " ");
@@ -1382,7 +1424,8 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
             int n = snprintf(variant, sizeof variant, "%.*s\n", (int)(length < 30 ? length : 30), feed->next);
             /* Stamped before the write: the process cannot start its repetition earlier, whereas a
              * launcher preempted right after writing would stamp it late by however long it waited. */
-            int m = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
+            feed->last_fed_ns = now_ns() - started;
+            int m = snprintf(stamp, sizeof stamp, "%lld ", feed->last_fed_ns);
             if (feed->lines_seen == 0) feed->first_fed_ns = at;
             append(&feed->fed, stamp, (size_t)m);
             write_all(feed->fd, variant, (size_t)n);
@@ -1437,7 +1480,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     static char chunk[1 << 16];
 
     static struct feed feed;
-    release(&feed.fed), release(&feed.threads);
+    release(&feed.fed), release(&feed.threads), release(&feed.series_text);
     feed.fd = parked->feed_fd, feed.lines_seen = 0, feed.reps = 0, feed.line_offset = 0, feed.verdict = NULL, feed.first_timed = 0;
     feed.problem[0] = 0;
     parse_feed(&feed, r->feed);
@@ -1564,6 +1607,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
         int n = snprintf(steady_text, sizeof steady_text, "%s %lld %lld", feed.verdict ? feed.verdict : "ended",
                          feed.first_timed, feed.reps);
         frame("steady", steady_text, (size_t)n);
+        frame("series", feed.series_text.data, feed.series_text.length);
         frame("protocol", feed.problem, strlen(feed.problem));
     }
     frame("head", output.head.data, output.head.length);

@@ -81,6 +81,9 @@ class Finished:
     first_timed: int = 0
     repetitions_seen: int = 0
     protocol_problem: str = ""
+    # Each repetition as the launcher judged it (its "series" frame): the gap from its variant to
+    # its line less the longest wait for a core of one of the tree's threads or the launcher.
+    launcher_series: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -414,11 +417,12 @@ def _finished(frames: dict[str, bytes], started: int) -> Finished:
 
 
 def _feed_end(frames: dict[str, bytes]) -> dict:
-    """The launcher's "steady" and "protocol" frames (protocol 4)."""
+    """The launcher's "steady", "protocol" and "series" frames (protocol 4)."""
     verdict, first_timed, seen = (frames.get("steady", b"").decode(errors="replace").split() + ["", "0", "0"])[:3]
     return {"feed_verdict": verdict, "first_timed": int(first_timed) if first_timed.isdigit() else 0,
             "repetitions_seen": int(seen) if seen.isdigit() else 0,
-            "protocol_problem": frames.get("protocol", b"").decode(errors="replace")}
+            "protocol_problem": frames.get("protocol", b"").decode(errors="replace"),
+            "launcher_series": [int(v) for v in frames.get("series", b"").split()]}
 
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:

@@ -348,13 +348,40 @@ def _before_the_work(reply) -> dict:
 
 
 def _warm_up(reply, finished: Finished, expect: Expectations) -> dict:
-    """How the process reached the repetitions that are timed (protocol 4): its class, the
-    first repetition's time (what a one-shot command pays), and the repetitions before."""
-    series = [int(line["ns"]) for line in reply.warmups + reply.repetitions]
-    if not series:
+    """How the process reached the repetitions that are timed (protocol 4), judged by the
+    launcher's clock (launcher_series): its class, the first repetition's time (what a one-shot
+    command pays) and the repetitions before; and its class by its own `ns` beside, the
+    cross-check, which decides nothing."""
+    lines = reply.warmups + reply.repetitions
+    own = [int(line["ns"]) for line in lines]
+    if not own:
         return {}
-    return {"steady_class": classify(series, len(reply.repetitions), expect.tolerance, finished.feed_verdict),
-            "first_ns": series[0], "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict}
+    seen = finished.launcher_series if len(finished.launcher_series) == len(own) else launcher_series(reply, finished.fed_ns)
+    timed = len(reply.repetitions)
+    steady_class = classify(seen, timed, expect.tolerance, finished.feed_verdict)
+    return {"steady_class": steady_class, "first_ns": first_repetition_ns(own, seen, timed),
+            "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict,
+            "ns_class": classify(own, timed, expect.tolerance, "fixed" if finished.feed_verdict == "fixed" else "")}
+
+
+def launcher_series(reply, fed_ns: list[int]) -> list[int]:
+    """Each repetition's time as the launcher saw it, from writing its variant to reading its line
+    (warm-ups first), where the launcher sent no series of its own (it sends the gaps less their
+    waits, the series it ended the warm-up by, which the class is judged on). A repetition whose
+    variant has no stamp (a run without a feed) keeps its own ns."""
+    arrivals = reply.warmup_arrival_ns + reply.arrival_ns
+    lines = reply.warmups + reply.repetitions
+    return [arrivals[i] - fed_ns[i] if i < len(fed_ns) and i < len(arrivals) else int(line["ns"])
+            for i, line in enumerate(lines)]
+
+
+def first_repetition_ns(own: list[int], seen: list[int], timed: int) -> int:
+    """The first repetition's time: its ns, and whatever more than a timed repetition usually
+    does the launcher saw it spend outside its timer, so that a slow first repetition booked as
+    preparation still reads as slow."""
+    outside = sorted(s - o for s, o in zip(seen[-timed:], own[-timed:]))
+    usual = outside[len(outside) // 2] if outside else 0
+    return own[0] + max(0, seen[0] - own[0] - usual)
 
 
 def _label(line: dict) -> str:

@@ -290,24 +290,39 @@ def test_a_fixed_policy_writes_exactly_warmup_plus_timed_variants_and_then_close
     assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("fixed", 2, 5)
 
 
-def test_an_auto_policy_stops_at_the_first_steady_window():
-    times = ["9000", "5000", "3000", "2000", "2050", "1990", "2000", "2000"]
-    finished = run_measured(protocol_script(*(rep_line(j, t) for j, t in enumerate(times))), 10,
-                            feed=list(range(10, 30)), policy=process.FeedPolicy(None, 2, 5.0, 0.10))
-    # 2000, 2050, 1990 lie within ±10 % of their median: repetitions 4 and 5 are the timed ones
+def paced_script(seconds: list[float], ns: list[str]) -> list[str]:
+    """protocol_script whose repetition j takes seconds[j] as the launcher sees it and says ns[j]."""
+    body = " ".join(f'read v || exit 0; sleep {s}; echo "{rep_line(j, n)}";' for j, (s, n) in enumerate(zip(seconds, ns)))
+    return ["sh", "-c", f"{READY}; {body} read v && echo extra-variant-$v; exit 0"]
+
+
+def test_an_auto_policy_stops_at_the_first_steady_window_of_the_launchers_own_clock():
+    seconds = [0.15, 0.1, 0.07, 0.05, 0.05, 0.05, 0.05, 0.05]
+    finished = run_measured(paced_script(seconds, ["1000"] * 8), 10, feed=list(range(10, 30)),
+                            policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    # 50, 50, 50 ms lie within ±10 % of their median: repetitions 4 and 5 are the timed ones
     assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("steady", 4, 6)
+    assert len(finished.launcher_series) == 6 and all(45e6 < v < 80e6 for v in finished.launcher_series[3:])
 
 
-def test_an_auto_policy_that_never_settles_stops_at_its_variants_and_says_budget():
-    times = ["1000", "3000"] * 5
-    finished = run_measured(protocol_script(*(rep_line(j, t) for j, t in enumerate(times))), 10,
-                            feed=list(range(10, 18)), policy=process.FeedPolicy(None, 2, 5.0, 0.10))
-    assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("budget", 6, 8)
+def test_an_auto_policy_is_not_steered_by_the_ns_a_process_reports():
+    """Issue 56: a process that kept its ns unsettled on purpose chose when the window settled, and
+    so which repetitions were timed; one that reported steady ns was timed at once."""
+    unsettled_on_paper = run_measured(paced_script([0.05] * 6, ["1000", "3000"] * 3), 10, feed=list(range(10, 30)),
+                                      policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    # steady within the first repetitions (1 at once, later where a busy machine slowed a `sleep`),
+    # not at the budget its ns alone would have run it to
+    assert unsettled_on_paper.feed_verdict == "steady" and unsettled_on_paper.first_timed <= 3
+    steady_on_paper = run_measured(paced_script([0.01, 0.03] * 4, ["1000"] * 8), 10, feed=list(range(10, 18)),
+                                   policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    assert (steady_on_paper.feed_verdict, steady_on_paper.first_timed, steady_on_paper.repetitions_seen) == \
+        ("budget", 6, 8)
 
 
 def test_an_auto_policy_stops_when_its_time_budget_is_spent():
-    never_settles = '{\\"rep\\":$j,\\"ns\\":$((1000 + j % 2 * 5000))}'
-    script = f"{READY}; j=0; while read v; do sleep 0.05; echo \"{never_settles}\"; j=$((j+1)); done"
+    line = '{\\"rep\\":$j,\\"ns\\":1000}'
+    never_settles = "sleep 0.0$((2 + j % 2 * 5))"                  # 20 and 70 ms in turn
+    script = f"{READY}; j=0; while read v; do {never_settles}; echo \"{line}\"; j=$((j+1)); done"
     finished = run_measured(["sh", "-c", script], 10, feed=list(range(100, 200)),
                             policy=process.FeedPolicy(None, 2, 0.2, 0.10))
     assert finished.feed_verdict == "budget" and 3 <= finished.repetitions_seen <= 8     # not the 100 it was given
