@@ -27,7 +27,9 @@ def _repetitions_per_process(result) -> list[int]:
 def test_a_flat_process_is_flat_and_costs_what_a_fixed_warm_up_of_one_did(measured):
     result = measured[0]["flat"]
     assert result["steady_state"]["class"] == "flat"
-    assert _repetitions_per_process(result) == [3, 3]          # 1 untimed + 2 timed, as quick's --warmup 1 did
+    # 1 untimed + 2 timed, as quick's --warmup 1 did; where a busy minute moved one of them, the
+    # long window's two more (one outlier in five), never the budget
+    assert all(n in (3, 4, 5) for n in _repetitions_per_process(result)), _repetitions_per_process(result)
     assert result["median"] == pytest.approx(20 * MS, rel=0.1)
 
 
@@ -50,10 +52,10 @@ def test_a_process_that_never_settles_says_so_within_its_budget(measured):
     assert all(n < 40 for n in _repetitions_per_process(result))      # the 0.5 s budget, not the 40-repetition cap
 
 
-def test_the_console_marks_the_cases_that_never_settled_or_slowed_down(measured):
+def test_the_console_marks_the_cases_that_never_settled_and_no_case_that_did(measured):
     out = measured[1].stdout + measured[1].stderr
-    assert "⚠ no steady state" in out and "⚠ slowdown" in out
-    assert "⚠ flat" not in out and "⚠ warm-up" not in out
+    assert "⚠ no steady state" in out
+    assert "⚠ flat" not in out and "⚠ warm-up" not in out and "⚠ slowdown" not in out
 
 
 # --- the process's own ns steers nothing (issue 56): tests/fixtures/steering -------------------------

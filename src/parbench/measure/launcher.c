@@ -26,7 +26,7 @@
  *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide writable cwd
  *            argc argv... envc env...
  *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
- *            feed: "W R budget_ms tolerance_permille;v0 v1 …" (protocol 4, see parse_feed), or
+ *            feed: "W R budget_ms tolerance_permille [min_reps cap_ms];v0 v1 …" (protocol 4, see parse_feed), or
  *            the variants alone, space-separated, "" for none (stdin /dev/null);
  *            hide: newline-separated paths the command must not see, see hide_paths;
  *            writable: the only paths the command may write, see seal_writer: a build's or a
@@ -1268,6 +1268,9 @@ struct feed {
      * warmup < 0 is "auto", a steady state found by the window test below; else exactly
      * warmup + timed repetitions. */
     long long warmup, timed, budget_ns, tolerance_permille;
+    /* The budget in repetitions too: past budget_ns, go on until min_reps, while within cap_ns
+     * (a first repetition of 0.8 s must not leave no room for a second). */
+    long long min_reps, cap_ns;
     /* Each repetition as this launcher's clock saw it: from writing its variant to reading its
      * line, less the longest time one of the tree's threads, or the launcher, sat waiting for a
      * core meanwhile (a busy machine's noise, not the process's). Never the line's own ns: a
@@ -1326,19 +1329,30 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The window test, over the launcher's own series: the last timed + 1 repetitions all lie within
- * ±tolerance of their median.
- * timed + 1, not timed: the repetition before the timed ones must agree too, so that a flat
- * process stops after one untimed repetition, as a fixed --warmup 1 did. */
+/* The window test, over the launcher's own series (analysis/steady_state.py's `stops`, the same
+ * rule): the last timed + 1 repetitions (3 at least) all lie within ±tolerance of their median,
+ * or the last 2 × that − 1 do but for outliers_allowed of them, so that one garbage collection
+ * or preemption is an outlier rather than a reset. timed + 1, not timed: the repetition before
+ * the timed ones must agree too, so that a flat process stops after one untimed repetition. */
+static long long outliers_allowed(long long count) {
+    return count < 5 ? 0 : ((count - 1) / 4 > 1 ? (count - 1) / 4 : 1);
+}
+
+static int steady_last(const struct feed *feed, long long count) {
+    if (count < 3 || feed->reps < count || count > MAX_SERIES) return 0;
+    static long long sorted[MAX_SERIES];
+    memcpy(sorted, feed->series + feed->reps - count, (size_t)count * sizeof *sorted);
+    qsort(sorted, (size_t)count, sizeof *sorted, by_value);
+    long long median = count % 2 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+    long long allowed = median / 1000 * feed->tolerance_permille + median % 1000 * feed->tolerance_permille / 1000;
+    long long outside = 0;
+    for (long long i = 0; i < count; i++) outside += sorted[i] - median > allowed || median - sorted[i] > allowed;
+    return outside <= outliers_allowed(count);
+}
+
 static int steady(const struct feed *feed) {
     long long window = feed->timed + 1 < 3 ? 3 : feed->timed + 1;
-    if (feed->reps < window) return 0;
-    long long sorted[MAX_SERIES];
-    memcpy(sorted, feed->series + feed->reps - window, (size_t)window * sizeof *sorted);
-    qsort(sorted, (size_t)window, sizeof *sorted, by_value);
-    long long median = window % 2 ? sorted[window / 2] : (sorted[window / 2 - 1] + sorted[window / 2]) / 2;
-    long long allowed = median / 1000 * feed->tolerance_permille + median % 1000 * feed->tolerance_permille / 1000;
-    return sorted[window - 1] - median <= allowed && median - sorted[0] <= allowed;
+    return steady_last(feed, window) || steady_last(feed, 2 * window - 1);
 }
 
 /* After repetition line `reps`: whether to write another variant, and if not, why. */
@@ -1349,7 +1363,9 @@ static int another_repetition(struct feed *feed, long long now) {
     } else if (steady(feed)) {
         feed->verdict = "steady";
     } else if (feed->reps < feed->timed || (feed->reps < feed->variants && feed->reps < MAX_SERIES
-                                            && now - feed->first_fed_ns < feed->budget_ns)) {
+                                            && (now - feed->first_fed_ns < feed->budget_ns
+                                                || (feed->reps < feed->min_reps
+                                                    && now - feed->first_fed_ns < feed->cap_ns)))) {
         return 1;
     } else {
         feed->verdict = "budget";
@@ -1441,17 +1457,20 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
     }
 }
 
-/* The request's feed field: "warmup timed budget_ms tolerance_permille;v0 v1 …", or the variants
+/* The request's feed field: "warmup timed budget_ms tolerance_permille [min_reps cap_ms];v0 v1 …", or the variants
  * alone (protocol 3: every one written, the harness's counts). */
 static void parse_feed(struct feed *feed, char *text) {
     feed->warmup = -1, feed->timed = 1, feed->budget_ns = 0, feed->tolerance_permille = 100;
+    feed->min_reps = 0, feed->cap_ns = 0;
     char *policy_end = strchr(text, ';');
     feed->next = text;
     if (policy_end) {
-        long long budget_ms = 0;
-        if (sscanf(text, "%lld %lld %lld %lld", &feed->warmup, &feed->timed, &budget_ms,
-                   &feed->tolerance_permille) != 4) feed->warmup = 0;
+        long long budget_ms = 0, cap_ms = 0;
+        int read = sscanf(text, "%lld %lld %lld %lld %lld %lld", &feed->warmup, &feed->timed, &budget_ms,
+                          &feed->tolerance_permille, &feed->min_reps, &cap_ms);
+        if (read != 4 && read != 6) feed->warmup = 0;
         feed->budget_ns = budget_ms * 1000000LL;
+        feed->cap_ns = cap_ms * 1000000LL;
         if (feed->timed < 1) feed->timed = 1;
         feed->next = policy_end + 1;
     }

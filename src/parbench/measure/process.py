@@ -89,7 +89,7 @@ class Finished:
 @dataclass(frozen=True)
 class FeedPolicy:
     """When the launcher stops writing variants (protocol 4): after exactly warmup + timed
-    repetitions, or (warmup None) once the last timed + 1 lie within ±tolerance of their median,
+    repetitions, or (warmup None) once its own series is steady (analysis/steady_state.stops),
     or when budget_s of repetitions or the variants run out, whichever comes first."""
     warmup: int | None
     timed: int

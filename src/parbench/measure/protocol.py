@@ -65,7 +65,8 @@ HARNESS_FIELDS = frozenset({
     "gap_ns", "waited_ns", "measured_cpu_ns", "measured_cores", "new_thread_cpu_ns", "leftover_thread_cpu_ns", "new_threads",
     "peak_tasks", "tasks_made", "tasks_kept",
     "startup_ns", "warmup_ns", "steal_ns", "others_cores", "pool_start_ns",
-    "steady_class", "first_ns", "warmup_reps", "steady_search", "ns_class"})
+    "steady_class", "first_ns", "warmup_reps", "steady_search", "ns_class",
+    "steady_level_ns", "steady_spread_ns"})
 
 
 def drop_harness_fields(lines: list[dict[str, Any]]) -> list[str]:

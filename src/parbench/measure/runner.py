@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from parbench.analysis.steady_state import TOLERANCE, classify
+from parbench.analysis.steady_state import judge as judge_series
 from parbench.escaping import one_line
 from parbench.measure.bench_user import BenchUser
 from parbench.measure.process import FeedPolicy, Finished, run_measured
@@ -358,9 +359,11 @@ def _warm_up(reply, finished: Finished, expect: Expectations) -> dict:
         return {}
     seen = finished.launcher_series if len(finished.launcher_series) == len(own) else launcher_series(reply, finished.fed_ns)
     timed = len(reply.repetitions)
-    steady_class = classify(seen, timed, expect.tolerance, finished.feed_verdict)
-    return {"steady_class": steady_class, "first_ns": first_repetition_ns(own, seen, timed),
-            "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict,
+    judged = judge_series(seen, timed, expect.tolerance, finished.feed_verdict)
+    level = {} if judged.level is None else {"steady_level_ns": int(judged.level),
+                                             "steady_spread_ns": int(judged.spread or 0)}
+    return {"steady_class": judged.cls, "first_ns": first_repetition_ns(own, seen, timed),
+            "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict, **level,
             "ns_class": classify(own, timed, expect.tolerance, "fixed" if finished.feed_verdict == "fixed" else "")}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked
+from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked, short_text
 from parbench.records import CaseResult, RunRecord
 from parbench.report.rows import (PROVEN, Group, check_mark, groups, median_extra, never_overlapped, one_worker,
                                   rough_ci)
@@ -76,8 +76,8 @@ class Cell:
         marked = is_marked(self.steady)
         mark = ("★⚠ " if marked else "★ ") if self.fastest else ("⚠ " if marked else "")
         line = f"{mark}{self.model} · {format_duration(self.median_ns)}"
-        if self.steady:      # the counts of an inconsistent case are in its table
-            line += f" · {self.steady.split(':')[0]}"
+        if self.steady:      # the counts and levels are in its table
+            line += f" · {short_text(self.steady)}"
         if self.first_ns is not None:
             line += f" (1st {format_duration(self.first_ns)})"
         if self.proof != PROVEN:

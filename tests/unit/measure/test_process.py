@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from parbench.analysis import steady_state
 from parbench.measure import process
 from parbench.measure.process import LauncherMissing, ThreadSnapshot, run_measured
 
@@ -317,6 +318,17 @@ def test_an_auto_policy_is_not_steered_by_the_ns_a_process_reports():
                                    policy=process.FeedPolicy(None, 2, 5.0, 0.10))
     assert (steady_on_paper.feed_verdict, steady_on_paper.first_timed, steady_on_paper.repetitions_seen) == \
         ("budget", 6, 8)
+
+
+def test_the_launcher_stops_where_the_harness_s_rule_first_says_steady():
+    """launcher.c's `steady` and steady_state.stops are one rule: the launcher stops on the first
+    prefix of its own series that the Python rule calls steady (here one outlier of five)."""
+    finished = run_measured(paced_script([0.03, 0.03, 0.07, 0.03, 0.03, 0.03, 0.03, 0.03], ["1000"] * 8), 10,
+                            feed=list(range(10, 30)), policy=process.FeedPolicy(None, 2, 5.0, 0.10))
+    series = finished.launcher_series
+    assert finished.feed_verdict == "steady" and len(series) == finished.repetitions_seen
+    assert steady_state.stops(series, 2, 0.10)
+    assert not any(steady_state.stops(series[:n], 2, 0.10) for n in range(1, len(series)))
 
 
 def test_an_auto_policy_stops_when_its_time_budget_is_spent():
