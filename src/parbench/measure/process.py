@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parbench.analysis.steady_state import TOLERANCE
+from parbench.analysis.steady_state import TOLERANCE, long_window
 from parbench.measure.bench_user import BenchUser
 from parbench.project import cache_root
 
@@ -86,19 +86,31 @@ class Finished:
     launcher_series: list[int] = field(default_factory=list)
 
 
+# Past its budget in seconds, a search goes on until it has had the long window's chance and one
+# more repetition, within this many times the budget: Java's tuned 8 MiB kernel took 799 ms in its
+# first repetition on a busy machine, and a 0.5 s budget allowed it no second (issue 56).
+CAP_PER_BUDGET = 6
+
+
 @dataclass(frozen=True)
 class FeedPolicy:
     """When the launcher stops writing variants (protocol 4): after exactly warmup + timed
     repetitions, or (warmup None) once its own series is steady (analysis/steady_state.stops),
-    or when budget_s of repetitions or the variants run out, whichever comes first."""
+    or when the variants run out, or budget_s of repetitions is spent and it has run
+    min_repetitions, or CAP_PER_BUDGET × budget_s is, whichever comes first."""
     warmup: int | None
     timed: int
     budget_s: float = 0.0
     tolerance: float = TOLERANCE
 
+    @property
+    def min_repetitions(self) -> int:
+        return long_window(self.timed) + 1
+
     def field(self, variants: list[int]) -> str:
         warmup = -1 if self.warmup is None else self.warmup
-        return (f"{warmup} {self.timed} {int(self.budget_s * 1000)} {round(self.tolerance * 1000)};"
+        return (f"{warmup} {self.timed} {int(self.budget_s * 1000)} {round(self.tolerance * 1000)} "
+                f"{self.min_repetitions} {int(self.budget_s * CAP_PER_BUDGET * 1000)};"
                 + " ".join(str(int(v)) for v in variants))
 
 
