@@ -54,7 +54,7 @@ def test_a_process_that_never_settles_says_so_within_its_budget(measured):
 
 def test_the_console_marks_the_cases_that_never_settled_and_no_case_that_did(measured):
     out = measured[1].stdout + measured[1].stderr
-    assert "⚠ no steady state" in out
+    assert "⚠ not settled" in out
     assert "⚠ flat" not in out and "⚠ warm-up" not in out and "⚠ slowdown" not in out
 
 
