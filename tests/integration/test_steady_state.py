@@ -8,6 +8,9 @@ import pytest
 from conftest import parbench, project_with
 
 MS = 1e-3
+# The fixtures' times are sleeps, which a busy machine lengthens by its wake-ups (the process waits
+# for a core inside its own timer): a median is checked against its sleep and a ceiling well below
+# the next level, never for a speed.
 
 
 @pytest.fixture(scope="module")
@@ -30,20 +33,20 @@ def test_a_flat_process_is_flat_and_costs_what_a_fixed_warm_up_of_one_did(measur
     # 1 untimed + 2 timed, as quick's --warmup 1 did; where a busy minute moved one of them, the
     # long window's two more (one outlier in five), never the budget
     assert all(n in (3, 4, 5) for n in _repetitions_per_process(result)), _repetitions_per_process(result)
-    assert result["median"] == pytest.approx(20 * MS, rel=0.1)
+    assert 19 * MS <= result["median"] <= 30 * MS     # a 20 ms sleep; a busy machine's wake-ups only add
 
 
 def test_a_warming_process_is_timed_once_it_settled_and_its_first_repetition_shown_beside(measured):
     steady = measured[0]["warm-up"]["steady_state"]
     assert steady["class"] == "warm-up"
-    assert measured[0]["warm-up"]["median"] == pytest.approx(20 * MS, rel=0.1)   # not the 60 ms it started at
+    assert 19 * MS <= measured[0]["warm-up"]["median"] <= 30 * MS      # not the 60 ms it started at
     assert steady["first"] == pytest.approx(60 * MS, rel=0.1)
     assert steady["warmup_repetitions"] >= 5 and steady["warmup"] > 150 * MS
 
 
 def test_a_process_that_got_slower_is_a_slowdown(measured):
     assert measured[0]["slowdown"]["steady_state"]["class"] == "slowdown"
-    assert measured[0]["slowdown"]["median"] == pytest.approx(20 * MS, rel=0.1)
+    assert 19 * MS <= measured[0]["slowdown"]["median"] <= 30 * MS
 
 
 def test_a_process_that_never_settles_says_so_within_its_budget(measured):

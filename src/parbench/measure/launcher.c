@@ -698,14 +698,25 @@ static long long machine_forks(void) {
  * `forks=N`, the machine's tasks made since boot (machine_forks). Taken when a line arrives, before the next variant is written, so the
  * process is waiting on its stdin and nothing it does is in between.
  * Each thread is pid.tid:ns:delay, delay schedstat's second field: the time it sat runnable
- * waiting for a core; and `wait=N` is the launcher's own, which holds how long it waited to be
- * woken for the line. Both let the harness tell waiting from work hidden between two lines. */
+ * waiting for a core; and `wait=N` is how long the launcher itself, woken for this line, waited
+ * for a core before it read it. Both let the harness tell waiting from work hidden between two
+ * lines. */
 /* Each thread's run delay at the last snapshot, by tid, to take the longest wait of any one thread
  * over a repetition (wait_since_last): open addressing, an entry older than the last snapshot is
  * free. One thread's wait, not their sum: workers waiting side by side stretch the gap once. */
 #define WAIT_SLOTS 131072
 static struct { int tid; long long delay, generation; } waits[WAIT_SLOTS];
-static long long wait_generation, longest_wait, own_wait, own_wait_before;
+/* own_before_poll: the launcher's run delay as it went to sleep in poll, so that own_wait is only
+ * the wait to be woken for the line: its other wake-ups (the memory samples) fall while the
+ * process works, and must not be taken off a gap they did not stretch. */
+static long long wait_generation = 2, longest_wait, own_wait, own_before_poll = -1;   /* 2: a slot never used (0) is free */
+
+static long long own_run_delay(void) {
+    char text[128];
+    if (read_text("/proc/thread-self/schedstat", text, sizeof text) <= 0) return -1;
+    char *delay = strchr(text, ' ');
+    return delay ? atoll(delay + 1) : -1;
+}
 
 static void note_wait(int tid, long long delay) {
     for (unsigned i = (unsigned)tid * 2654435761u % WAIT_SLOTS, n = 0; n < WAIT_SLOTS; i = (i + 1) % WAIT_SLOTS, n++) {
@@ -724,8 +735,7 @@ static void note_wait(int tid, long long delay) {
 /* The wait of the last repetition as snapshot_threads saw it: the launcher's own (woken late for
  * the line) and the longest of any thread of the tree. */
 static long long wait_since_last(void) {
-    long long own = own_wait - own_wait_before;
-    return longest_wait + (own > 0 ? own : 0);
+    return longest_wait + (own_wait > 0 ? own_wait : 0);
 }
 
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
@@ -739,12 +749,13 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     if (peak >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " peak=%lld", peak));
     long long forks = machine_forks();
     if (forks >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " forks=%lld", forks));
-    char own[128];
-    wait_generation++, longest_wait = 0, own_wait_before = own_wait;
-    if (read_text("/proc/thread-self/schedstat", own, sizeof own) > 0) {
-        char *delay = strchr(own, ' ');
-        if (delay) append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", own_wait = atoll(delay + 1)));
+    wait_generation++, longest_wait = 0, own_wait = 0;
+    long long own_now = own_run_delay();
+    if (own_now >= 0 && own_before_poll >= 0) {
+        own_wait = own_now - own_before_poll;
+        append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", own_wait));
     }
+    own_before_poll = own_now;             /* a second line of the same wake-up waited for nothing more */
     for (int i = 0; i < count; i++) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
@@ -1529,6 +1540,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     while (main_alive) {
         long long wake = deadline && deadline < next_sample ? deadline : next_sample;
         long long wait_ms = (wake - now_ns()) / 1000000LL;
+        if (feed.variants) own_before_poll = own_run_delay();
         int ready = poll(watch, 3, wait_ms > 0 ? (int)wait_ms : 0);
         long long at = now_ns();
         if (ready < 0 && errno != EINTR) break;

@@ -123,8 +123,9 @@ class ThreadSnapshot:
     threads: dict[tuple[int, int], int]
     peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
     machine_forks: int | None = None  # tasks the whole machine made since boot (/proc/stat), None unread
-    # How long each thread sat runnable waiting for a core (schedstat's run delay), by (pid, tid),
-    # and the launcher's own: time that stretched the gap between two lines but was not work.
+    # How long each thread sat runnable waiting for a core (schedstat's run delay, cumulative), by
+    # (pid, tid), and how long the launcher, woken for this line, waited before it read it: time
+    # that stretched the gap between two lines but was not work.
     waits: dict[tuple[int, int], int] = field(default_factory=dict)
     launcher_wait_ns: int | None = None
 

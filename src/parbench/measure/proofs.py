@@ -135,8 +135,7 @@ def thread_use(snapshots: list, position: int) -> ThreadUse | None:
         tree = kept_cpu + made_cpu
     waited = (sum(after.waits.get(t, 0) - before.waits.get(t, 0) for t in kept)
               + sum(after.waits.get(t, 0) for t in made))
-    if before.launcher_wait_ns is not None and after.launcher_wait_ns is not None:
-        waited += after.launcher_wait_ns - before.launcher_wait_ns
+    waited += after.launcher_wait_ns or 0        # its wake for this very line (launcher.c)
     return ThreadUse(after.at_ns - before.at_ns, tree, min(made_cpu, tree), min(leftover, tree), len(made),
                      min(sum(on_ready[1:]), tree), max(0, waited))
 

@@ -236,4 +236,4 @@ def test_the_wait_is_each_thread_s_run_delay_over_the_repetition_and_the_launche
     ready = ThreadSnapshot(0, MS, {(1, 1): MS}, waits={(1, 1): 2 * MS}, launcher_wait_ns=MS)
     after = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): 3 * MS, (1, 2): MS},
                            waits={(1, 1): 5 * MS, (1, 2): MS}, launcher_wait_ns=2 * MS)
-    assert thread_use([ready, after], 0).waited_ns == 3 * MS + MS + MS
+    assert thread_use([ready, after], 0).waited_ns == 3 * MS + MS + 2 * MS     # the launcher's: for this line
