@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -310,6 +311,17 @@ def test_an_auto_policy_stops_at_the_first_steady_window_of_the_launchers_own_cl
     # 50, 50, 50 ms lie within ±10 % of their median: repetitions 4 and 5 are the timed ones
     assert (finished.feed_verdict, finished.first_timed, finished.repetitions_seen) == ("steady", 4, 6)
     assert len(finished.launcher_series) == 6 and all(45e6 < v < 80e6 for v in finished.launcher_series[3:])
+
+
+def test_a_fresh_launcher_s_first_run_takes_no_wait_from_before_its_repetitions():
+    """Its first snapshot once took the wait table's unused slots for live ones and recorded no
+    thread, so the next line counted a thread's whole wait since fork: a 60 ms repetition read 0."""
+    code = ("import json, sys\nfrom parbench.measure import process\n"
+            f"f = process.run_measured({paced_script([0.05] * 3, ['1000'] * 3)!r}, 10, feed=[1, 2, 3], "
+            "policy=process.FeedPolicy(0, 3))\nprint(json.dumps(f.launcher_series))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    series = json.loads(done.stdout)
+    assert len(series) == 3 and all(v >= 45e6 for v in series), (series, done.stderr)
 
 
 def test_an_auto_policy_is_not_steered_by_the_ns_a_process_reports():
