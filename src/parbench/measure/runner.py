@@ -11,6 +11,7 @@ their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from parbench.analysis.steady_state import TOLERANCE, classify
+from parbench.analysis.steady_state import judge as judge_series
 from parbench.escaping import one_line
 from parbench.measure import echo_loop
 from parbench.measure.bench_user import BenchUser
@@ -319,8 +321,9 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", "printed no ready line before its first repetition (protocol 3: "
                                      '{"ready":"cold"|"warm"|"none"} once, before reading the first variant)')
     items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
+    waits = _waits(finished, len(reply.warmups) + len(reply.repetitions))
     problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
-                          zero_allowed=items == 0 or index < 0)
+                          zero_allowed=items == 0 or index < 0, waited_ns=waits)
     if problem:
         return verdict("bad-output", problem)
     lines = reply.warmups + reply.repetitions
@@ -332,8 +335,10 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", mismatch)
     # The verification process's times are not kept (its zero is allowed above): its time is
     # judged in the timed processes, where the reasons name what the numbers cannot be.
+    too_busy: list[str] = []
     too_long = None if index < 0 else time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns,
-                                                   untimed_work=expect.workload.untimed_work)
+                                                   untimed_work=expect.workload.untimed_work,
+                                                   waited_ns=waits, too_busy=too_busy)
     if too_long:
         return verdict("bad-output", too_long)
     if expect.start is not None:
@@ -356,11 +361,22 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     leftover = finished.memory.get("leftover")
     if leftover:
         notes.append(f"{leftover} process(es) outlived it and were killed")
+    if too_busy:
+        notes.append(f"the machine was too busy to judge the time outside the timer of {len(too_busy)} "
+                     f"repetition(s), e.g. {too_busy[0]}: passed on the kernel's word that it waited")
     if forged:
         notes.append(f"its lines set the harness's own field(s) {', '.join(forged)}: dropped, the harness's "
                      "readings stand")
     measurement.detail = "; ".join(notes)
     return measurement, reps
+
+
+def _waits(finished: Finished, count: int) -> list[int]:
+    """Per line, the time the tree and the launcher waited for a core that cannot have been work
+    (proofs.ThreadUse.wait_not_work_ns); 0 where the launcher did not see the repetition whole."""
+    cores = len(os.sched_getaffinity(0))
+    uses = [thread_use(finished.threads, position) for position in range(count)]
+    return [use.wait_not_work_ns(cores) if use is not None else 0 for use in uses]
 
 
 def _before_the_work(reply) -> dict:
@@ -377,13 +393,42 @@ def _before_the_work(reply) -> dict:
 
 
 def _warm_up(reply, finished: Finished, expect: Expectations) -> dict:
-    """How the process reached the repetitions that are timed (protocol 4): its class, the
-    first repetition's time (what a one-shot command pays), and the repetitions before."""
-    series = [int(line["ns"]) for line in reply.warmups + reply.repetitions]
-    if not series:
+    """How the process reached the repetitions that are timed (protocol 4), judged by the
+    launcher's clock (launcher_series): its class, the first repetition's time (what a one-shot
+    command pays) and the repetitions before; and its class by its own `ns` beside, the
+    cross-check, which decides nothing."""
+    lines = reply.warmups + reply.repetitions
+    own = [int(line["ns"]) for line in lines]
+    if not own:
         return {}
-    return {"steady_class": classify(series, len(reply.repetitions), expect.tolerance, finished.feed_verdict),
-            "first_ns": series[0], "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict}
+    seen = finished.launcher_series if len(finished.launcher_series) == len(own) else launcher_series(reply, finished.fed_ns)
+    timed = len(reply.repetitions)
+    judged = judge_series(seen, timed, expect.tolerance, finished.feed_verdict)
+    level = {} if judged.level is None else {"steady_level_ns": int(judged.level),
+                                             "steady_spread_ns": int(judged.spread or 0)}
+    return {"steady_class": judged.cls, "first_ns": first_repetition_ns(own, seen, timed),
+            "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict, **level,
+            "ns_class": classify(own, timed, expect.tolerance, "fixed" if finished.feed_verdict == "fixed" else "")}
+
+
+def launcher_series(reply, fed_ns: list[int]) -> list[int]:
+    """Each repetition's time as the launcher saw it, from writing its variant to reading its line
+    (warm-ups first), where the launcher sent no series of its own (it sends the gaps less their
+    waits, the series it ended the warm-up by, which the class is judged on). A repetition whose
+    variant has no stamp (a run without a feed) keeps its own ns."""
+    arrivals = reply.warmup_arrival_ns + reply.arrival_ns
+    lines = reply.warmups + reply.repetitions
+    return [arrivals[i] - fed_ns[i] if i < len(fed_ns) and i < len(arrivals) else int(line["ns"])
+            for i, line in enumerate(lines)]
+
+
+def first_repetition_ns(own: list[int], seen: list[int], timed: int) -> int:
+    """The first repetition's time: its ns, and whatever more than a timed repetition usually
+    does the launcher saw it spend outside its timer, so that a slow first repetition booked as
+    preparation still reads as slow."""
+    outside = sorted(s - o for s, o in zip(seen[-timed:], own[-timed:]))
+    usual = outside[len(outside) // 2] if outside else 0
+    return own[0] + max(0, seen[0] - own[0] - usual)
 
 
 def _label(line: dict) -> str:
