@@ -94,7 +94,7 @@ defmodule Parbench.Workloads.EchoServerTest do
       assert %{"items" => 0} = stats(pid, 8)
 
       # wait_us 2,000 with 20 connections kept open: every one answered (in reverse order) by
-      # spawn; seq answers only the first until it is closed.
+      # spawn and acceptor-pool; seq answers only the first until it is closed.
       open = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "wait"))))
       served = if model == "seq", do: 1, else: 20
       for k <- (served - 1)..0//-1, do: assert(read(Enum.at(open, k), 12) == {:ok, reply(k, "wait")})
@@ -110,16 +110,18 @@ defmodule Parbench.Workloads.EchoServerTest do
   end
 
   # wait_us 200,000 on 20 connections: a server that waits for one connection at a time cannot
-  # answer the 20th before 20 × 200 ms however fast the machine; spawn answers all about 200 ms
+  # answer the 20th before 20 × 200 ms however fast the machine; these answer all about 200 ms
   # after they were sent (the bound is the serial floor, not a speed).
-  test "spawn overlaps the waits of 20 connections" do
-    {pid, port} = serve("spawn", 200_000)
-    started = System.monotonic_time(:millisecond)
-    sockets = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "overlap"))))
-    sockets |> Enum.with_index() |> Enum.each(fn {s, k} -> assert read(s, 15) == {:ok, reply(k, "overlap")} end)
-    assert System.monotonic_time(:millisecond) - started < 20 * 200
-    Enum.each(sockets, &:gen_tcp.close/1)
-    finish(pid, port)
+  for model <- ["spawn", "acceptor-pool"] do
+    test "#{model} overlaps the waits of 20 connections" do
+      {pid, port} = serve(unquote(model), 200_000)
+      started = System.monotonic_time(:millisecond)
+      sockets = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "overlap"))))
+      sockets |> Enum.with_index() |> Enum.each(fn {s, k} -> assert read(s, 15) == {:ok, reply(k, "overlap")} end)
+      assert System.monotonic_time(:millisecond) - started < 20 * 200
+      Enum.each(sockets, &:gen_tcp.close/1)
+      finish(pid, port)
+    end
   end
 
   test "bad arguments are refused" do
@@ -163,21 +165,23 @@ defmodule Parbench.Workloads.EchoServerTest do
 
   # A BEAM process per connection and no OS thread: the VM's Threads stay what they were with
   # 40 connections open and served.
-  test "spawn makes no OS thread for 40 open connections" do
-    {pid, port} = serve("spawn", 0)
-    before = EchoServer.os_threads()
-    sockets =
-      for k <- 0..39 do
-        socket = connect(port)
-        :ok = :gen_tcp.send(socket, request(k, "t"))
-        assert read(socket, 9) == {:ok, reply(k, "t")}
-        socket
-      end
+  for model <- ["spawn", "acceptor-pool"] do
+    test "#{model} makes no OS thread for 40 open connections" do
+      {pid, port} = serve(unquote(model), 0)
+      before = EchoServer.os_threads()
+      sockets =
+        for k <- 0..39 do
+          socket = connect(port)
+          :ok = :gen_tcp.send(socket, request(k, "t"))
+          assert read(socket, 9) == {:ok, reply(k, "t")}
+          socket
+        end
 
-    assert EchoServer.os_threads() <= before + 2
-    Enum.each(sockets, &:gen_tcp.close/1)
-    assert %{"extra" => %{"accepted" => 40, "replies" => 40}} = stats(pid, 1)
-    finish(pid, port)
+      assert EchoServer.os_threads() <= before + 2
+      Enum.each(sockets, &:gen_tcp.close/1)
+      assert %{"extra" => %{"accepted" => 40, "replies" => 40}} = stats(pid, 1)
+      finish(pid, port)
+    end
   end
 
   # As `run` starts it: a VM of its own, its stdin a FIFO the test holds.
