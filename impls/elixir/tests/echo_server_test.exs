@@ -94,7 +94,7 @@ defmodule Parbench.Workloads.EchoServerTest do
       assert %{"items" => 0} = stats(pid, 8)
 
       # wait_us 2,000 with 20 connections kept open: every one answered (in reverse order) by
-      # spawn; seq answers only the first until it is closed.
+      # spawn and acceptor-pool; seq answers only the first until it is closed.
       open = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "wait"))))
       served = if model == "seq", do: 1, else: 20
       for k <- (served - 1)..0//-1, do: assert(read(Enum.at(open, k), 12) == {:ok, reply(k, "wait")})
@@ -110,21 +110,109 @@ defmodule Parbench.Workloads.EchoServerTest do
   end
 
   # wait_us 200,000 on 20 connections: a server that waits for one connection at a time cannot
-  # answer the 20th before 20 × 200 ms however fast the machine; spawn answers all about 200 ms
+  # answer the 20th before 20 × 200 ms however fast the machine; these answer all about 200 ms
   # after they were sent (the bound is the serial floor, not a speed).
-  test "spawn overlaps the waits of 20 connections" do
-    {pid, port} = serve("spawn", 200_000)
-    started = System.monotonic_time(:millisecond)
-    sockets = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "overlap"))))
-    sockets |> Enum.with_index() |> Enum.each(fn {s, k} -> assert read(s, 15) == {:ok, reply(k, "overlap")} end)
-    assert System.monotonic_time(:millisecond) - started < 20 * 200
-    Enum.each(sockets, &:gen_tcp.close/1)
-    finish(pid, port)
+  for model <- ["spawn", "acceptor-pool"] do
+    test "#{model} overlaps the waits of 20 connections" do
+      {pid, port} = serve(unquote(model), 200_000)
+      started = System.monotonic_time(:millisecond)
+      sockets = for k <- 0..19, do: connect(port) |> tap(&(:ok = :gen_tcp.send(&1, request(k, "overlap"))))
+      sockets |> Enum.with_index() |> Enum.each(fn {s, k} -> assert read(s, 15) == {:ok, reply(k, "overlap")} end)
+      assert System.monotonic_time(:millisecond) - started < 20 * 200
+      Enum.each(sockets, &:gen_tcp.close/1)
+      finish(pid, port)
+    end
   end
 
   test "bad arguments are refused" do
     for {name, value} <- [{"wait-us", "10000001"}, {"port", "70000"}, {"wait-us", "-1"}] do
       assert catch_throw(EchoServer.serve("seq", %{name => value})) |> elem(0) == :bad_args
+    end
+  end
+
+  # The next request stays in the kernel while the one before it waits: the server socket's
+  # receive queue (/proc/net/tcp rx_queue) still holds all 11 bytes of the second request.
+  for model <- @models do
+    test "#{model} reads nothing ahead of a reply: a pipelined request stays in the kernel during the wait" do
+      {pid, port} = serve(unquote(model), 150_000)
+      socket = connect(port)
+      {:ok, client_port} = :inet.port(socket)
+      :ok = :gen_tcp.send(socket, request(1, "abc") <> request(2, "def"))
+      Process.sleep(50)
+      assert receive_queue(port, client_port) == 11
+      assert read(socket, 11) == {:ok, reply(1, "abc")}
+      assert read(socket, 11) == {:ok, reply(2, "def")}
+      :gen_tcp.close(socket)
+      finish(pid, port)
+    end
+  end
+
+  defp receive_queue(server_port, client_port) do
+    local = "0100007F:" <> hex_port(server_port)
+    remote = "0100007F:" <> hex_port(client_port)
+
+    "/proc/net/tcp"
+    |> File.read!()
+    |> String.split("\n")
+    |> Enum.map(&String.split/1)
+    |> Enum.find_value(fn
+      [_slot, ^local, ^remote, _state, queues | _] -> queues |> String.split(":") |> List.last() |> String.to_integer(16)
+      _ -> nil
+    end)
+  end
+
+  defp hex_port(port), do: port |> Integer.to_string(16) |> String.pad_leading(4, "0")
+
+  # A BEAM process per connection and no OS thread: the VM's Threads stay what they were with
+  # 40 connections open and served.
+  for model <- ["spawn", "acceptor-pool"] do
+    test "#{model} makes no OS thread for 40 open connections" do
+      {pid, port} = serve(unquote(model), 0)
+      before = EchoServer.os_threads()
+      sockets =
+        for k <- 0..39 do
+          socket = connect(port)
+          :ok = :gen_tcp.send(socket, request(k, "t"))
+          assert read(socket, 9) == {:ok, reply(k, "t")}
+          socket
+        end
+
+      assert EchoServer.os_threads() <= before + 2
+      Enum.each(sockets, &:gen_tcp.close/1)
+      assert %{"extra" => %{"accepted" => 40, "replies" => 40}} = stats(pid, 1)
+      finish(pid, port)
+    end
+  end
+
+  # As `run` starts it: a VM of its own, its stdin a FIFO the test holds.
+  test "run: a stdin line gives a stats line, and its end exits 0 within 2 s, a connection open, with nothing left running" do
+    fifo = Path.join(System.tmp_dir!(), "parbench-echo-#{System.unique_integer([:positive])}")
+    {_, 0} = System.cmd("mkfifo", [fifo])
+    code_paths = Enum.flat_map(Path.wildcard(Path.expand("../_build/test/lib/*/ebin", __DIR__)), &["-pa", &1])
+    argv = code_paths ++ ["-e", "Parbench.CLI.main(System.argv())", "--", "echo-server", "--model", "spawn", "--wait-us", "0"]
+    # sh, elixir, erl and erlexec each exec the next, so the port's OS pid is the VM's
+    shell = ["-c", "exec \"$0\" \"$@\" < #{fifo}", System.find_executable("elixir") | argv]
+    vm = Port.open({:spawn_executable, "/bin/sh"}, [:binary, :exit_status, {:line, 4096}, args: shell])
+    {:ok, stdin} = File.open(fifo, [:write])
+    os_pid = Port.info(vm)[:os_pid]
+
+    try do
+      assert_receive {^vm, {:data, {:eol, ready}}}, 20_000
+      %{"port" => port} = decode(ready)
+      socket = connect(port)
+      :ok = :gen_tcp.send(socket, request(1, "abc"))
+      assert read(socket, 11) == {:ok, reply(1, "abc")}
+      assert File.exists?("/proc/#{os_pid}/status")
+      IO.write(stdin, "4\n")
+      assert_receive {^vm, {:data, {:eol, line}}}, 10_000
+      assert %{"rep" => 4, "items" => 1, "extra" => %{"accepted" => 1}} = decode(line)
+      File.close(stdin)
+      assert_receive {^vm, {:exit_status, 0}}, 2_000
+      assert {:error, :closed} = read(socket, 1, 2_000)
+      refute File.exists?("/proc/#{os_pid}/status")
+    after
+      File.rm(fifo)
+      System.cmd("kill", ["-9", "#{os_pid}"], stderr_to_stdout: true)
     end
   end
 end

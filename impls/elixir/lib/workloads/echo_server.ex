@@ -1,8 +1,8 @@
 defmodule Parbench.Workloads.EchoServer do
   @moduledoc """
   echo-server (workloads/echo-server.md): a TCP server on 127.0.0.1 that answers each request with
-  its payload reversed after wait_us µs, in `seq` or with a BEAM process per connection (`spawn`)
-  over `:gen_tcp`. It is served, not timed: the conversation is docs/protocol.md's.
+  its payload reversed after wait_us µs, in `seq` or with a BEAM process per connection over
+  `:gen_tcp`, spawned by one acceptor (`spawn`) or by one per scheduler (`acceptor-pool`). It is served, not timed: the conversation is docs/protocol.md's.
   """
   use Parbench.Workload
   alias Parbench.Protocol
@@ -23,7 +23,10 @@ defmodule Parbench.Workloads.EchoServer do
                "(:gen_tcp passive, recv of exact lengths) before it accepts the next",
     "spawn" => "one BEAM process per connection (spawned by one acceptor, made the socket's controlling process) " <>
                  "over the VM's schedulers, one per logical CPU; :gen_tcp passive, recv of exact lengths; " <>
-                 "the wait a receive-after timer (1 ms granularity)"
+                 "the wait a receive-after timer (1 ms granularity)",
+    "acceptor-pool" => "one acceptor process per online scheduler (as Ranch's acceptors), all blocking in " <>
+                         ":gen_tcp.accept on the shared listener, each spawning a BEAM process per connection " <>
+                         "served as in spawn"
   }
 
   @impl true
@@ -32,7 +35,8 @@ defmodule Parbench.Workloads.EchoServer do
   def params, do: ["wait_us", "port"]
   @impl true
   def models do
-    %{"seq" => %{family: "seq", detail: @details["seq"]}, "spawn" => %{family: "green", detail: @details["spawn"]}}
+    %{"seq" => %{family: "seq", detail: @details["seq"]}, "spawn" => %{family: "green", detail: @details["spawn"]},
+      "acceptor-pool" => %{family: "green", detail: @details["acceptor-pool"]}}
   end
 
   @impl true
@@ -63,8 +67,7 @@ defmodule Parbench.Workloads.EchoServer do
       end
 
     tally = :counters.new(3, [:atomics])
-    acceptor = spawn(fn -> accept_loop(listener, model, wait_ms, tally) end)
-    :ok = :gen_tcp.controlling_process(listener, acceptor)
+    start_acceptors(listener, model, wait_ms, tally)
     {:ok, bound} = :inet.port(listener)
     io.emit.(Protocol.encode_json(%{ready: "none", port: bound, extra: %{model_detail: @details[model]}}, [:ready, :port, :extra]))
     answer(io, tally, 0)
@@ -114,6 +117,18 @@ defmodule Parbench.Workloads.EchoServer do
     end
   end
 
+  # seq and spawn: one acceptor, the listener's owner. acceptor-pool: one per online scheduler,
+  # so that a burst of connects is taken by as many schedulers at once; the listener stays this
+  # process's, which outlives them all.
+  defp start_acceptors(listener, "acceptor-pool", wait_ms, tally) do
+    for _ <- 1..:erlang.system_info(:schedulers_online), do: spawn(fn -> accept_loop(listener, "acceptor-pool", wait_ms, tally) end)
+  end
+
+  defp start_acceptors(listener, model, wait_ms, tally) do
+    acceptor = spawn(fn -> accept_loop(listener, model, wait_ms, tally) end)
+    :ok = :gen_tcp.controlling_process(listener, acceptor)
+  end
+
   defp accept_loop(listener, model, wait_ms, tally) do
     case :gen_tcp.accept(listener) do
       {:ok, socket} ->
@@ -135,7 +150,7 @@ defmodule Parbench.Workloads.EchoServer do
 
   defp hand_over(socket, "seq", wait_ms, tally), do: serve_connection(socket, wait_ms, tally)
 
-  defp hand_over(socket, "spawn", wait_ms, tally) do
+  defp hand_over(socket, _spawn_or_pool, wait_ms, tally) do
     pid = spawn(fn -> receive(do: (:yours -> serve_connection(socket, wait_ms, tally))) end)
     :ok = :gen_tcp.controlling_process(socket, pid)
     send(pid, :yours)
