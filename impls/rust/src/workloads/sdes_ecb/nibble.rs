@@ -10,7 +10,8 @@
 //!   one, so SW is never applied on its own: 10 lookups per step, the cipher computed step by
 //!   step for every byte (no table of the whole cipher, nor of a whole round).
 //! - table: the key's 256-byte table is 16 rows of 16; each row is looked up by the low nibble,
-//!   and a tree of 15 `pblendvb` on bits 4, 5, 6 and 7 keeps the row the high nibble names.
+//!   and a tree of 14 `pblendvb` on bits 4, 5 and 6 and an OR for bit 7 (`pshufb`'s zeroing)
+//!   keeps the row the high nibble names.
 
 use super::portable::{permute, sbox, EP, IP, IP_INV, P4, S0, S1};
 
@@ -170,20 +171,22 @@ macro_rules! nibble_kernels {
             #[target_feature(enable = $features)]
             pub unsafe fn table_lookup(key_table: &[u8; 256], plain: &[u8], out: &mut [u8], stream: bool) {
                 let rows: [$vector; 16] = std::array::from_fn(|row| table(key_table[16 * row..16 * row + 16].try_into().expect("16 entries")));
-                let low_nibble = $splat(0x0f);
+                let top_bit = $splat(0x80u8 as i8);
                 map_blocks(plain, out, stream, |p| {
-                    let column = $and(p, low_nibble);
-                    let mut picked: [$vector; 16] = std::array::from_fn(|row| $shuffle(rows[row], column));
+                    // pshufb gives 0 where the index's top bit is set: rows 0–7 looked up by the
+                    // byte itself are 0 from 128 on, rows 8–15 by the byte with its top bit
+                    // flipped are 0 below 128, so the last level of the tree is an OR.
+                    let flipped = $xor(p, top_bit);
+                    let mut picked: [$vector; 16] = std::array::from_fn(|row| $shuffle(rows[row], if row < 8 { p } else { flipped }));
                     // Bit 4 + level of each byte moved to its top bit, which pblendvb reads.
-                    let selectors = [$slli::<3>(p), $slli::<2>(p), $slli::<1>(p), p];
                     let mut count = 16;
-                    for selector in selectors {
+                    for selector in [$slli::<3>(p), $slli::<2>(p), $slli::<1>(p)] {
                         count /= 2;
                         for pair in 0..count {
                             picked[pair] = $blend(picked[2 * pair], picked[2 * pair + 1], selector);
                         }
                     }
-                    picked[0]
+                    $or(picked[0], picked[1])
                 });
             }
 

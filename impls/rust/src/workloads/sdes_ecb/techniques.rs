@@ -91,7 +91,7 @@ mod x86 {
         },
         Technique {
             label: "avx2",
-            detail: "the key's table as 16 rows looked up by the low nibble with vpshufb, the high nibble's row kept by a tree of 15 vpblendvb, 32 bytes a step with AVX2; non-temporal stores from 4 MiB of output",
+            detail: "the key's table as 16 rows looked up by the low nibble with vpshufb, the high nibble's row kept by a tree of 14 vpblendvb and an OR, 32 bytes a step with AVX2; non-temporal stores from 4 MiB of output",
             needs: "AVX2",
             cpuinfo: &["avx2"],
             available: has_avx2,

@@ -1,7 +1,7 @@
 //! The tuned S-DES kernels with x86-64 AVX-512: 64 bytes per step. Each is chosen at run time
-//! with `is_x86_feature_detected!`; the portable kernel (`portable.rs`) stands in where the CPU
-//! lacks the instructions and is what these are tested against. The ceiling's streaming copy
-//! lives here too: it is the only other code of the workload that uses `std::arch`.
+//! with `is_x86_feature_detected!` (`techniques.rs`); the AVX2 and SSE4.1 ones (`nibble.rs`)
+//! stand in where the CPU lacks these instructions, the portable kernel (`portable.rs`) below
+//! them, and it is what all are tested against. The ceiling's streaming copy lives here too.
 //!
 //! - table: the key's 256-byte table is four 64-byte registers; `vpermi2b` looks 64 bytes up
 //!   in the lower 128 entries and 64 in the upper, and the top bit of each input byte picks
