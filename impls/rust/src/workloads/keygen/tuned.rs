@@ -231,9 +231,11 @@ unsafe fn encode_avx512vbmi(data: &[u8], out: *mut u8, stream: bool) {
 /// even characters' words in one register, the odd ones' in another), `vpmulhuw` by 2^(16 − s)
 /// shifts each word right by its own s, and the fields, masked to 5 bits, are merged into bytes
 /// and mapped to the alphabet by arithmetic ('a' + v, or '2' + v − 26 from 26 on). Each step
-/// loads 16 bytes at each lane's start, so the steps stop 6 bytes early; the rest goes through
-/// the unchecked scalar encoder. With `stream` and a 16-byte-aligned `out`, the characters go out
-/// as non-temporal stores, fenced before returning.
+/// loads 16 bytes at each lane's start, 6 beyond its 20, so the last full step reads a copy of
+/// its bytes padded on the stack; the rest (under 20 bytes) goes through the unchecked scalar
+/// encoder. With `stream` and a 16-byte-aligned `out`, the characters go out as non-temporal
+/// stores, fenced before returning: a 1000-byte key is 50 steps and no scalar tail, so no
+/// ordinary store lands on a line the streaming stores are filling.
 ///
 /// # Safety
 /// The CPU must have AVX2; `out` must have room for the whole text.
@@ -263,13 +265,21 @@ unsafe fn encode_avx2(data: &[u8], out: *mut u8, stream: bool) {
     let five_bits = _mm256_set1_epi16(31);
     let (last_letter, letters, to_digits) = (_mm256_set1_epi8(25), _mm256_set1_epi8(b'a' as i8), _mm256_set1_epi8((b'a' - b'2' + 26) as i8));
     let stream = stream && (out as usize).is_multiple_of(16);
-    let steps = if data.len() >= 26 { (data.len() - 6) / 20 } else { 0 };
+    let steps = data.len() / 20;
+    let direct_steps = if data.len() >= 26 { (data.len() - 6) / 20 } else { 0 };
+    let mut padded = [0u8; 32];
     for step in 0..steps {
-        // SAFETY: the loads read bytes 20·step .. 20·step + 26 ≤ data.len(); the stores write
+        let at = if step < direct_steps {
+            // SAFETY: 20·step + 26 ≤ data.len().
+            unsafe { data.as_ptr().add(20 * step) }
+        } else {
+            padded[..20].copy_from_slice(&data[20 * step..20 * step + 20]);
+            padded.as_ptr()
+        };
+        // SAFETY: the loads read 26 bytes from `at`, within `data` or `padded`; the stores write
         // characters 32·step .. 32·step + 32 ≤ encoded_len(data.len()); with `stream`, `out`
         // is 16-byte aligned and so is every 16-byte piece.
         unsafe {
-            let at = data.as_ptr().add(20 * step);
             let bytes = _mm256_loadu2_m128i(at.add(10) as *const _, at as *const _);
             let even_fields = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(bytes, even), even_multipliers), five_bits);
             let odd_fields = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(bytes, odd), odd_multipliers), five_bits);
