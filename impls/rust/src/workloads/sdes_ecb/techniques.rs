@@ -156,3 +156,24 @@ impl Chosen {
         Chosen::of(CipherForm::Bitwise, None).expect("the fastest always exists")
     }
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fastest_is_the_widest_path_this_cpu_has() {
+        // Detected here on its own, so a list in the wrong order, or a detection that misses
+        // what the CPU has, does not leave the tuned kernel on a slower path unnoticed.
+        let has = |feature: &str| match feature {
+            "avx512" => is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"),
+            "avx2" => is_x86_feature_detected!("avx2"),
+            _ => is_x86_feature_detected!("ssse3") && is_x86_feature_detected!("sse4.1"),
+        };
+        let narrower = if has("avx2") { "avx2" } else if has("sse4.1") { "sse4.1" } else { REFERENCE };
+        let bitwise = if has("avx512") && is_x86_feature_detected!("gfni") { "gfni-avx512" } else { narrower };
+        let table = if has("avx512") && is_x86_feature_detected!("avx512vbmi") { "avx512-vbmi" } else { narrower };
+        let chosen = Chosen::fastest();
+        assert_eq!((chosen.bitwise.label, chosen.table.label), (bitwise, table));
+    }
+}
