@@ -1,5 +1,6 @@
 """`parbench exec --fit`: a user's own programs swept, with the laws the workloads get, end to end
 through the CLI on real processes (docs/your-own-program.md)."""
+import html
 import json
 import random
 import sqlite3
@@ -193,3 +194,20 @@ def test_advise_answers_which_command_at_more_cores_and_from_what_size(spinner, 
     assert all(c["time_ns"]["low"] <= c["time_ns"]["median"] <= c["time_ns"]["high"] for c in doc["which_command"])
     [crossing] = doc["crossings"]
     assert crossing["ci"][0] <= crossing["crossover"] <= crossing["ci"][1] and doc["runs"] == [1, 2]
+
+
+def test_a_stored_run_whose_swept_values_its_axis_cannot_take_is_read_with_a_line_not_a_traceback(tmp_path, db):
+    # A run stored before such values were refused (here: its {n} rewritten to nan in the store):
+    # show, report --html and advise --exec each still read it, and say why it has no fit.
+    assert parbench("exec", "-N", "-r", "2", "--fit", "count", "-L", "n", "1,2", "--db", db, "echo {n}").returncode == 0
+    with sqlite3.connect(db) as store:
+        store.execute("""UPDATE cases SET params_json = '{"n": "nan"}' WHERE params_json = '{"n": "2"}'""")
+    reason = "{n} = 'nan' is not a unit count"
+    shown = parbench("show", "1", "--db", db)
+    assert shown.returncode == 0 and reason in shown.stdout and "Traceback" not in shown.stderr
+    page = tmp_path / "r.html"
+    written = parbench("report", "1", "--db", db, "--html", str(page))
+    assert written.returncode == 0 and html.escape(reason) in page.read_text() and "Traceback" not in written.stderr
+    advised = parbench("advise", "--exec", "1", "--cores", "4", "--db", db)
+    assert advised.returncode == 2 and "run 1 has no fit: --fit count: " + reason in advised.stderr
+    assert len(advised.stderr.strip().splitlines()) == 1

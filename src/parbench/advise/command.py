@@ -12,7 +12,7 @@ from parbench import targets, workloads as workloads_module
 from parbench.errors import EXIT_NOT_WRITTEN, EXIT_USAGE
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
-from parbench.advise.commands import advice_lines, document as commands_document
+from parbench.advise.commands import advice_lines, document as commands_document, unfitted_reasons
 from parbench.escaping import json_text
 from parbench.advise.question import STEADY_STATE, Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
@@ -119,6 +119,8 @@ def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Call
         raise AdviseError(str(error)) from None
     cores = cores or os.cpu_count() or 1
     lines = advice_lines(records, cores)
+    if not lines and (unfitted := unfitted_reasons(records)):
+        raise AdviseError("; ".join(unfitted))
     if not lines:
         raise AdviseError(f"run(s) {', '.join(str(r.id) for r in records)} hold no sweep of your own commands: "
                           "`parbench exec --fit workers|size …` makes one")
