@@ -1,6 +1,7 @@
 """`parbench exec --fit`: a user's own programs swept, with the laws the workloads get, end to end
 through the CLI on real processes (docs/your-own-program.md)."""
 import html
+import os
 import json
 import random
 import sqlite3
@@ -211,3 +212,15 @@ def test_a_stored_run_whose_swept_values_its_axis_cannot_take_is_read_with_a_lin
     advised = parbench("advise", "--exec", "1", "--cores", "4", "--db", db)
     assert advised.returncode == 2 and "run 1 has no fit: --fit count: " + reason in advised.stderr
     assert len(advised.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "fifo"])
+def test_an_expected_output_that_is_not_a_regular_file_fails_its_point_with_a_line(tmp_path, db, where):
+    # A device (/dev/zero) would be read into memory without end, a FIFO with no writer waited on
+    # forever; /dev/null stands for every device here, so a regression costs no memory.
+    if where == "fifo":
+        where = str(tmp_path / "fifo")
+        os.mkfifo(where)
+    done = parbench("exec", "-N", "-r", "2", "--expect-file", where, "--db", db, "echo a", timeout=60)
+    kind = "a FIFO" if where.endswith("fifo") else "a character device"
+    assert done.returncode == 1 and f"--expect-file {where}: {kind}, not a regular file" in done.stdout + done.stderr

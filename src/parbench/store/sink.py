@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from parbench import targets
 from parbench.records import CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.store import codec
 from parbench.store.database import Store, StoreError
@@ -107,7 +108,8 @@ def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
     """(the run's header, a case or None, a run's end or None) for every line of a journal;
     a ValueError naming the line for anything that is not one (codec.BadShape is one)."""
     out = []
-    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+    text = targets.read_bounded(path, targets.RECORDS_LIMIT).decode(errors="replace")
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             where = f"line {number}"
             try:

