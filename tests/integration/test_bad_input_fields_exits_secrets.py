@@ -5,12 +5,15 @@ value handed to a shell through another program's input. (Class 1, sweep values,
 test_exec_fit.py.)"""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
 from conftest import parbench
+from parbench.store import open_store
+from parbench.store.sink import Journal
 
 
 def _one_line(done, code: int = 2) -> str:
@@ -39,3 +42,30 @@ def test_a_journal_or_an_export_that_is_not_a_regular_file_is_one_line(tmp_path,
     assert not (tmp_path / "s.sqlite").exists()
     export = _not_a_file(tmp_path, kind, "a.json")
     assert f"{said}, not a regular file" in _one_line(parbench("compare", str(export), str(export), timeout=60))
+
+
+# 3. The warm-up's figures are bounded by their process as ns is.
+def _journal_with(tmp_path: Path, **extra) -> Path:
+    """A real run's journal whose every process's first repetition carries these harness fields."""
+    db = str(tmp_path / "source.sqlite")
+    parbench("exec", "-N", "-r", "2", "--db", db, "true", check=True)
+    record = open_store(db).load_run(1)
+    journal = Journal(tmp_path / "run-1.jsonl", dataclasses.replace(record, results=[]))
+    for result in record.results:
+        for rep in result.run.repetitions:
+            if rep.rep == 0:
+                rep.extra.update(extra)
+        journal.append(result.run)
+    return journal.path
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("first_ns", 9 * 10 ** 18, "first_ns = 9000000000000000000, outside 1 … its process's wall_ns"),
+    ("first_ns", 0, "first_ns = 0, outside 1"),
+    ("warmup_reps", -4, "warmup_reps = -4, not a count of warm-up repetitions"),
+])
+def test_a_journal_whose_warm_up_figures_no_process_could_give_stores_nothing(tmp_path, field, value, said):
+    journal = _journal_with(tmp_path, **{field: value})
+    target = tmp_path / "target.sqlite"
+    assert said in _one_line(parbench("load", str(journal), "--db", str(target)))
+    assert not target.exists()
