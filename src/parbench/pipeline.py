@@ -17,7 +17,7 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 from rich.console import Console
 
 from parbench.analysis.results import plain
-from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
+from parbench.errors import EXIT_FAILED_CASE, EXIT_NOT_WRITTEN, EXIT_OK, PipelineError
 from parbench.escaping import one_line
 from parbench.export import by_name, check_writable, write, write_all
 from parbench.export.base import Report
@@ -347,13 +347,16 @@ def show(store: Store, reference: str | None, output: Output) -> Invocation:
 
 
 def decide(invocation: Invocation) -> Invocation:
-    """The exit code: interrupted (130, 143 on SIGTERM, 129 on SIGHUP), a failed case under
-    --strict (3), else 0."""
+    """The exit code: interrupted (130, 143 on SIGTERM, 129 on SIGHUP), cases measured that the
+    store did not take (1: they wait in the journal), a failed case under --strict (3), else 0."""
     out = invocation.output
     if invocation.execution.interrupted:
         out.errors.print(f"Interrupted: {len(invocation.record.results)} cases are stored in run {invocation.record.id}. "
                          f"{resume_hint(invocation)[0].upper()}{resume_hint(invocation)[1:]}", highlight=False)
         invocation.exit_code = liveness.exit_code_of(invocation.execution.interruption)
+        return invocation
+    if invocation.sink is not None and invocation.sink.journal.count:
+        invocation.exit_code = EXIT_NOT_WRITTEN          # _partly_stored_line said where they are
         return invocation
     failed = [r for r in invocation.record.results if r.run.status != "ok"]
     if out.strict and failed:

@@ -46,6 +46,13 @@ def is_stream(path: Path) -> bool:
     return mode is not None and any(test(mode) for test in _STREAMS)
 
 
+def is_stream_device(path: Path) -> bool:
+    """A character device (/dev/null, a terminal): two exports may both be written through it, as
+    `>` would; a FIFO's one reader would get them mixed."""
+    mode = _mode(path)
+    return mode is not None and stat.S_ISCHR(mode)
+
+
 def problem(path: Path) -> str | None:
     """Why `path` cannot be written, asked before a run starts; None when it can."""
     if what := refused(path):

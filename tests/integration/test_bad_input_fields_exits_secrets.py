@@ -69,3 +69,32 @@ def test_a_journal_whose_warm_up_figures_no_process_could_give_stores_nothing(tm
     target = tmp_path / "target.sqlite"
     assert said in _one_line(parbench("load", str(journal), "--db", str(target)))
     assert not target.exists()
+
+
+# 4. One exit code per class; export targets given twice or shared refused before the run.
+@pytest.mark.parametrize("fit, values", [("count", "1,nan"), ("workers", "2,4"), ("speed", "1,2")])
+def test_an_exec_fit_refused_before_anything_runs_exits_2_as_every_refusal(tmp_path, fit, values):
+    db = tmp_path / "s.sqlite"
+    _one_line(parbench("exec", "-N", "--fit", fit, "-L", "n", values, "--db", str(db), "true {n}"), code=2)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("command", [["exec", "-N", "-r", "2", "true"], ["run", "--workload", "noop"]])
+def test_an_export_flag_given_twice_is_refused_as_hyperfine_refuses_it(tmp_path, command):
+    first, second, db = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "s.sqlite"
+    error = _one_line(parbench(*command, "--export-json", str(first), "--export-json", str(second), "--db", str(db)))
+    assert "'--export-json <FILE>' cannot be used multiple times" in error
+    assert not first.exists() and not second.exists() and not db.exists()
+
+
+def test_two_exports_to_one_file_by_any_path_are_refused_before_the_run(tmp_path):
+    target, db = tmp_path / "r.out", tmp_path / "s.sqlite"
+    (tmp_path / "link").symlink_to(target)
+    for other in (str(target), str(tmp_path / "link"), f"{tmp_path}/./r.out"):
+        error = _one_line(parbench("exec", "-N", "-r", "2", "--export-json", str(target), "--export-csv", other,
+                                   "--db", str(db), "true"))
+        assert "--export-json and --export-csv write to one file" in error
+    assert not target.exists() and not db.exists()
+    # A character device takes both, as `>` would.
+    done = parbench("exec", "-N", "-r", "2", "--export-json", "/dev/null", "--export-csv", "/dev/null", "--db", str(db), "true")
+    assert done.returncode == 0, done.stderr

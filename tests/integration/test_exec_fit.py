@@ -164,9 +164,9 @@ def test_per_unit_slopes_and_the_largest_count_that_ran(spinner, db):
 
 def test_a_fit_that_cannot_be_made_is_refused_before_anything_runs(db):
     done = parbench("exec", "--fit", "workers", "-L", "workers", "2,4", "--db", db, "true {workers}")
-    assert done.returncode == 1 and "speedup is against the 1-worker run" in done.stderr
+    assert done.returncode == 2 and "speedup is against the 1-worker run" in done.stderr
     done = parbench("exec", "--fit", "size", "-L", "size", "1,2", "--db", db, "true {size}")
-    assert done.returncode == 1 and "give two commands or more" in done.stderr
+    assert done.returncode == 2 and "give two commands or more" in done.stderr
     assert not Path(db).exists() or not sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases").fetchone()[0]
 
 

@@ -161,11 +161,21 @@ class OneLineErrors(click.Group):
         return super().parse_args(ctx, args)
 
 
+def one_target(ctx, param, values: tuple[str, ...]) -> str | None:
+    """A FILE flag given once: hyperfine 1.20 refuses one given twice (a usage error, exit 2), where
+    click would keep the last and drop the first without a word."""
+    if len(values) > 1:
+        raise click.UsageError(f"the argument '{param.opts[0]} <{param.metavar or 'FILE'}>' cannot be used "
+                               f"multiple times ({', '.join(map(repr, values))})")
+    return values[0] if values else None
+
+
 def export_options(command):
     """--export-<format> FILE for every registered format (`-` for standard output)."""
     for exporter in reversed(formats()):
         command = click.option(f"--export-{exporter.name}", f"export_{exporter.name.replace('-', '_')}",
-                               metavar="FILE", help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
+                               metavar="FILE", multiple=True, callback=one_target,
+                               help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
     return command
 
 
@@ -185,6 +195,21 @@ def check_export_targets(exports: dict) -> None:
         if option.startswith("export_") and target not in (None, "-"):
             if problem := targets.problem(Path(target)):
                 fail(f"{_flag(option)} {problem}")
+    _refuse_shared_targets(exports)
+
+
+def _refuse_shared_targets(exports: dict) -> None:
+    """Two exports to one file (by any path to it) would each replace the other, both reported
+    written: refused before the run. A character device (/dev/null) takes both as `>` would."""
+    by_file: dict[str, list[str]] = {}
+    for option, target in exports.items():
+        if option.startswith("export_") and target not in (None, "-"):
+            if not targets.is_stream_device(Path(target)):
+                by_file.setdefault(os.path.realpath(target), []).append(option)
+    for path, options in by_file.items():
+        if len(options) > 1:
+            fail(f"{' and '.join(_flag(o) for o in options)} write to one file, {path}: each would replace the "
+                 "other; give each export a file of its own")
 
 
 def _flag(option: str) -> str:
