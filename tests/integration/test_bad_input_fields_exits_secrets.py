@@ -98,3 +98,32 @@ def test_two_exports_to_one_file_by_any_path_are_refused_before_the_run(tmp_path
     # A character device takes both, as `>` would.
     done = parbench("exec", "-N", "-r", "2", "--export-json", "/dev/null", "--export-csv", "/dev/null", "--db", str(db), "true")
     assert done.returncode == 0, done.stderr
+
+
+# 5. No piece of a store's password in any message.
+PASSWORD = "Qx%ZZj7@Wv/k9%4"        # malformed escapes (%ZZ, a lone %4), an @ and a / inside
+SECRET_BEARING = [                   # every command that opens --db, with what it needs of its own
+    ["history"], ["show", "1"], ["compare", "1", "2"], ["advise", "--exec", "1"],
+    ["exec", "-N", "-r", "1", "true"], ["run", "--workload", "noop", "--scale", "smoke"],
+]
+
+
+def _pieces(secret: str, size: int = 3) -> set[str]:
+    return {secret[i:i + size] for i in range(len(secret) - size + 1)}
+
+
+@pytest.mark.parametrize("url", [f"postgresql://u:{PASSWORD}@127.0.0.1:1/db",
+                                 f"postgres://u@127.0.0.1:1/db?sslmode=disable&password={PASSWORD}"])
+@pytest.mark.parametrize("command", SECRET_BEARING, ids=lambda c: c[0])
+def test_no_piece_of_a_password_with_malformed_escapes_is_in_any_output(tmp_path, url, command):
+    done = parbench(*command, "--db", url, timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in said, said
+    assert not {p for p in _pieces(PASSWORD) if p in said}, said
+
+
+def test_nor_in_a_journals_load(tmp_path):
+    journal = _journal_with(tmp_path)
+    done = parbench("load", str(journal), "--db", f"postgresql://u:{PASSWORD}@127.0.0.1:1/db", timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and not {p for p in _pieces(PASSWORD) if p in said}, said

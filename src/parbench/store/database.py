@@ -44,6 +44,41 @@ def redact(target: str, mask: str | None = None) -> str:
     return target
 
 
+def secrets_in(target: str) -> list[str]:
+    """The passwords a target holds, as written and as decoded (a driver's message may quote
+    either: libpq quotes a password whose %-escape is malformed), longest first."""
+    written = {m[2] for pattern in _PASSWORDS for m in pattern.finditer(target) if m[2]}
+    return sorted(written | {urllib.parse.unquote(w) for w in written}, key=len, reverse=True)
+
+
+# A driver may quote any piece of a password it parsed otherwise (libpq ends it at the first
+# `@`, where redact takes the last): every run of this many of its characters, or all of a
+# shorter one, is masked.
+SECRET_PIECE = 3
+
+
+def _masked_pieces(text: str, secret: str) -> str:
+    least, out, i = min(len(secret), SECRET_PIECE), [], 0
+    while i < len(text):
+        end = i
+        while end < len(text) and text[i:end + 1] in secret:
+            end += 1
+        if end - i >= least:
+            out.append("***")
+            i = end
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def without_secrets(text: str, target: str) -> str:
+    """A message about `target` (a driver's own words included) with no piece of its password in it."""
+    for secret in secrets_in(target):
+        text = _masked_pieces(text, secret)
+    return redact(text)
+
+
 def sqlite_path(target: str) -> Path | None:
     """The file of a SQLite target (a plain path or sqlite:///path), None for PostgreSQL; a
     StoreError for any other scheme, so a typo never becomes a stray local file."""
@@ -131,7 +166,8 @@ def _connect_postgres(target: str):
     try:
         return psycopg.connect(target, autocommit=False, connect_timeout=10)
     except psycopg.Error as error:
-        raise StoreError(f"cannot open {redact(target)}: {str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+        said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise StoreError(f"cannot open {redact(target)}: {without_secrets(said, target)}") from None
 
 
 class _Rows:
@@ -282,8 +318,9 @@ class Store:
         except Exception as error:      # noqa: BLE001 — sqlite3's and psycopg's errors alike
             if self._read_only_before_the_marker(error):
                 return
+            said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise StoreError(f"cannot use the results database {redact(self.target)}: "
-                             f"{str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+                             f"{without_secrets(said, self.target)}") from None
 
     def _is_current(self) -> bool:
         """Whether the store is of this schema already, read without taking the write lock (so
