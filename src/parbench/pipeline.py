@@ -265,7 +265,7 @@ def analyze(invocation: Invocation) -> Invocation:
         raise PipelineError(
             f"the run's cases could not be read back from {redact(invocation.output.db)} ({error}); "
             + (f"{journal.count} are kept in {journal.path}: parbench load {journal.path}{invocation.output.db_flag}"
-               if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
+               + _or_resume(invocation) if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
     if not invocation.execution.interrupted:
         for name, subject, result in invocation.kind.analyses(invocation.record):
             invocation.store.add_analysis(invocation.record.id, name, subject, plain(result))
@@ -308,7 +308,17 @@ def _partly_stored_line(invocation: Invocation) -> str:
     kept = f"all {journal.count} are" if stored == 0 else f"the other {journal.count} are"
     return (f"{stored} of {total} cases stored in run {invocation.record.id} of {one_line(redact(out.db))} "
             f"({one_line(invocation.sink.errors[-1])}); {kept} in the journal {one_line(journal.path)}: "
-            f"`parbench load {one_line(journal.path)}{out.db_flag}` them when there is room")
+            f"`parbench load {one_line(journal.path)}{out.db_flag}` them "
+            f"{'when there is room' if likely_cause(invocation.sink.errors[-1]) == 'the disk is full' else 'once it takes writes'}"
+            f"{_or_resume(invocation)}")
+
+
+def _or_resume(invocation: Invocation) -> str:
+    """The other way back for the cases a store did not take, where the kind has one: measure
+    them again once the store takes writes (`run --resume` measures the cases it lacks)."""
+    if not invocation.kind.resumable:
+        return ""
+    return f", or measure them again: {resume_hint(invocation).removeprefix('resume with: ')}"
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) -> list[Path]:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import parbench
+from conftest import parbench, wait_until_stored
 from parbench.store import open_store
 from parbench.store.sink import Journal
 
@@ -127,3 +130,28 @@ def test_nor_in_a_journals_load(tmp_path):
     done = parbench("load", str(journal), "--db", f"postgresql://u:{PASSWORD}@127.0.0.1:1/db", timeout=120)
     said = done.stdout + done.stderr
     assert done.returncode != 0 and not {p for p in _pieces(PASSWORD) if p in said}, said
+
+
+# 6. A store turned read-only underneath a run.
+def test_a_store_made_immutable_under_a_run_ends_with_one_line_the_journal_and_resume(faulty_project, tmp_path):
+    """SQLite writes its -shm file through a shared mapping: chattr +i on it killed parbench with
+    SIGBUS (exit 135, no line). The run now ends with the journal, `load` and `--resume` named."""
+    db = str(tmp_path / "s.sqlite")
+    env = {**os.environ, "PARBENCH_ROOT": str(faulty_project), "FAULTY_DELAY_MS": "300"}
+    child = subprocess.Popen([sys.executable, "-m", "parbench", "run", "--workload", "spawn-chain", "--scale", "smoke",
+                              "--model", "ok", "--processes", "3", "--db", db], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    wait_until_stored(db, "SELECT COUNT(*) FROM cases")
+    frozen_file = db + "-shm"
+    assert subprocess.run(["chattr", "+i", frozen_file]).returncode == 0, "the test needs root and ext4's flags"
+    try:
+        out, err = child.communicate(timeout=300)
+    finally:
+        subprocess.run(["chattr", "-i", frozen_file])
+    assert child.returncode == 1, (child.returncode, err)
+    assert "Traceback" not in err and "stored as run" not in out + err
+    assert "turned immutable (chattr +i) underneath this run" in err, err
+    assert "parbench load " in err and "parbench run --resume 1" in err, err
+    resumed = parbench("run", "--resume", "1", "--db", db, root=faulty_project, env={"FAULTY_DELAY_MS": "0"})
+    assert resumed.returncode == 0, resumed.stderr
+    assert sqlite3.connect(db).execute("SELECT status FROM runs WHERE id = 1").fetchone()[0] == "complete"

@@ -19,12 +19,16 @@ from typing import Any
 
 from parbench.records import (Analysis, Case, CaseResult, CaseRun, ProcessMeasurement, Repetition,
                               RunRecord)
-from parbench.store import ownership
+from parbench.store import ownership, shared_memory
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 class StoreError(RuntimeError):
     pass
+
+
+class StoreTurnedReadOnly(StoreError):
+    """A store made read-only underneath a run (`chattr +i`): waiting does not undo it."""
 
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -216,6 +220,8 @@ def clean_text(value: Any) -> Any:
 class Store:
     def __init__(self, target: str, connection, placeholder: str, serial: str, read_only: bool = False):
         self.target, self.db, self.placeholder, self.serial = target, connection, placeholder, serial
+        path = sqlite_path(target) if placeholder == "?" else None
+        self._wal_index = shared_memory.wal_index(str(path)) if path is not None else None
         if read_only and self._owned_version() < SCHEMA_VERSION:
             self.db = self._copy_in_memory()
         self._migrate()
@@ -247,6 +253,7 @@ class Store:
     def _execute(self, text: str, args: tuple = ()) -> "_Rows":
         """The statement run and its rows read at once, so that a damaged file shows itself here,
         as one StoreError naming the file and what still works (`_damaged`), never mid-report."""
+        self._refuse_a_read_only_wal_index()
         try:
             cursor = self.db.cursor()
             cursor.execute(self._sql(text), tuple(clean_text(a) for a in args))
@@ -255,6 +262,17 @@ class Store:
             if getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
                 raise StoreError(_damaged(sqlite_path(self.target))) from None
             raise
+
+    def _refuse_a_read_only_wal_index(self) -> None:
+        """SQLite writes its -shm file through a shared mapping at every statement: one made
+        immutable underneath the run would be SIGBUS. Found first, the mappings are made private
+        (shared_memory.py: even closing the store then writes only memory), and this store
+        takes nothing more: a StoreError, which the sink answers as a lost store (the journal)."""
+        if self._wal_index is None or not (flag := shared_memory.read_only_flag(self._wal_index)):
+            return
+        shared_memory.privatize(self._wal_index)
+        raise StoreTurnedReadOnly(f"{self._wal_index}, SQLite's index of the store's log, turned {flag} underneath "
+                         "this run: SQLite writes it through memory, so the store takes nothing more")
 
     def _insert(self, table: str, row: dict[str, Any]) -> int:
         columns = ", ".join(row)
@@ -268,6 +286,7 @@ class Store:
         """Runs work() as one transaction: all of it is stored, or none of it."""
         try:
             result = work()
+            self._refuse_a_read_only_wal_index()
             self.db.commit()
             return result
         except BaseException:
@@ -361,6 +380,10 @@ class Store:
                                  redact(self.target), marked)
 
     def close(self) -> None:
+        try:
+            self._refuse_a_read_only_wal_index()      # closing checkpoints, through the -shm file too
+        except StoreError:
+            pass
         self.db.close()
 
     # --- runs -------------------------------------------------------------------------------
