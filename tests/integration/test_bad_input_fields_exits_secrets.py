@@ -155,3 +155,34 @@ def test_a_store_made_immutable_under_a_run_ends_with_one_line_the_journal_and_r
     resumed = parbench("run", "--resume", "1", "--db", db, root=faulty_project, env={"FAULTY_DELAY_MS": "0"})
     assert resumed.returncode == 0, resumed.stderr
     assert sqlite3.connect(db).execute("SELECT status FROM runs WHERE id = 1").fetchone()[0] == "complete"
+
+
+# 7. Messages that say what happened.
+@pytest.mark.parametrize("helper", ["--check", "--prepare-once", "--prepare"])
+def test_a_helper_killed_at_the_timeout_is_said_to_have_timed_out(tmp_path, helper):
+    done = parbench("exec", "-N", "-r", "1", "--timeout", "1", helper, "sleep 60", "--db", str(tmp_path / "s.sqlite"),
+                    "echo a", timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1 and f"The {helper[2:]} command timed out: killed after 1 s (--timeout)" in said, said
+    assert "non-zero exit code (None)" not in said
+
+
+def test_after_a_killed_exec_the_next_command_says_it_cannot_be_resumed_rather_than_run_resume(tmp_path):
+    db = str(tmp_path / "s.sqlite")
+    child = subprocess.Popen([sys.executable, "-m", "parbench", "exec", "-N", "-r", "20", "--fit", "count", "-L", "n",
+                              "1,2", "--db", db, "sleep 0.2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until_stored(db, "SELECT COUNT(*) FROM cases")
+    child.kill()
+    child.wait(30)
+    done = parbench("history", "--db", db)
+    assert "run 1 was interrupted" in done.stderr, done.stderr
+    assert "an exec run cannot be resumed" in done.stderr and "start the exec again" in done.stderr
+    assert "--resume" not in done.stderr
+
+
+def test_advise_given_one_run_twice_refuses_rather_than_compare_it_with_itself(tmp_path):
+    db = str(tmp_path / "s.sqlite")
+    parbench("exec", "-N", "-r", "2", "--fit", "workers", "-L", "w", "1,2", "--db", db, "true {w}", check=True)
+    for twice in (["1", "1"], ["1", "latest"]):
+        error = _one_line(parbench("advise", "--exec", twice[0], "--exec", twice[1], "--db", db))
+        assert f"run 1 is given 2 times ({', '.join(twice)})" in error

@@ -105,6 +105,18 @@ def _db_shown(db: str) -> str | None:
     return None if db == str(DEFAULT_DB) else redact(db)
 
 
+def _refuse_a_run_given_twice(runs: tuple[str, ...], records: list) -> None:
+    """Each run once (by id, `latest` or a baseline): a run beside itself is no second opinion,
+    and its commands would be ranked against themselves."""
+    named: dict[int, list[str]] = {}
+    for run, record in zip(runs, records):
+        named.setdefault(record.id, []).append(run)
+    twice = {run_id: names for run_id, names in named.items() if len(names) > 1}
+    if twice:
+        raise AdviseError("; ".join(f"run {run_id} is given {len(names)} times ({', '.join(names)})"
+                                    for run_id, names in twice.items()) + ": name each run once")
+
+
 def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None],
                     export_json: str | None = None) -> int:
     """`advise --exec RUN`: the stored sweeps of a user's own commands (exec --fit) asked which
@@ -117,6 +129,7 @@ def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Call
         records = [load_analyzed(store, run) for run in runs]
     except StoreError as error:
         raise AdviseError(str(error)) from None
+    _refuse_a_run_given_twice(runs, records)
     cores = cores or os.cpu_count() or 1
     lines = advice_lines(records, cores)
     if not lines and (unfitted := unfitted_reasons(records)):

@@ -315,8 +315,10 @@ def open_marked(db: str, create: bool = True) -> Store:
         fail(str(error))
     db_flag = output_to(db, None, {}).db_flag
     for orphan in mark_orphans(store):
-        errors.print(f"run {orphan.run_id} was interrupted ({orphan.why}); "
-                     f"resume with: parbench run --resume {orphan.run_id}{db_flag}", highlight=False)
+        errors.print(f"run {orphan.run_id} was interrupted ({orphan.why}); " + (
+                     f"resume with: parbench run --resume {orphan.run_id}{db_flag}" if orphan.kind == "suite" else
+                     f"a{'n' if orphan.kind[:1] in 'aeiou' else ''} {orphan.kind} run cannot be resumed (its measured cases stay in run {orphan.run_id}): "
+                     f"start the {orphan.kind} again"), highlight=False)
     return store
 
 

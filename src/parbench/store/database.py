@@ -417,6 +417,10 @@ class Store:
         return [(row[0], row[1], time.time() - float(row[2] or 0)) for row in self._execute(
             "SELECT id, owner, heartbeat_at FROM runs WHERE status = 'running' ORDER BY id").fetchall()]
 
+    def run_kind(self, run_id: int) -> str:
+        row = self._execute("SELECT kind FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else "suite"
+
     def heartbeat_age(self, run_id: int) -> float:
         row = self._execute("SELECT heartbeat_at FROM runs WHERE id = ?", (run_id,)).fetchone()
         return time.time() - float(row[0] or 0) if row else float("inf")

@@ -41,6 +41,9 @@ def fit_request(spec: str | None, options: ExecOptions, refine: int = 0) -> FitR
     values = _values(options)
     if not values:
         raise FitError(f"--fit {axis} needs a parameter to sweep: -P {axis} MIN MAX or -L {axis} V1,V2,…")
+    if param and param not in values:
+        raise FitError(f"--fit {axis}={param}: {{{param}}} is not a parameter of the command line "
+                       f"(its parameters: {', '.join(values)})")
     param = param or (axis if axis in values else next(iter(values)) if len(values) == 1 else "")
     if param not in values:
         raise FitError(f"--fit {axis}: which parameter is the {axis}? Name it: --fit {axis}=VAR "

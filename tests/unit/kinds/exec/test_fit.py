@@ -46,6 +46,12 @@ def test_a_whole_number_written_with_a_zero_fraction_is_that_number():
     assert fit_request("count", _options("x {count}", lists=[("count", ["1.0", "2", "+3"])])) == FitRequest("count", "count")
 
 
+def test_a_named_parameter_the_command_line_lacks_is_said_to_be_none_of_its_parameters():
+    with pytest.raises(ExecError, match=r"--fit workers=threads: \{threads\} is not a parameter of the command line "
+                                        r"\(its parameters: w\)"):
+        fit_request("workers=threads", _options("x {w}", lists=[("w", ["1", "2"])]))
+
+
 def test_no_fit_asked_is_none():
     assert fit_request(None, _options("x")) is None
 
