@@ -138,15 +138,7 @@ def _reads_code_from_stdin(words: list[str]) -> str | None:
     if name in _EVALUATORS and name != "let":
         return f"`{name}` runs what it is given as shell, and can read it there ($(cat), /dev/stdin)"
     if name == "xargs":
-        rest = list(arguments)
-        while rest and rest[0].startswith("-"):
-            flag = rest.pop(0)
-            if flag in _XARGS_TAKES_A_VALUE and rest:
-                rest.pop(0)
-        runs, _ = _program(rest) if rest else ("", [])
-        if runs in _INTERPRETERS or runs in _EVALUATORS:
-            return f"`xargs {runs}` hands what it reads to {runs} as arguments, its code or its script among them"
-        return None
+        return _xargs_runs_its_input(arguments)
     flags = _INTERPRETERS.get(name)
     if flags is None:
         return None
@@ -157,6 +149,32 @@ def _reads_code_from_stdin(words: list[str]) -> str | None:
         name in POSIX_SHELLS | {FISH} and any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*", w) for w in options))
     return f"`{' '.join([name, *options[:2]])}` with no script reads its program from standard input" \
         if reads_stdin else None
+
+
+def _xargs_runs_its_input(arguments: list[str]) -> str | None:
+    """xargs hands what it reads to its command as arguments: code where that command is a shell
+    or an interpreter given no code of its own (`xargs sh -c`), the script it runs where it is
+    given none (`xargs bash`), or text pasted into its code (`xargs -I R sh -c 'echo R'`). After
+    code of its own (`xargs sh -c 'work "$0"'`) they are its arguments, which is safe."""
+    rest, replaced = list(arguments), None
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag in ("-I", "--replace") and rest:
+            replaced = rest[0]
+        elif flag.startswith(("-i", "--replace=")):
+            replaced = flag.partition("=")[2] or flag[2:] or "{}"
+        if flag in _XARGS_TAKES_A_VALUE and rest:
+            rest.pop(0)
+    runs, its_words = _program(rest) if rest else ("", [])
+    flags = _INTERPRETERS.get(runs)
+    if flags is None:
+        return f"`xargs {runs}` hands what it reads to {runs}" if runs in _EVALUATORS else None
+    code = next((i for i, w in enumerate(its_words) if w in flags), None)
+    given = its_words[code + 1] if code is not None and code + 1 < len(its_words) else None
+    if given is None or (replaced and replaced in given):
+        return (f"`xargs {runs}{' ' + its_words[code] if code is not None else ''}` hands what it reads to "
+                f"{runs} as {'its code' if code is not None else 'the script it runs'}")
+    return None
 
 
 def _why_fed_to_an_evaluator(template: str, holes: re.Pattern) -> str | None:

@@ -75,8 +75,9 @@ FED_TO_AN_EVALUATOR = [       # a value reaching, through standard input, a prog
     ("echo {x} | tr a b | env sh", "printed into its pipe"), ("{ echo {x}; } | sh", "printed into its pipe"),
     ("(echo {x}) | bash", "printed into its pipe"), ("echo {x} |& sh", "printed into its pipe"),
     ("echo {x} | python3 -", "`python3` with no script"), ("echo {x} | perl", "`perl` with no script"),
-    ("echo {x} | xargs sh -c", "`xargs sh` hands what it reads to sh"),
-    ("echo {x} | xargs -I R bash -c R", "`xargs bash`"), ("echo {x} | source /dev/stdin", "`source` runs"),
+    ("echo {x} | xargs sh -c", "`xargs sh -c` hands what it reads to sh as its code"),
+    ("echo {x} | xargs -I R bash -c 'echo R'", "`xargs bash -c` hands what it reads to bash as its code"),
+    ("echo {x} | xargs bash", "`xargs bash` hands what it reads to bash as the script it runs"), ("echo {x} | source /dev/stdin", "`source` runs"),
     ("sh <<< {x}", "a value is its input"), ("bash <<EOF\necho {x}\nEOF", "a value is its input"),
     ("sh < {x}", "a value is its input"),
 ]
@@ -92,6 +93,7 @@ def test_a_value_fed_to_a_program_that_reads_its_code_from_stdin_is_refused(shel
 
 @pytest.mark.parametrize("template", ["printf %s {x} | cat", "cat <<< {x}", "echo {x} | sh -c 'wc -c'",
                                       "echo {x} | bash script.sh", "echo {x} | python3 -m json.tool",
-                                      "echo {x} | xargs echo", "echo 1 | sh; echo {x}", "echo {x} > out"])
+                                      "echo {x} | xargs echo", "echo 1 | sh; echo {x}", "echo {x} > out",
+                                      "seq {x} | xargs -n1 sh -c './work \"$0\"'"])
 def test_a_value_piped_to_a_program_that_does_not_run_its_input_is_taken(template):
     assert argv(template, HOSTILE, "bash")
