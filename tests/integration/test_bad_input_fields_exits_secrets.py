@@ -90,6 +90,14 @@ def test_an_export_flag_given_twice_is_refused_as_hyperfine_refuses_it(tmp_path,
     assert not first.exists() and not second.exists() and not db.exists()
 
 
+def test_report_html_given_twice_is_refused_and_writes_neither(tmp_path):
+    db = str(tmp_path / "s.sqlite")
+    parbench("exec", "-N", "-r", "2", "--db", db, "true", check=True)
+    first, second = tmp_path / "a.html", tmp_path / "b.html"
+    error = _one_line(parbench("report", "--html", str(first), "--html", str(second), "--db", db))
+    assert "'--html <FILE>' cannot be used multiple times" in error and not first.exists() and not second.exists()
+
+
 def test_two_exports_to_one_file_by_any_path_are_refused_before_the_run(tmp_path):
     target, db = tmp_path / "r.out", tmp_path / "s.sqlite"
     (tmp_path / "link").symlink_to(target)
@@ -98,6 +106,10 @@ def test_two_exports_to_one_file_by_any_path_are_refused_before_the_run(tmp_path
                                    "--db", str(db), "true"))
         assert "--export-json and --export-csv write to one file" in error
     assert not target.exists() and not db.exists()
+    # --out's report.json and report.md are exports too.
+    error = _one_line(parbench("exec", "-N", "-r", "2", "--out", str(tmp_path / "out"), "--export-json",
+                               str(tmp_path / "out" / "report.json"), "--db", str(db), "true"))
+    assert "--export-json and --out's report.json write to one file" in error and not db.exists()
     # A character device takes both, as `>` would.
     done = parbench("exec", "-N", "-r", "2", "--export-json", "/dev/null", "--export-csv", "/dev/null", "--db", str(db), "true")
     assert done.returncode == 0, done.stderr

@@ -193,7 +193,7 @@ def _store_taking(journal: Path, db: str):
 @export_options
 def show(run_ref, db, out_dir, **exports) -> None:
     """Re-print a stored run (default: the latest) without re-running anything."""
-    check_export_targets(exports)
+    check_export_targets(exports, out_dir)
     if out_dir and (problem := check_writable(out_dir)):
         fail(problem)
     try:
@@ -272,7 +272,7 @@ def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, stric
 @main.command()
 @click.argument("run_refs", nargs=-1)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Write one self-contained HTML page (tables, plots, seeds, metadata) here.")
+              multiple=True, callback=one_target, help="Write one self-contained HTML page (tables, plots, seeds, metadata) here.")
 @db_option
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""

@@ -166,7 +166,7 @@ def one_target(ctx, param, values: tuple[str, ...]) -> str | None:
     click would keep the last and drop the first without a word."""
     if len(values) > 1:
         raise click.UsageError(f"the argument '{param.opts[0]} <{param.metavar or 'FILE'}>' cannot be used "
-                               f"multiple times ({', '.join(map(repr, values))})")
+                               f"multiple times ({', '.join(repr(str(v)) for v in values)})")
     return values[0] if values else None
 
 
@@ -184,7 +184,7 @@ def exports_in(flags: dict) -> dict:
     return {name: value for name, value in flags.items() if name.startswith("export_")}
 
 
-def check_export_targets(exports: dict) -> None:
+def check_export_targets(exports: dict, out_dir: Path | None = None) -> None:
     """Every export target can be written before anything runs (targets.py: a file, a device or
     a FIFO, never a folder or a disk), and at most one of them is standard output."""
     to_stdout = [option for option, target in exports.items() if option.startswith("export_") and target == "-"]
@@ -195,21 +195,25 @@ def check_export_targets(exports: dict) -> None:
         if option.startswith("export_") and target not in (None, "-"):
             if problem := targets.problem(Path(target)):
                 fail(f"{_flag(option)} {problem}")
-    _refuse_shared_targets(exports)
+    _refuse_shared_targets(exports, out_dir)
 
 
-def _refuse_shared_targets(exports: dict) -> None:
-    """Two exports to one file (by any path to it) would each replace the other, both reported
-    written: refused before the run. A character device (/dev/null) takes both as `>` would."""
+def _refuse_shared_targets(exports: dict, out_dir: Path | None) -> None:
+    """Two exports to one file (by any path to it; --out's report.json and report.md among them)
+    would each replace the other, both reported written: refused before the run. A character
+    device (/dev/null) takes both as `>` would."""
+    written = [(_flag(option), target) for option, target in exports.items()
+               if option.startswith("export_") and target not in (None, "-")]
+    if out_dir is not None:
+        written += [(f"--out's {name}", str(Path(out_dir) / name)) for name in ("report.json", "report.md")]
     by_file: dict[str, list[str]] = {}
-    for option, target in exports.items():
-        if option.startswith("export_") and target not in (None, "-"):
-            if not targets.is_stream_device(Path(target)):
-                by_file.setdefault(os.path.realpath(target), []).append(option)
-    for path, options in by_file.items():
-        if len(options) > 1:
-            fail(f"{' and '.join(_flag(o) for o in options)} write to one file, {path}: each would replace the "
-                 "other; give each export a file of its own")
+    for flag, target in written:
+        if not targets.is_stream_device(Path(target)):
+            by_file.setdefault(os.path.realpath(target), []).append(flag)
+    for path, flags in by_file.items():
+        if len(flags) > 1:
+            fail(f"{' and '.join(flags)} write to one file, {path}: each would replace the other; "
+                 "give each export a file of its own")
 
 
 def _flag(option: str) -> str:
@@ -332,7 +336,7 @@ def measure(kind: pipeline.Kind, db: str, out_dir: Path | None, exports: dict, b
             strict: bool, create_store: bool = True) -> None:
     """A measuring command's whole part: the pipeline, its errors as one line, its exit code."""
     liveness.stop_like_ctrl_c()
-    check_export_targets(exports)
+    check_export_targets(exports, out_dir)
     store = open_marked(db, create_store)
     output = output_to(db, out_dir, exports, baseline, strict)
     try:
