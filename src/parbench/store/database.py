@@ -35,7 +35,9 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite://"
 
 
-_PASSWORDS = (re.compile(r"(://[^:/@]*:)(.*)(@)"), re.compile(r"(?i)([?&]password=)([^&]*)()"))
+# The `password=` parameter first: its value may hold an `@`, which would otherwise end the
+# user's password (taken up to the last `@`) inside the query, leaving the host part of it shown.
+_PASSWORDS = (re.compile(r"(?i)([?&]password=)([^&]*)()"), re.compile(r"(://[^:/@]*:)(.*)(@)"))
 
 
 def redact(target: str, mask: str | None = None) -> str:
@@ -51,7 +53,10 @@ def redact(target: str, mask: str | None = None) -> str:
 def secrets_in(target: str) -> list[str]:
     """The passwords a target holds, as written and as decoded (a driver's message may quote
     either: libpq quotes a password whose %-escape is malformed), longest first."""
-    written = {m[2] for pattern in _PASSWORDS for m in pattern.finditer(target) if m[2]}
+    written = set()
+    for pattern in _PASSWORDS:            # in redact's order, each found in what the one before left
+        written |= {m[2] for m in pattern.finditer(target) if m[2]}
+        target = pattern.sub(lambda m: m[1] + "***" + m[3], target)
     return sorted(written | {urllib.parse.unquote(w) for w in written}, key=len, reverse=True)
 
 

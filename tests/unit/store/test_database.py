@@ -157,3 +157,10 @@ def test_a_half_made_store_of_an_older_parbench_is_begun_again(tmp_path):
 def test_a_drivers_message_keeps_no_piece_of_the_password(target, said):
     cleaned = database.without_secrets(said, target)
     assert "***" in cleaned and not any(piece in cleaned for piece in ("se%", "ZZ", "cret", "cr", "ss%", "Ass"))
+
+
+def test_a_password_parameter_holding_an_at_sign_leaves_the_host_shown_and_no_piece_of_either():
+    url = "postgresql://u:Qx%ZZj7@Wv/k9@127.0.0.1:1/db?sslmode=disable&password=Pz@Rq/8"
+    assert database.redact(url) == "postgresql://u:***@127.0.0.1:1/db?sslmode=disable&password=***"
+    said = database.without_secrets('invalid percent-encoded token: "Qx%ZZj7"; password "Pz@Rq/8"', url)
+    assert not any(piece in said for piece in ("Qx%", "j7", "Wv/", "k9", "Pz@", "Rq/"))
