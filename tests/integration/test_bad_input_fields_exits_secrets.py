@@ -106,6 +106,10 @@ def test_two_exports_to_one_file_by_any_path_are_refused_before_the_run(tmp_path
                                    "--db", str(db), "true"))
         assert "--export-json and --export-csv write to one file" in error
     assert not target.exists() and not db.exists()
+    # Named by exec's own flags: --export-markdown is hyperfine's table, --export-report parbench's.
+    error = _one_line(parbench("exec", "-N", "-r", "2", "--export-markdown", str(target), "--export-report",
+                               str(target), "--db", str(db), "true"))
+    assert "--export-markdown and --export-report write to one file" in error
     # --out's report.json and report.md are exports too.
     error = _one_line(parbench("exec", "-N", "-r", "2", "--out", str(tmp_path / "out"), "--export-json",
                                str(tmp_path / "out" / "report.json"), "--db", str(db), "true"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from parbench.cli.options import FiniteRange, measure, memory_limit_for_exec, one_target
+from parbench.cli.options import FiniteRange, check_export_targets, measure, memory_limit_for_exec, one_target
 from parbench.export import formats
 from parbench.kinds.exec import ExecError, ExecKind, ExecOptions, settings_for
 from parbench.kinds.exec.commands import NotACommandLine, tokenize
@@ -196,6 +196,11 @@ def command(**given) -> None:
         raise click.UsageError(str(error)) from None
     except ExecError as error:
         raise Refused(str(error)) from None
+    # Checked here first under exec's own flag names (--export-markdown is hyperfine's table), so
+    # a refusal names the flags given; measure() checks the same again.
+    check_export_targets({"export_" + EXPORT_FLAGS.get(k[len("export_"):].replace("_", "-"),
+                                                       k[len("export_"):].replace("_", "-")).replace("-", "_"): v
+                          for k, v in exports.items()}, given["out_dir"])
     try:
         measure(kind, given["db"], given["out_dir"], exports, given["baseline"], strict=True)
     except SystemExit as leaving:
