@@ -17,7 +17,7 @@ from typing import Callable, Iterator, Protocol, runtime_checkable
 from rich.console import Console
 
 from parbench.analysis.results import plain
-from parbench.errors import EXIT_FAILED_CASE, EXIT_OK, PipelineError
+from parbench.errors import EXIT_FAILED_CASE, EXIT_NOT_WRITTEN, EXIT_OK, PipelineError
 from parbench.escaping import one_line
 from parbench.export import by_name, check_writable, write, write_all
 from parbench.export.base import Report
@@ -265,7 +265,7 @@ def analyze(invocation: Invocation) -> Invocation:
         raise PipelineError(
             f"the run's cases could not be read back from {redact(invocation.output.db)} ({error}); "
             + (f"{journal.count} are kept in {journal.path}: parbench load {journal.path}{invocation.output.db_flag}"
-               if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
+               + _or_resume(invocation) if journal.count else "they are stored; `parbench show` prints them once it is back"), code=1) from None
     if not invocation.execution.interrupted:
         for name, subject, result in invocation.kind.analyses(invocation.record):
             invocation.store.add_analysis(invocation.record.id, name, subject, plain(result))
@@ -308,7 +308,17 @@ def _partly_stored_line(invocation: Invocation) -> str:
     kept = f"all {journal.count} are" if stored == 0 else f"the other {journal.count} are"
     return (f"{stored} of {total} cases stored in run {invocation.record.id} of {one_line(redact(out.db))} "
             f"({one_line(invocation.sink.errors[-1])}); {kept} in the journal {one_line(journal.path)}: "
-            f"`parbench load {one_line(journal.path)}{out.db_flag}` them when there is room")
+            f"`parbench load {one_line(journal.path)}{out.db_flag}` them "
+            f"{'when there is room' if likely_cause(invocation.sink.errors[-1]) == 'the disk is full' else 'once it takes writes'}"
+            f"{_or_resume(invocation)}")
+
+
+def _or_resume(invocation: Invocation) -> str:
+    """The other way back for the cases a store did not take, where the kind has one: measure
+    them again once the store takes writes (`run --resume` measures the cases it lacks)."""
+    if not invocation.kind.resumable:
+        return ""
+    return f", or measure them again: {resume_hint(invocation).removeprefix('resume with: ')}"
 
 
 def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) -> list[Path]:
@@ -347,13 +357,16 @@ def show(store: Store, reference: str | None, output: Output) -> Invocation:
 
 
 def decide(invocation: Invocation) -> Invocation:
-    """The exit code: interrupted (130, 143 on SIGTERM, 129 on SIGHUP), a failed case under
-    --strict (3), else 0."""
+    """The exit code: interrupted (130, 143 on SIGTERM, 129 on SIGHUP), cases measured that the
+    store did not take (1: they wait in the journal), a failed case under --strict (3), else 0."""
     out = invocation.output
     if invocation.execution.interrupted:
         out.errors.print(f"Interrupted: {len(invocation.record.results)} cases are stored in run {invocation.record.id}. "
                          f"{resume_hint(invocation)[0].upper()}{resume_hint(invocation)[1:]}", highlight=False)
         invocation.exit_code = liveness.exit_code_of(invocation.execution.interruption)
+        return invocation
+    if invocation.sink is not None and invocation.sink.journal.count:
+        invocation.exit_code = EXIT_NOT_WRITTEN          # _partly_stored_line said where they are
         return invocation
     failed = [r for r in invocation.record.results if r.run.status != "ok"]
     if out.strict and failed:

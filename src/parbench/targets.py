@@ -1,7 +1,10 @@
 """What parbench may write at a path a user named (an export, `--out`'s reports, the HTML report,
 a new store): a regular file is replaced atomically, a character device or a FIFO (`/dev/null`,
 `/dev/stdout`, a named pipe) is written through as `>` would, and anything else is refused
-with a line. A path is followed through its symlinks first, so a link stays a link."""
+with a line. A path is followed through its symlinks first, so a link stays a link. And what it
+reads at such a path (an expected output, a journal, a JSON export): a regular file only, of
+bounded size, so a device (`/dev/zero`) or a FIFO never reaches a reader that would wait on it
+forever or fill the memory."""
 from __future__ import annotations
 
 import errno
@@ -41,6 +44,13 @@ def refused(path: Path) -> str | None:
 def is_stream(path: Path) -> bool:
     mode = _mode(path)
     return mode is not None and any(test(mode) for test in _STREAMS)
+
+
+def is_stream_device(path: Path) -> bool:
+    """A character device (/dev/null, a terminal): two exports may both be written through it, as
+    `>` would; a FIFO's one reader would get them mixed."""
+    mode = _mode(path)
+    return mode is not None and stat.S_ISCHR(mode)
 
 
 def problem(path: Path) -> str | None:
@@ -99,3 +109,59 @@ def write_text(path: Path, text: str) -> Path:
         partial.unlink(missing_ok=True)
         raise
     return path
+
+
+# --- reading ------------------------------------------------------------------------------
+# A journal or an export holds every sample of its runs, a few hundred bytes each: a gibibyte is
+# millions of samples, beyond any run parbench makes, and json.loads needs several times a
+# file's size in memory.
+RECORDS_LIMIT = 1 << 30
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+         (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+class UnreadableFile(OSError):
+    """A path that is not a file parbench can read whole; its str is the reason alone."""
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path) -> int:
+    """A descriptor of the regular file at `path` (a link to one is followed); UnreadableFile
+    for anything else, OSError where it cannot be opened. The caller closes it."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnreadableFile(errno.EINVAL, f"{_kind(mode)}, not a regular file")
+    return fd
+
+
+def chunks(fd: int, limit: int | None = None):
+    """The file's bytes a MiB at a time; UnreadableFile once more than `limit` have come (a file
+    that grows while it is read stops there too)."""
+    total = 0
+    while chunk := os.read(fd, 1 << 20):
+        total += len(chunk)
+        if limit is not None and total > limit:
+            raise UnreadableFile(errno.EFBIG, f"more than the {limit:,} bytes parbench reads there")
+        yield chunk
+
+
+def read_bounded(path, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them, else UnreadableFile."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise UnreadableFile(errno.EFBIG, f"{size:,} bytes, more than the {limit:,} parbench reads there")
+        return b"".join(chunks(fd, limit))
+    finally:
+        os.close(fd)

@@ -42,6 +42,26 @@ def test_a_value_handed_to_an_evaluating_command_is_refused_naming_the_opt_in(va
     raise AssertionError(f"{template!r} under {shell} ran with {value!r}")
 
 
+# Issue 59: a value printed into a pipe, a here-string or a here-document whose reader runs its
+# standard input as code (a shell with no script, an interpreter reading `-`, xargs handing it to
+# sh -c, source /dev/stdin), under every shell that has pipes.
+FED = ["echo {x} | sh", "printf %s {x} | bash -s", "echo {x} | xargs sh -c", "echo {x} | xargs -I R bash -c R",
+       "sh <<< {x}", "echo {x} | python3 -", "{ echo {x}; } | sh", "echo {x} | tr a b | sh /dev/stdin",
+       "printf '%s\\n' {x} | env bash", "echo {x} | source /dev/stdin", "bash <<EOF\necho {x}\nEOF"]
+
+
+@given(value=values, template=st.sampled_from(FED), shell=st.sampled_from(["sh", "dash", "bash", "zsh", "/bin/sh",
+                                                                        "bash --norc"]))
+@example(value="touch M", template="echo {x} | sh", shell="sh")
+def test_a_value_fed_to_a_program_that_runs_its_input_is_refused_naming_the_opt_in(value, template, shell):
+    try:
+        _argv(template, value, shell)
+    except NotACommandLine as refusal:
+        assert "\n" not in str(refusal) and "--allow-evaluated-values" in str(refusal), str(refusal)
+        return
+    raise AssertionError(f"{template!r} under {shell} ran with {value!r}")
+
+
 @given(value=values, template=st.sampled_from(["print({x})", "echo {x}", "x = '{x}'"]),
        shell=st.sampled_from(OTHER_PROGRAMS))
 @example(value='+__import__("os").system("touch M"))\n#', template="print({x})", shell="python3")   # issue 46

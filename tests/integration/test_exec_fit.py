@@ -1,5 +1,7 @@
 """`parbench exec --fit`: a user's own programs swept, with the laws the workloads get, end to end
 through the CLI on real processes (docs/your-own-program.md)."""
+import html
+import os
 import json
 import random
 import sqlite3
@@ -162,9 +164,9 @@ def test_per_unit_slopes_and_the_largest_count_that_ran(spinner, db):
 
 def test_a_fit_that_cannot_be_made_is_refused_before_anything_runs(db):
     done = parbench("exec", "--fit", "workers", "-L", "workers", "2,4", "--db", db, "true {workers}")
-    assert done.returncode == 1 and "speedup is against the 1-worker run" in done.stderr
+    assert done.returncode == 2 and "speedup is against the 1-worker run" in done.stderr
     done = parbench("exec", "--fit", "size", "-L", "size", "1,2", "--db", db, "true {size}")
-    assert done.returncode == 1 and "give two commands or more" in done.stderr
+    assert done.returncode == 2 and "give two commands or more" in done.stderr
     assert not Path(db).exists() or not sqlite3.connect(db).execute("SELECT COUNT(*) FROM cases").fetchone()[0]
 
 
@@ -193,3 +195,32 @@ def test_advise_answers_which_command_at_more_cores_and_from_what_size(spinner, 
     assert all(c["time_ns"]["low"] <= c["time_ns"]["median"] <= c["time_ns"]["high"] for c in doc["which_command"])
     [crossing] = doc["crossings"]
     assert crossing["ci"][0] <= crossing["crossover"] <= crossing["ci"][1] and doc["runs"] == [1, 2]
+
+
+def test_a_stored_run_whose_swept_values_its_axis_cannot_take_is_read_with_a_line_not_a_traceback(tmp_path, db):
+    # A run stored before such values were refused (here: its {n} rewritten to nan in the store):
+    # show, report --html and advise --exec each still read it, and say why it has no fit.
+    assert parbench("exec", "-N", "-r", "2", "--fit", "count", "-L", "n", "1,2", "--db", db, "echo {n}").returncode == 0
+    with sqlite3.connect(db) as store:
+        store.execute("""UPDATE cases SET params_json = '{"n": "nan"}' WHERE params_json = '{"n": "2"}'""")
+    reason = "{n} = 'nan' is not a unit count"
+    shown = parbench("show", "1", "--db", db)
+    assert shown.returncode == 0 and reason in shown.stdout and "Traceback" not in shown.stderr
+    page = tmp_path / "r.html"
+    written = parbench("report", "1", "--db", db, "--html", str(page))
+    assert written.returncode == 0 and html.escape(reason) in page.read_text() and "Traceback" not in written.stderr
+    advised = parbench("advise", "--exec", "1", "--cores", "4", "--db", db)
+    assert advised.returncode == 2 and "run 1 has no fit: --fit count: " + reason in advised.stderr
+    assert len(advised.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("where", ["/dev/null", "fifo"])
+def test_an_expected_output_that_is_not_a_regular_file_fails_its_point_with_a_line(tmp_path, db, where):
+    # A device (/dev/zero) would be read into memory without end, a FIFO with no writer waited on
+    # forever; /dev/null stands for every device here, so a regression costs no memory.
+    if where == "fifo":
+        where = str(tmp_path / "fifo")
+        os.mkfifo(where)
+    done = parbench("exec", "-N", "-r", "2", "--expect-file", where, "--db", db, "echo a", timeout=60)
+    kind = "a FIFO" if where.endswith("fifo") else "a character device"
+    assert done.returncode == 1 and f"--expect-file {where}: {kind}, not a regular file" in done.stdout + done.stderr

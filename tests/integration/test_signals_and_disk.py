@@ -68,7 +68,8 @@ def test_out_on_a_full_disk_leaves_no_half_report_and_names_the_run(faulty_proje
 
 def test_a_run_whose_disk_fills_before_its_cases_are_stored_says_how_many_are_and_where_the_rest_are(
         faulty_project, tmp_path):
-    """Issue 46: 0 of 5 cases stored, all kept in the journal, and then "stored as run 4"."""
+    """Issue 46: 0 of 5 cases stored, all kept in the journal, and then "stored as run 4"; issue 59:
+    and exit 0."""
     with small_tmpfs(tmp_path / "small", "256k") as mount:
         db = str(mount / "full.sqlite")
         child = _start(faulty_project, db, "--model", "ok", "--processes", "3", env={"FAULTY_DELAY_MS": "300"})
@@ -79,6 +80,7 @@ def test_a_run_whose_disk_fills_before_its_cases_are_stored_says_how_many_are_an
         assert "stored as run" not in out + err, out + err
         assert " cases stored in run 1 of " in err and "are in the journal " in err, err
         assert "them when there is room" in err and "parbench load " in err, err
+        assert child.returncode == 1, err          # issue 59: work that could not be stored exits 1, not 0
 
 
 def test_sigterm_while_report_html_writes_exits_143_with_a_line(tmp_path):

@@ -53,3 +53,39 @@ def test_a_device_given_as_a_folder_is_refused_as_a_device_not_with_file_exists(
     assert targets.folder_refusal(device) == f"{device} is a device, not a folder"
     (tmp_path / "plain").write_text("")
     assert targets.folder_refusal(tmp_path / "plain" / "deeper") == f"{tmp_path / 'plain'} is a file, not a folder"
+
+
+# --- what parbench reads at a path a user named ----------------------------------------------
+def test_a_regular_file_is_read_whole_within_its_bound(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"x" * 100)
+    assert targets.read_bounded(path, 100) == b"x" * 100
+    with pytest.raises(targets.UnreadableFile, match="100 bytes, more than the 99"):
+        targets.read_bounded(path, 99)
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda p: os.mkfifo(p), "a FIFO"),                         # would wait for a writer forever
+    (lambda p: p.symlink_to("/dev/zero"), "a character device"),  # endless
+    (lambda p: p.mkdir(), "a folder"),
+])
+def test_what_is_not_a_regular_file_is_refused_before_a_byte_is_read(tmp_path, make, kind):
+    path = tmp_path / "thing"
+    make(path)
+    with pytest.raises(targets.UnreadableFile, match=f"^{kind}, not a regular file$"):
+        targets.read_bounded(path, 1 << 20)
+    with pytest.raises(targets.UnreadableFile):
+        targets.open_regular(path)
+
+
+def test_a_file_that_grows_past_the_bound_while_read_stops_there(tmp_path):
+    path = tmp_path / "grows"
+    path.write_bytes(b"y" * 10)
+    fd = targets.open_regular(path)
+    try:
+        with open(path, "ab") as more:
+            more.write(b"y" * (3 << 20))
+        with pytest.raises(targets.UnreadableFile, match="more than the 1,048,576 bytes"):
+            b"".join(targets.chunks(fd, 1 << 20))
+    finally:
+        os.close(fd)

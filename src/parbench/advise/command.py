@@ -12,7 +12,7 @@ from parbench import targets, workloads as workloads_module
 from parbench.errors import EXIT_NOT_WRITTEN, EXIT_USAGE
 from parbench.advise import check as checking, export, measure, render
 from parbench.advise.advice import Advice, advise
-from parbench.advise.commands import advice_lines, document as commands_document
+from parbench.advise.commands import advice_lines, document as commands_document, unfitted_reasons
 from parbench.escaping import json_text
 from parbench.advise.question import STEADY_STATE, Question, QuestionError, ask
 from parbench.project import DEFAULT_DB
@@ -105,6 +105,18 @@ def _db_shown(db: str) -> str | None:
     return None if db == str(DEFAULT_DB) else redact(db)
 
 
+def _refuse_a_run_given_twice(runs: tuple[str, ...], records: list) -> None:
+    """Each run once (by id, `latest` or a baseline): a run beside itself is no second opinion,
+    and its commands would be ranked against themselves."""
+    named: dict[int, list[str]] = {}
+    for run, record in zip(runs, records):
+        named.setdefault(record.id, []).append(run)
+    twice = {run_id: names for run_id, names in named.items() if len(names) > 1}
+    if twice:
+        raise AdviseError("; ".join(f"run {run_id} is given {len(names)} times ({', '.join(names)})"
+                                    for run_id, names in twice.items()) + ": name each run once")
+
+
 def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Callable[[str], None],
                     export_json: str | None = None) -> int:
     """`advise --exec RUN`: the stored sweeps of a user's own commands (exec --fit) asked which
@@ -117,8 +129,11 @@ def answer_commands(db: str, runs: tuple[str, ...], cores: int | None, say: Call
         records = [load_analyzed(store, run) for run in runs]
     except StoreError as error:
         raise AdviseError(str(error)) from None
+    _refuse_a_run_given_twice(runs, records)
     cores = cores or os.cpu_count() or 1
     lines = advice_lines(records, cores)
+    if not lines and (unfitted := unfitted_reasons(records)):
+        raise AdviseError("; ".join(unfitted))
     if not lines:
         raise AdviseError(f"run(s) {', '.join(str(r.id) for r in records)} hold no sweep of your own commands: "
                           "`parbench exec --fit workers|size …` makes one")

@@ -95,6 +95,12 @@ def _from_what_size(found: list[tuple[str, CrossoverResult, RunRecord]]) -> list
     return lines
 
 
+def unfitted_reasons(records: list[RunRecord]) -> list[str]:
+    """Why a stored run has no fit to advise from (its swept values are not its axis's)."""
+    return [f"run {record.id} has no fit: {result.reason}" for record in records
+            for name, _, result in analyze_commands(record) if name == "unfitted"]
+
+
 def advice_lines(records: list[RunRecord], cores: int) -> list[str]:
     """The answer, from the stored `exec --fit` runs given; [] when none of them has a fit."""
     found = [p for record in records for p in predictions(record, cores)]

@@ -5,13 +5,20 @@ unit over a count. Which command line each case ran is the run's own record (opt
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 
 from parbench.analysis import crossover, per_task, scaling
 from parbench.analysis.stats import grouped_samples
 from parbench.records import Analysis, CaseResult, RunRecord
 
 AXES = ("workers", "size", "count")
+# What each axis counts, and up to where: `sweep`'s own bounds (--workers, --counts, --from/--to).
+# Every axis counts something (workers, bytes or items, units), so its values are whole numbers.
+AXIS_BOUNDS = {"workers": 4096, "size": 10 ** 15, "count": 10 ** 9}
+AXIS_UNITS = {"workers": "worker count", "size": "size", "count": "unit count"}
+# Written as a person writes a whole number: float() would also take "nan", "1e400", "1_0", "١".
+WHOLE = re.compile(r"\+?[0-9]+(\.0*)?")
 
 
 def number(text) -> float | None:
@@ -19,6 +26,31 @@ def number(text) -> float | None:
         return float(text)
     except (TypeError, ValueError):
         return None
+
+
+def axis_value(axis: str, text) -> int | None:
+    """A swept value as the axis counts it: a whole number from 1 to the axis's bound, else None."""
+    if not isinstance(text, str) or not WHOLE.fullmatch(text.strip()):
+        return None
+    value = int(float(text)) if "." in text else int(text)
+    return value if 1 <= value <= AXIS_BOUNDS[axis] else None
+
+
+def axis_problem(axis: str, param: str, values) -> str | None:
+    """Why these values cannot be the axis (one line naming the first that cannot), or None."""
+    wrong = next((v for v in values if axis_value(axis, v) is None), None)
+    if wrong is None:
+        return None
+    return (f"--fit {axis}: {{{param}}} = {ascii(wrong)[1:-1] if isinstance(wrong, str) else wrong!r} is not a "
+            f"{AXIS_UNITS[axis]}: every value of a {axis} axis is a whole number from 1 to {AXIS_BOUNDS[axis]:,}")
+
+
+@dataclass
+class Unfitted:
+    """A stored run whose swept values the axis cannot take (stored before they were checked):
+    the reason, said in place of its fits."""
+    reason: str
+    workload: str = "exec"
 
 
 def _filled(template: str, params: dict) -> str:
@@ -63,6 +95,10 @@ def analyze_commands(record: RunRecord) -> list[Analysis]:
     fit = record.options.get("fit")
     if not fit:
         return []
+    problem = axis_problem(fit["axis"], fit["param"], [r.case.params[fit["param"]] for r in record.results
+                                                        if fit["param"] in r.case.params])
+    if problem:
+        return [Analysis("unfitted", f"run {record.id}", Unfitted(f"{problem} (stored before such values were refused)"))]
     groups, templates = _groups(record, fit), fit["commands"]
     if fit["axis"] == "workers":
         cores = record.machine.get("logical_cpus") or os.cpu_count() or 1

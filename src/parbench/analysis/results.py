@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from parbench.analysis.amdahl_shares import AmdahlRow, AmdahlShares
+from parbench.analysis.command_sweeps import Unfitted
 from parbench.analysis.crossover import CrossoverModes, CrossoverResult, ModeRow
 from parbench.analysis.drift import Drift
 from parbench.analysis.per_task import PerTaskResult, Slope
@@ -84,6 +85,7 @@ DECODERS: dict[str, Callable[[dict], object]] = {
     "time-split": lambda data: TimeSplits([TimeSplit(**row) for row in data["rows"]]),
     "drift": lambda data: Drift(**data),
     "machine-ceiling": lambda data: MachineCeiling(**data),
+    "unfitted": lambda data: Unfitted(**data),
 }
 
 

@@ -22,7 +22,7 @@ from parbench import pipeline
 from parbench.cli.comparands import comparands
 from parbench.cli.options import (STRICT_HELP, FiniteRange, OneLineErrors, asked_beside_resume, check_export_targets,
                                   console, csv_ints, db_option, errors, export_options, exports_in, fail, measure,
-                                  open_marked, output_to, request_from, run_options)
+                                  one_target, open_marked, output_to, request_from, run_options)
 from parbench.errors import EXIT_REGRESSION, PipelineError
 from parbench.escaping import one_line, styled
 from parbench.export import by_name, check_writable, write
@@ -193,7 +193,7 @@ def _store_taking(journal: Path, db: str):
 @export_options
 def show(run_ref, db, out_dir, **exports) -> None:
     """Re-print a stored run (default: the latest) without re-running anything."""
-    check_export_targets(exports)
+    check_export_targets(exports, out_dir)
     if out_dir and (problem := check_writable(out_dir)):
         fail(problem)
     try:
@@ -272,7 +272,7 @@ def sweep(axis, db, out_dir, workers, start, stop, factor, refine, counts, stric
 @main.command()
 @click.argument("run_refs", nargs=-1)
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Write one self-contained HTML page (tables, plots, seeds, metadata) here.")
+              multiple=True, callback=one_target, help="Write one self-contained HTML page (tables, plots, seeds, metadata) here.")
 @db_option
 def report(run_refs, html_path, db) -> None:
     """Write the HTML report of stored runs (default: the latest; several runs make one page)."""
@@ -308,7 +308,8 @@ def report(run_refs, html_path, db) -> None:
 @click.option("--measure", is_flag=True, help="Run the sweeps that are missing first, then answer.")
 @click.option("--check", is_flag=True, help="Run the first two of each ranking at the value: predicted against measured.")
 @click.option("--processes", type=click.IntRange(1, 1000), help="--measure and --check: processes per case.")
-@click.option("--export-json", "export_json", metavar="FILE", help="Write the advice as JSON to FILE ('-': stdout).")
+@click.option("--export-json", "export_json", metavar="FILE", multiple=True, callback=one_target,
+              help="Write the advice as JSON to FILE ('-': stdout).")
 @click.option("--exec", "exec_runs", multiple=True, metavar="RUN",
               help="Ask your own stored sweeps (exec --fit runs: ids or latest) which command at --cores, from what size.")
 @click.option("--db", default=str(DEFAULT_DB), show_default=True)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import click
 
-from parbench.cli.options import FiniteRange, measure, memory_limit_for_exec
+from parbench.cli.options import FiniteRange, check_export_targets, measure, memory_limit_for_exec, one_target
 from parbench.export import formats
 from parbench.kinds.exec import ExecError, ExecKind, ExecOptions, settings_for
 from parbench.kinds.exec.commands import NotACommandLine, tokenize
-from parbench.kinds.exec.fit import fit_request
+from parbench.kinds.exec.fit import FitError, fit_request
 from parbench.plan.cases import ORDERS
 from parbench.project import DEFAULT_DB
 
@@ -57,6 +57,7 @@ def _export_options(command):
         flag = EXPORT_FLAGS.get(exporter.name, exporter.name)
         described = "hyperfine's Markdown table" if flag == "markdown" else exporter.description
         command = click.option(f"--export-{flag}", f"export_{exporter.name.replace('-', '_')}", metavar="FILE",
+                               multiple=True, callback=one_target,
                                help=f"Write {described} to FILE ('-': stdout).")(command)
     return command
 
@@ -191,10 +192,15 @@ def command(**given) -> None:
         options = _options(given)
         kind = ExecKind(options, settings, given["warmup"], {**extra, "seed": given["order_seed"]},
                         given["time_unit"], fit_request(given["fit"], options, given["refine"]))
-    except NotACommandLine as error:
+    except (NotACommandLine, FitError) as error:      # FitError: --fit is parbench's own flag, a usage error
         raise click.UsageError(str(error)) from None
     except ExecError as error:
         raise Refused(str(error)) from None
+    # Checked here first under exec's own flag names (--export-markdown is hyperfine's table), so
+    # a refusal names the flags given; measure() checks the same again.
+    check_export_targets({"export_" + EXPORT_FLAGS.get(k[len("export_"):].replace("_", "-"),
+                                                       k[len("export_"):].replace("_", "-")).replace("-", "_"): v
+                          for k, v in exports.items()}, given["out_dir"])
     try:
         measure(kind, given["db"], given["out_dir"], exports, given["baseline"], strict=True)
     except SystemExit as leaving:

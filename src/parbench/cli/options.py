@@ -161,11 +161,21 @@ class OneLineErrors(click.Group):
         return super().parse_args(ctx, args)
 
 
+def one_target(ctx, param, values: tuple[str, ...]) -> str | None:
+    """A FILE flag given once: hyperfine 1.20 refuses one given twice (a usage error, exit 2), where
+    click would keep the last and drop the first without a word."""
+    if len(values) > 1:
+        raise click.UsageError(f"the argument '{param.opts[0]} <{param.metavar or 'FILE'}>' cannot be used "
+                               f"multiple times ({', '.join(repr(str(v)) for v in values)})")
+    return values[0] if values else None
+
+
 def export_options(command):
     """--export-<format> FILE for every registered format (`-` for standard output)."""
     for exporter in reversed(formats()):
         command = click.option(f"--export-{exporter.name}", f"export_{exporter.name.replace('-', '_')}",
-                               metavar="FILE", help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
+                               metavar="FILE", multiple=True, callback=one_target,
+                               help=f"Write {exporter.description} to FILE ('-': stdout).")(command)
     return command
 
 
@@ -174,7 +184,7 @@ def exports_in(flags: dict) -> dict:
     return {name: value for name, value in flags.items() if name.startswith("export_")}
 
 
-def check_export_targets(exports: dict) -> None:
+def check_export_targets(exports: dict, out_dir: Path | None = None) -> None:
     """Every export target can be written before anything runs (targets.py: a file, a device or
     a FIFO, never a folder or a disk), and at most one of them is standard output."""
     to_stdout = [option for option, target in exports.items() if option.startswith("export_") and target == "-"]
@@ -185,6 +195,25 @@ def check_export_targets(exports: dict) -> None:
         if option.startswith("export_") and target not in (None, "-"):
             if problem := targets.problem(Path(target)):
                 fail(f"{_flag(option)} {problem}")
+    _refuse_shared_targets(exports, out_dir)
+
+
+def _refuse_shared_targets(exports: dict, out_dir: Path | None) -> None:
+    """Two exports to one file (by any path to it; --out's report.json and report.md among them)
+    would each replace the other, both reported written: refused before the run. A character
+    device (/dev/null) takes both as `>` would."""
+    written = [(_flag(option), target) for option, target in exports.items()
+               if option.startswith("export_") and target not in (None, "-")]
+    if out_dir is not None:
+        written += [(f"--out's {name}", str(Path(out_dir) / name)) for name in ("report.json", "report.md")]
+    by_file: dict[str, list[str]] = {}
+    for flag, target in written:
+        if not targets.is_stream_device(Path(target)):
+            by_file.setdefault(os.path.realpath(target), []).append(flag)
+    for path, flags in by_file.items():
+        if len(flags) > 1:
+            fail(f"{' and '.join(flags)} write to one file, {path}: each would replace the other; "
+                 "give each export a file of its own")
 
 
 def _flag(option: str) -> str:
@@ -290,8 +319,10 @@ def open_marked(db: str, create: bool = True) -> Store:
         fail(str(error))
     db_flag = output_to(db, None, {}).db_flag
     for orphan in mark_orphans(store):
-        errors.print(f"run {orphan.run_id} was interrupted ({orphan.why}); "
-                     f"resume with: parbench run --resume {orphan.run_id}{db_flag}", highlight=False)
+        errors.print(f"run {orphan.run_id} was interrupted ({orphan.why}); " + (
+                     f"resume with: parbench run --resume {orphan.run_id}{db_flag}" if orphan.kind == "suite" else
+                     f"a{'n' if orphan.kind[:1] in 'aeiou' else ''} {orphan.kind} run cannot be resumed (its measured cases stay in run {orphan.run_id}): "
+                     f"start the {orphan.kind} again"), highlight=False)
     return store
 
 
@@ -305,7 +336,7 @@ def measure(kind: pipeline.Kind, db: str, out_dir: Path | None, exports: dict, b
             strict: bool, create_store: bool = True) -> None:
     """A measuring command's whole part: the pipeline, its errors as one line, its exit code."""
     liveness.stop_like_ctrl_c()
-    check_export_targets(exports)
+    check_export_targets(exports, out_dir)
     store = open_marked(db, create_store)
     output = output_to(db, out_dir, exports, baseline, strict)
     try:

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from parbench.analysis.amdahl_shares import AmdahlShares, predicted_speedup
+from parbench.analysis.command_sweeps import Unfitted
 from parbench.analysis.crossover import CrossoverResult
 from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.scaling import ScalingResult, amdahl, usl
@@ -342,7 +343,7 @@ def amdahl_shares_plot(subject: str, r: AmdahlShares) -> str:
 
 
 # The analyses about one workload that its section shows, each with its plot.
-PLOTTED = (ScalingResult, CrossoverResult, PerTaskResult, AmdahlShares)
+PLOTTED = (ScalingResult, CrossoverResult, PerTaskResult, AmdahlShares, Unfitted)
 
 
 def analysis_section(record: RunRecord, name: str, subject: str, r: ScalingResult | CrossoverResult | PerTaskResult | AmdahlShares) -> str:

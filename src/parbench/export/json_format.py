@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from parbench import targets
 from parbench.analysis.results import plain, typed
 from parbench.escaping import json_text
 from parbench.export.base import Exporter, Report
@@ -137,7 +138,7 @@ def _records(data: dict) -> dict:
 def read_analyses(path: Path, run_id: int | None) -> list[Analysis]:
     """The analyses a JSON export holds for one of its runs (the drift of its sitting…), typed."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(targets.read_bounded(path, targets.RECORDS_LIMIT))
     except (OSError, ValueError, RecursionError):
         return []
     found = data.get("analyses") if isinstance(data, dict) else None
@@ -149,7 +150,7 @@ def read_analyses(path: Path, run_id: int | None) -> list[Analysis]:
 def read(path: Path) -> list[RunRecord]:
     """The runs of a JSON export, with every process and sample, as the store would load them."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(targets.read_bounded(path, targets.RECORDS_LIMIT))
     except (OSError, ValueError, RecursionError) as error:
         raise NotAnExport(f"{path}: not a readable JSON file ({error})") from None
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "runs" not in data:

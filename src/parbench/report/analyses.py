@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from parbench.analysis.amdahl_shares import AmdahlShares
+from parbench.analysis.command_sweeps import Unfitted
 from parbench.analysis.crossover import CrossoverModes, CrossoverResult, ModeRow
 from parbench.analysis.drift import Drift
 from parbench.analysis.per_task import PerTaskResult
@@ -166,6 +167,11 @@ def _drift(subject: str, r: Drift) -> Table:
     return title, ["table measured while the machine was off", "sentinel off by"], rows, notes
 
 
+def _unfitted(subject: str, r: Unfitted) -> Table:
+    """A stored run whose swept values its axis cannot take: its reason in place of a fit."""
+    return f"No fit: {subject}", ["why"], [[r.reason]], []
+
+
 @dataclass(frozen=True)
 class View:
     """How every report shows one kind of analysis: its typed result (analysis/results.py), its
@@ -182,6 +188,7 @@ VIEWS: dict[str, View] = {
     "crossover-modes": View(CrossoverModes, _crossover_modes),
     "per-task": View(PerTaskResult, _per_task), "amdahl-shares": View(AmdahlShares, _amdahl_shares),
     "time-split": View(TimeSplits, _time_split, on_console=False),
+    "unfitted": View(Unfitted, _unfitted),
 }
 
 

@@ -163,6 +163,39 @@ def times_checked(run: CaseRun, where: str) -> CaseRun:
     return bounds_checked(run, where)
 
 
+# The harness's own readings of a process's time that a verified repetition carries (the gap
+# between its variant and its line; runner._warm_up's first repetition, warm-up included, and
+# _before_the_work's warm-ups): each within the process's life, as its ns is.
+_WALL_FIGURES = ("gap_ns", "first_ns", "warmup_ns")
+# A process prints at most process.MAX_STDOUT_LINES lines: no more warm-ups than that.
+_MOST_WARMUPS = 100_000
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _warm_up_checked(run: CaseRun, rep, wall_ns: int, where: str) -> int:
+    """The warm-up time a verified repetition says its process spent before it (0 for none),
+    once its harness figures are possible: whole numbers, the first repetition positive (a
+    noop's may be 0, as its ns), none longer than the process lived, warmup_reps a line count."""
+    at = f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has"
+    for name in _WALL_FIGURES:
+        if name not in rep.extra:
+            continue
+        value = rep.extra[name]
+        least = 1 if name == "first_ns" and run.case.workload != "noop" else 0
+        if not _is_int(value):
+            raise BadShape(f"{at} {name} = {value!r}, not a whole number of nanoseconds")
+        if not least <= value <= wall_ns:
+            raise BadShape(f"{at} {name} = {value}, outside {least} … its process's wall_ns = {wall_ns}")
+    if "warmup_reps" in rep.extra:
+        count = rep.extra["warmup_reps"]
+        if not _is_int(count) or not 0 <= count <= _MOST_WARMUPS:
+            raise BadShape(f"{at} warmup_reps = {count!r}, not a count of warm-up repetitions (0 … {_MOST_WARMUPS:,})")
+    return rep.extra.get("warmup_ns", 0)
+
+
 def bounds_checked(run: CaseRun, where: str) -> CaseRun:
     """A case whose figures could have been measured: a repetition's time fits in the wall time
     the harness saw its process live (each one, and all of one process's together, as the
@@ -185,6 +218,8 @@ def bounds_checked(run: CaseRun, where: str) -> CaseRun:
             if isinstance(cpu, int) and not isinstance(cpu, bool) and not 0 <= cpu <= tree:
                 raise BadShape(f"{where}: {run.case.key}: repetition {rep.rep} of process {rep.process} has "
                                f"{name} = {cpu}, outside its process tree's {name} = {tree}")
+        if rep.verified:
+            spent[rep.process] += _warm_up_checked(run, rep, walls[rep.process], where)
     for index, total in spent.items():
         if total > walls[index]:
             raise BadShape(f"{where}: {run.case.key}: the repetitions of process {index} add up to ns = {total}, "

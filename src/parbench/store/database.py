@@ -19,7 +19,7 @@ from typing import Any
 
 from parbench.records import (Analysis, Case, CaseResult, CaseRun, ProcessMeasurement, Repetition,
                               RunRecord)
-from parbench.store import ownership
+from parbench.store import ownership, shared_memory
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -27,11 +27,17 @@ class StoreError(RuntimeError):
     pass
 
 
+class StoreTurnedReadOnly(StoreError):
+    """A store made read-only underneath a run (`chattr +i`): waiting does not undo it."""
+
+
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite://"
 
 
-_PASSWORDS = (re.compile(r"(://[^:/@]*:)(.*)(@)"), re.compile(r"(?i)([?&]password=)([^&]*)()"))
+# The `password=` parameter first: its value may hold an `@`, which would otherwise end the
+# user's password (taken up to the last `@`) inside the query, leaving the host part of it shown.
+_PASSWORDS = (re.compile(r"(?i)([?&]password=)([^&]*)()"), re.compile(r"(://[^:/@]*:)(.*)(@)"))
 
 
 def redact(target: str, mask: str | None = None) -> str:
@@ -42,6 +48,44 @@ def redact(target: str, mask: str | None = None) -> str:
     for pattern in _PASSWORDS:
         target = pattern.sub(lambda m: m[1] + ("***" if mask is None else mask * len(m[2])) + m[3], target)
     return target
+
+
+def secrets_in(target: str) -> list[str]:
+    """The passwords a target holds, as written and as decoded (a driver's message may quote
+    either: libpq quotes a password whose %-escape is malformed), longest first."""
+    written = set()
+    for pattern in _PASSWORDS:            # in redact's order, each found in what the one before left
+        written |= {m[2] for m in pattern.finditer(target) if m[2]}
+        target = pattern.sub(lambda m: m[1] + "***" + m[3], target)
+    return sorted(written | {urllib.parse.unquote(w) for w in written}, key=len, reverse=True)
+
+
+# A driver may quote any piece of a password it parsed otherwise (libpq ends it at the first
+# `@`, where redact takes the last): every run of this many of its characters, or all of a
+# shorter one, is masked.
+SECRET_PIECE = 3
+
+
+def _masked_pieces(text: str, secret: str) -> str:
+    least, out, i = min(len(secret), SECRET_PIECE), [], 0
+    while i < len(text):
+        end = i
+        while end < len(text) and text[i:end + 1] in secret:
+            end += 1
+        if end - i >= least:
+            out.append("***")
+            i = end
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def without_secrets(text: str, target: str) -> str:
+    """A message about `target` (a driver's own words included) with no piece of its password in it."""
+    for secret in secrets_in(target):
+        text = _masked_pieces(text, secret)
+    return redact(text)
 
 
 def sqlite_path(target: str) -> Path | None:
@@ -131,7 +175,8 @@ def _connect_postgres(target: str):
     try:
         return psycopg.connect(target, autocommit=False, connect_timeout=10)
     except psycopg.Error as error:
-        raise StoreError(f"cannot open {redact(target)}: {str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+        said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise StoreError(f"cannot open {redact(target)}: {without_secrets(said, target)}") from None
 
 
 class _Rows:
@@ -180,6 +225,8 @@ def clean_text(value: Any) -> Any:
 class Store:
     def __init__(self, target: str, connection, placeholder: str, serial: str, read_only: bool = False):
         self.target, self.db, self.placeholder, self.serial = target, connection, placeholder, serial
+        path = sqlite_path(target) if placeholder == "?" else None
+        self._wal_index = shared_memory.wal_index(str(path)) if path is not None else None
         if read_only and self._owned_version() < SCHEMA_VERSION:
             self.db = self._copy_in_memory()
         self._migrate()
@@ -211,6 +258,7 @@ class Store:
     def _execute(self, text: str, args: tuple = ()) -> "_Rows":
         """The statement run and its rows read at once, so that a damaged file shows itself here,
         as one StoreError naming the file and what still works (`_damaged`), never mid-report."""
+        self._refuse_a_read_only_wal_index()
         try:
             cursor = self.db.cursor()
             cursor.execute(self._sql(text), tuple(clean_text(a) for a in args))
@@ -219,6 +267,17 @@ class Store:
             if getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
                 raise StoreError(_damaged(sqlite_path(self.target))) from None
             raise
+
+    def _refuse_a_read_only_wal_index(self) -> None:
+        """SQLite writes its -shm file through a shared mapping at every statement: one made
+        immutable underneath the run would be SIGBUS. Found first, the mappings are made private
+        (shared_memory.py: even closing the store then writes only memory), and this store
+        takes nothing more: a StoreError, which the sink answers as a lost store (the journal)."""
+        if self._wal_index is None or not (flag := shared_memory.read_only_flag(self._wal_index)):
+            return
+        shared_memory.privatize(self._wal_index)
+        raise StoreTurnedReadOnly(f"{self._wal_index}, SQLite's index of the store's log, turned {flag} underneath "
+                         "this run: SQLite writes it through memory, so the store takes nothing more")
 
     def _insert(self, table: str, row: dict[str, Any]) -> int:
         columns = ", ".join(row)
@@ -232,6 +291,7 @@ class Store:
         """Runs work() as one transaction: all of it is stored, or none of it."""
         try:
             result = work()
+            self._refuse_a_read_only_wal_index()
             self.db.commit()
             return result
         except BaseException:
@@ -282,8 +342,9 @@ class Store:
         except Exception as error:      # noqa: BLE001 — sqlite3's and psycopg's errors alike
             if self._read_only_before_the_marker(error):
                 return
+            said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise StoreError(f"cannot use the results database {redact(self.target)}: "
-                             f"{str(error).strip().splitlines()[0] if str(error).strip() else error}") from None
+                             f"{without_secrets(said, self.target)}") from None
 
     def _is_current(self) -> bool:
         """Whether the store is of this schema already, read without taking the write lock (so
@@ -324,6 +385,10 @@ class Store:
                                  redact(self.target), marked)
 
     def close(self) -> None:
+        try:
+            self._refuse_a_read_only_wal_index()      # closing checkpoints, through the -shm file too
+        except StoreError:
+            pass
         self.db.close()
 
     # --- runs -------------------------------------------------------------------------------
@@ -356,6 +421,10 @@ class Store:
         """(id, owner, seconds since its owner's last heartbeat) of every run still marked running."""
         return [(row[0], row[1], time.time() - float(row[2] or 0)) for row in self._execute(
             "SELECT id, owner, heartbeat_at FROM runs WHERE status = 'running' ORDER BY id").fetchall()]
+
+    def run_kind(self, run_id: int) -> str:
+        row = self._execute("SELECT kind FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return row[0] if row else "suite"
 
     def heartbeat_age(self, run_id: int) -> float:
         row = self._execute("SELECT heartbeat_at FROM runs WHERE id = ?", (run_id,)).fetchone()

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from parbench import targets
 from parbench.records import CaseRun, ProcessMeasurement, Repetition, RunRecord
 from parbench.store import codec
-from parbench.store.database import Store, StoreError
+from parbench.store.database import Store, StoreError, StoreTurnedReadOnly
 
 # About 30 s in all: a server restart fits in it. PARBENCH_STORE_RETRY (seconds, comma
 # separated) changes it, for tests of what happens beyond it. The second tries (a whole case
@@ -57,7 +58,7 @@ def likely_cause(error: BaseException) -> str:
 
 def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=None) -> Any:
     """work() until it succeeds, reconnecting between tries; the last error if it never does.
-    A full disk is not retried: waiting does not free space."""
+    A full disk is not retried: waiting does not free space; nor a store turned read-only."""
     last: BaseException | None = None
     for delay in (0, *(RETRY_DELAYS_S if delays is None else delays)):
         if delay:
@@ -71,7 +72,7 @@ def retrying(store: Store, work: Callable[[], Any], sleep=time.sleep, delays=Non
             return work()
         except store_errors() as error:
             last = error
-            if _is_disk_full(error):
+            if _is_disk_full(error) or isinstance(error, StoreTurnedReadOnly):
                 break
     assert last is not None
     raise last
@@ -107,7 +108,8 @@ def read_journal(path: Path) -> list[tuple[dict, CaseRun | None, dict | None]]:
     """(the run's header, a case or None, a run's end or None) for every line of a journal;
     a ValueError naming the line for anything that is not one (codec.BadShape is one)."""
     out = []
-    for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+    text = targets.read_bounded(path, targets.RECORDS_LIMIT).decode(errors="replace")
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             where = f"line {number}"
             try:

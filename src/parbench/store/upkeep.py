@@ -18,6 +18,7 @@ class Orphan:
     """A run marked interrupted because its owner is gone, and why we know it is."""
     run_id: int
     why: str
+    kind: str = "suite"        # `run --resume` finishes suite runs only (kinds/suite.py)
 
 
 def mark_orphans(store: Store) -> list[Orphan]:
@@ -36,7 +37,7 @@ def mark_orphans(store: Store) -> list[Orphan]:
         except Exception:  # noqa: BLE001 — a read-only store: read as it is, marked by the next writer
             store.db.rollback()
             continue
-        marked.append(Orphan(run_id, liveness.why_dead(owner, heartbeat_age)))
+        marked.append(Orphan(run_id, liveness.why_dead(owner, heartbeat_age), store.run_kind(run_id)))
     return marked
 
 

@@ -2,7 +2,7 @@
 import pytest
 import unit_records
 
-from parbench.analysis.command_sweeps import analyze_commands
+from parbench.analysis.command_sweeps import Unfitted, analyze_commands
 
 
 def _command(model: str, params: dict, ns: int, spread: int = 2):
@@ -57,3 +57,13 @@ def test_a_run_without_fit_and_the_reference_are_left_alone():
     assert analyze_commands(unit_records.record(runs, kind="exec")) == []
     record = _fit_record(runs, "workers", "w", ["prog {w}"], {runs[0].case.key: 0, runs[1].case.key: -1})
     assert analyze_commands(record) == []                       # one worker count is no scaling
+
+
+@pytest.mark.parametrize("axis, bad", [("count", "nan"), ("count", "2.5"), ("size", "inf"), ("workers", "1e400")])
+def test_a_stored_run_whose_values_its_axis_cannot_take_says_why_instead_of_a_fit(axis, bad):
+    # Stored before fit_request refused such values: every later reading must still work.
+    runs = [_command("p 1", {"v": "1"}, 1000), _command(f"p {bad}", {"v": bad}, 2000), _command("q 1", {"v": "1"}, 900)]
+    record = _fit_record(runs, axis, "v", ["p {v}", "q {v}"], {runs[0].case.key: 0, runs[1].case.key: 0, runs[2].case.key: 1})
+    [(kind, _, result)] = analyze_commands(record)
+    assert kind == "unfitted" and isinstance(result, Unfitted)
+    assert f"{{v}} = '{bad}' is not a" in result.reason

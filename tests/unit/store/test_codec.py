@@ -60,3 +60,32 @@ def test_a_figure_no_measurement_could_give_is_refused_naming_it(change, named):
     with pytest.raises(codec.BadShape, match=named) as refused:
         codec.case_run_from_dict(data)
     assert "\n" not in str(refused.value)
+
+
+def _with_first_extra(**extra):
+    run = unit_records.case_run()            # process 0: 315 ns of repetitions in a 1,630 ns wall
+    run.repetitions[0].extra.update(extra)
+    return run
+
+
+@pytest.mark.parametrize("extra, named", [
+    ({"first_ns": 9 * 10 ** 18}, "first_ns = 9000000000000000000, outside 1 … its process's wall_ns = 1630"),
+    ({"first_ns": 0}, "first_ns = 0, outside 1"),
+    ({"first_ns": -5}, "first_ns = -5, outside 1"),
+    ({"first_ns": 1.5}, "first_ns = 1.5, not a whole number"),
+    ({"warmup_ns": -1}, "warmup_ns = -1, outside 0"),
+    ({"warmup_ns": 1631}, "warmup_ns = 1631, outside 0 … its process's wall_ns = 1630"),
+    ({"warmup_ns": 1316}, "add up to ns = 1631, longer than its wall_ns = 1630"),     # with its 315 ns timed
+    ({"gap_ns": 10 ** 12}, "gap_ns = 1000000000000, outside 0"),
+    ({"warmup_reps": -3}, "warmup_reps = -3, not a count"),
+    ({"warmup_reps": True}, "warmup_reps = True, not a count"),
+    ({"warmup_reps": 10 ** 6}, "warmup_reps = 1000000, not a count"),
+])
+def test_a_warm_up_figure_beyond_its_process_is_refused_naming_the_field(extra, named):
+    with pytest.raises(codec.BadShape, match=named):
+        codec.times_checked(_with_first_extra(**extra), "line 2")
+
+
+def test_warm_up_figures_within_their_process_are_taken():
+    run = _with_first_extra(first_ns=200, warmup_ns=1315, warmup_reps=3, gap_ns=120)
+    assert codec.times_checked(run, "line 2") is run

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import fresh_postgres_schema
 from parbench.records import Case, CaseRun, ProcessMeasurement, Repetition, RunRecord
-from parbench.store import open_store, ownership
+from parbench.store import database, open_store, ownership
 from parbench.store.database import StoreError
 from parbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -147,3 +147,20 @@ def test_a_half_made_store_of_an_older_parbench_is_begun_again(tmp_path):
     db.commit()
     db.close()
     assert open_store(path)._owned_version() == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("target, said", [
+    ("postgresql://u:se%ZZcret@h/db", 'invalid percent-encoded token: "se%ZZcret"'),
+    ("postgresql://u:se%ZZcr@et@h/db", 'invalid percent-encoded token: "se%ZZcr"'),     # libpq ends it at the first @
+    ("postgresql://u@h/db?password=p%41ss%zz", 'password "pAss%zz" rejected'),         # as decoded
+])
+def test_a_drivers_message_keeps_no_piece_of_the_password(target, said):
+    cleaned = database.without_secrets(said, target)
+    assert "***" in cleaned and not any(piece in cleaned for piece in ("se%", "ZZ", "cret", "cr", "ss%", "Ass"))
+
+
+def test_a_password_parameter_holding_an_at_sign_leaves_the_host_shown_and_no_piece_of_either():
+    url = "postgresql://u:Qx%ZZj7@Wv/k9@127.0.0.1:1/db?sslmode=disable&password=Pz@Rq/8"
+    assert database.redact(url) == "postgresql://u:***@127.0.0.1:1/db?sslmode=disable&password=***"
+    said = database.without_secrets('invalid percent-encoded token: "Qx%ZZj7"; password "Pz@Rq/8"', url)
+    assert not any(piece in said for piece in ("Qx%", "j7", "Wv/", "k9", "Pz@", "Rq/"))

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from parbench.analysis.command_sweeps import AXES, number
+from parbench.analysis.command_sweeps import AXES, axis_problem, axis_value
 from parbench.analysis.crossover import CrossoverResult, refine_between
 from parbench.kinds.exec.commands import Command, ExecError, ExecOptions, scan_values
 from parbench.records import Case
+
+
+class FitError(ExecError):
+    """A --fit that cannot be: parbench's own flag, so a usage error (exit 2) before anything runs,
+    not one of hyperfine's refusals (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -32,23 +37,27 @@ def fit_request(spec: str | None, options: ExecOptions, refine: int = 0) -> FitR
         return None
     axis, _, param = spec.partition("=")
     if axis not in AXES:
-        raise ExecError(f"--fit {spec}: the axis is one of {', '.join(AXES)} (optionally =VAR: --fit workers=threads)")
+        raise FitError(f"--fit {spec}: the axis is one of {', '.join(AXES)} (optionally =VAR: --fit workers=threads)")
     values = _values(options)
     if not values:
-        raise ExecError(f"--fit {axis} needs a parameter to sweep: -P {axis} MIN MAX or -L {axis} V1,V2,…")
+        raise FitError(f"--fit {axis} needs a parameter to sweep: -P {axis} MIN MAX or -L {axis} V1,V2,…")
+    if param and param not in values:
+        raise FitError(f"--fit {axis}={param}: {{{param}}} is not a parameter of the command line "
+                       f"(its parameters: {', '.join(values)})")
     param = param or (axis if axis in values else next(iter(values)) if len(values) == 1 else "")
     if param not in values:
-        raise ExecError(f"--fit {axis}: which parameter is the {axis}? Name it: --fit {axis}=VAR "
+        raise FitError(f"--fit {axis}: which parameter is the {axis}? Name it: --fit {axis}=VAR "
                         f"(the parameters: {', '.join(values)})")
     swept = values[param]
-    if any(number(v) is None for v in swept):
-        raise ExecError(f"--fit {axis}: every value of {{{param}}} must be a number ({', '.join(swept)})")
-    if len(set(swept)) < 2:
-        raise ExecError(f"--fit {axis}: a law needs at least two values of {{{param}}}")
-    if axis == "workers" and (any(number(v) < 1 or number(v) % 1 for v in swept) or 1 not in map(number, swept)):
-        raise ExecError(f"--fit workers: {{{param}}} takes whole counts from 1 (speedup is against the 1-worker run)")
+    problem = axis_problem(axis, param, swept)
+    if problem:
+        raise FitError(problem)
+    if len({axis_value(axis, v) for v in swept}) < 2:
+        raise FitError(f"--fit {axis}: a law needs at least two values of {{{param}}}")
+    if axis == "workers" and 1 not in {axis_value(axis, v) for v in swept}:
+        raise FitError(f"--fit workers: {{{param}}} takes whole counts from 1 (speedup is against the 1-worker run)")
     if axis == "size" and len(options.commands) < 2:
-        raise ExecError("--fit size finds where a command starts to beat the first one: give two commands or more")
+        raise FitError("--fit size finds where a command starts to beat the first one: give two commands or more")
     # A value between two measured ones is a new benchmark: options given once per benchmark
     # cannot say what it takes, so such a sweep is not refined.
     per_benchmark = any(len(given) > 1 for given in (options.prepare, options.conclude, options.output))

@@ -4,9 +4,10 @@ output differs from it, said in words."""
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
+from parbench import targets
 from parbench.measure.process import MAX_LINE_BYTES
 
 SHOWN = 60          # characters of a differing line shown in the failure's sentence
@@ -20,10 +21,18 @@ class ReferenceOutput:
 
 
 def from_file(path: str) -> ReferenceOutput:
-    """FILE's bytes as the output every run must print; OSError where it cannot be read."""
-    data = Path(path).read_bytes()
-    return ReferenceOutput(hashlib.sha256(data).hexdigest(), data[:MAX_LINE_BYTES].decode(errors="replace"),
-                           f"--expect-file {path}")
+    """FILE's bytes as the output every run must print, read as the launcher reads a run's stdout:
+    digested whole as a stream, its head kept (so its size costs no memory); OSError where it
+    cannot be read or is not a regular file (a device or a FIFO would never end)."""
+    digest, head = hashlib.sha256(), b""
+    fd = targets.open_regular(path)
+    try:
+        for chunk in targets.chunks(fd):
+            digest.update(chunk)
+            head += chunk[:MAX_LINE_BYTES - len(head)]
+    finally:
+        os.close(fd)
+    return ReferenceOutput(digest.hexdigest(), head.decode(errors="replace"), f"--expect-file {path}")
 
 
 def binary(text: str) -> bool:

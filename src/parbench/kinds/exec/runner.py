@@ -172,11 +172,22 @@ class ExecRunner:
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code != 0:
             return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
-                                      0, 0, finished.exit_code, "crash",
-                                      f"The check command terminated with a non-zero exit code "
-                                      f"({finished.exit_code}): {self.options.check}", finished.stderr[-STDERR_TAIL:])
+                                      0, 0, finished.exit_code, _outcome(finished),
+                                      f"The check command {self._ended(finished)}: {self.options.check}",
+                                      finished.stderr[-STDERR_TAIL:])
         return ReferenceOutput(finished.stdout_digest, finished.stdout_head,
                                f"--check {substitute(self.options.check, values)}")
+
+    def _ended(self, finished) -> str:
+        """How a helper that did not exit 0 ended, in hyperfine's words where it has them: a
+        helper killed at --timeout has no exit code, and "a non-zero exit code (None)" was untrue."""
+        if finished.timed_out:
+            return f"timed out: killed after {self.settings.timeout:g} s (--timeout)"
+        if finished.out_of_memory:
+            return "ran out of memory (the case's memory limit)"
+        if finished.exit_code is None:
+            return f"was killed by signal {finished.signal}" if finished.signal else "was killed"
+        return f"terminated with a non-zero exit code ({finished.exit_code})"
 
     def _ignored(self, exit_code: int | None) -> bool:
         """hyperfine's rule: a signal is never ignored by a list of codes, only by 'all-non-zero'."""
@@ -193,9 +204,8 @@ class ExecRunner:
         if finished.exit_code == 0:
             return None
         return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
-                                  0, 0, finished.exit_code, "crash",
-                                  f"The {what} command terminated with a non-zero exit code "
-                                  f"({finished.exit_code}): {template}", finished.stderr[-STDERR_TAIL:])
+                                  0, 0, finished.exit_code, _outcome(finished),
+                                  f"The {what} command {self._ended(finished)}: {template}", finished.stderr[-STDERR_TAIL:])
 
     def group_finished(self, cases: list[Case]) -> None:
         """--cleanup once per command, after all its runs."""
@@ -215,6 +225,11 @@ def unique_cases(commands: list[Command]) -> list[Case]:
     return [case if keys.count(case.key) == 1 else
             Case(EXEC, EXEC, f"{case.model} #{i + 1}", case.family, case.params, note=case.note)
             for i, case in enumerate(cases)]
+
+
+def _outcome(finished) -> str:
+    """A helper's end as a case's outcome: killed at --timeout, out of memory, or a crash."""
+    return "timeout" if finished.timed_out else "limit" if finished.out_of_memory else "crash"
 
 
 class _OutputPolicy:

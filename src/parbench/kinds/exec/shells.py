@@ -87,6 +87,134 @@ def _why_evaluated(words: list[str], holes: re.Pattern) -> str | None:
     return None
 
 
+# --- a value handed over through a program's standard input -----------------------------------
+# A shell or an interpreter given no code and no script reads its program from standard input
+# (`sh`, `bash -s`, `python3 -`, `sh /dev/stdin`); xargs hands its input to the command it runs as
+# arguments (`xargs sh -c`: the first one is the code); eval, source and . can read it ($(cat),
+# /dev/stdin). A value printed into a pipe, a here-string or a here-document whose reader is one
+# of them is run as code, quoted or not.
+_STDIN_SCRIPTS = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_XARGS_TAKES_A_VALUE = frozenset({"-I", "-d", "-n", "-L", "-P", "-s", "-a", "-E", "--delimiter", "--max-args",
+                                  "--max-lines", "--max-procs", "--max-chars", "--arg-file", "--eof", "--replace"})
+_PIPE_TOKENS = ("|", "|&")
+_LIST_TOKENS = frozenset({";", "&&", "||", "&", ";;"})
+
+
+def _tokens(template: str) -> list[str]:
+    """The template's words and operators (redirections apart: `<<<`, `<<`, `<`), roughly as the
+    shell splits them; newlines are list separators (a here-document's body is read as lines)."""
+    lexer = shlex.shlex(template.replace("\n", " ; "), posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split, lexer.commenters = True, ""
+    try:
+        return list(lexer)
+    except ValueError:                 # an open quote: placement.py says what is wrong with it
+        return template.split()
+
+
+def _program(words: list[str]) -> tuple[str, list[str]]:
+    """The program a simple command runs (past assignments and command/exec/env…) and its words."""
+    start = next((i for i, word in enumerate(words) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word)
+                  and word not in ("command", "exec", "builtin", "nohup", "env", "time", "{", "(", "!")), len(words))
+    return (os.path.basename(words[start]) if start < len(words) else ""), words[start + 1:]
+
+
+def _operands(arguments: list[str]) -> list[str]:
+    """A command's arguments less its options and its redirections with their targets."""
+    out, skip = [], False
+    for word in arguments:
+        if skip:
+            skip = False
+        elif re.fullmatch(r"[0-9]*(<<<|<<-?|<>|<&|>&|>>|>\||<|>)", word):
+            skip = True
+        elif not word.startswith("-") or word == "-":
+            out.append(word)
+    return out
+
+
+def _reads_code_from_stdin(words: list[str]) -> str | None:
+    """Why this simple command would run what it reads on standard input as code, or None."""
+    name, arguments = _program(words)
+    options = [w for w in arguments if w.startswith("-") and w != "-"]
+    if name in _EVALUATORS and name != "let":
+        return f"`{name}` runs what it is given as shell, and can read it there ($(cat), /dev/stdin)"
+    if name == "xargs":
+        return _xargs_runs_its_input(arguments)
+    flags = _INTERPRETERS.get(name)
+    if flags is None:
+        return None
+    if any(w in flags for w in arguments) or (name.startswith("python") and "-m" in arguments):
+        return None                    # its code is an argument (the argument check's part)
+    script = next(iter(_operands(arguments)), None)
+    reads_stdin = script is None or script in _STDIN_SCRIPTS or (
+        name in POSIX_SHELLS | {FISH} and any(re.fullmatch(r"-[A-Za-z]*s[A-Za-z]*", w) for w in options))
+    return f"`{' '.join([name, *options[:2]])}` with no script reads its program from standard input" \
+        if reads_stdin else None
+
+
+def _xargs_runs_its_input(arguments: list[str]) -> str | None:
+    """xargs hands what it reads to its command as arguments: code where that command is a shell
+    or an interpreter given no code of its own (`xargs sh -c`), the script it runs where it is
+    given none (`xargs bash`), or text pasted into its code (`xargs -I R sh -c 'echo R'`). After
+    code of its own (`xargs sh -c 'work "$0"'`) they are its arguments, which is safe."""
+    rest, replaced = list(arguments), None
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag in ("-I", "--replace") and rest:
+            replaced = rest[0]
+        elif flag.startswith(("-i", "--replace=")):
+            replaced = flag.partition("=")[2] or flag[2:] or "{}"
+        if flag in _XARGS_TAKES_A_VALUE and rest:
+            rest.pop(0)
+    runs, its_words = _program(rest) if rest else ("", [])
+    flags = _INTERPRETERS.get(runs)
+    if flags is None:
+        return f"`xargs {runs}` hands what it reads to {runs}" if runs in _EVALUATORS else None
+    code = next((i for i, w in enumerate(its_words) if w in flags), None)
+    given = its_words[code + 1] if code is not None and code + 1 < len(its_words) else None
+    if given is None or (replaced and replaced in given):
+        return (f"`xargs {runs}{' ' + its_words[code] if code is not None else ''}` hands what it reads to "
+                f"{runs} as {'its code' if code is not None else 'the script it runs'}")
+    return None
+
+
+def _why_fed_to_an_evaluator(template: str, holes: re.Pattern) -> str | None:
+    """Why a value would reach, through standard input, a command that runs it as code: a later
+    stage of a pipeline a value stands before (a `{ …; }` or `( … )` group's output included),
+    or the reader of a here-string, here-document or `< FILE` that holds one. None where
+    parbench sees no such path."""
+    tokens = _tokens(template)
+    depth, held, fed, stage = 0, False, False, []    # held: a value since the list began; fed: piped on
+    for position, token in enumerate(tokens + [";"]):
+        if token in _PIPE_TOKENS or token in _LIST_TOKENS:
+            why = _reads_code_from_stdin(stage) if stage else None
+            if why and fed:
+                return why + ", and a value is printed into its pipe"
+            if why and _redirects_a_value(stage, tokens[position:], holes):
+                return why + ", and a value is its input"
+            held = held or any(holes.search(w) for w in stage)
+            if token in _PIPE_TOKENS:
+                fed = fed or held
+            elif depth == 0:                 # a list ends at its own level only: a group's output is piped whole
+                held, fed = False, False
+            stage = []
+            continue
+        depth += (token in ("(", "{")) - (token in (")", "}"))
+        if token not in ("(", ")", "{", "}"):
+            stage.append(token)
+    return None
+
+
+def _redirects_a_value(stage: list[str], after: list[str], holes: re.Pattern) -> bool:
+    """Whether the stage's standard input holds a value: a here-string or `< FILE` naming one, or
+    a here-document (whose body follows the command, as lines) with one in it."""
+    for i, word in enumerate(stage):
+        if word in ("<<<", "<") and i + 1 < len(stage) and holes.search(stage[i + 1]):
+            return True
+        if word in ("<<", "<<-") and any(holes.search(w) for w in after):
+            return True
+    return False
+
+
 def check(template: str, parameters: dict[str, str], shell: str, shell_words: list[str] | None,
           evaluated_allowed: bool) -> None:
     """Refused (one line) where a value would not stay text: a shell parbench does not quote
@@ -107,3 +235,6 @@ def check(template: str, parameters: dict[str, str], shell: str, shell_words: li
         if why:
             raise Refused(f"a value would be run as code: {why} (in {template[:60]!r}); if that is meant, "
                           f"give {OPT_IN}")
+    why = _why_fed_to_an_evaluator(template, holes) if shell != "none" else None
+    if why:
+        raise Refused(f"a value would be run as code: {why} (in {template[:60]!r}); if that is meant, give {OPT_IN}")

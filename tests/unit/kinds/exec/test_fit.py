@@ -23,14 +23,33 @@ def test_the_parameter_named_like_the_axis_or_the_only_one_or_the_one_named():
     ("speed", _options("x {w}", lists=[("w", ["1", "2"])]), "the axis is one of"),
     ("workers", _options("x"), "needs a parameter to sweep"),
     ("workers", _options("x {w}", lists=[("w", ["2", "4"])]), "speedup is against the 1-worker run"),
-    ("workers", _options("x {w}", lists=[("w", ["1", "1.5"])]), "whole counts"),
-    ("size", _options("x {s}", lists=[("s", ["1", "big"])]), "must be a number"),
+    ("workers", _options("x {w}", lists=[("w", ["1", "1.5"])]), "is not a worker count"),
+    ("size", _options("x {s}", lists=[("s", ["1", "big"])]), "is not a size"),
     ("size", _options("x {s}", lists=[("s", ["1", "2"])]), "give two commands or more"),
     ("count", _options("x {n}", lists=[("n", ["5"])]), "at least two values"),
 ])
 def test_a_sweep_no_law_fits_is_refused(spec, options, refusal):
     with pytest.raises(ExecError, match=refusal):
         fit_request(spec, options)
+
+
+@pytest.mark.parametrize("axis", ["workers", "size", "count"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e3", "2.5", "0", "-1", "1_0", "\u0661", "0x10",
+                                   "10000000000000001"])
+def test_every_axis_takes_whole_numbers_in_its_range_only(axis, value):
+    options = _options("x {v}", "y {v}", lists=[("v", ["1", "2", value])])
+    with pytest.raises(ExecError, match=f"is not a .*whole number from 1 to"):
+        fit_request(f"{axis}=v", options)
+
+
+def test_a_whole_number_written_with_a_zero_fraction_is_that_number():
+    assert fit_request("count", _options("x {count}", lists=[("count", ["1.0", "2", "+3"])])) == FitRequest("count", "count")
+
+
+def test_a_named_parameter_the_command_line_lacks_is_said_to_be_none_of_its_parameters():
+    with pytest.raises(ExecError, match=r"--fit workers=threads: \{threads\} is not a parameter of the command line "
+                                        r"\(its parameters: w\)"):
+        fit_request("workers=threads", _options("x {w}", lists=[("w", ["1", "2"])]))
 
 
 def test_no_fit_asked_is_none():

@@ -1,5 +1,7 @@
 """kinds/exec/shells.py: a value quoted by the rules of the shell that runs it, refused under a
 program parbench does not quote for, and refused where a command would run it as code."""
+import re
+
 import pytest
 
 from parbench.kinds.exec.commands import ExecOptions, NotACommandLine, commands_for
@@ -65,3 +67,33 @@ def test_the_opt_in_lets_an_evaluated_value_through_quoted_as_ever():
 
 def test_a_value_passed_as_an_argument_after_the_code_is_not_refused():
     assert argv("sh -c 'echo \"$1\"' _ {x}", HOSTILE)[-1].startswith("sh -c 'echo \"$1\"' _ '")
+
+
+FED_TO_AN_EVALUATOR = [       # a value reaching, through standard input, a program that runs it
+    ("echo {x} | sh", "`sh` with no script reads its program from standard input"),
+    ("printf %s {x} | bash -s", "`bash -s` with no script"), ("echo {x} | sh /dev/stdin", "`sh` with no script"),
+    ("echo {x} | tr a b | env sh", "printed into its pipe"), ("{ echo {x}; } | sh", "printed into its pipe"),
+    ("(echo {x}) | bash", "printed into its pipe"), ("echo {x} |& sh", "printed into its pipe"),
+    ("echo {x} | python3 -", "`python3` with no script"), ("echo {x} | perl", "`perl` with no script"),
+    ("echo {x} | xargs sh -c", "`xargs sh -c` hands what it reads to sh as its code"),
+    ("echo {x} | xargs -I R bash -c 'echo R'", "`xargs bash -c` hands what it reads to bash as its code"),
+    ("echo {x} | xargs bash", "`xargs bash` hands what it reads to bash as the script it runs"), ("echo {x} | source /dev/stdin", "`source` runs"),
+    ("sh <<< {x}", "a value is its input"), ("bash <<EOF\necho {x}\nEOF", "a value is its input"),
+    ("sh < {x}", "a value is its input"),
+]
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash", "zsh"])
+@pytest.mark.parametrize("template, why", FED_TO_AN_EVALUATOR)
+def test_a_value_fed_to_a_program_that_reads_its_code_from_stdin_is_refused(shell, template, why):
+    with pytest.raises(NotACommandLine, match=f"a value would be run as code: .*{re.escape(why)}.*--allow-evaluated-values"):
+        argv(template, "touch PWNED", shell)
+    assert argv(template, "touch PWNED", shell, allow=True)         # the opt-in, for those who mean it
+
+
+@pytest.mark.parametrize("template", ["printf %s {x} | cat", "cat <<< {x}", "echo {x} | sh -c 'wc -c'",
+                                      "echo {x} | bash script.sh", "echo {x} | python3 -m json.tool",
+                                      "echo {x} | xargs echo", "echo 1 | sh; echo {x}", "echo {x} > out",
+                                      "seq {x} | xargs -n1 sh -c './work \"$0\"'"])
+def test_a_value_piped_to_a_program_that_does_not_run_its_input_is_taken(template):
+    assert argv(template, HOSTILE, "bash")
