@@ -11,8 +11,8 @@ import sys
 from dataclasses import dataclass
 
 from parbench.kinds.exec import reference_output
-from parbench.kinds.exec.commands import (Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words,
-                                          substitute)
+from parbench.kinds.exec.commands import (Command, ExecOptions, argv_for, ignored_codes, own_shell, per_command,
+                                          shell_words, substitute)
 from parbench.kinds.exec.reference_output import ReferenceOutput
 from parbench.measure.process import run_measured
 from parbench.measure.runner import STDERR_TAIL, Settings
@@ -154,7 +154,8 @@ class ExecRunner:
         key = command.parameters
         if key not in self.points:
             once = self.options.prepare_once
-            self.points[key] = (once and self._helper(once, command, "prepare-once")) or self._reference(command)
+            self.points[key] = (once and self._helper(once, command, "prepare-once", own_shell(self.options.shell))) \
+                or self._reference(command)
         return self.points[key]
 
     def _reference(self, command: Command) -> ProcessMeasurement | ReferenceOutput | None:
@@ -168,13 +169,14 @@ class ExecRunner:
                                           f"--expect-file {path}: {error.strerror or error}", "")
         if not self.options.check:
             return None
-        argv = list(argv_for(self.options.check, values, self.options.shell))
+        argv = list(argv_for(self.options.check, values, own_shell(self.options.shell)))
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code != 0:
             return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
                                       0, 0, finished.exit_code, "crash",
                                       f"The check command terminated with a non-zero exit code "
-                                      f"({finished.exit_code}): {self.options.check}", finished.stderr[-STDERR_TAIL:])
+                                      f"({finished.exit_code}): {substitute(self.options.check, values)}",
+                                      finished.stderr[-STDERR_TAIL:])
         return ReferenceOutput(finished.stdout_digest, finished.stdout_head,
                                f"--check {substitute(self.options.check, values)}")
 
@@ -184,18 +186,21 @@ class ExecRunner:
             return False
         return self.ignored == () or (exit_code is not None and exit_code in self.ignored)
 
-    def _helper(self, template: str, command: Command, what: str) -> ProcessMeasurement | None:
+    def _helper(self, template: str, command: Command, what: str, shell: str | None = None) -> ProcessMeasurement | None:
         """A --prepare / --setup / --cleanup / --conclude command, with the run's parameters,
-        run as the commands are (through the shell, or split with -N); its failure is the case's
-        failure (hyperfine stops there too)."""
-        argv = list(argv_for(template, dict(command.parameters), self.options.shell))
+        run as the commands are (through the shell, or split with -N; `shell` for parbench's own
+        helpers, see own_shell); its failure is the case's failure (hyperfine stops there too),
+        told with the values it ran with."""
+        values = dict(command.parameters)
+        argv = list(argv_for(template, values, shell or self.options.shell))
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code == 0:
             return None
         return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
                                   0, 0, finished.exit_code, "crash",
                                   f"The {what} command terminated with a non-zero exit code "
-                                  f"({finished.exit_code}): {template}", finished.stderr[-STDERR_TAIL:])
+                                  f"({finished.exit_code}): {substitute(template, values)}",
+                                  finished.stderr[-STDERR_TAIL:])
 
     def group_finished(self, cases: list[Case]) -> None:
         """--cleanup once per command, after all its runs."""

@@ -101,6 +101,25 @@ def test_a_failing_helper_fails_the_case_and_names_itself():
     assert "The setup command" in failed.verify(failed.cases[0]).detail
 
 
+def test_a_failing_helpers_message_shows_the_values_it_ran_with_not_the_placeholders():
+    r = runner("true", parameter_lists=[("count", ["7"])], prepare_once="exit 4; echo {count}")
+    assert r.verify(r.cases[0]).detail == \
+        "The prepare-once command terminated with a non-zero exit code (4): exit 4; echo 7"
+    measurement, _ = one(runner("true", parameter_lists=[("count", ["8"])], prepare=["exit 5 {count}"]))
+    assert measurement.detail.endswith("(5): exit 5 8")
+
+
+def test_prepare_once_and_check_are_shell_lines_under_no_shell_too(tmp_path):
+    # -N times the commands without a shell; the untimed helpers that make inputs keep theirs,
+    # so the documented `head -c {size} big > in.{size}` works beside -N.
+    r = runner(f"cat {tmp_path}/in.{{size}}", shell="none", parameter_lists=[("size", ["3"])],
+               prepare_once=f"printf abcdef | head -c {{size}} > {tmp_path}/in.{{size}}",
+               check="printf abc | cat")
+    assert r.verify(r.cases[0]) is None
+    assert (tmp_path / "in.3").read_text() == "abc"
+    assert one(r)[0].outcome == "ok"
+
+
 def test_cleanup_runs_once_per_command_however_often_its_group_finishes(tmp_path):
     log = tmp_path / "log"
     r = runner("true", "false", cleanup=f"echo cleanup >> {log}")
