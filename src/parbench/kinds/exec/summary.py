@@ -10,17 +10,13 @@ from parbench.analysis.compare import compare
 from parbench.analysis.crossover import CrossoverResult
 from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.scaling import ScalingResult
-from parbench.analysis.stats import grouped_samples
+from parbench.analysis.stats import MIN_RUNS_FOR_CI, grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import Analysis, CaseResult, RunRecord
 from parbench.report.console import print_analyses
 from parbench.report.rows import drift_line
 from parbench.report.rows import failure_rows
 from parbench.units import format_bytes, format_duration
-
-# Below this many runs a bootstrap interval of the median is little more than the range of the
-# runs and covers the true median far less often than 95 % (2 runs: 50 %, 5 runs: 94 % at best).
-MIN_RUNS_FOR_CI = 10
 
 # hyperfine's limit: below it a time is within the error of the shell's start-up it had subtracted.
 FAST_NS = 5_000_000
