@@ -95,7 +95,7 @@ def _options(given: dict) -> ExecOptions:
         "all-non-zero" if given["ignore_failure"] else None)
     lists = [(name, tokenize(values)) for name, values in
              list(given["parameter_lists"]) + ([given["old_parameter_list"]] if given["old_parameter_list"] else [])]
-    output = ["inherit"] if given["show_output"] else (list(given["output"]) or ["pipe"])
+    output = ["inherit"] if given["show_output"] else (list(given["output"]) or ["null"])
     return ExecOptions(
         commands=list(given["commands"]), names=list(given["names"]), parameter_lists=lists,
         parameter_scan=given["parameter_scan"], step=given["step"],
@@ -142,7 +142,8 @@ def _options(given: dict) -> ExecOptions:
 @_export_options
 @click.option("--show-output", is_flag=True, help="Show the commands' output (--output=inherit).")
 @click.option("--output", multiple=True, metavar="WHERE",
-              help="pipe (default), null, inherit or a FILE; once for all or once per command.")
+              help="null (default: /dev/null, unread unless a check needs it), pipe (read and digested), "
+                   "inherit or a FILE; once for all or once per command.")
 @click.option("--input", metavar="WHERE", help="null (default) or a FILE for the commands' standard input.")
 @click.option("-n", "--command-name", "names", multiple=True, metavar="NAME", help="A name per command, in order.")
 @click.option("--min-benchmarking-time", type=FiniteRange(0, 7 * 24 * 3600), default=3.0, hidden=True)

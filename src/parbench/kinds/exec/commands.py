@@ -38,7 +38,7 @@ class ExecOptions:
     setup: str | None = None
     cleanup: str | None = None
     ignore_failure: str | None = None     # None, "all-non-zero", or hyperfine's list "1,2"
-    output: list[str] = field(default_factory=lambda: ["pipe"])   # per command: pipe|null|inherit|FILE
+    output: list[str] = field(default_factory=lambda: ["null"])   # per command: null|pipe|inherit|FILE
     input: str | None = None              # a file for the commands' standard input
     expect: str | None = None             # --expect: every run prints this (stripped), or fails
     expect_same: bool = False             # --expect-same: every run prints what the first printed

@@ -32,10 +32,26 @@ def duration(ns: float, unit: str | None) -> str:
 
 
 def output_sentence(result: CaseResult) -> str:
-    digests = {r.checksum for r in result.run.repetitions}
-    if len(digests) <= 1:
-        return "output identical in every run ✓"
-    return f"output varies ({len(digests)} different outputs in {len(result.run.repetitions)} runs)"
+    """Whether the output was the same in every run, where it was read, and what reading it cost;
+    where it was not (--output=null), that the exit code is the proof of each run."""
+    reps = result.run.repetitions
+    if reps and not any(r.extra.get("output_read", True) for r in reps):
+        return "output not read (--output=null: /dev/null, as hyperfine; --output=pipe digests it), exit code checked"
+    digests = {r.checksum for r in reps}
+    said = ("output identical in every run ✓" if len(digests) <= 1
+            else f"output varies ({len(digests)} different outputs in {len(reps)} runs)")
+    return said + reading_cost(reps)
+
+
+def reading_cost(reps) -> str:
+    """What reading the output took beside the command: its bytes, and the launcher's own CPU
+    a run (digesting it, beside the sampling that every run has), where the launcher said so."""
+    read = [r.extra for r in reps if "stdout_bytes" in r.extra]
+    if not read:
+        return ""
+    size = sum(e["stdout_bytes"] for e in read) / len(read)
+    cpu = sum(e.get("launcher_cpu_ns", 0) for e in read) / len(read)
+    return f" (read: {format_bytes(size)} a run, the launcher's CPU {format_duration(cpu)} a run)"
 
 
 def time_lines(result: CaseResult, unit: str | None) -> list[str]:

@@ -20,9 +20,29 @@ def one(r: ExecRunner, index: int = 0, case=None):
 
 
 def test_a_run_that_exits_0_is_one_verified_repetition_of_its_wall_time():
-    measurement, (rep,) = one(runner("echo hello"))
+    measurement, (rep,) = one(runner("echo hello", output=["pipe"]))
     assert measurement.outcome == "ok" and measurement.exit_code == 0
     assert rep.verified and rep.ns == measurement.wall_ns and rep.checksum == digest_of_text("hello")[:16]
+    assert rep.extra["output_read"] and rep.extra["stdout_bytes"] == len("hello\n")
+
+
+def test_output_null_is_the_null_device_unread_as_hyperfines_default(tmp_path):
+    where = tmp_path / "where"
+    measurement, (rep,) = one(runner(f"where=$(readlink /proc/$$/fd/1); echo $where > {where}; head -c 3000000 /dev/zero"))
+    assert where.read_text().strip() == "/dev/null"
+    assert measurement.outcome == "ok" and rep.verified and rep.checksum == ""
+    assert rep.extra["output_read"] is False and rep.extra["stdout_bytes"] == 0
+
+
+def test_a_check_of_the_output_reads_it_under_output_null_too():
+    for check in ({"expect": "hello"}, {"expect_same": True}, {"check": "echo hello"}):
+        r = runner("echo hello", **check)
+        assert r.verify(r.cases[0]) is None
+        measurement, (rep,) = one(r)
+        assert measurement.outcome == "ok" and rep.extra["output_read"], check
+        assert rep.checksum == digest_of_text("hello")[:16]
+    measurement, _ = one(runner("echo bye", expect="hello"))
+    assert measurement.outcome == "wrong-checksum"
 
 
 def test_the_shells_start_up_is_subtracted_and_floored_at_zero():

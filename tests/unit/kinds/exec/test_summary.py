@@ -50,6 +50,17 @@ def test_the_output_sentence_says_whether_every_run_printed_the_same():
     assert output_sentence(results(run).results[0]) == "output varies (2 different outputs in 3 runs)"
 
 
+def test_the_output_sentence_says_what_reading_cost_and_when_nothing_was_read():
+    run = command("a")
+    for rep in run.repetitions:
+        rep.extra.update(output_read=True, stdout_bytes=24 << 20, launcher_cpu_ns=12_000_000)
+    assert output_sentence(results(run).results[0]) == \
+        "output identical in every run ✓ (read: 24 MiB a run, the launcher's CPU 12 ms a run)"
+    for rep in run.repetitions:
+        rep.extra = {"output_read": False}
+    assert output_sentence(results(run).results[0]).startswith("output not read (--output=null")
+
+
 def test_a_block_names_its_benchmark_with_its_command_line_beside_a_name():
     block = command_block(2, results(command("nap", note="sleep 0.01")).results[0], None, True)
     assert block[0] == "Benchmark 2: nap (sleep 0.01)" and "peak memory (whole tree)" in block[-1]
