@@ -131,7 +131,7 @@ class ExecRunner:
                      "user_ns": max(0, finished.user_ns - startup.user_ns),
                      "sys_ns": max(0, finished.sys_ns - startup.sys_ns),
                      "output_read": not policy.discards, "stdout_bytes": finished.stdout_bytes,
-                     "launcher_cpu_ns": finished.launcher_cpu_ns}
+                     "launcher_cpu_ns": finished.launcher_cpu_ns, **finished.machine_load}
         reps = [] if warm_up else [Repetition(index, 0, max(0, finished.wall_ns - startup.wall_ns), 1, digest,
                                               outcome == "ok", corrected)]
         return measurement, reps
