@@ -78,6 +78,9 @@ def test_a_sitting_that_gives_the_command_one_cpu_is_refused_as_no_parallelism_a
     assert done.returncode == 0, done.stdout + done.stderr
     answer = done.stdout[done.stdout.index("Answer"):done.stdout.index("Benchmark 1:")]
     assert "  no parallelism available: with more workers the command ran on at most " in answer, answer
+    # The answer leads: only the progress lines before it, the points' table after the blocks.
+    assert "┏" not in done.stdout[:done.stdout.index("Answer")]
+    assert done.stdout.index("Benchmark 2:") < done.stdout.index("┃ case")
     assert "no serial fraction from this sitting" in answer and "serial fraction (Amdahl) f" not in answer
     assert "best at" not in answer and "cores it ran on (CPU over wall), by workers asked: 1: " in answer
     [result] = _analyses(db, "scaling")
@@ -204,7 +207,8 @@ def test_advise_answers_which_command_at_more_cores_and_from_what_size(spinner, 
     assert sized.returncode == 0, sized.stdout + sized.stderr
     done = parbench("advise", "--exec", "1", "--exec", "2", "--cores", "12", "--db", db)
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
+    # A sweep whose sitting showed no parallelism (a loaded machine) has a note under its line.
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("    its sweep's sitting")]
     assert lines[0] == "Which command at 12 cores (predicted by Amdahl's law beyond the 2 workers measured):"
     assert lines[1].startswith(f"  {spinner} 20000 280000 {{threads}}: ")         # the smaller serial fraction first
     assert lines[2].startswith(f"  {spinner} 100000 200000 {{threads}}: ")

@@ -160,6 +160,8 @@ def _options(given: dict) -> ExecOptions:
 @click.option("--fit", metavar="AXIS[=VAR]",
               help="The swept parameter is a worker count (workers), an input size (size) or a unit count "
                    "(count): fit Amdahl and USL, find the crossover with the first command, or the cost per unit.")
+@click.option("--verbose", is_flag=True,
+              help="--fit: every column of the points' tables (else columns are left out to fit the terminal).")
 @click.option("--output-varies", is_flag=True, hidden=True, help="Accepted and ignored (varied output is the default).")
 @click.option("--timeout", type=FiniteRange(0.1, 7 * 24 * 3600), default=600, show_default=True,
               help="Seconds before a run is killed.")
@@ -188,7 +190,7 @@ def command(**given) -> None:
                                 memory_limit_for_exec(given["memory_limit"]), given["order"], given["order_seed"],
                                 given["min_benchmarking_time"])
         extra = {k: given[k] for k in ("warmup", "runs", "min_runs", "max_runs", "timeout", "order",
-                                       "time_unit", "style")}
+                                       "time_unit", "style", "verbose")}
         options = _options(given)
         kind = ExecKind(options, settings, given["warmup"], {**extra, "seed": given["order_seed"]},
                         given["time_unit"], fit_request(given["fit"], options, given["refine"]))

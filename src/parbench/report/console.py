@@ -45,19 +45,39 @@ def print_summary(record: RunRecord, console: Console) -> None:
     console.print()
 
 
-def print_group(group: Group, console: Console, analyses: list | None = None) -> None:
-    """One table: every measured case of one workload and parameter set, then its comparisons."""
+def _group_table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("case", "family") else "right")
+    for row in rows:
+        table.add_row(*(row[COLUMNS.index(column)] for column in columns))
+    return table
+
+
+def print_group(group: Group, console: Console, analyses: list | None = None,
+                drop_to_fit: tuple[str, ...] = (), keeps_them: str = "") -> None:
+    """One table: every measured case of one workload and parameter set, then its comparisons.
+    `drop_to_fit`: columns left out, in that order, until the table fits the console's width,
+    said under it with `keeps_them` (what shows them all)."""
     measured = [r for r in group.results if r.stats is not None]
     if not measured:
         return
     mark = drift_mark(group, analyses)
-    table = Table(title=group.title + (f"  ⚠ {mark}" if mark else ""), title_justify="left", header_style="bold")
-    for column in COLUMNS:
-        table.add_column(column, justify="left" if column in ("case", "family") else "right")
     machine = machine_ceiling_of(group, analyses)
-    for result in measured:
-        table.add_row(*measured_row(result, machine))
+    title, rows, columns = group.title + (f"  ⚠ {mark}" if mark else ""), [measured_row(r, machine) for r in measured], list(COLUMNS)
+    table = _group_table(title, columns, rows)
+    dropped = []
+    unbounded = console.options.update(width=1 << 16)       # the table's own width, not clipped to the console's
+    for column in drop_to_fit:
+        if console.measure(table, options=unbounded).maximum <= console.width:
+            break
+        columns.remove(column)
+        dropped.append(column)
+        table = _group_table(title, columns, rows)
     console.print(table)
+    if dropped:
+        console.print(f"  left out to fit {console.width} columns: {', '.join(dropped)}"
+                      + (f" ({keeps_them})" if keeps_them else ""), style="dim", highlight=False)
     notes = [f"  {one_line(r.case.label)}: {outlier_note(r)}" for r in measured if outlier_note(r)]
     notes += [f"  {one_line(r.case.label)}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
     notes += [f"  {one_line(r.case.label)}: {kernel_note(r)}" for r in measured if kernel_note(r)]

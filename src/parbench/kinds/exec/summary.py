@@ -13,9 +13,9 @@ from parbench.analysis.scaling import ScalingResult
 from parbench.analysis.stats import MIN_RUNS_FOR_CI, grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import Analysis, CaseResult, RunRecord
-from parbench.report.console import print_analyses
+from parbench.report.console import print_analyses, print_group
 from parbench.report.rows import drift_line
-from parbench.report.rows import failure_rows
+from parbench.report.rows import failure_rows, groups
 from parbench.units import format_bytes, format_duration
 
 # hyperfine's limit: below it a time is within the error of the shell's start-up it had subtracted.
@@ -264,6 +264,20 @@ def print_answer(analyses: list[Analysis], console: Console) -> None:
             console.print(one_line(line), highlight=False, soft_wrap=True)
     if line := drift_line(analyses):
         console.print(f"  {line}", highlight=False, soft_wrap=True)
+
+
+# The points' table's columns left out, in this order, until it fits the terminal (--verbose keeps
+# them all, as every export does): first those a user's command has no figure for, then what
+# hyperfine's blocks above already say; the case, its median and ✓ always stay.
+DROP_TO_FIT = ("vs ceiling", "overlap", "steady state", "items/s", "ips", "family", "99th %", "average",
+               "deviation", "peak memory (tree)", "CPU", "95% CI of median")
+
+
+def print_points(record: RunRecord, analyses: list[Analysis], console: Console, verbose: bool = False) -> None:
+    """Each parameter set's table, as `parbench sweep` prints it, after the answer and the blocks."""
+    for group in groups(record):
+        print_group(group, console, analyses, () if verbose else DROP_TO_FIT,
+                    "--verbose and every export keep them")
 
 
 def print_fits(analyses: list[Analysis], console: Console) -> None:

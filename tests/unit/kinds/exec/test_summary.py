@@ -182,3 +182,22 @@ def test_a_sitting_that_could_not_show_parallelism_gives_no_serial_fraction_and_
     assert lines[1] == ("  cores it ran on (CPU over wall), by workers asked: 1: 0.99, 2: 1.01 of 2 CPUs; the rest of "
                         "the machine kept up to 0.02 cores busy, the hypervisor stole up to 0.00 cores' worth")
     assert not any("f = " in line or "best at" in line for line in lines)
+
+
+def test_the_points_table_fits_the_terminal_by_leaving_out_columns_in_the_stated_order():
+    from parbench.kinds.exec.summary import DROP_TO_FIT, print_points
+    from parbench.report.rows import COLUMNS
+    run = results(command("a"), command("b", scale=2.0))
+    narrow = io.StringIO()
+    print_points(run, [], Console(file=narrow, width=80, color_system=None))
+    text = narrow.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    said = " ".join(text.split()).split("left out to fit 80 columns: ")[1]
+    dropped = said.split(" (--verbose")[0].split(", ")
+    assert dropped == list(DROP_TO_FIT[:len(dropped)]) and "(--verbose and every export keep them)" in said
+    header = next(line for line in text.splitlines() if "case" in line)
+    assert "median" in header and "✓" in header
+    wide = io.StringIO()
+    print_points(run, [], Console(file=wide, width=80, color_system=None), verbose=True)
+    header = next(line for line in wide.getvalue().splitlines() if line.startswith("┃"))
+    assert "left out" not in wide.getvalue() and header.count("┃") == len(COLUMNS) + 1
