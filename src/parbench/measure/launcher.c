@@ -1117,6 +1117,7 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
     if (!raw || parse_request(raw, size, &r) != 0) _exit(127);
     int null = open("/dev/null", O_RDONLY);
     dup2(r.feed[0] ? in : null, 0);
+    /* park closed 1: /dev/null opens as 1 itself (no CLOEXEC, no stray descriptor), the dup2 a no-op */
     dup2(r.echo == 2 ? open("/dev/null", O_WRONLY) : out, 1);
     dup2(err, 2);
     signal(SIGPIPE, SIG_DFL);

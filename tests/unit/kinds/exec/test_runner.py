@@ -174,3 +174,10 @@ def test_the_shells_start_up_is_the_mean_of_its_empty_runs_and_none_without_a_sh
 def test_a_shell_that_cannot_run_an_empty_command_is_refused():
     with pytest.raises(RuntimeError, match="Could not measure shell execution time"):
         measure_shell_startup("false", SETTINGS)
+
+
+def test_output_null_leaves_the_command_no_descriptor_but_its_three(tmp_path):
+    # /dev/null is stdout itself, not a stray descriptor beside it the program would inherit.
+    listing = tmp_path / "fds"
+    one(runner(f"ls /proc/self/fd > {listing}"))
+    assert sorted(int(fd) for fd in listing.read_text().split()) == [0, 1, 2, 3]     # 3: ls's own listing
