@@ -179,8 +179,9 @@ def command(**given) -> None:
     hyperfine's whole command line, its exit codes and its JSON, CSV, Markdown, AsciiDoc and
     org-mode exports; each run is a fresh process tree (wall, user and system CPU, the whole
     tree's peak memory), the shell's start-up subtracted as hyperfine does. Values substituted
-    for {VAR} are shell-quoted. Whether a command printed the same in every run is reported;
-    --expect / --expect-same make it a check. See docs/exec.md.
+    for {VAR} are shell-quoted. The output goes to /dev/null unread (--output=null, hyperfine's
+    default) unless a check needs it (--expect, --expect-same, --check, --expect-file) or
+    --output=pipe asks to digest it. See docs/exec.md.
     """
     _refuse_conflicts(given)
     exports = {k: v for k, v in given.items() if k.startswith("export_")}
