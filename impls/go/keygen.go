@@ -2,12 +2,10 @@
 package main
 
 import (
-	"cmp"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base32"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,9 +31,10 @@ var keygenWorkload = &Workload{
 	},
 	Prepare: prepareKeygen,
 	Kernels: func() map[string]string {
-		return map[string]string{"portable": keygenPortable, "tuned": keygenTunedGenerator + " + " +
-			keygenTunedEncoders[base32Kernels()[0]] + " (the best this CPU runs; --base32-kernel avx512vbmi|go names one, " +
-			"one this CPU lacks is exit 2)"}
+		best := firstThatRuns(keygenBase32Techniques)
+		return map[string]string{"portable": keygenPortable, "tuned": best.label + ": " + keygenTunedGenerator + " + " +
+			best.detail + " (the best Base32 this CPU runs; " + keygenTechniqueVariable + " or --base32-kernel " +
+			strings.ReplaceAll(labelsOf(keygenBase32Techniques), ", ", "|") + " names one, one this CPU lacks is exit 2)"}
 	},
 }
 
@@ -84,14 +83,15 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	}
 	c := keygenCase{count: count, keyBytes: keyBytes,
 		encode: portableEncodeKey, encodeInto: base32Lower.Encode}
-	generator, encoder := keygenPortableGenerator, keygenPortableEncoder
+	generator, encoder, label := keygenPortableGenerator, keygenPortableEncoder, ""
 	if tuned {
-		kernel, err := tunedBase32Named(args)
+		chosen, err := chooseTechnique(args, "base32-kernel", keygenTechniqueVariable, "keygen's Base32", keygenBase32Techniques)
 		if err != nil {
 			return nil, err
 		}
-		c.encodeInto = base32EncoderNamed(kernel)
-		generator, encoder, c.encode = keygenTunedGenerator, keygenTunedEncoders[kernel], encodeKeyWith(c.encodeInto)
+		args.Extra["base32_kernel"], label = chosen.label, chosen.label
+		c.encodeInto, c.encode = chosen.kernel, encodeKeyWith(chosen.kernel)
+		generator, encoder = keygenTunedGenerator, chosen.detail
 	} else if args.String("base32-kernel") != "" {
 		return nil, usagef("--base32-kernel belongs to --kernel tuned")
 	}
@@ -106,8 +106,9 @@ func prepareKeygen(args *Args) (Repetition, error) {
 	default:
 		return nil, usagef("unknown --source %q for keygen; valid: strong, seeded", args.String("source"))
 	}
-	args.Extra["kernel_detail"] = generator + " + " + encoder
-	if !tuned {
+	if tuned {
+		args.Extra["kernel_detail"] = label + ": " + generator + " + " + encoder
+	} else {
 		args.Extra["kernel_detail"] = referenceTransliterated + ": " + generator + ", " + encoder
 	}
 	if c.probes, err = parseProbes(args.String("probes"), count); err != nil {
@@ -258,18 +259,6 @@ func (c keygenCase) chunkBuffer(buffers [][]byte, worker, keys int) []byte {
 
 // portableEncodeKey is what a Go programmer writes: the standard encoder's EncodeToString.
 func portableEncodeKey(raw []byte) string { return base32Lower.EncodeToString(raw) }
-
-// tunedBase32Named picks --base32-kernel among those this CPU runs (default the fastest); one it
-// lacks is a bad argument, never a quiet fallback. Recorded as extra.base32_kernel.
-func tunedBase32Named(args *Args) (string, error) {
-	kernels := base32Kernels()
-	kernel := cmp.Or(args.String("base32-kernel"), kernels[0])
-	if !slices.Contains(kernels, kernel) {
-		return "", usagef("--base32-kernel %q is not one this CPU runs; valid here: %s", kernel, strings.Join(kernels, ", "))
-	}
-	args.Extra["base32_kernel"] = kernel
-	return kernel, nil
-}
 
 // encodeKeyWith (tuned) encodes one key into a new string with `encode`: one allocation and no
 // copy, as strings.Builder does it; EncodeToString allocates a buffer and then copies it into

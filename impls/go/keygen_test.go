@@ -220,7 +220,7 @@ func BenchmarkKeygenParts(b *testing.B) {
 			}
 		},
 		"encode-key-tuned": func() {
-			encodeKey := encodeKeyWith(base32EncoderNamed(base32Kernels()[0]))
+			encodeKey := encodeKeyWith(firstThatRuns(keygenBase32Techniques).kernel)
 			for i := range keys {
 				keys[i] = encodeKey(random[(i%chunk)*keyBytes : (i%chunk+1)*keyBytes])
 			}

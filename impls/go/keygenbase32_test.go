@@ -4,67 +4,87 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
-// Every tuned Base32 encoder this CPU runs (encoding/base32 on every CPU) writes what
-// encoding/base32 writes, at lengths around the 40-byte block, and nothing past the text.
-func TestEveryBase32KernelMatchesEncodingBase32OnRandomLengths(t *testing.T) {
-	random := rand.New(rand.NewPCG(47, 32))
-	src := splitmix64Bytes(nil, 32, 0, 2000)
-	for _, kernel := range base32Kernels() {
-		encode := base32EncoderNamed(kernel)
-		for trial := range 300 {
-			n := trial
-			if trial >= 200 {
-				n = random.IntN(len(src))
+// Every tuned Base32 technique writes what encoding/base32 writes, on random bytes at every
+// length up to 200 and random ones up to 2,000, and nothing past the text.
+func TestEveryBase32TechniqueMatchesEncodingBase32OnRandomLengths(t *testing.T) {
+	for _, technique := range keygenBase32Techniques {
+		t.Run(technique.label, func(t *testing.T) {
+			skipUnlessRuns(t, technique)
+			random := rand.New(rand.NewPCG(47, 32))
+			for trial := range 400 {
+				n := trial
+				if trial >= 200 {
+					n = random.IntN(2000)
+				}
+				src := splitmix64Bytes(nil, uint64(trial), 0, n)
+				want := make([]byte, base32Lower.EncodedLen(n))
+				base32Lower.Encode(want, src)
+				got := make([]byte, len(want)+1)
+				got[len(want)] = '!'
+				technique.kernel(got[:len(want)], src)
+				if !bytes.Equal(got[:len(want)], want) || got[len(want)] != '!' {
+					t.Fatalf("%d bytes: %q, want %q", n, got, want)
+				}
 			}
-			want := make([]byte, base32Lower.EncodedLen(n))
-			base32Lower.Encode(want, src[:n])
-			got := make([]byte, len(want)+1)
-			got[len(want)] = '!'
-			encode(got[:len(want)], src[:n])
-			if !bytes.Equal(got[:len(want)], want) || got[len(want)] != '!' {
-				t.Fatalf("%s, %d bytes: %q, want %q", kernel, n, got, want)
-			}
-		}
+		})
 	}
 }
 
-func TestEveryBase32KernelGivesThePortableSeededKeysAndIsRecorded(t *testing.T) {
-	portable := testArgs(t, "keygen", "seq", 0, "--count", "50", "--bytes", "1000", "--source", "seeded", "--seed", "7")
-	want := runOnce(t, portable).Checksum
-	for _, kernel := range base32Kernels() {
-		args := testArgs(t, "keygen", "seq", 0, "--count", "50", "--bytes", "1000", "--source", "seeded", "--seed", "7",
-			"--kernel", "tuned", "--base32-kernel", kernel)
-		if got := runOnce(t, args).Checksum; got != want || args.Extra["base32_kernel"] != kernel {
-			t.Errorf("%s: %s, want %s; extra %v", kernel, got, want, args.Extra)
-		}
+// Every technique, forced by PARBENCH_KEYGEN_TECHNIQUE, gives the portable kernel's seeded keys
+// and says so, its label first.
+func TestEveryBase32TechniqueForcedGivesThePortableSeededKeysAndIsRecorded(t *testing.T) {
+	seeded := []string{"--count", "50", "--bytes", "1000", "--source", "seeded", "--seed", "7"}
+	want := runOnce(t, testArgs(t, "keygen", "seq", 0, seeded...)).Checksum
+	for _, technique := range keygenBase32Techniques {
+		t.Run(technique.label, func(t *testing.T) {
+			skipUnlessRuns(t, technique)
+			t.Setenv(keygenTechniqueVariable, technique.label)
+			args := testArgs(t, "keygen", "seq", 0, append(seeded, "--kernel", "tuned")...)
+			if got := runOnce(t, args).Checksum; got != want || args.Extra["base32_kernel"] != technique.label ||
+				!strings.HasPrefix(args.Extra["kernel_detail"].(string), technique.label+": ") {
+				t.Errorf("%s, want %s; extra %v", got, want, args.Extra)
+			}
+		})
 	}
 }
 
-func TestTheDefaultBase32KernelIsTheBestThisCPURuns(t *testing.T) {
+func TestTheDefaultBase32TechniqueIsTheBestThisCPURuns(t *testing.T) {
+	t.Setenv(keygenTechniqueVariable, "")
 	args := testArgs(t, "keygen", "seq", 0, "--count", "3", "--kernel", "tuned")
 	runOnce(t, args)
-	if args.Extra["base32_kernel"] != base32Kernels()[0] || len(base32Kernels()) < 1 || base32Kernels()[len(base32Kernels())-1] != "go" {
-		t.Fatalf("ran %v of %v", args.Extra["base32_kernel"], base32Kernels())
+	if best := firstThatRuns(keygenBase32Techniques).label; args.Extra["base32_kernel"] != best {
+		t.Fatalf("ran %v, want %s", args.Extra["base32_kernel"], best)
 	}
 }
 
-func TestABase32KernelTheCPULacksIsABadArgument(t *testing.T) {
-	lacking := []string{"sse9"}
-	if base32Kernels()[0] != "avx512vbmi" {
-		lacking = append(lacking, "avx512vbmi")
+func TestABase32TechniqueTheCPULacksIsABadArgument(t *testing.T) {
+	t.Setenv(keygenTechniqueVariable, "sse9")
+	args := testArgs(t, "keygen", "seq", 0, "--count", "3", "--kernel", "tuned")
+	if _, err := keygenWorkload.Prepare(args); exitFor(err) != 2 || !strings.Contains(err.Error(), "avx512vbmi, avx2, go") {
+		t.Fatalf("PARBENCH_KEYGEN_TECHNIQUE=sse9: got %v", err)
 	}
-	for _, kernel := range lacking {
-		args := testArgs(t, "keygen", "seq", 0, "--count", "3", "--kernel", "tuned", "--base32-kernel", kernel)
-		if _, err := keygenWorkload.Prepare(args); exitFor(err) != 2 {
-			t.Fatalf("%s: got %v", kernel, err)
-		}
-	}
-	args := testArgs(t, "keygen", "seq", 0, "--count", "3", "--base32-kernel", "go")
+	t.Setenv(keygenTechniqueVariable, "")
+	args = testArgs(t, "keygen", "seq", 0, "--count", "3", "--base32-kernel", "go")
 	if _, err := keygenWorkload.Prepare(args); exitFor(err) != 2 {
 		t.Fatalf("--base32-kernel with the portable kernel: got %v", err)
+	}
+}
+
+func TestTheAVX2Base32TablesLieWhereTheAssemblyReadsThem(t *testing.T) {
+	tables := &keygenBase32AVX2
+	offsets := []uintptr{unsafe.Offsetof(tables.spreadFirst), unsafe.Offsetof(tables.spreadSecond),
+		unsafe.Offsetof(tables.masks20), unsafe.Offsetof(tables.masks10), unsafe.Offsetof(tables.low5),
+		unsafe.Offsetof(tables.high5), unsafe.Offsetof(tables.reverse), unsafe.Offsetof(tables.above25),
+		unsafe.Offsetof(tables.digitGap), unsafe.Offsetof(tables.letterA)}
+	want := []uintptr{0, 32, 64, 96, 128, 160, 192, 224, 256, 288}
+	if !slices.Equal(offsets, want) {
+		t.Fatalf("offsets %v, the assembly reads %v", offsets, want)
 	}
 }
 

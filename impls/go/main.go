@@ -1,4 +1,4 @@
-// Command parbench-go runs the five parbench workloads in Go, speaking the harness's protocol.
+// Command parbench-go runs the parbench workloads in Go, speaking the harness's protocol.
 package main
 
 import (
@@ -16,7 +16,7 @@ var buildFlags = "go build -trimpath (gc defaults: -O, inlining on), CGO_ENABLED
 func allWorkloads() map[string]*Workload {
 	workloads := map[string]*Workload{}
 	for _, w := range []*Workload{noopWorkload, keygenWorkload, sdesWorkload, batchJobWorkload,
-		spawnChainWorkload, coroutineSwarmWorkload} {
+		spawnChainWorkload, coroutineSwarmWorkload, echoServerWorkload} {
 		workloads[w.Name] = w
 	}
 	return workloads
@@ -43,7 +43,9 @@ func main() {
 		return
 	}
 	args, workload, err := parseArgs(os.Args[1:], workloads)
-	if err == nil {
+	if err == nil && workload.Serve != nil {
+		err = workload.Serve(args, os.Stdin, os.Stdout)
+	} else if err == nil {
 		err = runCase(args, workload, os.Stdin, os.Stdout)
 	}
 	if err != nil {
@@ -73,7 +75,7 @@ func printList(workloads map[string]*Workload) {
 		"runtime":   "go",
 		"version":   runtime.Version(),
 		"flags":     fmt.Sprintf("%s; GOMAXPROCS=%d by default (--workers sets it for spawn-chain and coroutine-swarm)", buildFlags, runtime.GOMAXPROCS(0)),
-		"sources":   map[string]string{"strong": "portable kernel: crypto/rand.Read (getrandom(2), the kernel CSPRNG); tuned kernel: math/rand/v2 ChaCha8 per worker, seeded from crypto/rand", "seeded": "SplitMix64"},
+		"sources":   map[string]string{"strong": "portable kernel: crypto/rand.Read (getrandom(2), the kernel CSPRNG); tuned kernel: an AES-128-CTR keystream per worker, keyed from crypto/rand", "seeded": "SplitMix64"},
 		"workloads": entries,
 	}
 	out, _ := json.Marshal(list)

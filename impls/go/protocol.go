@@ -163,6 +163,7 @@ type Model struct {
 	Workers          bool              `json:"workers,omitempty"`
 	Note             string            `json:"note,omitempty"`
 	Flags            string            `json:"flags,omitempty"`
+	Detail           string            `json:"detail,omitempty"` // a server's model_detail (echo-server)
 	Start            map[string]string `json:"start,omitempty"`
 	StartUnavailable map[string]string `json:"start_unavailable,omitempty"`
 }
@@ -217,6 +218,9 @@ type Workload struct {
 	// Kernels, where the workload has kernel classes, is --list's "kernels": what the portable
 	// and (where one exists) the tuned kernel are.
 	Kernels func() map[string]string
+	// Serve, for a server (echo-server), replaces the timed repetitions with its own
+	// conversation on stdin and stdout; it returns at the end of stdin.
+	Serve func(args *Args, stdin io.Reader, stdout io.Writer) error
 }
 
 // kernelClass reads --kernel portable|tuned (default portable) and records it as extra.kernel;

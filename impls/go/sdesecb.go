@@ -2,11 +2,9 @@
 package main
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"slices"
 	"strings"
 	"time"
 )
@@ -40,37 +38,17 @@ var sdesWorkload = &Workload{
 	Kernels: func() map[string]string {
 		return map[string]string{
 			"portable": referenceTransliterated,
-			"tuned": "bitwise: " + sdesTunedBitwise[bitwiseKernels()[0]] +
-				" (the best this CPU runs; --bitwise-kernel gfni-avx512|sliced|masks names one: " +
-				"sliced = " + sdesTunedBitwise["sliced"] + ", masks = " + sdesTunedBitwise["masks"] +
-				"); table: " + tableKernelDetail(tableKernels()[0]) +
-				" (the best this CPU runs; --table-kernel avx512vbmi|avx2|go names one); " +
-				"a kernel this CPU lacks is exit 2",
+			"tuned": "bitwise: " + firstThatRuns(sdesBitwiseTechniques).describe() + "; table: " +
+				firstThatRuns(sdesTableTechniques).describe() + " (the best this CPU runs; " + sdesTechniqueVariable +
+				" or --bitwise-kernel " + strings.ReplaceAll(labelsOf(sdesBitwiseTechniques), ", ", "|") +
+				", --table-kernel " + strings.ReplaceAll(labelsOf(sdesTableTechniques), ", ", "|") +
+				" names one; one this CPU lacks is exit 2)",
 		}
 	},
 }
 
 // referenceTransliterated is every portable kernel's name (docs/protocol.md, "Kernel classes").
 const referenceTransliterated = "reference, transliterated"
-
-// The tuned bitwise kernels (extra.kernel_detail; --bitwise-kernel picks one, by default the
-// first of bitwiseKernels()).
-var sdesTunedBitwise = map[string]string{
-	"gfni-avx512": "Go asm VGF2P8AFFINEQB (GFNI + AVX-512): every permutation an 8x8 bit matrix, the S-boxes VPSHUFB, 64 bytes a step; streaming stores from 1 MiB",
-	"sliced":      "bit-sliced S-DES, 64 bytes as 8 uint64 bit planes (plain Go)",
-	"masks":       "mask-and-shift permutations with packed S-box words, one byte a step (plain Go)",
-}
-
-// tableKernelDetail names one of tableKernels() for extra.kernel_detail.
-func tableKernelDetail(kernel string) string {
-	switch kernel {
-	case "avx512vbmi":
-		return "Go asm VPERMI2B (AVX-512 VBMI)"
-	case "avx2":
-		return "Go asm VPSHUFB (AVX2)"
-	}
-	return "8 table lookups per 64-bit word (plain Go)"
-}
 
 // What follows down to portableTableCipher is the portable kernel: the spec's reference procedure,
 // transliterated (the same tables, loops and order of operations).
@@ -192,8 +170,9 @@ func prepareSdes(args *Args) (Repetition, error) {
 	return sdesGoroutines(newCipher, uint(key), ciphertext, plaintext, plan, pool), nil
 }
 
-// sdesCipherNamed picks --cipher and --kernel, and for tuned the kernel of its cipher
-// (--bitwise-kernel, --table-kernel), recorded as extra.bitwise_kernel or extra.table_kernel.
+// sdesCipherNamed picks --cipher and --kernel, and for tuned the technique of its cipher (the
+// best this CPU runs, or the one PARBENCH_SDES_TECHNIQUE, --bitwise-kernel or --table-kernel
+// names), recorded as extra.bitwise_kernel or extra.table_kernel and first in kernel_detail.
 func sdesCipherNamed(args *Args) (func(key uint) encryptRange, error) {
 	tuned, err := kernelClass(args, true)
 	if err != nil {
@@ -217,44 +196,19 @@ func sdesCipherNamed(args *Args) (func(key uint) encryptRange, error) {
 		}
 		return portableTableCipher, nil
 	case cipher == "bitwise":
-		return tunedBitwiseNamed(args)
+		chosen, err := chooseTechnique(args, "bitwise-kernel", sdesTechniqueVariable, "the bitwise cipher", sdesBitwiseTechniques)
+		if err != nil {
+			return nil, err
+		}
+		args.Extra["bitwise_kernel"], args.Extra["kernel_detail"] = chosen.label, chosen.describe()
+		return chosen.kernel, nil
 	}
-	return tunedTableNamed(args)
-}
-
-// bitwiseKernels lists the tuned bitwise kernels this CPU runs, fastest first; sliced and masks
-// are plain Go and run everywhere.
-func bitwiseKernels() []string {
-	if hasGFNIAVX512() {
-		return []string{"gfni-avx512", "sliced", "masks"}
+	chosen, err := chooseTechnique(args, "table-kernel", sdesTechniqueVariable, "the table cipher", sdesTableTechniques)
+	if err != nil {
+		return nil, err
 	}
-	return []string{"sliced", "masks"}
-}
-
-// tunedBitwiseNamed picks --bitwise-kernel among those this CPU runs (default the fastest); one
-// it lacks is a bad argument, never a quiet fallback.
-func tunedBitwiseNamed(args *Args) (func(key uint) encryptRange, error) {
-	kernels := bitwiseKernels()
-	kernel := cmp.Or(args.String("bitwise-kernel"), kernels[0])
-	if !slices.Contains(kernels, kernel) {
-		return nil, usagef("--bitwise-kernel %q is not one this CPU runs; valid here: %s", kernel, strings.Join(kernels, ", "))
-	}
-	ciphers := map[string]func(uint) encryptRange{"gfni-avx512": gfniCipher, "sliced": slicedCipher, "masks": maskedCipher}
-	args.Extra["bitwise_kernel"] = kernel
-	args.Extra["kernel_detail"] = sdesTunedBitwise[kernel]
-	return ciphers[kernel], nil
-}
-
-// tunedTableNamed picks --table-kernel among those this CPU runs (default the fastest).
-func tunedTableNamed(args *Args) (func(key uint) encryptRange, error) {
-	kernels := tableKernels()
-	kernel := cmp.Or(args.String("table-kernel"), kernels[0])
-	if !slices.Contains(kernels, kernel) {
-		return nil, usagef("--table-kernel %q is not one this CPU runs; valid here: %s", kernel, strings.Join(kernels, ", "))
-	}
-	args.Extra["table_kernel"] = kernel
-	args.Extra["kernel_detail"] = tableKernelDetail(kernel)
-	return tableCipher(kernel), nil
+	args.Extra["table_kernel"], args.Extra["kernel_detail"] = chosen.label, chosen.describe()
+	return tableCipher(chosen.kernel), nil
 }
 
 // repetitionKey is the key a repetition encrypts under: its variant (protocol 3), a 10-bit key.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -88,23 +91,98 @@ func TestQuickBrownFoxUnderKey642(t *testing.T) {
 	}
 }
 
-func TestEveryKernelEncryptsTheFoxAndIsRecorded(t *testing.T) {
+// Every tuned technique of both ciphers, forced by PARBENCH_SDES_TECHNIQUE, encrypts the fox
+// to the spec's SHA-256 through the whole program and says so, its label first.
+func TestEveryTechniqueForcedEncryptsTheFoxAndIsRecorded(t *testing.T) {
 	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
-	for _, kernel := range tableKernels() {
-		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "table", "--kernel", "tuned",
-			"--table-kernel", kernel)
+	check := func(t *testing.T, cipher, label string) {
+		t.Setenv(sdesTechniqueVariable, label)
+		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", cipher, "--kernel", "tuned")
 		result := runOnce(t, args)
-		if result.Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" || args.Extra["table_kernel"] != kernel {
-			t.Errorf("%s: %s, extra %v", kernel, result.Checksum, args.Extra)
+		if result.Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" ||
+			args.Extra[cipher+"_kernel"] != label || !strings.HasPrefix(args.Extra["kernel_detail"].(string), label+": ") {
+			t.Errorf("%s: %s, extra %v", label, result.Checksum, args.Extra)
+		}
+	}
+	for _, technique := range sdesBitwiseTechniques {
+		t.Run("bitwise/"+technique.label, func(t *testing.T) { skipUnlessRuns(t, technique); check(t, "bitwise", technique.label) })
+	}
+	for _, technique := range sdesTableTechniques {
+		t.Run("table/"+technique.label, func(t *testing.T) { skipUnlessRuns(t, technique); check(t, "table", technique.label) })
+	}
+}
+
+// Unforced, the tuned kernel is the first technique this CPU runs.
+func TestTheDefaultTechniqueIsTheBestThisCPURuns(t *testing.T) {
+	t.Setenv(sdesTechniqueVariable, "")
+	input := sdesFile(t, []byte("fox"))
+	for cipher, best := range map[string]string{"bitwise": firstThatRuns(sdesBitwiseTechniques).label,
+		"table": firstThatRuns(sdesTableTechniques).label} {
+		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", cipher, "--kernel", "tuned")
+		runOnce(t, args)
+		if args.Extra[cipher+"_kernel"] != best {
+			t.Errorf("%s: ran %v, want %s", cipher, args.Extra[cipher+"_kernel"], best)
 		}
 	}
 }
 
-func TestAKernelTheCPULacksIsABadArgument(t *testing.T) {
-	args := testArgs(t, "sdes-ecb", "seq", 0, "--input", "x", "--cipher", "table", "--kernel", "tuned",
-		"--table-kernel", "sse9")
-	if _, err := sdesWorkload.Prepare(args); exitFor(err) != 2 {
-		t.Fatalf("got %v", err)
+func TestATechniqueTheCPULacksIsABadArgument(t *testing.T) {
+	for _, flags := range [][]string{{"--cipher", "table", "--table-kernel", "sse9"}, {"--cipher", "bitwise", "--bitwise-kernel", "sse9"}} {
+		args := testArgs(t, "sdes-ecb", "seq", 0, append([]string{"--input", "x", "--kernel", "tuned"}, flags...)...)
+		if _, err := sdesWorkload.Prepare(args); exitFor(err) != 2 {
+			t.Fatalf("%v: got %v", flags, err)
+		}
+	}
+}
+
+// Every tuned bitwise technique equals the portable kernel for all 1,024 keys, on random input
+// at random lengths around its block and random dst offsets, and on a few inputs past the
+// streaming threshold; it writes nothing past the range.
+func TestEveryBitwiseTechniqueMatchesThePortableForEveryKey(t *testing.T) {
+	src := splitmix64Bytes(nil, 47, 0, streamFrom+300)
+	for _, technique := range sdesBitwiseTechniques {
+		t.Run(technique.label, func(t *testing.T) {
+			skipUnlessRuns(t, technique)
+			random := rand.New(rand.NewPCG(47, 61))
+			for key := range uint(1024) {
+				n := random.IntN(300)
+				if key%400 == 7 {
+					n = streamFrom + random.IntN(200)
+				}
+				checkAgainstPortable(t, technique.label, key, bitwiseCipher(key), technique.kernel(key), src[:n], random.IntN(64))
+			}
+		})
+	}
+}
+
+// Every tuned table technique equals the portable lookup for all 1,024 keys in the same way.
+func TestEveryTableTechniqueMatchesThePortableForEveryKey(t *testing.T) {
+	src := splitmix64Bytes(nil, 11, 0, streamFrom+300)
+	for _, technique := range sdesTableTechniques {
+		t.Run(technique.label, func(t *testing.T) {
+			skipUnlessRuns(t, technique)
+			random := rand.New(rand.NewPCG(11, 61))
+			for key := range uint(1024) {
+				n := random.IntN(1000)
+				if key%400 == 7 {
+					n = streamFrom + random.IntN(200)
+				}
+				checkAgainstPortable(t, technique.label, key, portableTableCipher(key), tableCipher(technique.kernel)(key), src[:n], random.IntN(64))
+			}
+		})
+	}
+}
+
+// checkAgainstPortable runs both ciphers over src, the tuned one into dst at `offset`, with a
+// guard byte after it.
+func checkAgainstPortable(t *testing.T, label string, key uint, portable, tuned encryptRange, src []byte, offset int) {
+	t.Helper()
+	want, got := make([]byte, len(src)), make([]byte, len(src)+offset+1)
+	got[offset+len(src)] = 0xa5
+	portable(want, src)
+	tuned(got[offset:offset+len(src)], src)
+	if !bytes.Equal(got[offset:offset+len(src)], want) || got[offset+len(src)] != 0xa5 {
+		t.Fatalf("%s: key %d, %d bytes at offset %d differ from the portable kernel", label, key, len(src), offset)
 	}
 }
 
@@ -166,24 +244,6 @@ func TestEverySdesModelReportsTheCopyCeiling(t *testing.T) {
 	}
 }
 
-func TestEveryTableKernelMatchesThePortableLoop(t *testing.T) {
-	table := sdesTable(642)
-	src := splitmix64Bytes(nil, 11, 0, 1<<20+300)
-	for _, kernel := range tableKernels() {
-		lookup := tableLookupWith(kernel, table)
-		for _, offset := range []int{0, 1, 7, 63} {
-			for _, n := range []int{0, 1, 63, 64, 65, 127, 1000, 4096 + 13, 1<<20 + 200} {
-				want, got := make([]byte, n+offset), make([]byte, n+offset)
-				portableTableCipher(642)(want[offset:], src[:n])
-				lookup(got[offset:], src[:n])
-				if string(got) != string(want) {
-					t.Fatalf("%s: %d bytes at offset %d differ from the portable loop", kernel, n, offset)
-				}
-			}
-		}
-	}
-}
-
 // The tuned kernels derive the key's table with the masked kernel: the spec's table all the same.
 func TestTheMaskedTableIsTheSpecTable(t *testing.T) {
 	if got := hex.EncodeToString(maskedTable(642)[:]); got != table642 {
@@ -207,14 +267,38 @@ func BenchmarkTableKernels(b *testing.B) {
 			copy(dst, src)
 		}
 	})
-	for _, kernel := range tableKernels() {
-		lookup := tableLookupWith(kernel, sdesTable(642))
-		b.Run(kernel, func(b *testing.B) {
+	for _, technique := range sdesTableTechniques {
+		if !technique.runs() {
+			continue
+		}
+		lookup := technique.kernel(sdesTable(642))
+		b.Run(technique.label, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
 				lookup(dst, src)
 			}
 		})
+	}
+}
+
+// BenchmarkBitwiseTechniques runs each bitwise technique this CPU has over 16 MiB (the figures'
+// size) and over 64 KiB (in cache: what the instructions cost without the memory).
+func BenchmarkBitwiseTechniques(b *testing.B) {
+	src := splitmix64Bytes(nil, 5, 0, 16<<20)
+	dst := make([]byte, len(src))
+	copy(dst, src)
+	for _, size := range []int{64 << 10, len(src)} {
+		for _, technique := range sdesBitwiseTechniques[:2] {
+			if !technique.runs() {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%d", technique.label, size), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					technique.kernel(642)(dst[:size], src[:size])
+				}
+			})
+		}
 	}
 }
 
@@ -256,7 +340,7 @@ func TestPortableAndTunedTableKernelsAgree(t *testing.T) {
 	for _, key := range []uint{0, 642, 1023} {
 		want, got := make([]byte, len(src)), make([]byte, len(src))
 		portableTableCipher(key)(want, src)
-		tableCipher(tableKernels()[0])(key)(got, src)
+		tableCipher(firstThatRuns(sdesTableTechniques).kernel)(key)(got, src)
 		if !bytes.Equal(want, got) {
 			t.Fatalf("key %d: tuned table differs from portable", key)
 		}

@@ -1,15 +1,8 @@
 // The bitwise form's GFNI kernel on amd64 (sdesgfni_amd64.s), chosen at run time from what the CPU reports.
 package main
 
-import "golang.org/x/sys/cpu"
-
 //go:noescape
 func encryptGFNI(dst, src *byte, blocks int, k1, k2 byte, tables *gfniTables, streaming bool)
-
-// hasGFNIAVX512 is whether this CPU (and its OS, for the ZMM state) runs encryptGFNI.
-func hasGFNIAVX512() bool {
-	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512GFNI
-}
 
 // gfniCipher is the tuned bitwise form by GFNI: the key schedule, then encryptGFNI over the
 // 64-byte blocks; the head up to an aligned dst and the tail go through the masked kernel.

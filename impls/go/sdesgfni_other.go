@@ -3,6 +3,4 @@
 // The bitwise form off amd64: no GFNI kernel.
 package main
 
-func hasGFNIAVX512() bool { return false }
-
 func gfniCipher(key uint) encryptRange { panic("sdes-ecb: the GFNI kernel is amd64 only") }

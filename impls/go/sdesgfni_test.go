@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"unsafe"
@@ -55,67 +53,6 @@ func TestTheGFNISboxesLookUpTheSpecEntriesInEveryLane(t *testing.T) {
 	for at := range 64 {
 		if uint(sdesGFNI.s0[at]) != sbox(&sdesS0, uint(at%16))<<2 || uint(sdesGFNI.s1[at]) != sbox(&sdesS1, uint(at%16)) {
 			t.Fatalf("entry %d: s0 %x s1 %x", at, sdesGFNI.s0[at], sdesGFNI.s1[at])
-		}
-	}
-}
-
-// Every tuned bitwise kernel this CPU runs (the fallbacks sliced and masks on every CPU) equals
-// the portable one on random keys, lengths and dst offsets, with and without streaming stores.
-func TestEveryBitwiseKernelMatchesThePortableOnRandomInputsAndKeys(t *testing.T) {
-	random := rand.New(rand.NewPCG(47, 47))
-	src := splitmix64Bytes(nil, 47, 0, streamFrom+300)
-	ciphers := map[string]func(uint) encryptRange{"gfni-avx512": gfniCipher, "sliced": slicedCipher, "masks": maskedCipher}
-	for _, kernel := range bitwiseKernels() {
-		for trial := range 40 {
-			key, offset := uint(random.IntN(1024)), random.IntN(64)
-			n := random.IntN(300)
-			if trial < 3 {
-				n = streamFrom + random.IntN(200)
-			}
-			want, got := make([]byte, n), make([]byte, n+offset+1)
-			got[offset+n] = 0xa5
-			bitwiseCipher(key)(want, src[:n])
-			ciphers[kernel](key)(got[offset:offset+n], src[:n])
-			if !bytes.Equal(got[offset:offset+n], want) || got[offset+n] != 0xa5 {
-				t.Fatalf("%s: key %d, %d bytes at offset %d differ from the portable kernel", kernel, key, n, offset)
-			}
-		}
-	}
-}
-
-func TestEveryBitwiseKernelEncryptsTheFoxAndIsRecorded(t *testing.T) {
-	input := sdesFile(t, []byte("The quick brown fox jumps over the lazy dog\n"))
-	for _, kernel := range bitwiseKernels() {
-		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "bitwise", "--kernel", "tuned",
-			"--bitwise-kernel", kernel)
-		result := runOnce(t, args)
-		if result.Checksum != "914675d0c7b2f71113578ca02139eb35d6432c8e7d5da3684487415877b391cf" ||
-			args.Extra["bitwise_kernel"] != kernel || args.Extra["kernel_detail"] != sdesTunedBitwise[kernel] {
-			t.Errorf("%s: %s, extra %v", kernel, result.Checksum, args.Extra)
-		}
-	}
-}
-
-func TestTheDefaultBitwiseKernelIsTheBestThisCPURuns(t *testing.T) {
-	input := sdesFile(t, []byte("fox"))
-	args := testArgs(t, "sdes-ecb", "seq", 0, "--input", input, "--cipher", "bitwise", "--kernel", "tuned")
-	runOnce(t, args)
-	want := map[bool]string{true: "gfni-avx512", false: "sliced"}[hasGFNIAVX512()]
-	if args.Extra["bitwise_kernel"] != want {
-		t.Fatalf("ran %v, want %s", args.Extra["bitwise_kernel"], want)
-	}
-}
-
-func TestABitwiseKernelTheCPULacksIsABadArgument(t *testing.T) {
-	lacking := []string{"sse9"}
-	if !hasGFNIAVX512() {
-		lacking = append(lacking, "gfni-avx512")
-	}
-	for _, kernel := range lacking {
-		args := testArgs(t, "sdes-ecb", "seq", 0, "--input", "x", "--cipher", "bitwise", "--kernel", "tuned",
-			"--bitwise-kernel", kernel)
-		if _, err := sdesWorkload.Prepare(args); exitFor(err) != 2 {
-			t.Fatalf("%s: got %v", kernel, err)
 		}
 	}
 }

@@ -3,11 +3,19 @@ package main
 
 import "encoding/binary"
 
+// streamFrom is where Go's own memmove switches to non-temporal stores: an output this large
+// would only evict the input from the cache on its way to memory.
+const streamFrom = 1 << 20
+
 // tableCipher is the tuned table form: the key's table (derived by the mask-and-shift kernel),
-// then a kernel of sdestable_amd64.go: by default the fastest the CPU offers, `--table-kernel`
-// names another.
-func tableCipher(kernel string) func(key uint) encryptRange {
-	return func(key uint) encryptRange { return tableLookupWith(kernel, maskedTable(key)) }
+// then `lookup`, a technique of sdesTableTechniques, over it.
+func tableCipher(lookup func(table *[256]byte) encryptRange) func(key uint) encryptRange {
+	return func(key uint) encryptRange { return lookup(maskedTable(key)) }
+}
+
+// lookupWordsOver is the technique "go": lookupWords over the key's table.
+func lookupWordsOver(table *[256]byte) encryptRange {
+	return func(dst, src []byte) { lookupWords(dst, src, table) }
 }
 
 // lookupWords is the tuned kernels' plain-Go loop: eight lookups per 64-bit load and store, about 1.4x

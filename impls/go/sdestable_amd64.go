@@ -1,11 +1,7 @@
 // The table form's vector kernels on amd64, chosen at run time from what the CPU reports.
 package main
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/cpu"
-)
+import "unsafe"
 
 //go:noescape
 func lookupVBMI(dst, src *byte, blocks int, table *[256]byte, streaming bool)
@@ -13,35 +9,18 @@ func lookupVBMI(dst, src *byte, blocks int, table *[256]byte, streaming bool)
 //go:noescape
 func lookupAVX2(dst, src *byte, blocks int, diffs *[16][32]byte, streaming bool)
 
-// streamFrom is where Go's own memmove switches to non-temporal stores: an output this large
-// would only evict the input from the cache on its way to memory.
-const streamFrom = 1 << 20
-
-// tableKernels lists the kernels this CPU can run, fastest first; "go" is always last.
-func tableKernels() []string {
-	kernels := []string{}
-	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI {
-		kernels = append(kernels, "avx512vbmi")
-	}
-	if cpu.X86.HasAVX2 {
-		kernels = append(kernels, "avx2")
-	}
-	return append(kernels, "go")
+// lookupVBMIOver is the technique "avx512vbmi" over the key's table.
+func lookupVBMIOver(table *[256]byte) encryptRange {
+	return func(dst, src []byte) { lookupVector(dst, src, table, 64, lookupVBMI) }
 }
 
-// tableLookupWith returns the named kernel as a range translator over the key's table.
-func tableLookupWith(kernel string, table *[256]byte) func(dst, src []byte) {
-	switch kernel {
-	case "avx512vbmi":
-		return func(dst, src []byte) { lookupVector(dst, src, table, 64, lookupVBMI) }
-	case "avx2":
-		diffs := avx2Rows(table)
-		avx2 := func(dst, src *byte, blocks int, _ *[256]byte, streaming bool) {
-			lookupAVX2(dst, src, blocks, diffs, streaming)
-		}
-		return func(dst, src []byte) { lookupVector(dst, src, table, 32, avx2) }
+// lookupAVX2Over is the technique "avx2" over the key's table, cut into its rows (avx2Rows).
+func lookupAVX2Over(table *[256]byte) encryptRange {
+	diffs := avx2Rows(table)
+	avx2 := func(dst, src *byte, blocks int, _ *[256]byte, streaming bool) {
+		lookupAVX2(dst, src, blocks, diffs, streaming)
 	}
-	return func(dst, src []byte) { lookupWords(dst, src, table) }
+	return func(dst, src []byte) { lookupVector(dst, src, table, 32, avx2) }
 }
 
 // lookupVector runs a table kernel of `block`-byte steps over the middle of the range (see

@@ -3,8 +3,6 @@
 // The tuned table form off amd64: the plain-Go word loop only.
 package main
 
-func tableKernels() []string { return []string{"go"} }
+func lookupVBMIOver(*[256]byte) encryptRange { panic("sdes-ecb: the VBMI table kernel is amd64 only") }
 
-func tableLookupWith(_ string, table *[256]byte) func(dst, src []byte) {
-	return func(dst, src []byte) { lookupWords(dst, src, table) }
-}
+func lookupAVX2Over(*[256]byte) encryptRange { panic("sdes-ecb: the AVX2 table kernel is amd64 only") }

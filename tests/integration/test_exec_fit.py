@@ -80,7 +80,7 @@ def test_a_sitting_that_gives_the_command_one_cpu_is_refused_as_no_parallelism_a
     assert "  no parallelism available: with more workers the command ran on at most " in answer, answer
     # The answer leads: only the progress lines before it, the points' table after the blocks.
     assert "┏" not in done.stdout[:done.stdout.index("Answer")]
-    assert done.stdout.index("Benchmark 2:") < done.stdout.index("┃ case")
+    assert done.stdout.index("Benchmark 2:") < done.stdout.index("family")
     assert "no serial fraction from this sitting" in answer and "serial fraction (Amdahl) f" not in answer
     assert "best at" not in answer and "cores it ran on (CPU over wall), by workers asked: 1: " in answer
     [result] = _analyses(db, "scaling")

@@ -66,7 +66,7 @@ def test_list_names_every_workload_with_families(name):
     for workload, entry in listed["workloads"].items():
         for model, info in entry["models"].items():
             assert info["family"] in {"seq", "threads", "processes", "data-parallel", "async", "green",
-                                      "actors", "fibers", "distributed"}, (workload, model)
+                                      "actors", "fibers", "distributed", "pool", "event-loop"}, (workload, model)
 
 
 def test_the_smoke_suite_exits_0(smoke):

@@ -10,7 +10,7 @@ from parbench.workloads import (SCALES, LineContext, SpecError, check_params, ch
                                 load_all, oracle_cache, parse_param_overrides, with_noop)
 from parbench.workloads.params import ParamError
 
-NAMES = ["batch-job", "coroutine-swarm", "keygen", "sdes-ecb", "spawn-chain"]
+NAMES = ["batch-job", "coroutine-swarm", "echo-server", "keygen", "sdes-ecb", "spawn-chain"]
 
 
 def test_every_spec_loads_with_its_package_and_a_scale_of_each_kind():
@@ -47,7 +47,7 @@ def test_a_spec_may_name_a_module_of_its_own(tmp_path, monkeypatch):
 
 def test_reports_follow_the_seeds_order_and_unknown_names_come_last_by_name():
     assert in_report_order(["zeta", *reversed(NAMES), "alpha"]) == [
-        "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm", "alpha", "zeta"]
+        "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm", "echo-server", "alpha", "zeta"]
     assert in_report_order(["toy", "noop"], with_noop({"toy": toy_workload()})) == ["noop", "toy"]
 
 

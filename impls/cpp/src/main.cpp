@@ -22,6 +22,7 @@ std::string model_json(const ModelInfo& model) {
   if (model.workers) json += ",\"workers\":true";
   if (!model.note.empty()) json += ",\"note\":" + json_string(model.note);
   if (!model.flags.empty()) json += ",\"flags\":" + json_string(model.flags);
+  if (!model.detail.empty()) json += ",\"detail\":" + json_string(model.detail);
   const std::string start = mode_object(model.start.cold, model.start.warm);
   const std::string unavailable = mode_object(model.start.cold_unavailable, model.start.warm_unavailable);
   if (!start.empty()) json += ",\"start\":" + start;

@@ -156,6 +156,7 @@ struct ModelInfo {
   std::string note;
   std::string flags;
   StartOffer start;
+  std::string detail = {};  // a server's model_detail (echo-server's --list entry and ready line)
 };
 
 struct WorkloadInfo {

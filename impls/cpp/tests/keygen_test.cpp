@@ -1,7 +1,11 @@
 // keygen against workloads/keygen.md: Base32 vectors, the seeded checksum, every model agreeing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "digest.hpp"
 #include "workers_for.hpp"
@@ -71,25 +75,64 @@ TEST(Base32Lower, AgreesWithTheBitByBitFormAtEveryLengthUpTo300) {
   }
 }
 
-TEST(Base32Lower, EveryTechniqueThisCpuRunsAgreesWithTheBitByBitFormAndWritesNothingPast) {
-  // The fallback (letter-pairs) runs on every CPU, so this always tests one beside the default.
+TEST(Base32Lower, TheLastTechniqueRunsOnEveryCpu) {
+  // So the agreement test below always runs one technique beside the default.
   ASSERT_STREQ(tuned::base32_techniques().back().name, "letter-pairs");
+}
+
+namespace {
+std::vector<std::string> base32_technique_names() {
+  std::vector<std::string> names;
+  for (const tuned::Base32Technique& technique : tuned::base32_techniques()) names.emplace_back(technique.name);
+  return names;
+}
+}  // namespace
+
+// Every technique, one this CPU cannot run skipped with what it needs.
+class Base32Technique : public ::testing::TestWithParam<std::string> {
+ protected:
+  const tuned::Base32Technique& technique() const {
+    for (const tuned::Base32Technique& t : tuned::base32_techniques()) {
+      if (t.name == GetParam()) return t;
+    }
+    throw std::logic_error("no technique " + GetParam());
+  }
+};
+
+TEST_P(Base32Technique, AgreesWithTheBitByBitFormAtEveryLengthUpTo300AndWritesNothingPast) {
+  if (!technique().available()) GTEST_SKIP() << GetParam() << " needs " << technique().needs << ", which this CPU lacks";
   std::vector<unsigned char> bytes;
   for (std::size_t n = 0; n <= 300; ++n) {
     const std::string expected = base32_by_bits(bytes);
-    for (const tuned::Base32Technique& technique : tuned::base32_techniques()) {
-      if (!technique.available()) continue;
-      std::string out(expected.size() + 1, '!');
-      tuned::base32_into(technique, bytes.data(), bytes.size(), out.data());
-      ASSERT_EQ(out, expected + "!") << technique.name << ", length " << n;
-    }
+    std::string out(expected.size() + 1, '!');
+    tuned::base32_into(technique(), bytes.data(), bytes.size(), out.data());
+    ASSERT_EQ(out, expected + "!") << GetParam() << ", length " << n;
     bytes.push_back(static_cast<unsigned char>(n * 151 + 7));
   }
 }
 
-TEST(Base32Lower, TheDefaultIsVbmiExactlyWhereTheCpuHasIt) {
+TEST_P(Base32Technique, AgreesWithThePortableEncoderOnRandomKeys) {
+  if (!technique().available()) GTEST_SKIP() << GetParam() << " needs " << technique().needs << ", which this CPU lacks";
+  std::mt19937 generator(61);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<unsigned char> bytes(trial < 100 ? 1000 : generator() % 2000);
+    for (auto& b : bytes) b = static_cast<unsigned char>(generator());
+    std::string out(parbench::keygen::base32_length(bytes.size()), '!');
+    tuned::base32_into(technique(), bytes.data(), bytes.size(), out.data());
+    ASSERT_EQ(out, base32_plain(bytes.data(), bytes.size())) << GetParam() << ", length " << bytes.size();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Every, Base32Technique, ::testing::ValuesIn(base32_technique_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string label = info.param;
+                           std::replace(label.begin(), label.end(), '-', '_');
+                           return label;
+                         });
+
+TEST(Base32Lower, TheDefaultIsTheBestTheCpuHas) {
   const bool vbmi = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
-  EXPECT_STREQ(tuned::choose_base32({}).name, vbmi ? "avx512vbmi" : "letter-pairs");
+  EXPECT_STREQ(tuned::choose_base32({}).name, vbmi ? "avx512vbmi" : __builtin_cpu_supports("avx2") ? "avx2" : "letter-pairs");
 }
 
 TEST(Base32Lower, ATechniqueNotKnownOrNotRunHereIsAUsageError) {

@@ -13,7 +13,7 @@ TEST(Registry, EveryWorkloadFileRegisteredItselfOnce) {
   std::multiset<std::string> names;
   for (const ListedWorkload& listed : registered_workloads()) names.insert(listed.info.name);
   // Each of these lives in its own src/workloads/*.cpp; a missing one is an object file the link dropped.
-  for (const char* name : {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"}) {
+  for (const char* name : {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm", "echo-server"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
 }
@@ -38,6 +38,6 @@ TEST(Registry, AnUnknownNameIsAUsageErrorNamingTheValidOnes) {
     FAIL() << "no UsageError";
   } catch (const UsageError& error) {
     EXPECT_EQ(std::string(error.what()),
-              "unknown workload 'sdes'; valid: batch-job, coroutine-swarm, keygen, noop, sdes-ecb, spawn-chain");
+              "unknown workload 'sdes'; valid: batch-job, coroutine-swarm, echo-server, keygen, noop, sdes-ecb, spawn-chain");
   }
 }

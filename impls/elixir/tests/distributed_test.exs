@@ -26,6 +26,22 @@ defmodule Parbench.DistributedTest do
     end
   end
 
+  # impls/elixir/test gives the VM a cookie of the run's own: the tests run sealed, where the
+  # home folder is read-only and Erlang could not create ~/.erlang.cookie on a fresh machine.
+  # OTP reads a cookie already in the home folder first, so on a machine that has one, that one.
+  test "the cluster's cookie is read from a file that exists, the test run's own where the home has none" do
+    run_cookie = Path.join([System.fetch_env!("XDG_CONFIG_HOME"), "erlang", ".erlang.cookie"])
+    home_cookie = Path.join(System.user_home!(), ".erlang.cookie")
+    cookie_file = if File.exists?(home_cookie), do: home_cookie, else: run_cookie
+    cluster = Cluster.start(1, "")
+
+    try do
+      assert Atom.to_string(Node.get_cookie()) == String.trim(File.read!(cookie_file))
+    after
+      Cluster.stop(cluster)
+    end
+  end
+
   test "keygen distributed: seeded, count 3, bytes 10, seed 1 gives d3605c1b2c10e632 on 2 nodes" do
     options = %{"count" => "3", "bytes" => "10", "source" => "seeded", "seed" => "1"}
     assert {3, "d3605c1b2c10e632", extra} = run_case(Keygen, "distributed", options, 2)

@@ -24,7 +24,7 @@ defmodule Parbench.ProtocolTest do
   test "--list lists every workload with its models" do
     listing = Parbench.CLI.listing()
     assert Map.keys(listing.workloads) |> Enum.sort() ==
-             ["batch-job", "coroutine-swarm", "keygen", "noop", "sdes-ecb", "spawn-chain"]
+             ["batch-job", "coroutine-swarm", "echo-server", "keygen", "noop", "sdes-ecb", "spawn-chain"]
     assert listing.workloads["keygen"].models["flow"].workers
   end
 

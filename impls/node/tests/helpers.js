@@ -69,3 +69,20 @@ export async function quietThreadCount() {
   }
   return count;
 }
+
+/**
+ * The threads listed now that were not in `baselineIds` (threadIds() taken before): a test counts
+ * the threads it made by their ids, not by the total, since a thread that an earlier test joined
+ * can leave /proc after the baseline was taken (seen under load: the total one short).
+ */
+export const threadsBornSince = (baselineIds) => {
+  const before = new Set(baselineIds);
+  return threadIds().filter((id) => !before.has(id));
+};
+
+/** threadsBornSince(baselineIds) once those threads have ended (a joined thread leaves /proc a moment late): empty unless one is still alive after two seconds. */
+export async function bornThreadsGone(baselineIds) {
+  const deadline = Date.now() + 2000;
+  while (threadsBornSince(baselineIds).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  return threadsBornSince(baselineIds);
+}

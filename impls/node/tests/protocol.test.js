@@ -16,7 +16,7 @@ test('--list is one JSON object naming every workload, its params and model fami
   assert.equal(result.status, 0);
   const listing = JSON.parse(result.stdout);
   assert.equal(listing.runtime, 'node');
-  assert.deepEqual(Object.keys(listing.workloads).sort(), ['batch-job', 'coroutine-swarm', 'keygen', 'noop', 'sdes-ecb', 'spawn-chain']);
+  assert.deepEqual(Object.keys(listing.workloads).sort(), ['batch-job', 'coroutine-swarm', 'echo-server', 'keygen', 'noop', 'sdes-ecb', 'spawn-chain']);
   assert.deepEqual(listing.workloads['batch-job'].params, ['docs_dir', 'db']);
   for (const workload of Object.values(listing.workloads)) {
     for (const model of Object.values(workload.models)) assert.ok(model.family);
@@ -104,7 +104,10 @@ test('--list: every model with workers offers cold and warm; chains and swarms s
   const { workloads } = JSON.parse(run('--list').stdout);
   for (const [name, workload] of Object.entries(workloads)) {
     for (const [modelName, model] of Object.entries(workload.models)) {
-      if (model.workers) assert.deepEqual(Object.keys(model.start), ['cold', 'warm'], `${name} ${modelName}`);
+      // A server makes its workers before its ready line and is timed by its client: it says why
+      // neither start mode applies.
+      if (name === 'echo-server' && model.workers) assert.deepEqual(Object.keys(model.start_unavailable), ['cold', 'warm'], modelName);
+      else if (model.workers) assert.deepEqual(Object.keys(model.start), ['cold', 'warm'], `${name} ${modelName}`);
       else assert.equal(model.start, undefined, `${name} ${modelName}`);
     }
   }

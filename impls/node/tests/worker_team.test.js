@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ColdTeam, runWorkers, startTeam, WarmTeam, workersReport } from '../src/worker_team.js';
-import { quietThreadCount, threadCount, threadCountSettled } from './helpers.js';
+import { bornThreadsGone, quietThreadCount, threadIds, threadsBornSince } from './helpers.js';
 
 const FIXTURE = new URL('./fixtures/echo_worker.js', import.meta.url);
 
 test('runWorkers resolves only after every worker thread has ended (the join is inside the timed region)', async () => {
-  const before = threadCount();
+  const baseline = threadIds();
   const results = await runWorkers(FIXTURE, 'echo', 3, { chunks: 1 });
   assert.equal(results.length, 3);
-  assert.equal(await threadCountSettled(before), before);
+  assert.deepEqual(await bornThreadsGone(baseline), []);
 });
 
 test('each result names its worker thread; workers_used counts distinct threads with a chunk', async () => {
@@ -30,28 +30,31 @@ test('a worker that throws rejects runWorkers', async () => {
 });
 
 test('a WarmTeam runs every task on the same threads, started before, until ended', async () => {
-  const before = await quietThreadCount();
+  await quietThreadCount();
+  const baseline = threadIds();
   const team = await WarmTeam.start(FIXTURE, 2);
   try {
-    assert.equal(threadCount(), before + 2);
+    const started = threadsBornSince(baseline);
+    assert.equal(started.length, 2);
     const first = await team.run('echo', { chunks: 1 });
     const second = await team.run('echo', { chunks: 1 });
     assert.deepEqual(first.map((result) => result.index), [0, 1]);
     assert.deepEqual(second.map((result) => result.threadId), first.map((result) => result.threadId));
-    assert.equal(threadCount(), before + 2);
+    assert.deepEqual(threadsBornSince(baseline), started);
   } finally {
     await team.end();
   }
-  assert.equal(await threadCountSettled(before), before);
+  assert.deepEqual(await bornThreadsGone(baseline), []);
 });
 
 test('a ColdTeam starts new threads for every task and ends them', async () => {
-  const before = await quietThreadCount();
+  await quietThreadCount();
+  const baseline = threadIds();
   const team = new ColdTeam(FIXTURE, 2);
   const first = await team.run('echo', { chunks: 1 });
   const second = await team.run('echo', { chunks: 1 });
   assert.equal(new Set([...first, ...second].map((result) => result.threadId)).size, 4);
-  assert.equal(await threadCountSettled(before), before);
+  assert.deepEqual(await bornThreadsGone(baseline), []);
 });
 
 test('a warm worker keeps its state from one task to the next; a cold one starts afresh', async () => {
@@ -80,11 +83,12 @@ test('a WarmTeam passes posts on before the result, and rejects when a task thro
 });
 
 test('startTeam: warm starts the team now and says how long it took; cold starts nothing', async () => {
-  const before = await quietThreadCount();
+  await quietThreadCount();
+  const baseline = threadIds();
   const cold = await startTeam('cold', FIXTURE, 2);
   assert.ok(cold.team instanceof ColdTeam);
   assert.equal(cold.startNs, undefined);
-  assert.equal(threadCount(), before);
+  assert.deepEqual(threadsBornSince(baseline), []);
   const warm = await startTeam('warm', FIXTURE, 2);
   assert.ok(warm.team instanceof WarmTeam && warm.startNs > 0);
   await warm.team.end();

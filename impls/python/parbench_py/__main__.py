@@ -19,6 +19,7 @@ WORKLOAD_MODULES = {
     "batch-job": "parbench_py.workloads.batch_job",
     "spawn-chain": "parbench_py.workloads.spawn_chain",
     "coroutine-swarm": "parbench_py.workloads.coroutine_swarm",
+    "echo-server": "parbench_py.workloads.echo_server",
 }
 
 
@@ -60,6 +61,8 @@ def _describe(workload: Workload) -> dict:
              "models": {name: model.describe() for name, model in workload.models.items()}}
     if workload.kernels:
         entry["kernels"] = dict(workload.kernels)
+    if workload.unavailable:
+        entry["models_unavailable"] = dict(workload.unavailable)
     return entry
 
 

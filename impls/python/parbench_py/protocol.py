@@ -95,6 +95,7 @@ class Model:
     workers: bool = False
     note: str = ""
     flags: str = ""
+    detail: str = ""               # a server's model_detail (echo-server's --list entry)
     # Protocol 3's start modes: what each offered mode makes and where, and why the others cannot apply.
     starts: dict[str, str] = field(default_factory=dict)
     start_unavailable: dict[str, str] = field(default_factory=dict)
@@ -113,6 +114,8 @@ class Model:
             entry["workers"] = True
         if self.note:
             entry["note"] = self.note
+        if self.detail:
+            entry["detail"] = self.detail
         if self.flags:
             entry["flags"] = self.flags
         if self.starts:
@@ -139,6 +142,11 @@ class Workload:
     # Run before a repetition's clock starts, inside its prepare_ns, with (params, repetition):
     # batch-job restores its database before every repetition but the process's first.
     prepare: Callable[[dict[str, Any], int], None] | None = None
+    # A server (echo-server) answers its own conversation instead of timed repetitions: it gets the
+    # parsed call and returns at the end of stdin.
+    serve: Callable[[Call], None] | None = None
+    # Models this runtime cannot offer here, each with why (--list's models_unavailable).
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -418,7 +426,7 @@ def main(argv: list[str], workloads: dict[str, Workload], describe_runtime: Call
         return 0
     try:
         call = parse_call(argv, workloads, valid_names)
-        run_repetitions(call)
+        (call.workload.serve or run_repetitions)(call)
     except BadArguments as error:
         print(str(error), file=sys.stderr)
         return EXIT_BAD_ARGUMENTS

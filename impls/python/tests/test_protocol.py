@@ -26,10 +26,10 @@ class Protocol(unittest.TestCase):
         listing = json.loads(run("--list").stdout)
         self.assertEqual(listing["runtime"], "python")
         self.assertEqual(set(listing["workloads"]),
-                         {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm"})
+                         {"noop", "keygen", "sdes-ecb", "batch-job", "spawn-chain", "coroutine-swarm", "echo-server"})
         for workload in listing["workloads"].values():
             for model in workload["models"].values():
-                self.assertIn(model["family"], {"seq", "threads", "processes", "async", "distributed"})
+                self.assertIn(model["family"], {"seq", "threads", "processes", "async", "distributed", "pool", "event-loop"})
 
     def test_noop_prints_one_line_per_repetition(self):
         out = run("noop", variants="0\n" * 3)

@@ -8,6 +8,7 @@ require_relative "parbench/workloads/sdes_ecb"
 require_relative "parbench/workloads/batch_job"
 require_relative "parbench/workloads/spawn_chain"
 require_relative "parbench/workloads/coroutine_swarm"
+require_relative "parbench/workloads/echo_server"
 
 # The Ruby implementation of the parbench workloads.
 module Parbench
@@ -17,7 +18,8 @@ module Parbench
     "sdes-ecb" => Workloads::SdesEcb,
     "batch-job" => Workloads::BatchJob,
     "spawn-chain" => Workloads::SpawnChain,
-    "coroutine-swarm" => Workloads::CoroutineSwarm
+    "coroutine-swarm" => Workloads::CoroutineSwarm,
+    "echo-server" => Workloads::EchoServer
   }.freeze
 
   def self.description

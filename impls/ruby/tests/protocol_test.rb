@@ -71,9 +71,9 @@ class ProtocolTest < Minitest::Test
   def test_list_names_every_workload_and_family
     out, = capture_io { Parbench::Protocol.main(["--list"], workloads: Parbench::WORKLOADS, description: Parbench.description) }
     listed = JSON.parse(out)
-    assert_equal %w[batch-job coroutine-swarm keygen noop sdes-ecb spawn-chain], listed["workloads"].keys.sort
+    assert_equal %w[batch-job coroutine-swarm echo-server keygen noop sdes-ecb spawn-chain], listed["workloads"].keys.sort
     families = listed["workloads"].values.flat_map { |w| w["models"].values.map { |m| m["family"] } }
-    assert_empty families - %w[seq threads processes data-parallel async green actors fibers distributed]
+    assert_empty families - %w[seq threads processes data-parallel async green actors fibers distributed pool event-loop]
   end
 
   def test_unknown_model_is_exit_2

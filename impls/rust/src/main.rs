@@ -4,6 +4,7 @@ mod allocator;
 mod digest;
 mod parallel;
 mod protocol;
+mod technique;
 mod workloads;
 
 use std::process::ExitCode;

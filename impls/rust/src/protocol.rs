@@ -415,6 +415,16 @@ impl<'a> Conversation<'a> {
     pub fn new(input: impl BufRead + 'a, output: impl Write + 'a) -> Conversation<'a> {
         Conversation { input: Box::new(input), output: Box::new(output) }
     }
+
+    /// One line out, flushed: a server's ready and stats lines (echo-server talks for itself).
+    pub fn say(&mut self, line: &Value) -> Outcome<()> {
+        print_line(&mut self.output, line)
+    }
+
+    /// The next stdin line's variant, as `repeat` reads it; `None` at end of file.
+    pub fn next_variant(&mut self, index: usize) -> Outcome<Option<u64>> {
+        read_variant(&mut self.input, index)
+    }
 }
 
 /// Prints the ready line, then runs one repetition per variant line on stdin, read before it

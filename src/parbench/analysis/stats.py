@@ -120,6 +120,8 @@ def warm_up_stats(run: CaseRun) -> dict:
     number = lambda e, k: e.get(k) if isinstance(e.get(k), (int, float)) and not isinstance(e.get(k), bool) else None
     middle = lambda k: (float(np.median(values)) if (values := [v for e in extras if (v := number(e, k)) is not None])
                         else None)
-    return {"steady_class": case_class([str(e["steady_class"]) for e in extras]),
+    levels = [(float(level), float(number(e, "steady_spread_ns") or 0)) if (level := number(e, "steady_level_ns"))
+              is not None else None for e in extras]
+    return {"steady_class": case_class([str(e["steady_class"]) for e in extras], levels),
             "first_median_ns": middle("first_ns"), "warmup_reps_median": middle("warmup_reps"),
             "warmup_median_ns": middle("warmup_ns")}

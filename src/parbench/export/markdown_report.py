@@ -7,14 +7,21 @@ from parbench.export.base import Exporter, Report
 from parbench.export.views import machine_of, runtimes_of
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, ceiling_note, comparison_lines, failure_rows,
-                                  groups, measured_row, outlier_note, override_lines, startup_rows)
+                                  groups, measured_row, outlier_note, override_lines, startup_rows, steady_note)
 from parbench.report.analyses import tables
 from parbench.report.summary import summary
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+def _table(header: list[str], rows: list[list[str | tuple[str, ...]]]) -> list[str]:
+    """A Markdown table; a cell given as lines is shown on as many, each escaped on its own."""
     lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
+    return lines + ["| " + " | ".join(map(_cell, row)) + " |" for row in rows]
+
+
+def _cell(value: str | tuple[str, ...]) -> str:
+    if isinstance(value, tuple):
+        return "<br>".join(markdown_cell(line) for line in value if line)
+    return markdown_cell(value)
 
 
 def render_run(record: RunRecord, analyses: list | None = None) -> str:
@@ -27,12 +34,13 @@ def render_run(record: RunRecord, analyses: list | None = None) -> str:
     runtimes, summary_rows = summary(record)
     if summary_rows and record.kind != "exec":
         out += ["## Summary", "",
-                "The best model of each runtime per table, its median, cost per item and kernel, and its speedup "
-                "over the runtime's seq (95% CI); ★ the fastest runtime of a row that compares runtimes at the same "
-                "parameters, shared by ties. A row of one runtime's own size is marked so and never starred.", ""]
+                "The best model of each runtime per table, its median and its speedup over the runtime's seq (95% "
+                "CI); below, its steady state, first repetition, cost per item and kernel; ★ the fastest runtime of "
+                "a row that compares runtimes at the same parameters, shared by ties. A row of one runtime's own "
+                "size is marked so and never starred.", ""]
         out += _table(["table"] + runtimes,
                       [[row.title + (f" (one runtime's own size: {row.own_sizes})" if row.own_sizes else "")]
-                       + [cell.text() for cell in row.cells] for row in summary_rows])
+                       + [cell.lines() for cell in row.cells] for row in summary_rows])
         out += [""]
     if record.runtimes:
         out += ["## Runtimes", ""] + _table(
@@ -44,9 +52,10 @@ def render_run(record: RunRecord, analyses: list | None = None) -> str:
             continue
         mark, machine = drift_mark(group, analyses), machine_ceiling_of(group, analyses)
         out += [f"## {markdown_cell(group.title)}", ""] + ([f"⚠ {markdown_cell(mark)}.", ""] if mark else []) + _table(
-            COLUMNS, [measured_row(r, machine) for r in measured]) + [""]
+            COLUMNS, [[tuple(c.split("\n")) if "\n" in c else c for c in measured_row(r, machine)]
+                      for r in measured]) + [""]
         notes = [f"{r.case.label}: {text}" for r in measured
-                 for text in (outlier_note(r), ceiling_note(r, machine), kernel_note(r)) if text]
+                 for text in (outlier_note(r), ceiling_note(r, machine), kernel_note(r), steady_note(r)) if text]
         out += [f"- {markdown_cell(n)}" for n in notes] + ([""] if notes else [])
         lines = comparison_lines(group)
         if len(lines) > 1:

@@ -29,7 +29,7 @@
  *            /dev/null as its stdout, unread, as hyperfine's --output=null: reading 20 MB a run
  *            takes a core's time that a program using every core would have had;
  *            uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
- *            feed: "W R budget_ms tolerance_permille;v0 v1 …" (protocol 4, see parse_feed), or
+ *            feed: "W R budget_ms tolerance_permille [min_reps cap_ms];v0 v1 …" (protocol 4, see parse_feed), or
  *            the variants alone, space-separated, "" for none (stdin /dev/null);
  *            hide: newline-separated paths the command must not see, see hide_paths;
  *            writable: the only paths the command may write, see seal_writer: a build's or a
@@ -699,7 +699,48 @@ static long long machine_forks(void) {
  * cgroup counts it), then every thread of every process of the tree as pid.tid:ns, its CPU
  * time from schedstat, after `peak=N` where the kernel keeps the tree's peak task count and
  * `forks=N`, the machine's tasks made since boot (machine_forks). Taken when a line arrives, before the next variant is written, so the
- * process is waiting on its stdin and nothing it does is in between. */
+ * process is waiting on its stdin and nothing it does is in between.
+ * Each thread is pid.tid:ns:delay, delay schedstat's second field: the time it sat runnable
+ * waiting for a core; and `wait=N` is how long the launcher itself, woken for this line, waited
+ * for a core before it read it. Both let the harness tell waiting from work hidden between two
+ * lines. */
+/* Each thread's run delay at the last snapshot, by tid, to take the longest wait of any one thread
+ * over a repetition (wait_since_last): open addressing, an entry older than the last snapshot is
+ * free. One thread's wait, not their sum: workers waiting side by side stretch the gap once. */
+#define WAIT_SLOTS 131072
+static struct { int tid; long long delay, generation; } waits[WAIT_SLOTS];
+/* own_before_poll: the launcher's run delay as it went to sleep in poll, so that own_wait is only
+ * the wait to be woken for the line: its other wake-ups (the memory samples) fall while the
+ * process works, and must not be taken off a gap they did not stretch. */
+static long long wait_generation = 2, longest_wait, own_wait, own_before_poll = -1;   /* 2: a slot never used (0) is free */
+
+static long long own_run_delay(void) {
+    char text[128];
+    if (read_text("/proc/thread-self/schedstat", text, sizeof text) <= 0) return -1;
+    char *delay = strchr(text, ' ');
+    return delay ? atoll(delay + 1) : -1;
+}
+
+static void note_wait(int tid, long long delay) {
+    for (unsigned i = (unsigned)tid * 2654435761u % WAIT_SLOTS, n = 0; n < WAIT_SLOTS; i = (i + 1) % WAIT_SLOTS, n++) {
+        if (waits[i].tid == tid && waits[i].generation == wait_generation - 1) {
+            if (delay - waits[i].delay > longest_wait) longest_wait = delay - waits[i].delay;
+        } else if (waits[i].generation >= wait_generation - 1) {
+            continue;
+        } else if (delay > longest_wait) {
+            longest_wait = delay;                   /* a thread made since the last snapshot */
+        }
+        waits[i].tid = tid, waits[i].delay = delay, waits[i].generation = wait_generation;
+        return;
+    }
+}
+
+/* The wait of the last repetition as snapshot_threads saw it: the launcher's own (woken late for
+ * the line) and the longest of any thread of the tree. */
+static long long wait_since_last(void) {
+    return longest_wait + (own_wait > 0 ? own_wait : 0);
+}
+
 static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t child, long long at_ns) {
     static pid_t pids[MAX_TRACKED];
     int count = cg->version ? cgroup_members(cg, pids, MAX_TRACKED) : descendants(getpid(), pids, MAX_TRACKED);
@@ -711,6 +752,13 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
     if (peak >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " peak=%lld", peak));
     long long forks = machine_forks();
     if (forks >= 0) append(into, text, (size_t)snprintf(text, sizeof text, " forks=%lld", forks));
+    wait_generation++, longest_wait = 0, own_wait = 0;
+    long long own_now = own_run_delay();
+    if (own_now >= 0 && own_before_poll >= 0) {
+        own_wait = own_now - own_before_poll;
+        append(into, text, (size_t)snprintf(text, sizeof text, " wait=%lld", own_wait));
+    }
+    own_before_poll = own_now;             /* a second line of the same wake-up waited for nothing more */
     for (int i = 0; i < count; i++) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
@@ -721,7 +769,10 @@ static void snapshot_threads(struct buffer *into, const struct cgroup *cg, pid_t
             char stat_path[320], stat[128];
             snprintf(stat_path, sizeof stat_path, "/proc/%d/task/%s/schedstat", (int)pids[i], e->d_name);
             if (read_text(stat_path, stat, sizeof stat) <= 0) continue;
-            length = snprintf(text, sizeof text, " %d.%s:%lld", (int)pids[i], e->d_name, atoll(stat));
+            char *delay = strchr(stat, ' ');
+            long long waited = delay ? atoll(delay + 1) : 0LL;
+            note_wait(atoi(e->d_name), waited);
+            length = snprintf(text, sizeof text, " %d.%s:%lld:%lld", (int)pids[i], e->d_name, atoll(stat), waited);
             append(into, text, (size_t)length);
         }
         closedir(tasks);
@@ -1234,8 +1285,17 @@ struct feed {
      * warmup < 0 is "auto", a steady state found by the window test below; else exactly
      * warmup + timed repetitions. */
     long long warmup, timed, budget_ns, tolerance_permille;
-    long long series[MAX_SERIES];  /* each repetition's ns, as its line says */
-    long long reps, first_fed_ns;
+    /* The budget in repetitions too: past budget_ns, go on until min_reps, while within cap_ns
+     * (a first repetition of 0.8 s must not leave no room for a second). */
+    long long min_reps, cap_ns;
+    /* Each repetition as this launcher's clock saw it: from writing its variant to reading its
+     * line, less the longest time one of the tree's threads, or the launcher, sat waiting for a
+     * core meanwhile (a busy machine's noise, not the process's). Never the line's own ns: a
+     * process that chose the series would choose which of its repetitions are timed
+     * (docs/protocol.md, "What a process can know"). Sent back whole ("series"). */
+    long long series[MAX_SERIES];
+    struct buffer series_text;
+    long long reps, first_fed_ns, last_fed_ns;
     size_t line_offset;          /* where the next line to judge starts in the kept stdout */
     const char *verdict;         /* why the feed ended: steady, budget, fixed, protocol, NULL */
     long long first_timed;       /* the first timed repetition, once the verdict is in */
@@ -1286,18 +1346,30 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The window test: the last timed + 1 repetitions all lie within ±tolerance of their median.
- * timed + 1, not timed: the repetition before the timed ones must agree too, so that a flat
- * process stops after one untimed repetition, as a fixed --warmup 1 did. */
+/* The window test, over the launcher's own series (analysis/steady_state.py's `stops`, the same
+ * rule): the last timed + 1 repetitions (3 at least) all lie within ±tolerance of their median,
+ * or the last 2 × that − 1 do but for outliers_allowed of them, so that one garbage collection
+ * or preemption is an outlier rather than a reset. timed + 1, not timed: the repetition before
+ * the timed ones must agree too, so that a flat process stops after one untimed repetition. */
+static long long outliers_allowed(long long count) {
+    return count < 5 ? 0 : ((count - 1) / 4 > 1 ? (count - 1) / 4 : 1);
+}
+
+static int steady_last(const struct feed *feed, long long count) {
+    if (count < 3 || feed->reps < count || count > MAX_SERIES) return 0;
+    static long long sorted[MAX_SERIES];
+    memcpy(sorted, feed->series + feed->reps - count, (size_t)count * sizeof *sorted);
+    qsort(sorted, (size_t)count, sizeof *sorted, by_value);
+    long long median = count % 2 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+    long long allowed = median / 1000 * feed->tolerance_permille + median % 1000 * feed->tolerance_permille / 1000;
+    long long outside = 0;
+    for (long long i = 0; i < count; i++) outside += sorted[i] - median > allowed || median - sorted[i] > allowed;
+    return outside <= outliers_allowed(count);
+}
+
 static int steady(const struct feed *feed) {
     long long window = feed->timed + 1 < 3 ? 3 : feed->timed + 1;
-    if (feed->reps < window) return 0;
-    long long sorted[MAX_SERIES];
-    memcpy(sorted, feed->series + feed->reps - window, (size_t)window * sizeof *sorted);
-    qsort(sorted, (size_t)window, sizeof *sorted, by_value);
-    long long median = window % 2 ? sorted[window / 2] : (sorted[window / 2 - 1] + sorted[window / 2]) / 2;
-    long long allowed = median / 1000 * feed->tolerance_permille + median % 1000 * feed->tolerance_permille / 1000;
-    return sorted[window - 1] - median <= allowed && median - sorted[0] <= allowed;
+    return steady_last(feed, window) || steady_last(feed, 2 * window - 1);
 }
 
 /* After repetition line `reps`: whether to write another variant, and if not, why. */
@@ -1308,7 +1380,9 @@ static int another_repetition(struct feed *feed, long long now) {
     } else if (steady(feed)) {
         feed->verdict = "steady";
     } else if (feed->reps < feed->timed || (feed->reps < feed->variants && feed->reps < MAX_SERIES
-                                            && now - feed->first_fed_ns < feed->budget_ns)) {
+                                            && (now - feed->first_fed_ns < feed->budget_ns
+                                                || (feed->reps < feed->min_reps
+                                                    && now - feed->first_fed_ns < feed->cap_ns)))) {
         return 1;
     } else {
         feed->verdict = "budget";
@@ -1319,7 +1393,7 @@ static int another_repetition(struct feed *feed, long long now) {
 
 /* Whether stdout's line `index` (0: the ready line, k: repetition k - 1's) is the line the protocol
  * expects there; if not, feed->problem quotes it. */
-static int expected_line(struct feed *feed, const struct output *out, long long index) {
+static int expected_line(struct feed *feed, const struct output *out, long long index, long long at) {
     /* the line's bytes: from where the line before ended to its newline */
     size_t start = feed->line_offset;
     const char *line = out->lines.data + start;
@@ -1343,7 +1417,12 @@ static int expected_line(struct feed *feed, const struct output *out, long long 
         return 0;
     }
     if (fine) {
-        if (index && feed->reps < MAX_SERIES) feed->series[feed->reps] = ns;
+        if (index && feed->reps < MAX_SERIES) {
+            long long gap = at - feed->last_fed_ns, waited = wait_since_last();
+            feed->series[feed->reps] = waited < gap ? gap - waited : 1;
+            char value[32];
+            append(&feed->series_text, value, (size_t)snprintf(value, sizeof value, "%lld ", feed->series[feed->reps]));
+        }
         if (index) feed->reps++;
         return 1;
     }
@@ -1369,7 +1448,7 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
         long long at = now_ns() - started;
         snapshot_threads(&feed->threads, cg, child, at);
         if (feed->fd < 0) continue;
-        int more = expected_line(feed, out, feed->lines_seen)
+        int more = expected_line(feed, out, feed->lines_seen, at)
                    && (feed->lines_seen == 0 || another_repetition(feed, at));
         while (*feed->next == ' ') feed->next++;
         size_t length = strcspn(feed->next, " ");
@@ -1378,7 +1457,8 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
             int n = snprintf(variant, sizeof variant, "%.*s\n", (int)(length < 30 ? length : 30), feed->next);
             /* Stamped before the write: the process cannot start its repetition earlier, whereas a
              * launcher preempted right after writing would stamp it late by however long it waited. */
-            int m = snprintf(stamp, sizeof stamp, "%lld ", now_ns() - started);
+            feed->last_fed_ns = now_ns() - started;
+            int m = snprintf(stamp, sizeof stamp, "%lld ", feed->last_fed_ns);
             if (feed->lines_seen == 0) feed->first_fed_ns = at;
             append(&feed->fed, stamp, (size_t)m);
             write_all(feed->fd, variant, (size_t)n);
@@ -1394,17 +1474,20 @@ static void answer_lines(struct feed *feed, const struct output *out, const stru
     }
 }
 
-/* The request's feed field: "warmup timed budget_ms tolerance_permille;v0 v1 …", or the variants
+/* The request's feed field: "warmup timed budget_ms tolerance_permille [min_reps cap_ms];v0 v1 …", or the variants
  * alone (protocol 3: every one written, the harness's counts). */
 static void parse_feed(struct feed *feed, char *text) {
     feed->warmup = -1, feed->timed = 1, feed->budget_ns = 0, feed->tolerance_permille = 100;
+    feed->min_reps = 0, feed->cap_ns = 0;
     char *policy_end = strchr(text, ';');
     feed->next = text;
     if (policy_end) {
-        long long budget_ms = 0;
-        if (sscanf(text, "%lld %lld %lld %lld", &feed->warmup, &feed->timed, &budget_ms,
-                   &feed->tolerance_permille) != 4) feed->warmup = 0;
+        long long budget_ms = 0, cap_ms = 0;
+        int read = sscanf(text, "%lld %lld %lld %lld %lld %lld", &feed->warmup, &feed->timed, &budget_ms,
+                          &feed->tolerance_permille, &feed->min_reps, &cap_ms);
+        if (read != 4 && read != 6) feed->warmup = 0;
         feed->budget_ns = budget_ms * 1000000LL;
+        feed->cap_ns = cap_ms * 1000000LL;
         if (feed->timed < 1) feed->timed = 1;
         feed->next = policy_end + 1;
     }
@@ -1433,7 +1516,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     static char chunk[1 << 16];
 
     static struct feed feed;
-    release(&feed.fed), release(&feed.threads);
+    release(&feed.fed), release(&feed.threads), release(&feed.series_text);
     feed.fd = parked->feed_fd, feed.lines_seen = 0, feed.reps = 0, feed.line_offset = 0, feed.verdict = NULL, feed.first_timed = 0;
     feed.problem[0] = 0;
     parse_feed(&feed, r->feed);
@@ -1465,6 +1548,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     while (main_alive) {
         long long wake = deadline && deadline < next_sample ? deadline : next_sample;
         long long wait_ms = (wake - now_ns()) / 1000000LL;
+        if (feed.variants) own_before_poll = own_run_delay();
         int ready = poll(watch, 3, wait_ms > 0 ? (int)wait_ms : 0);
         long long at = now_ns();
         if (ready < 0 && errno != EINTR) break;
@@ -1566,6 +1650,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
         int n = snprintf(steady_text, sizeof steady_text, "%s %lld %lld", feed.verdict ? feed.verdict : "ended",
                          feed.first_timed, feed.reps);
         frame("steady", steady_text, (size_t)n);
+        frame("series", feed.series_text.data, feed.series_text.length);
         frame("protocol", feed.problem, strlen(feed.problem));
     }
     frame("head", output.head.data, output.head.length);

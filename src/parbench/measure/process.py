@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parbench.analysis.steady_state import TOLERANCE
+from parbench.analysis.steady_state import TOLERANCE, long_window
 from parbench.measure.bench_user import BenchUser
 from parbench.project import cache_root
 
@@ -83,21 +83,36 @@ class Finished:
     protocol_problem: str = ""
     stdout_bytes: int = 0          # every byte of stdout read (0 where it went to /dev/null unread)
     launcher_cpu_ns: int = 0       # the launcher's own CPU during the run: reading the output, sampling
+    # Each repetition as the launcher judged it (its "series" frame): the gap from its variant to
+    # its line less the longest wait for a core of one of the tree's threads or the launcher.
+    launcher_series: list[int] = field(default_factory=list)
+
+
+# Past its budget in seconds, a search goes on until it has had the long window's chance and one
+# more repetition, within this many times the budget: Java's tuned 8 MiB kernel took 799 ms in its
+# first repetition on a busy machine, and a 0.5 s budget allowed it no second (issue 56).
+CAP_PER_BUDGET = 6
 
 
 @dataclass(frozen=True)
 class FeedPolicy:
     """When the launcher stops writing variants (protocol 4): after exactly warmup + timed
-    repetitions, or (warmup None) once the last timed + 1 lie within ±tolerance of their median,
-    or when budget_s of repetitions or the variants run out, whichever comes first."""
+    repetitions, or (warmup None) once its own series is steady (analysis/steady_state.stops),
+    or when the variants run out, or budget_s of repetitions is spent and it has run
+    min_repetitions, or CAP_PER_BUDGET × budget_s is, whichever comes first."""
     warmup: int | None
     timed: int
     budget_s: float = 0.0
     tolerance: float = TOLERANCE
 
+    @property
+    def min_repetitions(self) -> int:
+        return long_window(self.timed) + 1
+
     def field(self, variants: list[int]) -> str:
         warmup = -1 if self.warmup is None else self.warmup
-        return (f"{warmup} {self.timed} {int(self.budget_s * 1000)} {round(self.tolerance * 1000)};"
+        return (f"{warmup} {self.timed} {int(self.budget_s * 1000)} {round(self.tolerance * 1000)} "
+                f"{self.min_repetitions} {int(self.budget_s * CAP_PER_BUDGET * 1000)};"
                 + " ".join(str(int(v)) for v in variants))
 
 
@@ -110,6 +125,11 @@ class ThreadSnapshot:
     threads: dict[tuple[int, int], int]
     peak_tasks: int | None = None     # the most tasks the tree had at once so far (pids.peak), None unread
     machine_forks: int | None = None  # tasks the whole machine made since boot (/proc/stat), None unread
+    # How long each thread sat runnable waiting for a core (schedstat's run delay, cumulative), by
+    # (pid, tid), and how long the launcher, woken for this line, waited before it read it: time
+    # that stretched the gap between two lines but was not work.
+    waits: dict[tuple[int, int], int] = field(default_factory=dict)
+    launcher_wait_ns: int | None = None
 
 
 _building_launcher = threading.Lock()
@@ -416,30 +436,34 @@ def _finished(frames: dict[str, bytes], started: int) -> Finished:
 
 
 def _feed_end(frames: dict[str, bytes]) -> dict:
-    """The launcher's "steady" and "protocol" frames (protocol 4)."""
+    """The launcher's "steady", "protocol" and "series" frames (protocol 4)."""
     verdict, first_timed, seen = (frames.get("steady", b"").decode(errors="replace").split() + ["", "0", "0"])[:3]
     return {"feed_verdict": verdict, "first_timed": int(first_timed) if first_timed.isdigit() else 0,
             "repetitions_seen": int(seen) if seen.isdigit() else 0,
-            "protocol_problem": frames.get("protocol", b"").decode(errors="replace")}
+            "protocol_problem": frames.get("protocol", b"").decode(errors="replace"),
+            "launcher_series": [int(v) for v in frames.get("series", b"").split()]}
 
 
 def _snapshots(text: bytes) -> list[ThreadSnapshot]:
     """The launcher's "threads" frame: one line per stdout line,
-    `at tree_cpu [peak=N] [forks=N] pid.tid:ns …`."""
+    `at tree_cpu [peak=N] [forks=N] [wait=N] pid.tid:ns[:delay] …`."""
     snapshots = []
     for line in text.decode(errors="replace").splitlines():
         at, tree, *threads = line.split()
-        found, counts = {}, {}
+        found, waits, counts = {}, {}, {}
         for entry in threads:
-            if entry.startswith(("peak=", "forks=")):
+            if entry.startswith(("peak=", "forks=", "wait=")):
                 key, _, value = entry.partition("=")
                 counts[key] = int(value)
                 continue
-            ids, _, ns = entry.partition(":")
+            ids, _, times = entry.partition(":")
             pid, _, tid = ids.partition(".")
+            ns, _, delay = times.partition(":")
             found[(int(pid), int(tid))] = int(ns)
+            if delay:
+                waits[(int(pid), int(tid))] = int(delay)
         snapshots.append(ThreadSnapshot(int(at), int(tree) if int(tree) >= 0 else None, found,
-                                        counts.get("peak"), counts.get("forks")))
+                                        counts.get("peak"), counts.get("forks"), waits, counts.get("wait")))
     return snapshots
 
 

@@ -90,16 +90,25 @@ class ThreadUse:
     leftover_cpu_ns: int      # on threads an earlier repetition made (after the ready line)
     new_threads: int          # threads alive at its end that were not there at its start
     ready_cpu_ns: int = 0     # on threads already there at the ready line, the busiest one set aside
+    waited_ns: int = 0        # its threads' and the launcher's time runnable but waiting for a core
 
     @property
     def cores(self) -> float | None:
         return self.cpu_ns / self.wall_ns if self.wall_ns > 0 else None
 
+    def wait_not_work_ns(self, cores: int) -> int:
+        """Of the time its threads waited for a core, what cannot have been work: no more than the
+        core time the tree left unused over the gap. A tree that keeps more threads runnable than
+        there are cores (spinners of its own) waits too, but it used every core meanwhile: that
+        waiting excuses nothing."""
+        return max(0, min(self.waited_ns, cores * self.wall_ns - self.cpu_ns))
+
     def as_extra(self) -> dict[str, Any]:
         """The harness's own observations, stored beside the implementation's fields."""
         return {"measured_cpu_ns": self.cpu_ns, "measured_cores": round(self.cores or 0.0, 3),
                 "new_thread_cpu_ns": self.new_cpu_ns, "leftover_thread_cpu_ns": self.leftover_cpu_ns,
-                "new_threads": self.new_threads, "ready_thread_cpu_ns": self.ready_cpu_ns}
+                "new_threads": self.new_threads, "ready_thread_cpu_ns": self.ready_cpu_ns,
+                "waited_ns": self.waited_ns}
 
 
 def thread_use(snapshots: list, position: int) -> ThreadUse | None:
@@ -124,8 +133,11 @@ def thread_use(snapshots: list, position: int) -> ThreadUse | None:
         made_cpu += max(0, tree - kept_cpu - made_cpu)
     else:
         tree = kept_cpu + made_cpu
+    waited = (sum(after.waits.get(t, 0) - before.waits.get(t, 0) for t in kept)
+              + sum(after.waits.get(t, 0) for t in made))
+    waited += after.launcher_wait_ns or 0        # its wake for this very line (launcher.c)
     return ThreadUse(after.at_ns - before.at_ns, tree, min(made_cpu, tree), min(leftover, tree), len(made),
-                     min(sum(on_ready[1:]), tree))
+                     min(sum(on_ready[1:]), tree), max(0, waited))
 
 
 # Families whose workers are the OS threads the model makes itself: only for them does a thread
@@ -173,7 +185,8 @@ def start_problem(start: str, use: ThreadUse | None, family: str = "threads", fi
 
 
 def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[int], *,
-                 untimed_work: Collection[str]) -> str | None:
+                 untimed_work: Collection[str], waited_ns: list[int] | None = None,
+                 too_busy: list[str] | None = None) -> str | None:
     """The first repetition, warm-up or timed, whose time does not add up against the launcher's
     clock (protocol 3): it accounts for more than the launcher saw between writing its variant and
     reading its line, or leaves too much of that gap unaccounted (the time it books in a phase
@@ -182,7 +195,13 @@ def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[
     of them lie.
     The process's first repetition is spared the last rule only: a JIT loads its classes and a
     BEAM its modules around the first timer (Java's noop booked 14 ms, Elixir's distributed
-    chain 41 ms, both honest), and its figure is the cold `1st`, never the steady median."""
+    chain 41 ms, both honest), and its figure is the cold `1st`, never the steady median.
+    Hidden work needs a core; waiting for one does not. `waited_ns`, per line, is what the kernel
+    says the tree and the launcher sat runnable with no core free (ThreadUse.wait_not_work_ns): it
+    is taken off the unaccounted time first, and what is left of it off the time booked outside
+    the timer. `too_busy` collects the repetitions that pass only thanks to it: on a machine that
+    busy their time cannot be judged, and the result says so."""
+    waits = list(waited_ns or []) + [0] * len(lines)
     for position, (line, arrived, fed) in enumerate(zip(lines, arrivals, fed_ns)):
         seen = arrived - fed
         claimed = accounted_ns(line)
@@ -191,19 +210,33 @@ def time_problem(lines: list[dict[str, Any]], arrivals: list[int], fed_ns: list[
             return (f"{label} accounts for {claimed / 1e6:.2f} ms (its ns and phases), but the launcher saw "
                     f"only {seen / 1e6:.2f} ms between writing its variant and reading its line")
         booked = unvouched(line, untimed_work)
-        if seen - claimed + sum(booked.values()) > UNACCOUNTED_SHARE * seen + UNACCOUNTED_FLOOR_NS:
+        waited = waits[position]
+        excused = min(waited, max(seen - claimed, 0))
+        # The allowance is a share of the time the tree could work in: a gap stretched by waiting
+        # must not widen the room for hidden work.
+        allowance = UNACCOUNTED_SHARE * (seen - excused) + UNACCOUNTED_FLOOR_NS
+        unaccounted = seen - claimed + sum(booked.values())
+        waiting = f", {excused / 1e6:.2f} ms of it waiting for a core," if excused else ""
+        if unaccounted - excused > allowance:
             allowed = f"(allowed: {100 * UNACCOUNTED_SHARE:.0f} % + {UNACCOUNTED_FLOOR_NS / 1e6:.0f} ms)"
             if not booked:
                 return (f"{label} leaves {(seen - claimed) / 1e6:.2f} ms of the {seen / 1e6:.2f} ms the launcher "
-                        f"saw unaccounted for by its ns ({int(line['ns']) / 1e6:.2f} ms) and phases {allowed}: "
-                        "work outside the timer")
+                        f"saw{waiting} unaccounted for by its ns ({int(line['ns']) / 1e6:.2f} ms) and phases "
+                        f"{allowed}: work outside the timer")
             where = ", ".join(f"{f} {v / 1e6:.2f} ms" for f, v in booked.items())
             return (f"{label} books {where} of the {seen / 1e6:.2f} ms the launcher saw, in phases that hold no "
                     f"work of their own in this workload, and leaves {max(seen - claimed, 0) / 1e6:.2f} ms "
-                    f"unaccounted, beside its ns of {int(line['ns']) / 1e6:.2f} ms {allowed}: work outside the timer")
-        if position > 0 and booked_outside_too_much(line):
+                    f"unaccounted{waiting or ','} beside its ns of {int(line['ns']) / 1e6:.2f} ms {allowed}: work "
+                    "outside the timer")
+        outside_excess = booked_outside_ns(line) - max(OUTSIDE_FLOOR_NS, int(line["ns"])) if position > 0 else 0
+        if outside_excess > waited - excused:
             return (f"{label} books {booked_outside_ns(line) / 1e6:.2f} ms as prepare and cleanup, more than its "
-                    f"timed {int(line['ns']) / 1e6:.2f} ms and {OUTSIDE_FLOOR_NS / 1e6:.0f} ms: work outside the timer")
+                    f"timed {int(line['ns']) / 1e6:.2f} ms and {OUTSIDE_FLOOR_NS / 1e6:.0f} ms"
+                    + (f" and the {(waited - excused) / 1e6:.2f} ms it waited for a core" if waited > excused else "")
+                    + ": work outside the timer")
+        if too_busy is not None and (unaccounted > UNACCOUNTED_SHARE * seen + UNACCOUNTED_FLOOR_NS
+                                     or outside_excess > 0):
+            too_busy.append(f"{label} ({waited / 1e6:.2f} ms of its {seen / 1e6:.2f} ms waiting for a core)")
     return None
 
 

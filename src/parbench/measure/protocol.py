@@ -62,10 +62,11 @@ PHASES = ("checksum_ns", "ceiling_ns", "ceiling_setup_ns", "prepare_ns", "cleanu
 # launcher's clock and threads, the machine's load, the warm-up): an implementation's line that
 # sets one has it dropped, with a note, so that no benchmark can forge what vouches for it.
 HARNESS_FIELDS = frozenset({
-    "gap_ns", "measured_cpu_ns", "measured_cores", "new_thread_cpu_ns", "leftover_thread_cpu_ns", "new_threads",
+    "gap_ns", "waited_ns", "measured_cpu_ns", "measured_cores", "new_thread_cpu_ns", "leftover_thread_cpu_ns", "new_threads",
     "peak_tasks", "tasks_made", "tasks_kept",
     "startup_ns", "warmup_ns", "steal_ns", "others_cores", "pool_start_ns",
-    "steady_class", "first_ns", "warmup_reps", "steady_search"})
+    "steady_class", "first_ns", "warmup_reps", "steady_search", "ns_class",
+    "steady_level_ns", "steady_spread_ns"})
 
 
 def drop_harness_fields(lines: list[dict[str, Any]]) -> list[str]:
@@ -260,11 +261,14 @@ def gaps_ns(reply: Reply, fed_ns: list[int] | None = None) -> list[int | None]:
 
 
 def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: int,
-                items_unit: str = "items", zero_allowed: bool = False) -> str | None:
+                items_unit: str = "items", zero_allowed: bool = False,
+                waited_ns: list[int] | None = None) -> str | None:
     """Why the numbers of one process cannot be believed, or None. The harness asked for
     `repeat` timed repetitions of a case whose work is `expected_items` units, and saw the
     process live `wall_ns`. A zero time is allowed where nothing is timed (noop, whose empty
-    region a millisecond clock reads as 0) or where the time is not kept (verification)."""
+    region a millisecond clock reads as 0) or where the time is not kept (verification).
+    `waited_ns` (per line, warm-ups first): time the tree waited for a core, which no timed region
+    could hold, taken off the gap between two lines before it is set against the line's `ns`."""
     reps = reply.repetitions
     if len(reps) != repeat:
         return f"printed {len(reps)} timed repetitions, asked for {repeat}"
@@ -281,11 +285,13 @@ def implausible(reply: Reply, repeat: int, expected_items: int | None, wall_ns: 
                     f"({wall_ns / 1e6:.1f} ms)")
     if sum(r["ns"] for r in reply.warmups + reps) > wall_ns:
         return f"its repetitions add up to more than the whole process's {wall_ns / 1e6:.1f} ms"
-    for previous, (r, arrived) in zip(reply.arrival_ns, list(zip(reps, reply.arrival_ns))[1:]):
-        gap = arrived - previous
+    waits = (waited_ns or [])[len(reply.warmups) + 1:] + [0] * len(reps)
+    for previous, (r, arrived), waited in zip(reply.arrival_ns, list(zip(reps, reply.arrival_ns))[1:], waits):
+        gap = arrived - previous - waited
         if gap > GAP_WORTH_CHECKING_NS and r["ns"] < gap * MIN_SHARE_OF_GAP:
             return (f"repetition {r['rep']} reports {r['ns']} ns but its line came {gap / 1e6:.1f} ms after "
-                    "the one before: the timed region cannot be that short")
+                    + ("the one before" if not waited else f"the one before, less {waited / 1e6:.1f} ms waiting for a core")
+                    + ": the timed region cannot be that short")
     if expected_items is not None:
         wrong = next((r for r in reply.warmups + reps if r["items"] != expected_items), None)
         if wrong is not None:

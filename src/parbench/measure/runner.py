@@ -11,6 +11,7 @@ their reason and stderr tail, and the suite goes on.
 """
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -19,8 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from parbench.analysis.steady_state import TOLERANCE, classify
+from parbench.analysis.steady_state import judge as judge_series
 from parbench.escaping import one_line
+from parbench.measure import echo_loop
 from parbench.measure.bench_user import BenchUser
+from parbench.measure.loadgen import LoadgenMissing
 from parbench.measure.process import FeedPolicy, Finished, run_measured
 from parbench.measure.proofs import busy_problem, start_problem, thread_use, time_problem
 from parbench.measure.protocol import (EXIT_BAD_ARGUMENTS, EXIT_LIMIT, accounted_ns, command_line, drop_harness_fields,
@@ -67,6 +71,10 @@ class Settings:
         """The variants a process may be fed: exactly warmup + repeat, or the search's cap."""
         return warmup + repeat if warmup is not None else max(self.warmup_max, repeat + 1)
 
+
+# A process the load generator drives has no steady-state search (the launcher's feed does it):
+# one warm-up repetition where the settings ask for a search.
+DRIVEN_WARMUP = 1
 
 MIN_PROCESSES = 2     # never fewer than two fresh processes: the variance between them is the point
 
@@ -163,21 +171,32 @@ class WorkloadRunner:
                 return _harness_error(index, f"could not prepare the input: {error}"), []
             argv = command_line(str(runtime.run_script), case.workload, case.model, {**params, **extras},
                                 case.workers)
+            driven = None
             try:
                 seal = sealed_process(self.settings.user, scratch, self.settings.hidden)
-                finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
-                                        feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat), **seal)
-            except OSError as error:
+                if workload.driver == "load-generator":     # echo-server: the harness drives it
+                    warmup = DRIVEN_WARMUP if warmup is None else warmup
+                    driven = echo_loop.run(argv, self.settings.timeout, self.settings.memory_limit_kb, variants,
+                                           case.params, warmup + repeat, warmup, scratch, **seal)
+                    finished = driven.finished
+                else:
+                    finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb,
+                                            feed=feed_of(variants, most), policy=self.settings.policy(warmup, repeat),
+                                            **seal)
+            except (OSError, LoadgenMissing) as error:
                 # The machine itself said no (no processes left while an earlier case's thousands
                 # of threads are still being reaped, say): a result too.
                 return _harness_error(index, f"could not start the process: {error}"), []
-            fed = (variants or [None] * most)[:len(finished.fed_ns)]
+            fed = (variants or [None] * most)[:len(finished.fed_ns) if driven is None else len(driven.loads)]
             try:       # the oracle's answers for what was fed, after the process: none existed before
                 checksums = [workload.expected_checksum(case.params, v) for v in fed]
             except (InputError, RuntimeError, OSError) as error:
                 return _harness_error(index, f"could not work out the expected answers: {error}"), []
             contexts = [LineContext(case.params, v, extras, case.family) for v in fed]
-            expectations = Expectations(repeat, checksums, contexts, workload, case.workers, recheck,
+            # A server's workers report no busy intervals (protocol 2): its time is the load
+            # generator's, and what its workers do in it shows only in the replies they serve.
+            workers = case.workers if driven is None else None
+            expectations = Expectations(repeat, checksums, contexts, workload, workers, recheck,
                                         self._seen.setdefault(case.key, set()) if workload.unique_answers(case.params)
                                         else None, start=case.params.get("start"),
                                         kernel=case.params.get("kernel", "portable") if "kernel" in workload.params
@@ -189,9 +208,36 @@ class WorkloadRunner:
                 measurement.outcome, measurement.detail = "bad-output", (
                     f"it changed its input {', '.join(problems)}; the input is made anew for the next process")
                 return measurement, []
-            return judge(finished, index, expectations, self.settings.timeout)
+            judged = judge(finished, index, expectations, self.settings.timeout)
+            if driven is None:
+                return judged
+            return _driven_startup(judged, finished) if driven.failure is None else _driven_failure(judged, driven.failure)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _driven_startup(judged: tuple[ProcessMeasurement, list[Repetition]], finished: Finished
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A server's start-up is the time to its ready line: its first repetition's line comes after
+    the load generator's run and probes, which are not the server's start."""
+    measurement, reps = judged
+    if reps and finished.stdout_times:
+        reps[0].extra["startup_ns"] = int(finished.stdout_times[0])
+    return measurement, reps
+
+
+def _driven_failure(judged: tuple[ProcessMeasurement, list[Repetition]], failure: echo_loop.Failure
+                    ) -> tuple[ProcessMeasurement, list[Repetition]]:
+    """A process whose repetitions the load generator drove and one of which failed: the load
+    generator's reason, after the launcher's where the server itself crashed."""
+    measurement, reps = judged
+    if measurement.outcome == "crash":
+        measurement.detail = f"{measurement.detail.rstrip(': ')}; {failure.detail}"
+    else:
+        measurement.outcome, measurement.detail = failure.outcome, failure.detail
+    for rep in reps:
+        rep.verified = False
+    return measurement, reps
 
 
 def _harness_error(index: int, detail: str) -> ProcessMeasurement:
@@ -275,8 +321,9 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", "printed no ready line before its first repetition (protocol 3: "
                                      '{"ready":"cold"|"warm"|"none"} once, before reading the first variant)')
     items = expect.workload.expected_items(expect.contexts[0].params) if expect.contexts else None
+    waits = _waits(finished, len(reply.warmups) + len(reply.repetitions))
     problem = implausible(reply, expect.repeat, items, finished.wall_ns, expect.workload.items,
-                          zero_allowed=items == 0 or index < 0)
+                          zero_allowed=items == 0 or index < 0, waited_ns=waits)
     if problem:
         return verdict("bad-output", problem)
     lines = reply.warmups + reply.repetitions
@@ -288,8 +335,10 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
         return verdict("bad-output", mismatch)
     # The verification process's times are not kept (its zero is allowed above): its time is
     # judged in the timed processes, where the reasons name what the numbers cannot be.
+    too_busy: list[str] = []
     too_long = None if index < 0 else time_problem(lines, reply.warmup_arrival_ns + reply.arrival_ns, finished.fed_ns,
-                                                   untimed_work=expect.workload.untimed_work)
+                                                   untimed_work=expect.workload.untimed_work,
+                                                   waited_ns=waits, too_busy=too_busy)
     if too_long:
         return verdict("bad-output", too_long)
     if expect.start is not None:
@@ -312,11 +361,22 @@ def judge(finished: Finished, index: int, expect: Expectations, timeout: float
     leftover = finished.memory.get("leftover")
     if leftover:
         notes.append(f"{leftover} process(es) outlived it and were killed")
+    if too_busy:
+        notes.append(f"the machine was too busy to judge the time outside the timer of {len(too_busy)} "
+                     f"repetition(s), e.g. {too_busy[0]}: passed on the kernel's word that it waited")
     if forged:
         notes.append(f"its lines set the harness's own field(s) {', '.join(forged)}: dropped, the harness's "
                      "readings stand")
     measurement.detail = "; ".join(notes)
     return measurement, reps
+
+
+def _waits(finished: Finished, count: int) -> list[int]:
+    """Per line, the time the tree and the launcher waited for a core that cannot have been work
+    (proofs.ThreadUse.wait_not_work_ns); 0 where the launcher did not see the repetition whole."""
+    cores = len(os.sched_getaffinity(0))
+    uses = [thread_use(finished.threads, position) for position in range(count)]
+    return [use.wait_not_work_ns(cores) if use is not None else 0 for use in uses]
 
 
 def _before_the_work(reply) -> dict:
@@ -333,13 +393,42 @@ def _before_the_work(reply) -> dict:
 
 
 def _warm_up(reply, finished: Finished, expect: Expectations) -> dict:
-    """How the process reached the repetitions that are timed (protocol 4): its class, the
-    first repetition's time (what a one-shot command pays), and the repetitions before."""
-    series = [int(line["ns"]) for line in reply.warmups + reply.repetitions]
-    if not series:
+    """How the process reached the repetitions that are timed (protocol 4), judged by the
+    launcher's clock (launcher_series): its class, the first repetition's time (what a one-shot
+    command pays) and the repetitions before; and its class by its own `ns` beside, the
+    cross-check, which decides nothing."""
+    lines = reply.warmups + reply.repetitions
+    own = [int(line["ns"]) for line in lines]
+    if not own:
         return {}
-    return {"steady_class": classify(series, len(reply.repetitions), expect.tolerance, finished.feed_verdict),
-            "first_ns": series[0], "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict}
+    seen = finished.launcher_series if len(finished.launcher_series) == len(own) else launcher_series(reply, finished.fed_ns)
+    timed = len(reply.repetitions)
+    judged = judge_series(seen, timed, expect.tolerance, finished.feed_verdict)
+    level = {} if judged.level is None else {"steady_level_ns": int(judged.level),
+                                             "steady_spread_ns": int(judged.spread or 0)}
+    return {"steady_class": judged.cls, "first_ns": first_repetition_ns(own, seen, timed),
+            "warmup_reps": len(reply.warmups), "steady_search": finished.feed_verdict, **level,
+            "ns_class": classify(own, timed, expect.tolerance, "fixed" if finished.feed_verdict == "fixed" else "")}
+
+
+def launcher_series(reply, fed_ns: list[int]) -> list[int]:
+    """Each repetition's time as the launcher saw it, from writing its variant to reading its line
+    (warm-ups first), where the launcher sent no series of its own (it sends the gaps less their
+    waits, the series it ended the warm-up by, which the class is judged on). A repetition whose
+    variant has no stamp (a run without a feed) keeps its own ns."""
+    arrivals = reply.warmup_arrival_ns + reply.arrival_ns
+    lines = reply.warmups + reply.repetitions
+    return [arrivals[i] - fed_ns[i] if i < len(fed_ns) and i < len(arrivals) else int(line["ns"])
+            for i, line in enumerate(lines)]
+
+
+def first_repetition_ns(own: list[int], seen: list[int], timed: int) -> int:
+    """The first repetition's time: its ns, and whatever more than a timed repetition usually
+    does the launcher saw it spend outside its timer, so that a slow first repetition booked as
+    preparation still reads as slow."""
+    outside = sorted(s - o for s, o in zip(seen[-timed:], own[-timed:]))
+    usual = outside[len(outside) // 2] if outside else 0
+    return own[0] + max(0, seen[0] - own[0] - usual)
 
 
 def _label(line: dict) -> str:

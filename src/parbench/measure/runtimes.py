@@ -21,7 +21,8 @@ from parbench.project import IMPLS_DIR
 LIST_MAX_DEPTH = 8
 
 
-FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed")
+FAMILIES = ("seq", "threads", "processes", "data-parallel", "async", "green", "actors", "fibers", "distributed", "pool",
+            "event-loop")
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,11 @@ def make_plan(request: Request, workloads: dict[str, Workload], runtimes: dict[s
     _check_params(request.params, chosen_workloads, workloads, described)
     check_params(workloads, chosen_workloads, request.params)
     skipped: list[str] = []
+    if not request.workloads:       # the whole suite: without the workloads that join it only when named
+        left_out = [name for name in chosen_workloads if request.scale not in workloads[name].unnamed_scales]
+        skipped += [f"{name}: left out of the {request.scale} suite (its cases take minutes there); name it to "
+                    f"run it: --workload {name}" for name in left_out]
+        chosen_workloads = [name for name in chosen_workloads if name not in left_out]
     cases: list[Case] = []
     for runtime_name in described:
         offered = described[runtime_name].workloads

@@ -9,7 +9,7 @@ from parbench.escaping import CONSOLE_OPTIONS, SafeConsole, one_line, styled
 from parbench.records import RunRecord
 from parbench.report.rows import (COLUMNS, drift_line, drift_mark, kernel_note, machine_ceiling_of, STARTUP_COLUMNS, Group, ceiling_note, comparison_lines,
                                   failure_rows, groups, measured_row, outlier_note, override_lines,
-                                  startup_rows)
+                                  startup_rows, steady_note)
 from parbench.report.analyses import tables
 from parbench.report.summary import summary
 
@@ -31,9 +31,9 @@ def print_summary(record: RunRecord, console: Console) -> None:
     runtimes, rows = summary(record)
     if not rows or record.kind == "exec":      # exec's commands are compared in their own table
         return
-    table = Table(title="Summary: the best model of each runtime, its median, cost per item and kernel, and its "
-                        "speedup over the runtime's seq (95% CI); ★ the fastest runtime of a row that compares "
-                        "runtimes at the same parameters, shared by ties",
+    table = Table(title="Summary: the best model of each runtime, its median and its speedup over the runtime's "
+                        "seq (95% CI); below, its steady state, first repetition, cost per item and kernel; ★ the "
+                        "fastest runtime of a row that compares runtimes at the same parameters, shared by ties",
                   title_justify="left", header_style="bold")
     table.add_column("table")
     for runtime in runtimes:
@@ -45,12 +45,30 @@ def print_summary(record: RunRecord, console: Console) -> None:
     console.print()
 
 
-def _group_table(title: str, columns: list[str], rows: list[list[str]]) -> Table:
-    table = Table(title=title, title_justify="left", header_style="bold")
+# (least, most) characters of the case table's columns that rich would otherwise size by their
+# headers or squeeze: a case's label and its steady state on two lines at most, a family whole;
+# CPU ("30% (process)") and the ceiling (a ratio, or "–") may take two.
+CASE_COLUMN_WIDTHS = {"case": (20, None), "family": (13, None), "steady state": (16, None),
+                      "95% CI of median": (None, 11), "CPU": (None, 9), "vs ceiling": (None, 8)}
+
+
+def group_table(group: Group, analyses: list | None = None, columns: list[str] | None = None) -> Table:
+    """One table's cases, one row each (the columns of rows.COLUMNS, or those of them given)."""
+    columns = columns or COLUMNS
+    mark = drift_mark(group, analyses)
+    # collapse_padding: one space beside each rule, not two, so that the 15 columns fit a
+    # 160-column terminal with no cell over two lines (tests/unit/report/test_console.py)
+    table = Table(title=group.title + (f"  ⚠ {mark}" if mark else ""), title_justify="left", header_style="bold",
+                  collapse_padding=True, pad_edge=False)
     for column in columns:
-        table.add_column(column, justify="left" if column in ("case", "family") else "right")
-    for row in rows:
-        table.add_row(*(row[COLUMNS.index(column)] for column in columns))
+        least, most = CASE_COLUMN_WIDTHS.get(column, (None, None))
+        table.add_column(column, justify="left" if column in ("case", "family") else "right", overflow="fold",
+                         min_width=least, max_width=most)
+    machine = machine_ceiling_of(group, analyses)
+    for result in group.results:
+        if result.stats is not None:
+            row = measured_row(result, machine)
+            table.add_row(*(row[COLUMNS.index(column)] for column in columns))
     return table
 
 
@@ -62,10 +80,8 @@ def print_group(group: Group, console: Console, analyses: list | None = None,
     measured = [r for r in group.results if r.stats is not None]
     if not measured:
         return
-    mark = drift_mark(group, analyses)
-    machine = machine_ceiling_of(group, analyses)
-    title, rows, columns = group.title + (f"  ⚠ {mark}" if mark else ""), [measured_row(r, machine) for r in measured], list(COLUMNS)
-    table = _group_table(title, columns, rows)
+    columns = list(COLUMNS)
+    table = group_table(group, analyses, columns)
     dropped = []
     unbounded = console.options.update(width=1 << 16)       # the table's own width, not clipped to the console's
     for column in drop_to_fit:
@@ -73,14 +89,16 @@ def print_group(group: Group, console: Console, analyses: list | None = None,
             break
         columns.remove(column)
         dropped.append(column)
-        table = _group_table(title, columns, rows)
+        table = group_table(group, analyses, columns)
     console.print(table)
     if dropped:
         console.print(f"  left out to fit {console.width} columns: {', '.join(dropped)}"
                       + (f" ({keeps_them})" if keeps_them else ""), style="dim", highlight=False)
+    machine = machine_ceiling_of(group, analyses)
     notes = [f"  {one_line(r.case.label)}: {outlier_note(r)}" for r in measured if outlier_note(r)]
     notes += [f"  {one_line(r.case.label)}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]
     notes += [f"  {one_line(r.case.label)}: {kernel_note(r)}" for r in measured if kernel_note(r)]
+    notes += [f"  {one_line(r.case.label)}: {steady_note(r)}" for r in measured if steady_note(r)]
     notes += [f"  {one_line(r.case.label)}: {one_line(r.case.note)}" for r in measured if r.case.note]
     for note in notes:
         console.print(note, style="dim", highlight=False)

@@ -7,7 +7,7 @@ import numpy as np
 
 from parbench.analysis.drift import Drift
 from parbench.analysis.results import MachineCeiling
-from parbench.analysis.steady_state import FLAT, is_marked
+from parbench.analysis.steady_state import FLAT, NONE, is_marked, short_text
 from parbench.escaping import one_line
 from parbench.measure.proofs import overlap_share
 from parbench.records import CaseResult, RunRecord, table_title
@@ -109,6 +109,16 @@ def ceiling_text(result: CaseResult, machine: MachineCeiling | None = None) -> s
     return " · ".join(parts) or "–"
 
 
+def latency_text(result: CaseResult) -> str:
+    """" · latency p50 0.42 ms, p99 1.61 ms" where the repetitions carry the latency of each request
+    (echo-server's load generator stamps every one): the medians over the verified repetitions of
+    each repetition's percentile; "" for a workload without."""
+    p50, p99 = median_extra(result, "p50_ns"), median_extra(result, "p99_ns")
+    if p50 is None or p99 is None:
+        return ""
+    return f" · latency p50 {format_duration(p50)}, p99 {format_duration(p99)}"
+
+
 def check_mark(case) -> str:
     """✓ where a verified answer proves all the work the case names (a checksum the oracle
     computes, with the launcher's evidence of its units), or the workload's word for the part it
@@ -122,8 +132,8 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
     verified = sum(r.verified for r in result.run.repetitions)
     return [one_line(result.case.label), result.case.family, f"{s.ips:.3g}", format_duration(s.mean_ns),
             f"±{s.deviation_pct:.2f}%", format_duration(s.median_ns),
-            f"{format_duration(s.median_ci_ns[0])} – {format_duration(s.median_ci_ns[1])}", steady_text(s),
-            format_duration(s.p99_ns), format_rate(s.items_per_s), ceiling_text(result, machine),
+            interval_text(*s.median_ci_ns), steady_text(s),
+            format_duration(s.p99_ns), format_rate(s.items_per_s) + latency_text(result), ceiling_text(result, machine),
             cpu_text(result), overlap_text(result), memory_text(result),
             f"{check_mark(result.case)} {verified}/{len(result.run.repetitions)}" + (
                 f" partial ({processes_behind(result)} process(es), the run stopped)"
@@ -131,18 +141,40 @@ def measured_row(result: CaseResult, machine: MachineCeiling | None = None) -> l
 
 
 def steady_text(stats) -> str:
-    """How the case's processes reached their timed repetitions (protocol 4): the class, marked
-    where it keeps the figure from an unmarked star, with the first repetition's median ("cold
-    JIT", what a one-shot command pays) and what the warm-up took, where there was one."""
+    """How the case's processes reached their timed repetitions (protocol 4), in two short lines
+    at most: the class in words, marked where it keeps the figure from an unmarked star, and the
+    first repetition's median ("cold JIT", what a one-shot command pays) where it is not flat.
+    The counts and the warm-up's cost are the case's note (steady_note)."""
     if not stats.steady_class:
         return "–"
-    text = ("⚠ " if is_marked(stats.steady_class) else "") + stats.steady_class
+    marked = is_marked(stats.steady_class)
+    text = ("⚠ " if marked else "") + (short_text(stats.steady_class) if marked or ":" in stats.steady_class
+                                       else stats.steady_class)
     if stats.steady_class == FLAT or stats.first_median_ns is None:
         return text
-    text += f" · 1st {format_duration(stats.first_median_ns)}"
-    if stats.warmup_reps_median:
-        text += f" · warm-up {stats.warmup_reps_median:g} reps, {format_duration(stats.warmup_median_ns or 0)}"
-    return text
+    return text + f"\n1st {format_duration(stats.first_median_ns)}"
+
+
+def steady_note(result: CaseResult) -> str:
+    """The steady state in full, where the case table's cell is short of it: the counts of a mix
+    or of levels apart, and what the warm-up took."""
+    s = result.stats
+    if not s or not s.steady_class:
+        return ""
+    parts = [s.steady_class] if ":" in s.steady_class or s.steady_class.startswith(NONE) else []
+    if s.warmup_reps_median:
+        parts.append(f"warm-up {s.warmup_reps_median:g} repetitions, {format_duration(s.warmup_median_ns or 0)}, "
+                     "before the timed ones (median of its processes)")
+    return "steady state: " + "; ".join(parts) if parts else ""
+
+
+def interval_text(low: float, high: float) -> str:
+    """A 95 % interval in brackets, its unit said once where both ends share it."""
+    low_text, high_text = format_duration(low), format_duration(high)
+    low_number, _, low_unit = low_text.rpartition(" ")
+    if low_unit == high_text.rpartition(" ")[2]:
+        return f"[{low_number}–{high_text}]"
+    return f"[{low_text}–{high_text}]"
 
 
 def peak_of(result: CaseResult, key: str) -> int | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked
+from parbench.analysis.steady_state import TOLERANCE as STEADY_TOLERANCE, is_marked, short_text
 from parbench.records import CaseResult, RunRecord
-from parbench.report.rows import (PROVEN, Group, check_mark, groups, median_extra, never_overlapped, one_worker,
-                                  rough_ci)
+from parbench.report.rows import (PROVEN, Group, check_mark, groups, interval_text, median_extra, never_overlapped,
+                                  one_worker, rough_ci)
 from parbench.units import format_duration, format_per_item
 from parbench.workloads import load_all_cached
 
@@ -42,6 +42,7 @@ class Cell:
     partial: str = ""             # a case a stopped run cut short: how many processes it kept
     steady: str = ""              # its processes' steady-state class (analysis/steady_state.py)
     first_ns: float | None = None   # the median first repetition, where it differs from the steady one
+    median_ci: tuple[float, float] | None = None   # the median's 95 % interval
     proof: str = PROVEN           # or what a verified answer proves instead (form checked, units unverified)
 
     @property
@@ -70,31 +71,43 @@ class Cell:
         """log2 of the deciding speedup where it is significant (0 = as fast as seq), else None."""
         return math.log2(self.deciding.speedup) if self.verdict in ("faster", "slower") else None
 
-    def text(self) -> str:
+    def lines(self) -> tuple[str, str]:
+        """(the answer, the detail): what a reader takes in at a glance (the model, its median and
+        its interval, its speedup), then how it got there (its steady state in words, its first
+        repetition, its proof, its cost per item and kernel, what else it is worth knowing)."""
         if self.case_key is None:
-            return self.failure or "–"
+            return self.failure or "–", ""
         marked = is_marked(self.steady)
         mark = ("★⚠ " if marked else "★ ") if self.fastest else ("⚠ " if marked else "")
-        line = f"{mark}{self.model} · {format_duration(self.median_ns)}"
-        if self.steady:      # the counts of an inconsistent case are in its table
-            line += f" · {self.steady.split(':')[0]}"
-        if self.first_ns is not None:
-            line += f" (1st {format_duration(self.first_ns)})"
-        if self.proof != PROVEN:
-            line += f" · {self.proof}"
-        if self.per_item_ns is not None:
-            line += f" · {format_per_item(self.per_item_ns)}/{self.item}"
-        if self.kernel:
-            line += f" · {self.kernel}"
+        head = f"{mark}{self.model} · {format_duration(self.median_ns)}"
+        if self.median_ci:
+            head += f" {interval_text(*self.median_ci)}"
         if self.speedup is not None and self.model.split(" ×")[0] != "seq":
             low, high = self.speedup_ci or (self.speedup, self.speedup)
-            line += (f" · {self.speedup:.2f}× seq [{low:.2f}–{high:.2f}]" if self.significant
+            head += (f" · {self.speedup:.2f}× seq [{low:.2f}–{high:.2f}]" if self.significant
                      else f" · ≈ seq (n.s. [{low:.2f}–{high:.2f}])")
+        detail = []
+        if self.steady:      # the counts and levels are in its table
+            detail.append(short_text(self.steady) + (f", 1st {format_duration(self.first_ns)}"
+                                                     if self.first_ns is not None else ""))
+        elif self.first_ns is not None:
+            detail.append(f"1st {format_duration(self.first_ns)}")
+        if self.proof != PROVEN:
+            detail.append(self.proof)
+        if self.per_item_ns is not None:
+            detail.append(f"{format_per_item(self.per_item_ns)}/{self.item}")
+        if self.kernel:
+            detail.append(self.kernel)
         if self.one_worker:
-            line += " · ran on 1 worker"
+            detail.append("ran on 1 worker")
         if self.partial:
-            line += f" · {self.partial}"
-        return line
+            detail.append(self.partial)
+        return head, " · ".join(detail)
+
+    def text(self) -> str:
+        """The cell on two lines (the console's, the HTML's title)."""
+        head, detail = self.lines()
+        return head + (f"\n{detail}" if detail else "")
 
 
 @dataclass
@@ -127,6 +140,8 @@ def _model(result: CaseResult) -> str:
 
 
 def _singular(unit: str) -> str:
+    if unit.endswith("ies"):                 # replies → reply
+        return unit[:-3] + "y"
     return unit[:-1] if unit.endswith("s") else unit
 
 
@@ -143,6 +158,7 @@ def _measured(runtime: str, result: CaseResult, fastest_key: str | None) -> Cell
                 partial=(f"partial: {len({r.process for r in result.run.repetitions if r.verified})} process(es) "
                          "before the run stopped" if result.run.status == "interrupted" else ""),
                 steady=result.stats.steady_class, first_ns=_first_if_different(result),
+                median_ci=result.stats.median_ci_ns,
                 proof=check_mark(result.case))
     if result.vs_seq is not None:
         low, high = result.vs_seq.ratio_ci

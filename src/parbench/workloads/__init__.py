@@ -61,6 +61,9 @@ class Workload:
     # Per scale, the parameter set every runtime runs as it is (no runtime's size override), so
     # that one row of the summary puts every runtime side by side: the scale's params with these.
     common: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The scales whose whole suite (no --workload named) includes it: echo-server's quick cases
+    # take minutes per runtime, more than `make bench`'s 8 minutes allow, so it runs there when named.
+    unnamed_scales: tuple[str, ...] = SCALES
     hooks: WorkloadHooks = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -138,9 +141,11 @@ class Workload:
         unique = self.hooks.unique_answers
         return bool(unique and unique(params))
 
-    def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, int] | None:
+    def machine_ceiling(self, params: dict[str, Any]) -> tuple[str, str, Any] | None:
         """(name, reference mode, amount) of the machine's own ceiling for the case, measured by
-        the harness's C reference program (machine_ceiling.c), or None where the workload has none."""
+        the harness's C reference programs (machine_ceiling.c; for mode "echo", the load generator
+        against echo_reference.c, amount (connections, requests, len, wait_us)), or None where the
+        workload has none."""
         ceiling = self.hooks.machine_ceiling
         return ceiling(params) if ceiling else None
 
@@ -155,6 +160,12 @@ class Workload:
         megabytes, a ceiling, baselines); the time any other phase books is held to the
         unaccounted-time allowance (measure/proofs.py)."""
         return self.hooks.untimed_work
+
+    @property
+    def driver(self) -> str | None:
+        """Who drives a process's repetitions where the launcher's feed does not: "load-generator"
+        (echo-server: measure/echo_loop.py), None for the launcher's own feed."""
+        return self.hooks.driver
 
     @property
     def sweeps(self) -> dict[str, str]:
@@ -195,7 +206,8 @@ def load_all() -> dict[str, Workload]:
             name=raw["name"], title=raw["title"], spec=raw["spec"], items=raw["items"],
             scales=raw["scales"], verify=raw["verify"], module=_module_for(raw),
             one_repetition_per_process=raw.get("one_repetition_per_process", False),
-            seq_only_when=raw.get("seq_only_when", {}), common=raw.get("common", {}))
+            seq_only_when=raw.get("seq_only_when", {}), common=raw.get("common", {}),
+            unnamed_scales=tuple(raw.get("unnamed_scales", SCALES)))
     return workloads
 
 

@@ -37,6 +37,9 @@ class WorkloadHooks:
     # workload ("checksum": a digest of megabytes; "ceiling"; "baselines"), trusted as reported.
     # Any other phase a line books counts against the unaccounted-time allowance (proofs.py).
     untimed_work: tuple[str, ...] = ()
+    # DRIVER: who drives a process's repetitions, where the launcher's feed does not
+    # ("load-generator": echo-server's, measure/echo_loop.py); None for the launcher's own.
+    driver: str | None = None
     # optional: functions
     variants: Callable | None = None                     # (params, count, rng) → variants
     process_extras: Callable | None = None               # (params, rng) → extra arguments of a process
@@ -51,13 +54,14 @@ class WorkloadHooks:
 
 # Each hook: the module's name for it, and the number of arguments a function hook takes.
 CONSTANTS = {"params": "PARAMS", "swept_param": "SWEPT_PARAM", "order": "ORDER", "seed": "SEED", "sweeps": "SWEEPS",
-             "untimed_work": "UNTIMED_WORK"}
+             "untimed_work": "UNTIMED_WORK", "driver": "DRIVER"}
 ARITY = {"expected_checksum": 2, "expected_items": 1, "variants": 3, "process_extras": 2, "process_arguments": 2,
          "line_problem": 2, "process_problem": 2, "unique_answers": 1, "machine_ceiling": 1, "footprint": 1,
          "proof_label": 2}
 REQUIRED = ("params", "expected_checksum", "expected_items")
 KINDS_OF_CONSTANT = {"params": dict, "swept_param": str, "order": int, "seed": Seed, "sweeps": dict,
-                     "untimed_work": tuple}
+                     "untimed_work": tuple, "driver": str}
+DRIVERS = ("load-generator",)
 UNTIMED_PHASES = ("checksum", "ceiling", "baselines")
 
 
@@ -91,6 +95,8 @@ def _checked_constant(hook: str, name: str, value: Any, where: str) -> Any:
                                 f"(a Param of workloads/params.py: {ParamError.__name__} says what is wrong)")
     if hook == "sweeps" and not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise HookError(f"{where}: SWEEPS maps analysis names to sweep names, both text")
+    if hook == "driver" and value not in DRIVERS:
+        raise HookError(f"{where}: DRIVER is {value!r}; the harness knows {', '.join(DRIVERS)}")
     if hook == "untimed_work" and not set(value) <= set(UNTIMED_PHASES):
         raise HookError(f"{where}: UNTIMED_WORK names {sorted(set(value) - set(UNTIMED_PHASES))}; "
                         f"the phases are {', '.join(UNTIMED_PHASES)}")

@@ -36,17 +36,58 @@ def test_a_process_of_one_repetition_by_design_is_one_shot_and_unmarked():
     assert not is_marked(steady_state.ONE_SHOT)
 
 
-def test_a_budget_verdict_is_no_steady_state_whatever_the_last_window_shows():
-    assert classify([20 * MS] * 5, 2, 0.10, "budget") == NONE
+def test_the_whole_series_decides_not_the_launchers_verdict():
+    """Classified afterwards on the whole series (Barrett et al.), by the launcher's own rule; a
+    budget verdict (the launcher ran out of variants or time) does not force the class."""
+    assert classify([20 * MS] * 5, 2, 0.10, "budget") == FLAT
+    assert classify([10 * MS, 30 * MS] * 5, 2, 0.10, "budget") == NONE
     assert classify([20 * MS] * 5, 2, 0.10, "steady") == FLAT
 
 
-def test_a_case_shares_its_processes_class_or_is_inconsistent_with_the_counts():
+def test_one_outlier_is_an_outlier_not_a_new_state():
+    """One garbage collection or preemption (45 ms among 20s) neither resets the window nor
+    turns a flat process into anything else."""
+    series = [s * MS for s in (20, 20, 45, 20, 20)]
+    assert steady_state.stops(series, 2, 0.10)                       # the long window: one of five
+    assert not steady_state.stops(series[:4], 2, 0.10)               # 3 or 4: none allowed
+    assert classify(series, 2, 0.10) == FLAT
+
+
+def test_outliers_allowed_grow_with_the_run():
+    assert [steady_state.outliers_allowed(n) for n in (3, 4, 5, 8, 9, 13)] == [0, 0, 1, 1, 2, 3]
+
+
+def test_a_steady_process_knows_its_level_and_spread():
+    judged = steady_state.judge([s * MS for s in (60, 30, 20, 21, 19, 20)], 2, 0.10)
+    assert (judged.cls, judged.level, judged.spread) == (WARMUP, 20 * MS, MS)
+
+
+def test_a_case_of_steady_processes_at_one_level_is_unmarked_whatever_their_classes():
     assert case_class([WARMUP, WARMUP]) == WARMUP
-    assert case_class([WARMUP, FLAT, WARMUP]) == "inconsistent: 2 warm-up, 1 flat"
+    assert case_class([WARMUP, FLAT, WARMUP], [(20 * MS, MS), (21 * MS, MS), (20 * MS, 0)]) == \
+        "steady: 2 warm-up, 1 flat"
+    assert not is_marked("steady: 2 warm-up, 1 flat")
+    assert case_class([SLOWDOWN, SLOWDOWN]) == SLOWDOWN and not is_marked(SLOWDOWN)
     assert case_class([]) == "" and case_class(["", ""]) == ""
 
 
-def test_no_steady_state_a_slowdown_and_inconsistency_are_marked_flat_and_warm_up_are_not():
-    assert is_marked(NONE) and is_marked(SLOWDOWN) and is_marked("inconsistent: 1 flat, 1 warm-up")
+def test_processes_steady_at_levels_apart_beyond_their_noise_are_inconsistent():
+    levels = [(20 * MS, MS), (26 * MS, MS)]                          # 6 ms apart, 2 ms of spread
+    assert case_class([FLAT, FLAT], levels) == "inconsistent: levels 30 % apart (2 flat)"
+    assert case_class([FLAT, FLAT], [(20 * MS, 2 * MS), (23 * MS, 2 * MS)]) == FLAT   # within their spread
+    assert case_class([FLAT, FLAT], [(20 * MS, 0), (21.5 * MS, 0)]) == FLAT            # within the tolerance
+    assert is_marked("inconsistent: levels 30 % apart (2 flat)")
+
+
+def test_a_process_that_never_settled_marks_its_case_and_says_how_many():
+    assert case_class([NONE, NONE]) == NONE
+    assert case_class([NONE, FLAT, WARMUP]) == "no steady state in 1 of 3"
+    assert is_marked(NONE) and is_marked("no steady state in 1 of 3")
     assert not is_marked(FLAT) and not is_marked(WARMUP) and not is_marked("")
+
+
+def test_a_summary_cell_says_in_words_what_the_class_is():
+    assert steady_state.short_text("inconsistent: levels 30 % apart (2 flat)") == "levels differ"
+    assert steady_state.short_text("no steady state in 1 of 3") == "not settled in 1 of 3"
+    assert steady_state.short_text(NONE) == "not settled"
+    assert steady_state.short_text("steady: 2 warm-up, 1 flat") == "steady"

@@ -24,3 +24,7 @@ def test_an_amount_the_program_cannot_take_gives_none():
 
 def test_a_mode_the_program_does_not_know_gives_none():
     assert machine_ceiling.measure("copies", 1000) is None
+
+
+def test_the_echo_ceiling_is_the_load_generator_against_the_reference_server():
+    assert machine_ceiling.measure("echo", (20, 3, 64, 0)) > 0

@@ -134,7 +134,7 @@ def test_a_repetition_the_launcher_did_not_see_end_has_no_use():
 def test_the_use_is_stored_beside_the_implementation_s_fields():
     assert ThreadUse(10, 25, 5, 1, 2).as_extra() == {"measured_cpu_ns": 25, "measured_cores": 2.5,
                                                      "new_thread_cpu_ns": 5, "leftover_thread_cpu_ns": 1,
-                                                     "new_threads": 2, "ready_thread_cpu_ns": 0}
+                                                     "new_threads": 2, "ready_thread_cpu_ns": 0, "waited_ns": 0}
 
 
 def test_a_warm_repetition_working_on_threads_it_made_breaks_its_promise():
@@ -195,3 +195,45 @@ def test_one_repetition_that_books_its_work_as_preparation_fails_the_case_but_th
     assert time_problem([first, tenth], [31 * MS, 62 * MS], [0, 31 * MS], untimed_work=ALL) == (
         "repetition 1 (warm-ups count from 0) books 27.00 ms as prepare and cleanup, more than its timed "
         "3.00 ms and 10 ms: work outside the timer")
+
+
+# --- waiting for a core is not hidden work (issue 56) -------------------------------------------------
+def test_time_the_kernel_says_the_tree_waited_for_a_core_is_not_counted_as_unaccounted():
+    line = {"rep": 1, "ns": 10 * MS, "extra": {}}            # 50 ms gap: 40 ms unaccounted of 20 allowed
+    busy: list[str] = []
+    assert time_problem([line], [50 * MS], [0], untimed_work=ALL, waited_ns=[25 * MS], too_busy=busy) is None
+    assert busy == ["repetition 1 (warm-ups count from 0) (25.00 ms of its 50.00 ms waiting for a core)"]
+    assert "15.00 ms of it waiting for a core" in time_problem([line], [50 * MS], [0], untimed_work=ALL,
+                                                               waited_ns=[15 * MS])
+
+
+def test_a_repetition_judged_without_the_wait_is_not_called_too_busy():
+    busy: list[str] = []
+    line = {"rep": 1, "ns": 40 * MS, "extra": {}}
+    assert time_problem([line], [50 * MS], [0], untimed_work=ALL, waited_ns=[5 * MS], too_busy=busy) is None
+    assert busy == []
+
+
+def test_waiting_left_over_from_the_gap_excuses_time_booked_outside_the_timer():
+    lines = [{"rep": 0, "ns": MS, "extra": {}},
+             {"rep": 1, "ns": 14 * MS, "extra": {"cleanup_ns": 15 * MS}}]    # 1 ms over its ns
+    arrivals, fed = [MS, 2 * MS + 30 * MS], [0, 2 * MS]
+    assert "as prepare and cleanup" in time_problem(lines, arrivals, fed, untimed_work=ALL)
+    busy: list[str] = []
+    assert time_problem(lines, arrivals, fed, untimed_work=ALL, waited_ns=[0, 2 * MS], too_busy=busy) is None
+    assert len(busy) == 1
+
+
+def test_a_tree_that_used_every_core_while_it_waited_is_excused_nothing():
+    spinning = ThreadUse(10 * MS, 20 * MS, 0, 0, 0, waited_ns=15 * MS)     # 2 cores busy the whole gap
+    assert spinning.wait_not_work_ns(cores=2) == 0
+    waiting = ThreadUse(10 * MS, 4 * MS, 0, 0, 0, waited_ns=6 * MS)        # one thread, preempted 6 of 10 ms
+    assert waiting.wait_not_work_ns(cores=2) == 6 * MS
+    assert waiting.wait_not_work_ns(cores=1) == 6 * MS
+
+
+def test_the_wait_is_each_thread_s_run_delay_over_the_repetition_and_the_launcher_s():
+    ready = ThreadSnapshot(0, MS, {(1, 1): MS}, waits={(1, 1): 2 * MS}, launcher_wait_ns=MS)
+    after = ThreadSnapshot(10 * MS, 5 * MS, {(1, 1): 3 * MS, (1, 2): MS},
+                           waits={(1, 1): 5 * MS, (1, 2): MS}, launcher_wait_ns=2 * MS)
+    assert thread_use([ready, after], 0).waited_ns == 3 * MS + MS + 2 * MS     # the launcher's: for this line

@@ -250,6 +250,13 @@ def test_a_time_far_below_the_gap_between_its_lines_is_implausible():
     assert "repetition 1 reports 10000 ns but its line came 20.0 ms after" in implausible(reply, 2, None, WALL)
 
 
+def test_a_gap_stretched_by_waiting_for_a_core_is_judged_without_the_wait():
+    reply = reply_of(rep(0, ns=MS), rep(1, ns=10_000), times=[0, 20 * MS])
+    assert implausible(reply, 2, None, WALL, waited_ns=[0, 12 * MS]) is None        # 8 ms left: not checked
+    assert "after the one before, less 5.0 ms waiting for a core" in implausible(reply, 2, None, WALL,
+                                                                                  waited_ns=[0, 5 * MS])
+
+
 def test_a_short_time_after_a_short_gap_is_not_checked():
     reply = reply_of(rep(0, ns=MS), rep(1, ns=1), times=[0, 9 * MS])
     assert implausible(reply, 2, None, WALL) is None

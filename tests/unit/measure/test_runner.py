@@ -101,6 +101,38 @@ def test_the_launchers_first_timed_repetition_splits_warm_up_from_timed_and_clas
         ("warm-up", 4_000_000, 3, 7_000_000)
 
 
+def _owing(lines: int) -> Expectations:
+    return Expectations(2, ["10"] * lines, [LineContext(PARAMS, None, {}, "seq")] * lines, toy_workload(), None)
+
+
+def _fed_as(gaps_ms: list[float]) -> dict:
+    """A Finished's stamps for lines whose repetitions the launcher saw take `gaps_ms` each."""
+    fed, arrivals, now = [], [1000], 1000
+    for gap in gaps_ms:
+        fed.append(now + 10)
+        now += 10 + int(gap * 1e6)
+        arrivals.append(now)
+    return {"fed_ns": fed, "stdout_times": arrivals}
+
+
+def test_the_class_comes_from_the_launchers_clock_and_the_lines_own_ns_is_only_set_beside_it():
+    """A process that reports steady ns while its real repetitions alternate (issue 56)."""
+    lines = [rep(j) for j in range(6)]                                # 1 ms each, on paper
+    measurement, reps = judge(finished(lines, first_timed=4, feed_verdict="budget", wall_ns=100_000_000,
+                                       **_fed_as([1.05, 1.6, 1.05, 1.6, 1.05, 1.6])), 0, _owing(6), 60)
+    assert measurement.outcome == "ok"
+    assert (reps[0].extra["steady_class"], reps[0].extra["ns_class"]) == ("no steady state", "flat")
+
+
+def test_a_slow_first_repetition_booked_as_preparation_still_reads_as_slow():
+    first = {**rep(0), "extra": {"prepare_ns": 9_000_000}}           # 10 ms seen, 1 ms "timed"
+    lines = [first] + [rep(j) for j in range(1, 4)]
+    _, reps = judge(finished(lines, first_timed=2, feed_verdict="steady", wall_ns=100_000_000,
+                             **_fed_as([10.1, 1.1, 1.1, 1.1])), 0, _owing(4), 60)
+    assert reps[0].extra["steady_class"] == "warm-up"
+    assert reps[0].extra["first_ns"] == 10_000_000
+
+
 def test_fields_the_harness_owns_are_dropped_from_every_line_with_a_note():
     forged = {**rep(0), "extra": {"others_cores": 0.0, "gap_ns": 1}}
     measurement, reps = judge(finished([forged, rep(1)]), 0, expectations(), 60)
@@ -118,3 +150,27 @@ def test_threads_kept_from_the_line_before_count_for_a_repetition_only_if_they_r
     _, reps = judge(finished(lines, threads=[before, at, at]), 0, expectations(), 60)
     assert (reps[0].extra["tasks_made"], reps[0].extra["tasks_kept"]) == (3, 1)
     assert (reps[1].extra["tasks_made"], reps[1].extra["tasks_kept"]) == (0, 0)
+
+
+def test_a_driven_servers_start_up_is_its_ready_lines_arrival_not_its_first_repetitions():
+    from types import SimpleNamespace
+
+    from parbench.measure.runner import _driven_startup
+    from parbench.records import ProcessMeasurement, Repetition
+    measurement = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 0, "ok", "")
+    reps = [Repetition(0, 0, 5, 1, "x", True, {"startup_ns": 999})]
+    _driven_startup((measurement, reps), SimpleNamespace(stdout_times=[123, 456]))
+    assert reps[0].extra["startup_ns"] == 123
+
+
+def test_a_driven_repetition_the_load_generator_failed_is_the_cases_failure_after_a_crashs_own_reason():
+    from parbench.measure.echo_loop import Failure
+    from parbench.measure.runner import _driven_failure
+    from parbench.records import ProcessMeasurement, Repetition
+    crashed = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 1, "crash", "exit 1: ")
+    _driven_failure((crashed, []), Failure("bad-output", "repetition 0: the load generator: reset"))
+    assert (crashed.outcome, crashed.detail) == ("crash", "exit 1; repetition 0: the load generator: reset")
+    fine = ProcessMeasurement(0, 10, 0, 0, 0, 0, 0, 0, "ok", "")
+    reps = [Repetition(0, 0, 5, 1, "x", True, {})]
+    _driven_failure((fine, reps), Failure("timeout", "repetition 1: the load generator: timeout after 3 ms"))
+    assert (fine.outcome, reps[0].verified) == ("timeout", False)

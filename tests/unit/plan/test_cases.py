@@ -120,3 +120,14 @@ def test_a_plan_left_empty_by_a_start_mode_no_model_offers_is_refused_naming_tha
     assert plan.cases == []
     assert plan.nothing_to_run() == ("nothing to run: r: toy goroutines has no cold start: "
                                      "the scheduler's threads are always there")
+
+
+def test_a_workload_left_out_of_a_scales_whole_suite_is_a_skip_line_and_runs_when_named():
+    import dataclasses
+    workloads, runtimes, described = world()
+    workloads = {"toy": dataclasses.replace(workloads["toy"], unnamed_scales=("smoke",))}
+    whole = make_plan(Request(scale="quick"), workloads, runtimes, described)
+    assert whole.cases == [] and whole.skipped == [
+        "toy: left out of the quick suite (its cases take minutes there); name it to run it: --workload toy"]
+    assert make_plan(Request(scale="quick", workloads=("toy",)), workloads, runtimes, described).cases
+    assert make_plan(Request(scale="smoke"), workloads, runtimes, described).cases

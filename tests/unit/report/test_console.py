@@ -7,7 +7,7 @@ from unit_records import case_run, failed_run, record, two_models
 from parbench.analysis.drift import Drift
 from parbench.escaping import CONSOLE_OPTIONS, SafeConsole
 from parbench.records import Analysis, Case
-from parbench.report.console import print_group, print_run, print_summary
+from parbench.report.console import group_table, print_group, print_run, print_summary
 from parbench.report.rows import groups
 
 
@@ -95,3 +95,48 @@ def test_a_control_character_from_a_stderr_tail_is_shown_escaped():
     broken.processes[0].stderr_tail = "boom \x1b[2J"
     text = _report(record([case_run(), broken]))
     assert "\x1b" not in text and "boom" in text
+
+
+# --- a case table a 160-column terminal shows whole (issue 56) -----------------------------------------
+def _with_steady_state(run, steady: str, first: int, warmup_reps: int = 5):
+    first_timed = {}
+    for rep in run.repetitions:
+        if rep.process not in first_timed:
+            first_timed[rep.process] = rep
+            rep.extra.update(steady_class=steady, first_ns=first, warmup_reps=warmup_reps, warmup_ns=10 * first,
+                             tree_peak_pss_kb=9000, cgroup_peak_kb=9800)
+    return run
+
+
+def test_a_case_table_fits_160_columns_with_no_cell_over_two_lines():
+    ms = 1_000_000
+    slow = tuple(tuple(t * ms for t in reps) for reps in ((101, 99, 100), (120, 118, 119)))
+    runs = [_with_steady_state(case_run("rayon-broadcast", "data-parallel", slow, workers=16,
+                                        params={"n": 10, "start": "cold"}), "no steady state", 450 * ms),
+            _with_steady_state(case_run("virtual-threads", "green", slow, workers=16), "warm-up", 7 * ms),
+            _with_steady_state(case_run(times=slow), "flat", 100 * ms)]
+    runs[1].processes[1].index = 1
+    for run in runs[1:2]:
+        for rep in run.repetitions:
+            if rep.process == 1 and "steady_class" in rep.extra:
+                rep.extra.update(steady_class="flat", steady_level_ns=119 * ms, steady_spread_ns=ms)
+            elif "steady_class" in rep.extra:
+                rep.extra.update(steady_level_ns=100 * ms, steady_spread_ns=ms)
+    table = group_table(groups(record(runs))[0])
+    table.show_lines = True                   # a rule under each row, to count each row's lines
+    out = io.StringIO()
+    SafeConsole(file=out, width=160, color_system=None, **CONSOLE_OPTIONS).print(table)
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 160
+    body = lines[lines.index(next(l for l in lines if l.startswith("┡"))) + 1:-1]
+    heights, height = [], 0
+    for line in body:
+        if line.startswith("├"):
+            heights.append(height)
+            height = 0
+        else:
+            height += 1
+    heights.append(height)
+    assert len(heights) == 3 and max(heights) <= 2, "\n".join(lines)
+    text = out.getvalue()
+    assert "⚠ not settled" in text and "levels differ" in text

@@ -47,3 +47,12 @@ def test_a_chain_of_green_units_reads_units_unverified_and_one_of_os_threads_a_t
     assert measured_row(chain("spawn", "actors"))[-1] == "units unverified 6/6"
     assert measured_row(chain("threads", "threads"))[-1] == "✓ 6/6"
     assert measured_row(chain("seq", "seq"))[-1] == "✓ 6/6"
+
+
+def test_repetitions_that_carry_request_latencies_show_their_medians_beside_the_rate():
+    from parbench.report.rows import latency_text
+    run = case_run()
+    for rep in run.repetitions:
+        rep.extra.update(p50_ns=400_000, p99_ns=1_600_000 + rep.rep)
+    assert latency_text(analyze([run], CORES)[0]) == " · latency p50 400 µs, p99 1.6 ms"
+    assert latency_text(analyze([case_run()], CORES)[0]) == ""

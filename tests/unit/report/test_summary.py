@@ -5,7 +5,7 @@ import math
 from unit_records import case_run, failed_run, record, two_models
 
 from parbench.records import Case
-from parbench.report.rows import Group
+from parbench.report.rows import Group, interval_text
 from parbench.report.summary import Cell, anchor_of, summary
 
 THREE = ((100, 110, 105), (102, 108, 104), (101, 109, 103))          # three processes: a CI fit to crown
@@ -148,16 +148,18 @@ def test_a_best_case_with_no_seq_to_compare_with_has_no_verdict_on_speedup():
     assert Cell("rt", "k", "pool ×2", 100.0).verdict == "no-seq"
 
 
-def test_a_star_on_a_case_that_never_settled_slowed_down_or_disagrees_carries_a_mark():
-    for steady in ("no steady state", "slowdown", "inconsistent: 2 warm-up, 1 flat"):
+def test_a_star_on_a_case_that_never_settled_or_settled_at_different_levels_carries_a_mark():
+    for steady, words in (("no steady state in 1 of 3", "not settled in 1 of 3"),
+                          ("inconsistent: levels 30 % apart (2 warm-up, 1 flat)", "levels differ")):
         assert Cell("rt", "k", "seq", 100.0, fastest=True, steady=steady).text().startswith("★⚠ seq")
-        assert Cell("rt", "k", "seq", 100.0, steady=steady).text().startswith("⚠ seq")
-    assert Cell("rt", "k", "seq", 100.0, fastest=True, steady="warm-up").text().startswith("★ seq")
+        assert words in Cell("rt", "k", "seq", 100.0, steady=steady).text()
+    for steady in ("warm-up", "slowdown", "steady: 2 warm-up, 1 flat"):       # every process settled
+        assert Cell("rt", "k", "seq", 100.0, fastest=True, steady=steady).text().startswith("★ seq")
 
 
 def test_a_cell_names_its_class_and_its_first_repetition_where_it_differs():
     text = Cell("rt", "k", "seq", 1_000_000.0, steady="warm-up", first_ns=4_000_000.0).text()
-    assert "· warm-up (1st 4 ms)" in text or "· warm-up (1st 4.0 ms)" in text
+    assert text.endswith("\nwarm-up, 1st 4 ms")
     assert "1st" not in Cell("rt", "k", "seq", 1_000_000.0, steady="flat").text()
 
 
@@ -165,3 +167,23 @@ def test_a_cell_of_strong_keys_says_form_checked():
     strong = case_run(workload="keygen", params={"count": 10, "bytes": 20, "source": "strong"}, times=THREE)
     _, row = _only_row(record([strong]))
     assert "form checked" in row.cells[0].text()
+
+
+def test_a_unit_in_ies_is_made_singular_in_y():
+    from parbench.report.summary import _singular
+    assert (_singular("replies"), _singular("keys"), _singular("MB")) == ("reply", "key", "MB")
+
+
+def test_a_cell_leads_with_model_median_interval_and_speedup_and_puts_the_rest_below():
+    """Read in ten seconds (issue 56): the answer on the first line, how it got there below."""
+    cell = Cell("rt", "k", "rayon ×2", 3_210_000.0, speedup=3.9, speedup_ci=(3.7, 4.1), fastest=True,
+                per_item_ns=0.4, item="byte", kernel="tuned", steady="steady: 2 warm-up, 1 flat",
+                first_ns=9_000_000.0, median_ci=(3_180_000.0, 3_250_000.0), proof="form checked")
+    head, detail = cell.lines()
+    assert head == "★ rayon ×2 · 3.21 ms [3.18–3.25 ms] · 3.90× seq [3.70–4.10]"
+    assert detail == "steady, 1st 9 ms · form checked · 0.4 ns/byte · tuned"
+    assert cell.text() == head + "\n" + detail
+
+
+def test_an_interval_across_units_names_both():
+    assert interval_text(990_000.0, 1_020_000.0) == "[990 µs–1.02 ms]"

@@ -10,7 +10,8 @@ defmodule Parbench.CLI do
     Parbench.Workloads.SdesEcb,
     Parbench.Workloads.BatchJob,
     Parbench.Workloads.SpawnChain,
-    Parbench.Workloads.CoroutineSwarm
+    Parbench.Workloads.CoroutineSwarm,
+    Parbench.Workloads.EchoServer
   ]
 
   @doc "Runs the protocol for `argv` and halts with its exit code."
@@ -69,6 +70,14 @@ defmodule Parbench.CLI do
     start = Protocol.start_mode(models[model], Map.get(options, "start"))
     options = options |> with_kernel(workload) |> Map.put("start", start)
 
+    # A server (echo-server) answers its own conversation instead of timed repetitions.
+    if function_exported?(workload, :serve, 2),
+      do: workload.serve(model, options),
+      else: run_repetitions(workload, model, options, workers, start)
+  end
+
+  defp run_repetitions(workload, model, options, workers, start) do
+    models = workload.models()
     # A warm model makes its workers here, after the inputs and before the ready line.
     context = workload.prepare(model, options, workers)
     common_extra = Map.merge(runtime_extra(models[model], workers, start), Map.get(context, :extra, %{}))

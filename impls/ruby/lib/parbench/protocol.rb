@@ -34,7 +34,9 @@ module Parbench
         puts JSON.generate(list(workloads, description))
         return 0
       end
-      measure(parse(argv, workloads), variants)
+      call = parse(argv, workloads)
+      # A server (echo-server) answers its own conversation instead of timed repetitions.
+      call.klass.respond_to?(:serve) ? call.klass.serve(call, variants) : measure(call, variants)
       0
     rescue BadArguments => e
       warn "parbench-ruby: #{e.message}"

@@ -25,6 +25,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "bounded pool: --workers OS threads, each opening its own connection in the repetition and taking document ids from a shared queue; cold: std::thread::scope threads spawned and joined in each repetition; warm: threads spawned once before the ready line, handed each repetition's job through a channel each, joined at exit",
             start: THREADS_START,
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -34,6 +35,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "Rayon's own scheduler: par_iter().try_for_each_init over the work list inside pool.install, one connection per Rayon job split, blocking I/O on a ThreadPool of --workers threads; cold: built, dropped and its threads joined in each repetition; warm: one pool built before the ready line",
             start: RAYON_START,
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -43,6 +45,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "one tokio task per document; file+DB calls via spawn_blocking on a pool of --workers connections opened in the repetition (rusqlite / sync postgres client), at most --workers blocking threads; alignment on the --workers async threads; cold: the runtime built and shut down in each repetition; warm: built before the ready line with its blocking threads started",
             start: TOKIO_START,
+            detail: "",
             start_unavailable: &[],
         },
     ],

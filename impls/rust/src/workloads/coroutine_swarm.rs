@@ -17,7 +17,7 @@ pub const WORKLOAD: Workload = Workload {
     name: "coroutine-swarm",
     params: &["tasks", "steps", "sleep_ms"],
     models: &[
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: "plain loop; sleep_ms must be 0", start: &[], start_unavailable: &[] },
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: "plain loop; sleep_ms must be 0", start: &[], detail: "", start_unavailable: &[] },
         Model {
             name: "tokio",
             family: "async",
@@ -25,6 +25,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "tokio::spawn (every task behind a start gate, a Semaphore opened once all exist) + yield_now / time::sleep on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
             start: TOKIO_START,
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -34,6 +35,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
             start: &[],
+            detail: "",
             start_unavailable: &[],
         },
     ],

@@ -28,7 +28,7 @@ pub const WORKLOAD: Workload = Workload {
 /// Every model stores one String per key in one Vec<String> (slot i holds key i); the kernel
 /// class decides the generator, the encoder and the allocator.
 const PORTABLE: &str = "reference, transliterated: rand::rng() (ThreadRng: ChaCha12 from OsRng) fill_bytes per key, plain Base32 pushed to a String, system allocator";
-const TUNED: &str = "AES-128-CTR keystream (RustCrypto aes+ctr, AES-NI) keyed from OsRng, one per worker + Base32 with AVX-512 VBMI vpermb/vpmultishiftqb (40 bytes to 64 characters a step, non-temporal stores; unchecked scalar writes where the CPU lacks VBMI) + mimalloc as the allocator";
+const TUNED: &str = "AES-128-CTR keystream (RustCrypto aes+ctr, AES-NI) keyed from OsRng, one per worker + Base32 by the first encoder this CPU runs (extra.kernel_detail starts with its label): avx512-vbmi (vpermb/vpmultishiftqb, 40 bytes to 64 characters a step), avx2 (vpshufb/vpmulhuw, 20 bytes to 32), scalar (unchecked writes), the SIMD ones with non-temporal stores; PARBENCH_KEYGEN_TECHNIQUE=<label> forces one, exit 2 where it cannot run + mimalloc as the allocator";
 
 pub const STRONG_SOURCE: &str = "portable: rand::rng() (ThreadRng, ChaCha12 from OsRng); tuned: AES-128-CTR keyed from OsRng (getrandom)";
 
@@ -79,10 +79,10 @@ enum Base32 {
 }
 
 impl Base32 {
-    fn of(class: KernelClass) -> Base32 {
-        match class {
+    fn of(kernel: Kernel) -> Base32 {
+        match kernel.class {
             KernelClass::Portable => Base32::Plain,
-            KernelClass::Tuned => Base32::Tuned(Encoder::detect()),
+            KernelClass::Tuned => Base32::Tuned(kernel.encoder),
         }
     }
 
@@ -110,15 +110,18 @@ struct Scratch {
     bytes: Vec<u8>,
 }
 
-/// What a repetition runs: the kernel class and the source of the key bytes.
-#[derive(Clone, Copy, Debug)]
+/// What a repetition runs: the kernel class, the source of the key bytes, and the encoder the
+/// tuned class runs (chosen once, before the first repetition).
+#[derive(Clone, Copy)]
 struct Kernel {
     class: KernelClass,
     source: Source,
+    encoder: Encoder,
 }
 
 impl Kernel {
-    /// `extra.kernel_detail`: the generator (or SplitMix64 in its place) and the encoder.
+    /// `extra.kernel_detail`: the generator (or SplitMix64 in its place) and the encoder; for
+    /// the tuned class, the encoder's label first.
     fn detail(&self) -> String {
         match (self.source, self.class) {
             (Source::Strong, KernelClass::Portable) => PORTABLE.into(),
@@ -130,8 +133,8 @@ impl Kernel {
                     Source::Seeded(_) => "SplitMix64 bytes (seeded) in the generator's place",
                     Source::Strong => "AES-128-CTR (AES-NI) keyed from OsRng",
                 };
-                let Base32::Tuned(encoder) = Base32::of(self.class) else { unreachable!("the tuned class has the tuned encoder") };
-                format!("{generator} + Base32 {} + mimalloc", encoder.name)
+                let encoder = self.encoder.technique;
+                format!("{}: {generator} + Base32 {} + mimalloc", encoder.label, encoder.detail)
             }
         }
     }
@@ -147,7 +150,7 @@ struct KeyMaker {
 
 impl KeyMaker {
     fn new(kernel: Kernel, key_bytes: usize) -> KeyMaker {
-        KeyMaker { generator: Generator::new(kernel.class, kernel.source), encoder: Base32::of(kernel.class), raw: vec![0; key_bytes] }
+        KeyMaker { generator: Generator::new(kernel.class, kernel.source), encoder: Base32::of(kernel), raw: vec![0; key_bytes] }
     }
 
     fn key(&mut self, index: usize) -> String {
@@ -186,7 +189,7 @@ fn with_ceiling(sample: Sample, workers: &Workers, kernel: Kernel, key_bytes: us
         }
     })?;
     let fixed = vec![0xa5u8; key_bytes];
-    let encoder = Base32::of(kernel.class);
+    let encoder = Base32::of(kernel);
     let scratch = || Scratch { text: String::with_capacity(base32_len(key_bytes)), bytes: vec![0u8; base32_len(key_bytes)] };
     let base32_ns = time_chunks(workers, &mut units, chunking, scratch, |scratch: &mut Scratch, _, part: &mut [()]| {
         for _ in part.iter() {
@@ -234,13 +237,17 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     }
     let chunking = shape.chunking(call, count, CHUNK_CAP)?;
     let source_of = |seed| if strong { Source::Strong } else { Source::Seeded(seed) };
+    let encoder = match class {
+        KernelClass::Tuned => Encoder::from_environment()?,
+        KernelClass::Portable => Encoder::fastest(),
+    };
     let (workers, ready) = Workers::start(shape, chunking.workers, call.start)?;
     let mut common = Map::new();
     common.insert("kernel".into(), Value::from(class.name()));
-    common.insert("kernel_detail".into(), Value::from(Kernel { class, source: source_of(base_seed) }.detail()));
+    common.insert("kernel_detail".into(), Value::from(Kernel { class, source: source_of(base_seed), encoder }.detail()));
     repeat(talk, ready, &common, |rep| {
         // The variant is the seed; the strong source ignores it.
-        let kernel = Kernel { class, source: source_of(rep.variant) };
+        let kernel = Kernel { class, source: source_of(rep.variant), encoder };
         let (made, measured) = measure(|origin| make_keys(&workers, kernel, key_bytes, &chunking, origin));
         let (mut keys, ran) = made?;
         let ((checksum, probed), checksum_ns) = timed(|| {
@@ -278,7 +285,7 @@ mod tests {
 
     fn keys_of(workers: &Workers, class: KernelClass, count: usize, key_bytes: usize, source: Source, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
         let chunking = Chunking::new(count, workers.count, CHUNK_CAP, chunk);
-        make_keys(workers, Kernel { class, source }, key_bytes, &chunking, Instant::now()).unwrap()
+        make_keys(workers, Kernel { class, source, encoder: Encoder::fastest() }, key_bytes, &chunking, Instant::now()).unwrap()
     }
 
     fn keys(workers: &Workers, count: usize, key_bytes: usize, source: Source, chunk: Option<usize>) -> (Vec<String>, Option<Ran>) {
@@ -299,7 +306,7 @@ mod tests {
     #[test]
     fn thousand_bytes_encode_to_1600_chars_without_padding() {
         for class in CLASSES {
-            let key = Base32::of(class).encode(&[0xa5; 1000]);
+            let key = Base32::of(Kernel { class, source: Source::Strong, encoder: Encoder::fastest() }).encode(&[0xa5; 1000]);
             assert_eq!(key.len(), 1600);
             assert!(!key.contains('='));
         }
@@ -406,11 +413,25 @@ mod tests {
     }
 
     #[test]
+    fn the_tuned_detail_starts_with_the_encoder_that_ran_and_the_listing_names_each_in_order() {
+        let listed = WORKLOAD.kernels.iter().find(|(class, _)| *class == "tuned").unwrap().1;
+        let mut at = 0;
+        for technique in tuned::ENCODERS.iter() {
+            at += listed[at..].find(technique.label).unwrap_or_else(|| panic!("{} in order in {listed}", technique.label));
+            let encoder = Encoder::labelled(Some(technique.label));
+            if let Ok(encoder) = encoder {
+                let detail = Kernel { class: KernelClass::Tuned, source: Source::Strong, encoder }.detail();
+                assert!(detail.starts_with(&format!("{}: AES-128-CTR", technique.label)), "{detail}");
+            }
+        }
+    }
+
+    #[test]
     fn the_portable_kernel_is_listed_as_the_reference() {
         let listed = WORKLOAD.kernels.iter().find(|(class, _)| *class == "portable").unwrap().1;
         assert!(listed.starts_with("reference, transliterated: "), "{listed}");
         for source in [Source::Strong, Source::Seeded(1)] {
-            assert!(Kernel { class: KernelClass::Portable, source }.detail().starts_with("reference, transliterated"));
+            assert!(Kernel { class: KernelClass::Portable, source, encoder: Encoder::fastest() }.detail().starts_with("reference, transliterated"));
         }
     }
 
@@ -420,7 +441,7 @@ mod tests {
             for class in CLASSES {
                 let chunking = Chunking::new(300, workers.count, CHUNK_CAP, None);
                 let empty = Sample::new(crate::protocol::measure(|_| ()).1, 0, String::new());
-                let sample = with_ceiling(empty, &workers, Kernel { class, source: Source::Strong }, 100, &chunking).unwrap();
+                let sample = with_ceiling(empty, &workers, Kernel { class, source: Source::Strong, encoder: Encoder::fastest() }, 100, &chunking).unwrap();
                 let part = |name: &str| sample.extra[name].as_u64().unwrap();
                 assert_eq!(sample.extra["ceiling"], "csprng+base32");
                 assert!(part("csprng_ns") > 0 && part("base32_ns") > 0);

@@ -3,6 +3,7 @@
 
 pub mod batch_job;
 pub mod coroutine_swarm;
+pub mod echo_server;
 pub mod keygen;
 pub mod noop;
 pub mod sdes_ecb;
@@ -26,6 +27,8 @@ pub struct Model {
     /// Protocol 3's start modes it offers, each with what it makes and where (`--list`'s
     /// `start`); empty for a model without workers.
     pub start: &'static [(&'static str, &'static str)],
+    /// What a server's model runs (`--list`'s `detail`, its ready line's `model_detail`: echo-server); empty for none.
+    pub detail: &'static str,
     /// The modes it cannot offer, each with why (`--list`'s `start_unavailable`).
     pub start_unavailable: &'static [(&'static str, &'static str)],
 }
@@ -34,8 +37,8 @@ pub struct Model {
 /// thread, then the three ways parallel.rs hands out the chunks. Only the seq model's note differs.
 pub const fn chunked_models(seq_note: &'static str) -> [Model; 4] {
     [
-        Model { name: "seq", family: "seq", workers: false, params: &[], note: seq_note, start: &[], start_unavailable: &[] },
-        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, start_unavailable: &[] },
+        Model { name: "seq", family: "seq", workers: false, params: &[], note: seq_note, start: &[], detail: "", start_unavailable: &[] },
+        Model { name: "rayon", family: "data-parallel", workers: true, params: &[], note: RAYON_NOTE, start: RAYON_START, detail: "", start_unavailable: &[] },
         Model {
             name: "rayon-broadcast",
             family: "data-parallel",
@@ -43,9 +46,10 @@ pub const fn chunked_models(seq_note: &'static str) -> [Model; 4] {
             params: &[],
             note: RAYON_BROADCAST_NOTE,
             start: RAYON_BROADCAST_START,
+            detail: "",
             start_unavailable: &[],
         },
-        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, start_unavailable: &[] },
+        Model { name: "threads", family: "threads", workers: true, params: &[], note: THREADS_NOTE, start: THREADS_START, detail: "", start_unavailable: &[] },
     ]
 }
 
@@ -69,11 +73,12 @@ pub const ALL: &[&Workload] = &[
     &batch_job::WORKLOAD,
     &spawn_chain::WORKLOAD,
     &coroutine_swarm::WORKLOAD,
+    &echo_server::WORKLOAD,
 ];
 
 /// A model with no workers, no own params and nothing to note.
 pub const fn plain(name: &'static str, family: &'static str) -> Model {
-    Model { name, family, workers: false, params: &[], note: "", start: &[], start_unavailable: &[] }
+    Model { name, family, workers: false, params: &[], note: "", start: &[], detail: "", start_unavailable: &[] }
 }
 
 /// Checks the call against the registry (workload, model, params, start mode), then runs it,
@@ -160,6 +165,9 @@ impl Model {
         }
         if !self.note.is_empty() {
             entry["note"] = json!(self.note);
+        }
+        if !self.detail.is_empty() {
+            entry["detail"] = json!(self.detail);
         }
         let modes = |list: &[(&str, &str)]| Value::Object(list.iter().map(|(mode, what)| (mode.to_string(), json!(what))).collect());
         if !self.start.is_empty() {
@@ -309,6 +317,7 @@ mod tests {
             }
             "spawn-chain" => ["--n", "20"].map(text).to_vec(),
             "coroutine-swarm" => ["--tasks", "5", "--steps", "2"].map(text).to_vec(),
+            "echo-server" => vec![],
             other => panic!("no small case for {other}"),
         }
     }

@@ -1,6 +1,9 @@
 //! sdes-ecb: S-DES (Schaefer 1996) in ECB mode over an in-memory file, one byte per block.
 
+#[cfg(target_arch = "x86_64")]
+mod nibble;
 mod portable;
+mod techniques;
 #[cfg(target_arch = "x86_64")]
 mod tuned;
 
@@ -9,7 +12,9 @@ use sha2::{Digest, Sha256};
 
 use crate::parallel::{run_chunks, time_chunks, Chunking, Ran, Shape, Workers};
 use crate::protocol::{bad_args, crash, measure, repeat, timed, Call, Conversation, KernelClass, Outcome, Sample};
+use crate::technique::Technique;
 use crate::workloads::{chunked_models, Workload};
+use techniques::{Chosen, REFERENCE};
 
 pub const WORKLOAD: Workload = Workload {
     name: "sdes-ecb",
@@ -21,7 +26,7 @@ pub const WORKLOAD: Workload = Workload {
 
 /// What each kernel class runs per chunk (`extra.kernel_detail` names the one that ran).
 const PORTABLE: &str = "reference, transliterated";
-const TUNED: &str = "bitwise: IP, E/P, P4, SW and IP^-1 as GF(2) bit matrices (GFNI vgf2p8affineqb), S0/S1 by vpshufb, 64 bytes a step with AVX-512; table: the key's table looked up 64 bytes a step with AVX-512 VBMI vpermi2b; both non-temporal stores from 4 MiB of output; chosen at run time, the reference procedure's loops where the CPU lacks the instructions";
+const TUNED: &str = "the first technique this CPU runs, per cipher (extra.kernel_detail starts with its label): bitwise: gfni-avx512 (GF(2) bit matrices by GFNI vgf2p8affineqb, S0/S1 by vpshufb, 64 bytes a step with AVX-512), avx2 (every permutation two vpshufb nibble tables, 32 bytes a step), sse4.1 (the same, 16 bytes), reference; table: avx512-vbmi (vpermi2b, 64 bytes a step), avx2 (16 vpshufb rows and a vpblendvb tree, 32 bytes a step), sse4.1 (the same, 16 bytes), reference; the SIMD ones with non-temporal stores from 4 MiB of output; PARBENCH_SDES_TECHNIQUE=<label> forces one, exit 2 where it cannot run";
 
 /// The contract's largest chunk: 1 MiB.
 pub const CHUNK_CAP: usize = 1 << 20;
@@ -58,22 +63,22 @@ pub type CopyKernel = unsafe fn(&[u8], &mut [u8], bool);
 pub const STREAM_FROM_BYTES: usize = 4 << 20;
 
 /// A key's schedule in the form the cipher uses, derived inside the timed region, with the
-/// kernel that runs it: a tuned SIMD kernel where the class is tuned and the CPU has the
-/// instructions (`tuned.rs`), else the portable kernel (`portable.rs`).
+/// kernel that runs it: the portable kernel (`portable.rs`) for the portable class (`None`),
+/// the chosen technique (`techniques.rs`) for the tuned one.
 // One cipher per repetition, shared by reference with every worker: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy)]
 pub enum Cipher {
-    Bitwise { k1: u16, k2: u16, simd: Option<(BitwiseKernel, &'static str)>, stream: bool },
-    Table { table: [u8; 256], simd: Option<(TableKernel, &'static str)>, stream: bool },
+    Bitwise { k1: u16, k2: u16, technique: Option<&'static Technique<BitwiseKernel>>, stream: bool },
+    Table { table: [u8; 256], technique: Option<&'static Technique<TableKernel>>, stream: bool },
 }
 
 impl Cipher {
-    /// The key schedule and kernel of a class for an output of `output_len` bytes.
-    pub fn of_class(class: KernelClass, form: CipherForm, key: u16, output_len: usize) -> Cipher {
-        match class {
-            KernelClass::Portable => Cipher::portable(form, key),
-            KernelClass::Tuned => Cipher::tuned(form, key, output_len),
+    /// The key schedule and kernel of a case for an output of `output_len` bytes.
+    pub fn of_case(case: Case, key: u16, output_len: usize) -> Cipher {
+        match case.class {
+            KernelClass::Portable => Cipher::portable(case.form, key),
+            KernelClass::Tuned => Cipher::tuned(case.form, case.techniques, key, output_len),
         }
     }
 
@@ -81,44 +86,44 @@ impl Cipher {
     pub fn portable(form: CipherForm, key: u16) -> Cipher {
         let (k1, k2) = portable::subkeys(key);
         match form {
-            CipherForm::Bitwise => Cipher::Bitwise { k1, k2, simd: None, stream: false },
-            CipherForm::Table => Cipher::Table { table: portable::table_of(k1, k2), simd: None, stream: false },
+            CipherForm::Bitwise => Cipher::Bitwise { k1, k2, technique: None, stream: false },
+            CipherForm::Table => Cipher::Table { table: portable::table_of(k1, k2), technique: None, stream: false },
         }
     }
 
-    /// The fastest form this CPU runs, for an output of `output_len` bytes in all.
-    pub fn tuned(form: CipherForm, key: u16, output_len: usize) -> Cipher {
+    /// The chosen techniques for an output of `output_len` bytes in all.
+    pub fn tuned(form: CipherForm, chosen: Chosen, key: u16, output_len: usize) -> Cipher {
         let stream = output_len >= STREAM_FROM_BYTES;
         let (k1, k2) = portable::subkeys(key);
-        let bitwise = Cipher::Bitwise { k1, k2, simd: detected_bitwise_kernel(), stream: false };
+        let streams = |label: &str| stream && label != REFERENCE;
         match form {
-            CipherForm::Bitwise => Cipher::Bitwise { k1, k2, simd: detected_bitwise_kernel(), stream },
+            CipherForm::Bitwise => Cipher::Bitwise { k1, k2, technique: Some(chosen.bitwise), stream: streams(chosen.bitwise.label) },
             CipherForm::Table => {
-                // The key's table is the bitwise cipher of every byte: with the SIMD kernel,
-                // four steps instead of 256 scalar ones.
+                // The key's table is the bitwise cipher of every byte: with a SIMD kernel, a
+                // few steps instead of 256 scalar ones.
                 let mut table = [0u8; 256];
+                let bitwise = Cipher::Bitwise { k1, k2, technique: Some(chosen.bitwise), stream: false };
                 bitwise.encrypt_into(&std::array::from_fn::<u8, 256, _>(|plain| plain as u8), &mut table);
-                Cipher::Table { table, simd: detected_table_kernel(), stream }
+                Cipher::Table { table, technique: Some(chosen.table), stream: streams(chosen.table.label) }
             }
         }
     }
 
-    /// The SIMD kernel that runs, if any, for `extra.kernel_detail`.
-    pub fn simd_name(&self) -> Option<String> {
-        let (name, stream) = match *self {
-            Cipher::Bitwise { simd: Some((_, name)), stream, .. } | Cipher::Table { simd: Some((_, name)), stream, .. } => (name, stream),
-            _ => return None,
-        };
-        Some(if stream { format!("{name}, streaming stores") } else { name.into() })
+    /// The technique that runs (`None`: the portable class) and whether it streams.
+    pub fn technique(&self) -> Option<(&'static str, String, bool)> {
+        match *self {
+            Cipher::Bitwise { technique: Some(t), stream, .. } => Some((t.label, t.describe(), stream)),
+            Cipher::Table { technique: Some(t), stream, .. } => Some((t.label, t.describe(), stream)),
+            _ => None,
+        }
     }
 
-    /// `extra.kernel_detail`: what ran, in a few words.
-    pub fn kernel_detail(&self, class: KernelClass) -> String {
-        match (class, self, self.simd_name()) {
-            (KernelClass::Portable, _, _) => PORTABLE.into(),
-            (KernelClass::Tuned, Cipher::Bitwise { .. }, Some(name)) => format!("GFNI + AVX-512 bit matrices and vpshufb S-boxes ({name})"),
-            (KernelClass::Tuned, Cipher::Table { .. }, Some(name)) => format!("AVX-512 VBMI vpermi2b table lookup ({name})"),
-            (KernelClass::Tuned, _, None) => "the reference procedure's loops (this CPU lacks the tuned kernel's AVX-512 instructions)".into(),
+    /// `extra.kernel_detail`: what ran, the technique's label first.
+    pub fn kernel_detail(&self) -> String {
+        match self.technique() {
+            None => PORTABLE.into(),
+            Some((_, described, true)) => format!("{described} (streaming stores on)"),
+            Some((_, described, false)) => described,
         }
     }
 
@@ -126,34 +131,14 @@ impl Cipher {
     pub fn encrypt_into(&self, plain: &[u8], out: &mut [u8]) {
         assert_eq!(plain.len(), out.len(), "a chunk's input and output have one length");
         match *self {
-            // SAFETY: `simd` is only Some when the CPU has the kernel's instructions (detected
+            // SAFETY: a technique is chosen only where the CPU has its instructions (detected
             // at run time), and the lengths are equal (asserted above).
-            Cipher::Bitwise { k1, k2, simd: Some((kernel, _)), stream } => unsafe { kernel(k1 as u8, k2 as u8, plain, out, stream) },
-            Cipher::Table { ref table, simd: Some((kernel, _)), stream } => unsafe { kernel(table, plain, out, stream) },
-            Cipher::Bitwise { k1, k2, simd: None, .. } => portable::encrypt_bitwise(k1, k2, plain, out),
-            Cipher::Table { ref table, simd: None, .. } => portable::encrypt_table(table, plain, out),
+            Cipher::Bitwise { k1, k2, technique: Some(t), stream } => unsafe { (t.kernel)(k1 as u8, k2 as u8, plain, out, stream) },
+            Cipher::Table { ref table, technique: Some(t), stream } => unsafe { (t.kernel)(table, plain, out, stream) },
+            Cipher::Bitwise { k1, k2, technique: None, .. } => portable::encrypt_bitwise(k1, k2, plain, out),
+            Cipher::Table { ref table, technique: None, .. } => portable::encrypt_table(table, plain, out),
         }
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn detected_bitwise_kernel() -> Option<(BitwiseKernel, &'static str)> {
-    tuned::bitwise_kernel()
-}
-
-#[cfg(target_arch = "x86_64")]
-fn detected_table_kernel() -> Option<(TableKernel, &'static str)> {
-    tuned::table_kernel()
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detected_bitwise_kernel() -> Option<(BitwiseKernel, &'static str)> {
-    None
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn detected_table_kernel() -> Option<(TableKernel, &'static str)> {
-    None
 }
 
 /// A kernel turns one input chunk into the output chunk of the same length.
@@ -165,17 +150,19 @@ fn over_input<'a>(plain: &'a [u8], kernel: &'a impl Kernel) -> impl Fn(&mut (), 
     move |_, first, out| kernel(&plain[first..first + out.len()], out)
 }
 
-/// What a repetition runs: the kernel class and the cipher form.
-#[derive(Clone, Copy, Debug)]
+/// What a repetition runs: the kernel class, the cipher form, and the techniques the tuned
+/// class runs (chosen once, before the first repetition).
+#[derive(Clone, Copy)]
 pub struct Case {
     pub class: KernelClass,
     pub form: CipherForm,
+    pub techniques: Chosen,
 }
 
 /// Runs the model over the whole input: the key schedule, starting the workers (cold), every
 /// chunk, joining the workers (cold); `origin` is the clock's start. `None` for `seq`.
 pub fn encrypt(case: Case, key: u16, workers: &Workers, plain: &[u8], out: &mut [u8], chunking: &Chunking, origin: std::time::Instant) -> Outcome<Option<Ran>> {
-    let cipher = Cipher::of_class(case.class, case.form, key, out.len());
+    let cipher = Cipher::of_case(case, key, out.len());
     let kernel = |plain: &[u8], out: &mut [u8]| cipher.encrypt_into(plain, out);
     run_chunks(workers, out, chunking, origin, || (), over_input(plain, &kernel))
 }
@@ -245,7 +232,11 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let class = call.kernel(true)?;
     let base_key = key_of(call.number("key", Some(642))?, 0).map_err(|_| bad_args("--key must be a 10-bit value (0..1023)"))?;
     let form = CipherForm::parse(&call.text("cipher", Some("table"))?)?;
-    let case = Case { class, form };
+    let techniques = match class {
+        KernelClass::Tuned => Chosen::from_environment(form)?,
+        KernelClass::Portable => Chosen::fastest(),
+    };
+    let case = Case { class, form, techniques };
     let path = call.text("input", None)?;
     let (plain, load_ns) = timed(|| std::fs::read(&path));
     let plain = plain.map_err(|e| crash(&format!("reading --input {path}"), e))?;
@@ -255,7 +246,7 @@ fn run(call: &Call, talk: &mut Conversation) -> Outcome<()> {
     let mut common = Map::new();
     common.insert("load_ns".into(), Value::from(load_ns as u64));
     common.insert("kernel".into(), Value::from(class.name()));
-    common.insert("kernel_detail".into(), Value::from(Cipher::of_class(class, form, base_key, plain.len()).kernel_detail(class)));
+    common.insert("kernel_detail".into(), Value::from(Cipher::of_case(case, base_key, plain.len()).kernel_detail()));
     repeat(talk, ready, &common, |rep| {
         let key = key_of(rep.variant, rep.index)?;
         let (ran, measured) = measure(|origin| encrypt(case, key, &workers, &plain, &mut out, &chunking, origin));
@@ -352,8 +343,12 @@ mod tests {
         }
     }
 
+    fn case(class: KernelClass, form: CipherForm) -> Case {
+        Case { class, form, techniques: Chosen::fastest() }
+    }
+
     fn cipher_of(class: KernelClass, form: CipherForm, key: u16, plain: &[u8]) -> Vec<u8> {
-        encrypted(|out| Cipher::of_class(class, form, key, plain.len()).encrypt_into(plain, out), plain.len())
+        encrypted(|out| Cipher::of_case(case(class, form), key, plain.len()).encrypt_into(plain, out), plain.len())
     }
 
     const CLASSES: [KernelClass; 2] = [KernelClass::Portable, KernelClass::Tuned];
@@ -379,7 +374,7 @@ mod tests {
 
     fn run_class(workers: &Workers, class: KernelClass, form: CipherForm, key: u16, plain: &[u8], chunking: &Chunking) -> (Vec<u8>, Option<Ran>) {
         let mut out = vec![0; plain.len()];
-        let ran = encrypt(Case { class, form }, key, workers, plain, &mut out, chunking, std::time::Instant::now()).unwrap();
+        let ran = encrypt(case(class, form), key, workers, plain, &mut out, chunking, std::time::Instant::now()).unwrap();
         (out, ran)
     }
 
@@ -476,9 +471,9 @@ mod tests {
     #[test]
     fn the_portable_kernel_runs_no_simd_and_says_it_is_the_reference() {
         for form in [CipherForm::Bitwise, CipherForm::Table] {
-            let cipher = Cipher::of_class(KernelClass::Portable, form, 642, 64 << 20);
-            assert!(cipher.simd_name().is_none());
-            assert_eq!(cipher.kernel_detail(KernelClass::Portable), "reference, transliterated");
+            let cipher = Cipher::of_case(case(KernelClass::Portable, form), 642, 64 << 20);
+            assert!(cipher.technique().is_none());
+            assert_eq!(cipher.kernel_detail(), "reference, transliterated");
         }
         assert_eq!(listed_portable(), "reference, transliterated");
     }
@@ -508,31 +503,75 @@ mod tests {
         assert!(hashes[0] != hashes[1] && hashes[1] != hashes[2]);
     }
 
+    /// Each technique of both forms (the other form's technique the fastest), with its
+    /// label, or the reason it is skipped on this CPU.
+    fn every_technique() -> Vec<(CipherForm, Chosen, &'static str)> {
+        let bitwise = techniques::BITWISE.iter().filter(|t| crate::technique::runs_here_or_skips(t, "sdes-ecb bitwise"));
+        let table = techniques::TABLE.iter().filter(|t| crate::technique::runs_here_or_skips(t, "sdes-ecb table"));
+        let of = |form: CipherForm| move |label: &'static str| (form, Chosen::of(form, Some(label)).unwrap(), label);
+        bitwise.map(|t| t.label).map(of(CipherForm::Bitwise)).chain(table.map(|t| t.label).map(of(CipherForm::Table))).collect()
+    }
+
+    /// Random bytes (SplitMix64 of `seed`), `len` of them.
+    fn random_text(seed: u64, len: usize) -> Vec<u8> {
+        let mut out = vec![0; len];
+        crate::digest::splitmix64_fill(seed, 0, &mut out);
+        out
+    }
+
     #[test]
-    fn the_simd_kernels_agree_with_the_portable_kernel_for_every_key_and_byte() {
+    fn every_technique_agrees_with_the_portable_kernel_on_random_inputs_for_every_key() {
         let every_byte: Vec<u8> = (0..=255).collect();
-        for key in 0..1024 {
-            for form in [CipherForm::Bitwise, CipherForm::Table] {
-                let simd = encrypted(|out| Cipher::tuned(form, key, 256).encrypt_into(&every_byte, out), 256);
-                assert_eq!(simd, portable_table(key), "key {key} {form:?}");
+        for (form, chosen, label) in every_technique() {
+            for key in 0..1024 {
+                let plain = random_text(key as u64, 777 + key as usize % 64);
+                let expected = cipher_of(KernelClass::Portable, form, key, &plain);
+                for output_len in [plain.len(), STREAM_FROM_BYTES] {
+                    let cipher = Cipher::tuned(form, chosen, key, output_len);
+                    assert_eq!(encrypted(|out| cipher.encrypt_into(&plain, out), plain.len()), expected, "{label} key {key}");
+                }
+                let all = encrypted(|out| Cipher::tuned(form, chosen, key, 256).encrypt_into(&every_byte, out), 256);
+                assert_eq!(all, portable_table(key), "{label} key {key}, every byte");
             }
         }
     }
 
     #[test]
-    fn the_simd_kernels_handle_every_length_and_alignment() {
+    fn every_technique_handles_every_length_and_alignment() {
         let plain = arbitrary_text(5000);
-        for form in [CipherForm::Bitwise, CipherForm::Table] {
+        for (form, chosen, label) in every_technique() {
             let reference = Cipher::portable(form, 517);
-            for simd in [Cipher::tuned(form, 517, 0), Cipher::tuned(form, 517, STREAM_FROM_BYTES)] {
+            for simd in [Cipher::tuned(form, chosen, 517, 0), Cipher::tuned(form, chosen, 517, STREAM_FROM_BYTES)] {
                 for start in 0..3 {
                     for len in (0..300).chain([4093, 4096, 4099]) {
                         let part = &plain[start..start + len];
                         let expected = encrypted(|out| reference.encrypt_into(part, out), len);
-                        let name = simd.simd_name();
-                        assert_eq!(encrypted(|out| simd.encrypt_into(part, out), len), expected, "{name:?} start {start} len {len}");
+                        assert_eq!(encrypted(|out| simd.encrypt_into(part, out), len), expected, "{label} start {start} len {len}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_detail_starts_with_the_technique_that_ran() {
+        for (form, chosen, label) in every_technique() {
+            for (output_len, streaming) in [(1, false), (STREAM_FROM_BYTES, label != REFERENCE)] {
+                let detail = Cipher::of_case(Case { class: KernelClass::Tuned, form, techniques: chosen }, 642, output_len).kernel_detail();
+                assert!(detail.starts_with(&format!("{label}: ")), "{detail}");
+                assert_eq!(detail.ends_with("(streaming stores on)"), streaming, "{detail}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_tuned_listing_names_every_technique_in_order() {
+        let tuned = WORKLOAD.kernels.iter().find(|(class, _)| *class == "tuned").unwrap().1;
+        for (form, labels) in [("bitwise", crate::technique::labels(&techniques::BITWISE)), ("table", crate::technique::labels(&techniques::TABLE))] {
+            let listed = &tuned[tuned.find(&format!("{form}: ")).expect("the form is listed")..];
+            let mut at = 0;
+            for label in labels.split(", ") {
+                at += listed[at..].find(label).unwrap_or_else(|| panic!("{form} {label} in order in {tuned}"));
             }
         }
     }

@@ -24,6 +24,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "tokio::spawn tasks linked by tokio::sync::oneshot on a multi-thread runtime of --workers threads (the tasks are made in every repetition in both modes; cold: the runtime built and shut down, threads joined, in each repetition; warm: built once before the ready line)",
             start: TOKIO_START,
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -33,6 +34,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "the same tasks on tokio's current-thread runtime, built and dropped inside the timed region",
             start: &[],
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -42,6 +44,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &[],
             note: "futures::executor::LocalPool with futures::channel::oneshot, one thread",
             start: &[],
+            detail: "",
             start_unavailable: &[],
         },
         Model {
@@ -51,6 +54,7 @@ pub const WORKLOAD: Workload = Workload {
             params: &["stack_bytes"],
             note: "one std::thread per link with a sync_channel(1), every thread joined inside the timed region; default stack 2 MiB (std), --stack-bytes raises or lowers it as a separate case",
             start: &[],
+            detail: "",
             start_unavailable: &[],
         },
     ],

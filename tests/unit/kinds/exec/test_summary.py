@@ -197,7 +197,10 @@ def test_the_points_table_fits_the_terminal_by_leaving_out_columns_in_the_stated
     assert dropped == list(DROP_TO_FIT[:len(dropped)]) and "(--verbose and every export keep them)" in said
     header = next(line for line in text.splitlines() if "case" in line)
     assert "median" in header and "✓" in header
+    verbose = io.StringIO()
+    print_points(run, [], Console(file=verbose, width=80, color_system=None), verbose=True)
+    assert "left out" not in verbose.getvalue()
     wide = io.StringIO()
-    print_points(run, [], Console(file=wide, width=80, color_system=None), verbose=True)
-    header = next(line for line in wide.getvalue().splitlines() if line.startswith("┃"))
-    assert "left out" not in wide.getvalue() and header.count("┃") == len(COLUMNS) + 1
+    print_points(run, [], Console(file=wide, width=400, color_system=None), verbose=True)
+    header = next(line for line in wide.getvalue().splitlines() if "case" in line and "median" in line)
+    assert all(column in header for column in COLUMNS if " " not in column)

@@ -1,5 +1,5 @@
 // keygen's tuned Base32, chosen when it runs (tuned.hpp): AVX-512 VBMI where the CPU has it, else
-// letter pairs; keygen.cpp uses it for --kernel tuned.
+// AVX2, else letter pairs; keygen.cpp uses it for --kernel tuned.
 #include "workloads/keygen/tuned.hpp"
 
 #include <immintrin.h>
@@ -21,6 +21,7 @@ constexpr const char* ALPHABET = BASE32_ALPHABET;
 bool has_avx512vbmi() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
 }
+bool has_avx2() { return __builtin_cpu_supports("avx2"); }
 bool every_x86_64() { return true; }
 
 // 40 bytes -> 64 characters per step: vpermb puts each 5-byte group, reversed, in the low
@@ -54,6 +55,47 @@ bool every_x86_64() { return true; }
     const __m512i groups = _mm512_maskz_permutexvar_epi8(all, spread, block);
     const __m512i fields = _mm512_maskz_multishift_epi64_epi8(all, shifts, groups);
     _mm512_storeu_si512(out, _mm512_maskz_permutexvar_epi8(all, fields, letters));
+  }
+  return at;
+}
+
+// 20 bytes -> 32 characters per step, for CPUs without VBMI: each 128-bit lane takes one 5-byte
+// group of a 16-byte load (vpshufb: the two bytes that hold character k's 5 bits, big-endian, in
+// 16-bit word k), vpmullw by 2^(5k mod 8) brings those bits to the top of the word and vpsrlw 11
+// down to 0..31; two such vectors pack to 32 bytes (vpackuswb, then vpermq to undo its lane
+// order), and a letter is 'a' + v, less 73 from v = 26 on ('2' = 'a' + 26 - 73). Loads read 16
+// bytes at every 10, so a step runs only while 26 bytes remain; returns how many it encoded.
+// Ten bytes' sixteen 5-bit values, one per 16-bit word (a lambda would not take the target).
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i avx2_fields(const unsigned char* ten, __m256i spread, __m256i multipliers) {
+  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ten)));
+  return _mm256_srli_epi16(_mm256_mullo_epi16(_mm256_shuffle_epi8(both, spread), multipliers), 11);
+}
+
+[[gnu::target("avx2")]] std::size_t encode_avx2(const unsigned char* bytes, std::size_t n, char* out) {
+  alignas(32) static const auto tables = [] {
+    struct {
+      std::uint8_t spread[32];
+      std::uint16_t multipliers[16];
+    } t{};
+    for (int lane = 0; lane < 2; ++lane) {
+      for (int k = 0; k < 8; ++k) {
+        const int first_bit = 5 * k, group = 5 * lane;
+        t.spread[16 * lane + 2 * k] = static_cast<std::uint8_t>(group + first_bit / 8 + 1);  // the word's low byte
+        t.spread[16 * lane + 2 * k + 1] = static_cast<std::uint8_t>(group + first_bit / 8);
+        t.multipliers[8 * lane + k] = static_cast<std::uint16_t>(1u << (first_bit % 8));
+      }
+    }
+    return t;
+  }();
+  const __m256i spread = _mm256_load_si256(reinterpret_cast<const __m256i*>(tables.spread));
+  const __m256i multipliers = _mm256_load_si256(reinterpret_cast<const __m256i*>(tables.multipliers));
+  std::size_t at = 0;
+  for (; at + 26 <= n; at += 20, out += 32) {
+    const __m256i first = avx2_fields(bytes + at, spread, multipliers), second = avx2_fields(bytes + at + 10, spread, multipliers);
+    const __m256i fields = _mm256_permute4x64_epi64(_mm256_packus_epi16(first, second), 0xd8);
+    const __m256i digits = _mm256_and_si256(_mm256_cmpgt_epi8(fields, _mm256_set1_epi8(25)), _mm256_set1_epi8(73));
+    const __m256i letters = _mm256_sub_epi8(_mm256_add_epi8(fields, _mm256_set1_epi8('a')), digits);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), letters);
   }
   return at;
 }
@@ -92,6 +134,7 @@ const std::vector<Base32Technique>& base32_techniques() {
   static const std::vector<Base32Technique> techniques{
       {"avx512vbmi", "AVX-512 VBMI Base32 (vpermb + vpmultishiftqb, 40 bytes -> 64 letters)", "AVX-512 F, BW and VBMI",
        has_avx512vbmi, encode_vbmi},
+      {"avx2", "AVX2 Base32 (vpshufb + vpmullw + vpsrlw, 20 bytes -> 32 letters)", "AVX2", has_avx2, encode_avx2},
       {"letter-pairs", "Base32 by a 1024-entry letter-pair table", "x86-64", every_x86_64, encode_letter_pairs},
   };
   return techniques;

@@ -1,6 +1,7 @@
 // sdes-ecb's tuned kernels, chosen when they run (tuned.hpp): the bitwise rounds by GFNI affine
-// transforms, else as masks and shifts that g++ vectorises for the widest target the CPU has; the
-// table looked up with AVX-512 VBMI, else AVX2, else a scalar loop; and the copy ceiling. This file
+// transforms, else by AVX2 nibble tables (avx2.cpp), else as masks and shifts that g++ vectorises
+// for the widest target the CPU has; the table looked up with AVX-512 VBMI, else AVX2 (avx2.cpp),
+// else a scalar loop; and the copy ceiling. This file
 // is built for the compiler's default target: every kernel that needs more says so in its own
 // target attribute, and runs only where its technique's available() says the CPU has it.
 #include "workloads/sdes_ecb/tuned.hpp"
@@ -11,6 +12,7 @@
 #include <array>
 #include <cstring>
 
+#include "workloads/sdes_ecb/avx2.hpp"
 #include "workloads/sdes_ecb/portable.hpp"
 
 namespace parbench::sdes_ecb::tuned {
@@ -230,8 +232,8 @@ void bitwise_masks_scalar(std::uint8_t k1, std::uint8_t k2, const std::uint8_t* 
 
 // --- the table kernels -------------------------------------------------------------------------
 
-// The scalar technique, and the tail of the AVX2 loop.
-void table_scalar(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n, bool = false) {
+// The scalar technique.
+void table_scalar(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n, bool) {
   for (std::size_t i = 0; i < n; ++i) out[i] = table[in[i]];
 }
 
@@ -251,28 +253,6 @@ struct VbmiLookup {
   const VbmiLookup lookup{_mm512_loadu_si512(table), _mm512_loadu_si512(table + 64), _mm512_loadu_si512(table + 128),
                           _mm512_loadu_si512(table + 192)};
   map_blocks_vbmi(in, out, n, streaming, lookup);
-}
-
-// Sixteen 16-entry pshufb tables, one per high nibble, selected by comparing the high nibble.
-[[gnu::target("avx2")]] void table_avx2(const std::uint8_t* table, const std::uint8_t* in, std::uint8_t* out, std::size_t n, bool) {
-  __m256i rows[16];
-  for (int h = 0; h < 16; ++h) {
-    rows[h] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * h)));
-  }
-  const __m256i low_mask = _mm256_set1_epi8(0x0f);
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
-    const __m256i low = _mm256_and_si256(x, low_mask);
-    const __m256i high = _mm256_and_si256(_mm256_srli_epi16(x, 4), low_mask);
-    __m256i result = _mm256_setzero_si256();
-    for (int h = 0; h < 16; ++h) {
-      const __m256i selected = _mm256_cmpeq_epi8(high, _mm256_set1_epi8(static_cast<char>(h)));
-      result = _mm256_or_si256(result, _mm256_and_si256(selected, _mm256_shuffle_epi8(rows[h], low)));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), result);
-  }
-  table_scalar(table, in + i, out + i, n - i);
 }
 
 // --- the copy ceiling: the widest non-temporal store the CPU has --------------------------------
@@ -328,11 +308,16 @@ const std::vector<BitwiseTechnique>& bitwise_techniques() {
        "GFNI + AVX-512 through <immintrin.h>: every permutation (IP, E/P, P4, SW, IP^-1) an 8x8 bit matrix applied by "
        "vgf2p8affineqb, the S-boxes by vpshufb, 64 bytes a step; streaming stores from 4 MiB",
        "GFNI, AVX-512 F and AVX-512 BW", has_gfni_avx512, bitwise_gfni_avx512, true},
+      {"avx2",
+       "AVX2 through <immintrin.h>: every permutation two 16-entry vpshufb nibble tables (IP; E/P; P4 folded into the "
+       "S-box tables; SW with IP^-1), the subkeys XORed in, S0 and S1 by vpshufb, 64 bytes a loop iteration in registers; "
+       "streaming stores from 4 MiB",
+       "AVX2", has_avx2, avx2::bitwise_nibble_tables, true},
       {"avx512bw",
        "mask-and-shift permutations with packed S-box constants, one byte per loop iteration, vectorised by g++ for AVX-512 BW "
        "(a target attribute)",
        "AVX-512 F and AVX-512 BW", has_avx512bw, bitwise_masks_avx512, false},
-      {"avx2",
+      {"avx2-masks",
        "mask-and-shift permutations with packed S-box constants, one byte per loop iteration, vectorised by g++ for AVX2 "
        "(a target attribute)",
        "AVX2", has_avx2, bitwise_masks_avx2, false},
@@ -349,7 +334,11 @@ const std::vector<TableTechnique>& table_techniques() {
       {"avx512vbmi",
        "AVX-512 VBMI: the 256-byte table in four zmm, two vpermi2b and a blend per 64 bytes; streaming stores from 4 MiB",
        "AVX-512 F, BW and VBMI", has_avx512vbmi, table_avx512vbmi, true},
-      {"avx2", "AVX2: sixteen pshufb nibble tables per 32 bytes", "AVX2", has_avx2, table_avx2, false},
+      {"avx2",
+       "AVX2: the table as sixteen 16-entry vpshufb rows of differences, indexed by the byte less 16 per row (vpshufb "
+       "zeroes an index with bit 7 set, so the XOR of the rows telescopes to the byte's own), two chains of 8 and one "
+       "vpblendvb by bit 7, 64 bytes a loop iteration; streaming stores from 4 MiB",
+       "AVX2", has_avx2, avx2::table_telescoping, true},
       {"scalar", "scalar table loop, one lookup per byte", "x86-64", every_x86_64, table_scalar, false},
   };
   return techniques;

@@ -1,7 +1,7 @@
 //! The tuned S-DES kernels with x86-64 AVX-512: 64 bytes per step. Each is chosen at run time
-//! with `is_x86_feature_detected!`; the portable kernel (`portable.rs`) stands in where the CPU
-//! lacks the instructions and is what these are tested against. The ceiling's streaming copy
-//! lives here too: it is the only other code of the workload that uses `std::arch`.
+//! with `is_x86_feature_detected!` (`techniques.rs`); the AVX2 and SSE4.1 ones (`nibble.rs`)
+//! stand in where the CPU lacks these instructions, the portable kernel (`portable.rs`) below
+//! them, and it is what all are tested against. The ceiling's streaming copy lives here too.
 //!
 //! - table: the key's 256-byte table is four 64-byte registers; `vpermi2b` looks 64 bytes up
 //!   in the lower 128 entries and 64 in the upper, and the top bit of each input byte picks
@@ -14,20 +14,18 @@
 use std::arch::x86_64::*;
 
 use super::portable::{EP, IP, IP_INV, P4, S0, S1};
-use super::{BitwiseKernel, CopyKernel, TableKernel};
+use super::CopyKernel;
 
-fn has_avx512bw() -> bool {
+pub fn has_avx512bw() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
 }
 
-/// The table kernel this CPU runs, with its name, if it has the instructions.
-pub fn table_kernel() -> Option<(TableKernel, &'static str)> {
-    (has_avx512bw() && is_x86_feature_detected!("avx512vbmi")).then_some((table_avx512vbmi as TableKernel, "avx512-vbmi"))
+pub fn has_gfni_avx512() -> bool {
+    has_avx512bw() && is_x86_feature_detected!("gfni")
 }
 
-/// The bitwise kernel this CPU runs, with its name, if it has the instructions.
-pub fn bitwise_kernel() -> Option<(BitwiseKernel, &'static str)> {
-    (has_avx512bw() && is_x86_feature_detected!("gfni")).then_some((bitwise_gfni_avx512 as BitwiseKernel, "gfni-avx512"))
+pub fn has_avx512vbmi() -> bool {
+    has_avx512bw() && is_x86_feature_detected!("avx512vbmi")
 }
 
 /// `vgf2p8affineqb`'s matrix for a bit permutation: output bit i of a byte is the parity of
@@ -144,9 +142,16 @@ fn map_blocks(plain: &[u8], out: &mut [u8], stream: bool, encrypt: impl Fn(__m51
     }
 }
 
-/// A copy through the same loop (the ceiling's vector copy), where the CPU has AVX-512 BW.
+/// A copy through the widest kernels' loop this CPU runs (the ceiling's vector copy): AVX-512
+/// BW's, else AVX2's or SSE4.1's (`nibble.rs`).
 pub fn copy_kernel() -> Option<CopyKernel> {
-    has_avx512bw().then_some(copy_avx512 as CopyKernel)
+    if has_avx512bw() {
+        Some(copy_avx512 as CopyKernel)
+    } else if is_x86_feature_detected!("avx2") {
+        Some(super::nibble::avx2::copy as CopyKernel)
+    } else {
+        is_x86_feature_detected!("sse4.1").then_some(super::nibble::sse41::copy as CopyKernel)
+    }
 }
 
 /// # Safety
@@ -229,17 +234,5 @@ mod tests {
         // Input 0b1001: row 0b11, column 0b00 → S0[3][0] = 3, S1[3][0] = 2.
         assert_eq!(S0_BY_INPUT[0b1001], 3 << 2);
         assert_eq!(S1_BY_INPUT[0b1001], 2);
-    }
-
-    #[test]
-    fn this_cpu_runs_the_simd_kernels_it_has() {
-        // Without this the agreement tests of the workload could pass by comparing the
-        // portable kernel with itself.
-        use super::super::{Cipher, CipherForm};
-        let avx512bw = has_avx512bw();
-        let expect = |has: bool, name: &str| has.then(|| name.to_string());
-        assert_eq!(Cipher::tuned(CipherForm::Table, 1, 0).simd_name(), expect(avx512bw && is_x86_feature_detected!("avx512vbmi"), "avx512-vbmi"));
-        assert_eq!(Cipher::tuned(CipherForm::Bitwise, 1, 0).simd_name(), expect(avx512bw && is_x86_feature_detected!("gfni"), "gfni-avx512"));
-        assert_eq!(Cipher::portable(CipherForm::Table, 1).simd_name(), None);
     }
 }

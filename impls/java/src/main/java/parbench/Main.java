@@ -12,6 +12,7 @@ import java.util.SequencedMap;
 import java.util.Set;
 import parbench.workloads.BatchJob;
 import parbench.workloads.CoroutineSwarm;
+import parbench.workloads.EchoServer;
 import parbench.workloads.Keygen;
 import parbench.workloads.Noop;
 import parbench.workloads.SdesEcb;
@@ -35,7 +36,8 @@ public final class Main {
     }
 
     private static final List<Workload> WORKLOADS = List.of(
-            new Noop(), new Keygen(), new SdesEcb(), new BatchJob(), new SpawnChain(), new CoroutineSwarm());
+            new Noop(), new Keygen(), new SdesEcb(), new BatchJob(), new SpawnChain(), new CoroutineSwarm(),
+            new EchoServer());
 
     public static void main(String[] argv) {
         followTmpdir();
@@ -94,6 +96,11 @@ public final class Main {
             sizeSharedPools(workers);
         }
         String start = info.starts().choose(args, context);
+        if (workload instanceof Server server) {
+            server.serve(model, args, workers, new BufferedReader(new InputStreamReader(System.in,
+                    StandardCharsets.US_ASCII)), System.out);
+            System.exit(0); // its connections' threads must not keep the JVM alive
+        }
         if (!workload.kernels().isEmpty()) {
             // A kernel class this runtime lacks is a bad argument, never a silent stand-in.
             args.choice("kernel", "portable", List.copyOf(workload.kernels().keySet()));
@@ -197,6 +204,9 @@ public final class Main {
                 }
                 if (info.note() != null && !info.note().isEmpty()) {
                     entry.put("note", info.note());
+                }
+                if (!info.detail().isEmpty()) {
+                    entry.put("detail", info.detail());
                 }
                 if (!info.starts().offered().isEmpty()) {
                     entry.put("start", info.starts().offered());

@@ -40,10 +40,15 @@ public final class Protocol {
     }
 
     /** How a model runs: its family, whether it takes --workers, what stands in for what, its start modes. */
-    public record ModelInfo(String family, boolean takesWorkers, String note, Starts starts) {
+    public record ModelInfo(String family, boolean takesWorkers, String note, Starts starts, String detail) {
         /** A model without start modes (seq): its ready line says "none" and it takes no --start. */
         public ModelInfo(String family, boolean takesWorkers, String note) {
             this(family, takesWorkers, note, Starts.NONE);
+        }
+
+        /** A timed workload's model; `detail` is what a server's model runs (--list, its ready line). */
+        public ModelInfo(String family, boolean takesWorkers, String note, Starts starts) {
+            this(family, takesWorkers, note, starts, "");
         }
     }
 

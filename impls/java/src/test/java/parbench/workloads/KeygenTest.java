@@ -335,4 +335,19 @@ class KeygenTest {
         assertEquals(286, prepared.extra().get("chunks"));
         assertEquals(2000L, prepared.run().items());
     }
+
+    /**
+     * The AVX2 path (a CPU without AVX-512): a JVM told -XX:UseAVX=2 prefers 256-bit vectors, and
+     * the vector encoder still runs there (kernel_detail says so) and makes the portable kernel's
+     * keys: the spec's verify case, 257 keys of 1000 bytes from seed 7.
+     */
+    @Test
+    void withAvx2TheVectorEncoderRunsAt256BitsAndMakesThePortableKeys() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ChildJvm.cpuHas("avx2"), "this CPU lacks AVX2, which -XX:UseAVX=2 needs");
+        String line = ChildJvm.lastLine(List.of("-XX:UseAVX=2"), "7", "keygen", "--model", "seq", "--count", "257",
+                "--bytes", "1000", "--source", "seeded", "--kernel", "tuned");
+        assertEquals("vector", ChildJvm.field(line, "base32_kernel"));
+        assertTrue(ChildJvm.field(line, "kernel_detail").contains("(256-bit, 32 byte lanes)"), line);
+        assertEquals("7631c31158f50f9a", ChildJvm.field(line, "checksum"));
+    }
 }

@@ -13,8 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import parbench.Protocol;
 import parbench.workloads.SdesTechniques.Machine;
 import parbench.workloads.SdesTechniques.Technique;
@@ -61,6 +65,16 @@ class SdesTechniquesTest {
         assertThrows(Protocol.BadArguments.class, () -> SdesTechniques.choose("table", "vector-nibble-matrices", AVX512_VBMI));
         assertThrows(Protocol.BadArguments.class, () -> SdesTechniques.choose("bitwise", "gfni", AVX512_VBMI));
         assertEquals(Technique.SCALAR, SdesTechniques.choose("bitwise", "scalar", AVX512_VBMI));
+    }
+
+    @Test
+    void theNibbleTablesRunOn128BitVectorsWhereTheJvmPrefers256() {
+        assertEquals(jdk.incubator.vector.ByteVector.SPECIES_128,
+                SdesNibbleMatrices.speciesFor(jdk.incubator.vector.ByteVector.SPECIES_256));
+        assertEquals(jdk.incubator.vector.ByteVector.SPECIES_512,
+                SdesNibbleMatrices.speciesFor(jdk.incubator.vector.ByteVector.SPECIES_512));
+        assertEquals(jdk.incubator.vector.ByteVector.SPECIES_128,
+                SdesNibbleMatrices.speciesFor(jdk.incubator.vector.ByteVector.SPECIES_128));
     }
 
     @Test
@@ -128,5 +142,38 @@ class SdesTechniquesTest {
         String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, run.exitValue(), new String(run.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
         assertTrue(out.contains("\"kernel_detail\":\"scalar: "), out);
+    }
+
+    /**
+     * The AVX2 path, what a CPU without AVX-512 (AMD Zen 1-3, Intel client cores) runs: a JVM told
+     * -XX:UseAVX=2 prefers 256-bit vectors, and the vector technique must still run (named in
+     * kernel_detail) and agree with the portable kernel on random bytes under a random key.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"bitwise", "table"})
+    void withAvx2TheVectorTechniqueRunsAt256BitsAndAgreesWithThePortableKernel(String cipher, @TempDir Path dir)
+            throws Exception {
+        Assumptions.assumeTrue(ChildJvm.cpuHas("avx2"), "this CPU lacks AVX2, which -XX:UseAVX=2 needs");
+        Random random = new Random(61);
+        byte[] plain = new byte[100_003];
+        random.nextBytes(plain);
+        Path input = Files.write(dir.resolve("plain"), plain);
+        String key = Integer.toString(random.nextInt(1024));
+        String[] arguments = {"sdes-ecb", "--model", "seq", "--input", input.toString(), "--key", key, "--cipher", cipher,
+                "--kernel"};
+        String tuned = ChildJvm.lastLine(List.of("-XX:UseAVX=2"), key, append(arguments, "tuned"));
+        String portable = ChildJvm.lastLine(List.of(), key, append(arguments, "portable"));
+        String label = cipher.equals("bitwise") ? "vector-nibble-matrices" : "vector-select-from";
+        assertTrue(ChildJvm.field(tuned, "kernel_detail").startsWith(label + ": "), tuned);
+        // The bitwise kernel's 16-entry lookups run on 128-bit vectors there (SdesNibbleMatrices.speciesFor).
+        String lanes = cipher.equals("bitwise") ? "the preferred are 256-bit) (128-bit, 16 byte lanes)" : "(256-bit, 32 byte lanes)";
+        assertTrue(ChildJvm.field(tuned, "kernel_detail").contains(lanes), tuned);
+        assertEquals(ChildJvm.field(portable, "checksum"), ChildJvm.field(tuned, "checksum"));
+    }
+
+    private static String[] append(String[] arguments, String last) {
+        String[] all = java.util.Arrays.copyOf(arguments, arguments.length + 1);
+        all[arguments.length] = last;
+        return all;
     }
 }
