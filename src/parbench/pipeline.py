@@ -42,6 +42,7 @@ class Kind(Protocol):
     """What one command measures: its cases, how a process is run, what is derived afterwards."""
     name: str                                       # suite | sweep | exec
     of_workloads: bool      # its cases are workloads: the drift sentinel and machine ceilings run between tables
+    live_tables: bool       # each table printed as its cases finish (exec prints its answer first instead)
     resumable: bool         # `parbench run --resume` finishes it once interrupted
 
     def configure(self, invocation: Invocation) -> None: ...    # plan the first cases, make the record
@@ -332,7 +333,7 @@ def write_reports(record: RunRecord, out_dir: Path, analyses: list[Analysis]) ->
 class Stored:
     """The kind of a run that is only shown again: nothing to plan or measure, every table printed."""
     name = "show"
-    of_workloads, resumable = False, False
+    of_workloads, resumable, live_tables = False, False, False
 
     def configure(self, invocation: Invocation) -> None:
         pass

@@ -89,13 +89,19 @@ def test_ignore_failure_takes_all_or_a_list_of_codes():
 
 # --- a run ------------------------------------------------------------------------------------
 def test_a_program_that_prints_its_own_time_is_measured_and_its_output_said_to_vary(db):
-    done = parbench("exec", "-N", "-w", "2", "-r", "15", "--db", db, "date +%N", check=True)
-    assert "output varies (15 different outputs in 15 runs)" in done.stdout
+    done = parbench("exec", "-N", "-w", "2", "-r", "15", "--output=pipe", "--db", db, "date +%N", check=True)
+    assert "output varies (15 different outputs in 15 runs) (read: " in done.stdout
 
 
-def test_identical_output_is_reported(db):
+def test_identical_output_is_reported_with_what_reading_it_cost(db):
+    done = parbench("exec", "-N", "-r", "2", "--output=pipe", "--db", db, "echo same", check=True)
+    assert "output identical in every run ✓ (read: 5 B a run, the launcher's CPU " in done.stdout
+
+
+def test_by_default_the_output_is_not_read_and_the_exit_code_is_the_proof(db):
     done = parbench("exec", "-N", "-r", "2", "--db", db, "echo same", check=True)
-    assert "output identical in every run ✓" in done.stdout
+    assert "output not read (--output=null: /dev/null, as hyperfine; --output=pipe digests it), exit code checked" \
+        in done.stdout
 
 
 def test_expect_same_turns_varied_output_into_a_failure(db):

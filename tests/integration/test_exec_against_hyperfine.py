@@ -198,6 +198,9 @@ def test_the_tables_have_hyperfines_shape(hyperfine, tmp_path):
         theirs = (tmp_path / "h" / name).read_text().splitlines()
         ours = (tmp_path / "p" / name).read_text().splitlines()
         units = lambda line: re.sub(r"\[[µm]?s\]", "[unit]", line)      # the first command's mean chooses it
-        assert len(ours) == len(theirs) and [units(line) for line in ours[:2]] == [units(line) for line in theirs[:2]]
+        # Markdown's median and its interval follow hyperfine's columns: hyperfine's come first.
+        hyperfines = lambda line: "|".join(line.split("|")[:6]) + "|" if name == "t.md" else line
+        assert len(ours) == len(theirs)
+        assert [units(hyperfines(line)) for line in ours[:2]] == [units(line) for line in theirs[:2]]
         structure = lambda lines: [line.split("|")[1] if line.count("|") > 2 else line.split(" ")[0] for line in lines]
         assert structure(ours) == structure(theirs)

@@ -183,8 +183,11 @@ def test_exports_in_hyperfines_shapes(db, tmp_path):
     assert (out / "r.csv").read_text().startswith("command,mean,stddev,median,user,system,min,max")
     assert len((out / "s.csv").read_text().splitlines()) == 1 + 3
     table = (out / "r.md").read_text().splitlines()
-    assert table[0].startswith("| Command | Mean [") and table[1] == "|:---|---:|---:|---:|---:|"
-    assert table[2].startswith("| `true` | ") and table[2].endswith(" | 1.00 |") and len(table) == 3
+    assert table[0].startswith("| Command | Mean [") and table[1] == "|:---|---:|---:|---:|---:|---:|---:|"
+    assert table[2].startswith("| `true` | ") and " | 1.00 | " in table[2] and len(table) == 3
+    assert table[0].endswith(" | Relative | Median [µs] | Interval of the median [µs] |") or \
+        table[0].endswith(" | Relative | Median [ms] | Interval of the median [ms] |")
+    assert table[2].endswith(" (range of 3 runs) |")
     assert (out / "r.adoc").read_text().startswith('[cols="<,>,>,>,>"]\n|===\n| Command \n')
     assert (out / "r.org").read_text().splitlines()[1] == "|--+--+--+--+--|"
     assert "Comparison" in (out / "report.md").read_text() or "true" in (out / "report.md").read_text()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import shutil
 from pathlib import Path
 
@@ -409,3 +410,85 @@ def test_the_across_runtimes_view_colours_each_cell_by_its_ratio_to_the_rows_fas
 def test_both_summary_views_are_on_the_page(report):
     assert report["across"] and report["summaries"]
     assert {t["run"] for t in report["across"]} == {t["run"] for t in report["summaries"]}
+
+
+# --- a page of exec runs: about what they measured, its plots legible at two widths ----------------
+# Every text of every plot, as the browser lays it out: the plot's box, its title lines, its legend
+# entries (each with its swatch's box) and its box-plot labels.
+PLOT_TEXTS = """svgs => svgs.map(s => {
+    const box = r => { const b = r.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+    return {title: s.querySelector('title').textContent, box: box(s),
+            titles: [...s.querySelectorAll('text.plot-title')].map(box),
+            legends: [...s.querySelectorAll('text.legend')].map(t => [box(t), box(t.previousElementSibling)]),
+            labels: [...s.querySelectorAll('text.box-label')].map(box),
+            errorbars: s.querySelectorAll('.errorbar').length, bands: s.querySelectorAll('polygon.band').length};
+})"""
+
+
+@pytest.fixture(scope="module")
+def exec_pages(tmp_path_factory) -> dict:
+    """Two exec --fit runs of tests/fixtures/spinner under a long path (its command lines make
+    long titles and legends), their page opened at 1280 and 800 px wide."""
+    sync_api = require_module("playwright.sync_api", "pip install -e '.[test]'")
+    require(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed (apt-get install -y chromium)")
+    tmp = tmp_path_factory.mktemp("exec-html")
+    folder = tmp / "a-folder-with-a-rather-long-name" / "and-another-below-it"
+    folder.mkdir(parents=True)
+    spinner = folder / "spinner"
+    subprocess.run(["cc", "-O2", "-pthread", "-o", str(spinner), str(REPO / "tests/fixtures/spinner/spinner.c")],
+                   check=True)
+    db = str(tmp / "exec.sqlite")
+    parbench("exec", "-N", "-r", "3", "--fit", "workers=threads", "-L", "threads", "1,2", "--db", db,
+             f"{spinner} 20000 40000 {{threads}}", check=True)
+    parbench("exec", "-N", "-r", "3", "--fit", "size", "--refine", "0", "-L", "size", "5000,20000,80000", "--db", db,
+             f"{spinner} {{size}} 0 1", f"{spinner} 20000 0 1", check=True)
+    page_path = tmp / "exec.html"
+    parbench("report", "1", "2", "--html", str(page_path), "--db", db, check=True)
+    found = {}
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for width in (1280, 800):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(page_path.as_uri())
+            page.wait_for_load_state("load")
+            found[width] = {"plots": page.eval_on_selector_all("svg.plot", PLOT_TEXTS),
+                            "sections": page.evaluate("[...document.querySelectorAll('section')].map(s => s.id)")}
+            page.screenshot(path=str(SCREENSHOT.with_name(f"exec-report-{width}.png")), full_page=True)
+        browser.close()
+    return found
+
+
+def _inside(inner, outer, slack: float = 1.0) -> bool:
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
+            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+
+
+def test_an_exec_page_shows_what_it_measured_first_and_no_seed_articles(exec_pages):
+    for width, page in exec_pages.items():
+        assert page["sections"][0] == "w-exec" and "seeds" not in page["sections"], (width, page["sections"])
+
+
+def test_an_exec_speedup_plot_has_error_bars_and_the_band_of_f(exec_pages):
+    [speedup] = [p for p in exec_pages[1280]["plots"] if p["title"].startswith("Speedup vs workers")]
+    assert speedup["errorbars"] >= 1 and speedup["bands"] == 1
+
+
+@pytest.mark.parametrize("width", [1280, 800])
+def test_no_title_legend_or_label_of_an_exec_plot_is_clipped_or_overprinted(exec_pages, width):
+    plots = exec_pages[width]["plots"]
+    assert plots and any(p["legends"] for p in plots)
+    for plot in plots:
+        texts = plot["titles"] + [text for text, _ in plot["legends"]] + plot["labels"]
+        for text in texts:
+            assert _inside(text, plot["box"]), (width, plot["title"], text, plot["box"])
+        entries = [text for text, _ in plot["legends"]] + [swatch for _, swatch in plot["legends"]]
+        for i, a in enumerate(entries):
+            for b in entries[i + 1:]:
+                assert not _overlap(a, b), (width, plot["title"], a, b)
+        for i, a in enumerate(plot["titles"]):
+            for b in plot["titles"][i + 1:]:
+                assert not _overlap(a, b), (width, plot["title"])

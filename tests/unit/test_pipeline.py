@@ -25,7 +25,7 @@ POOL = Case("toy", "rt", "pool", "threads", {"n": 10}, 2)
 class UnitKind:
     """Two cases of one table, measured by a scripted runner; one law fitted afterwards."""
     name = "unit"
-    of_workloads, resumable = True, False
+    of_workloads, resumable, live_tables = True, False, True
 
     def __init__(self, failing: set[str] = frozenset(), refuse: str = ""):
         self.failing, self.refuse, self.printed = failing, refuse, 0

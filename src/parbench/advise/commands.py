@@ -1,14 +1,18 @@
 """`parbench advise --exec RUN --cores N`: the question a user asks of their own stored sweeps
 (`parbench exec --fit`): at N cores, which command, and from what size. Which command comes
 from each worker sweep's Amdahl fit, its serial fraction's interval carried into the predicted
-time; from what size is the size sweep's crossover with its CI, as measured (a crossing is not
-predicted to other core counts)."""
+time, and widened beyond the worker counts measured as every extrapolation of advise's is
+(advise/predict.py's widening: WIDEN_PER_DOUBLING of the time on each side for each doubling
+beyond, at least one), since Amdahl's law knows nothing of the memory bandwidth, caches or
+sockets on the way; from what size is the size sweep's crossover with its CI, as measured (a
+crossing is not predicted to other core counts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from parbench.analysis.command_sweeps import analyze_commands, number, template_index
 from parbench.analysis.crossover import CrossoverResult
+from parbench.advise.predict import doublings_beyond, widening
 from parbench.analysis.scaling import ScalingResult, amdahl
 from parbench.records import RunRecord
 from parbench.units import format_duration
@@ -24,6 +28,8 @@ class Prediction:
     high_ns: float
     serial_fraction: float
     measured_up_to: int            # the largest worker count measured: beyond it, a prediction
+    widened_by: float = 0.0        # the share the interval was widened by on each side (extrapolated)
+    no_parallelism: str = ""       # why the sweep's sitting could not show parallelism, or ""
 
 
 def _one_worker_ci(record: RunRecord, fit: dict, index: int, other: dict) -> tuple[float, float, float] | None:
@@ -48,10 +54,13 @@ def predictions(record: RunRecord, cores: int) -> list[Prediction]:
         median, low, high = measured
         f = result.amdahl.params["f"]
         f_low, f_high = result.amdahl.ci["f"] or (0.0, 1.0)      # no interval: all Amdahl allows
-        # The predicted time grows with f, and with the 1-worker time: their ends bound it.
+        # The predicted time grows with f, and with the 1-worker time: their ends bound it; the
+        # farther beyond the counts measured, the less f's interval alone covers.
+        margin = widening(doublings_beyond(cores, 1, result.measured_up_to)) if cores > result.measured_up_to else 0.0
         out.append(Prediction(subject, record.id, median, median / float(amdahl(cores, f)),
-                              low / float(amdahl(cores, f_low)), high / float(amdahl(cores, f_high)),
-                              f, result.measured_up_to))
+                              low / float(amdahl(cores, f_low)) / (1 + margin),
+                              high / float(amdahl(cores, f_high)) * (1 + margin),
+                              f, result.measured_up_to, margin, result.no_parallelism))
     return out
 
 
@@ -68,9 +77,14 @@ def _which(found: list[Prediction], cores: int) -> list[str]:
     lines = [f"Which command at {cores} cores" + (f" (predicted by Amdahl's law beyond the {max(p.measured_up_to for p in found)}"
                                                   " workers measured)" if beyond else "") + ":"]
     for p in ranked:
+        widened = (f", widened ±{100 * p.widened_by:.0f}% for extrapolating {doublings_beyond(cores, 1, p.measured_up_to):.1f} "
+                   f"doublings beyond {p.measured_up_to} workers" if p.widened_by else "")
         lines.append(f"  {p.command}: {format_duration(p.time_ns)} (95% interval {format_duration(p.low_ns)} – "
-                     f"{format_duration(p.high_ns)}); 1 worker {format_duration(p.one_worker_ns)}, f = "
+                     f"{format_duration(p.high_ns)}{widened}); 1 worker {format_duration(p.one_worker_ns)}, f = "
                      f"{p.serial_fraction:.3f} [run {p.run_id}]")
+        if p.no_parallelism:
+            lines.append(f"    its sweep's sitting showed no parallelism ({p.no_parallelism}): f is the machine's "
+                         "as much as the command's; sweep it again on free cores")
     if len(ranked) > 1:
         first, second = ranked[0], ranked[1]
         lines.append(f"  → {first.command}" + (" is predicted fastest: its interval lies below every other's"
@@ -121,7 +135,8 @@ def document(records: list[RunRecord], cores: int) -> dict:
         "which_command": [{"command": p.command, "run": p.run_id, "time_ns": {"median": p.time_ns, "low": p.low_ns,
                                                                             "high": p.high_ns},
                            "one_worker_ns": p.one_worker_ns, "serial_fraction": p.serial_fraction,
-                           "measured_up_to_workers": p.measured_up_to, "predicted_beyond_measured": p.measured_up_to < cores}
+                           "measured_up_to_workers": p.measured_up_to, "predicted_beyond_measured": p.measured_up_to < cores,
+                           "widened_by": p.widened_by, "no_parallelism": p.no_parallelism or None}
                           for p in ranked],
         "clear_winner": len(ranked) > 1 and ranked[0].high_ns < ranked[1].low_ns,
         "crossings": [{"subject": subject, "run": record.id, "param": r.param, "crossover": r.crossover,

@@ -117,9 +117,63 @@ def _scaling(template: str, other: tuple, members: list[CaseResult], param: str,
         return None
     fitted = scaling.fit_scaling(workers, [m.stats.median_ns for m in measured], cores)
     result = scaling.with_run_intervals(fitted, [grouped_samples(m.run) for m in measured])
+    sitting = sitting_quality(workers, measured)
     result = replace(result, workload="exec", runtime="exec", model=template, params=dict(other),
-                     baseline=f"the command at {param}=1", cores=cores)
+                     baseline=f"the command at {param}=1", cores=cores, sitting=sitting,
+                     no_parallelism=no_parallelism(workers, sitting["cores_got"], cores))
     return Analysis("scaling", _subject(template, other), result)
+
+
+def _median(values: list[float]) -> float | None:
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def sitting_quality(workers: list[int], measured: list[CaseResult]) -> dict:
+    """What the sitting gave the command at each worker count, the medians of its runs: the
+    cores it ran on (its tree's CPU over its wall, both as timed), the cores everything else on
+    the machine kept busy beside it, and the share of its wall the hypervisor stole."""
+    got, others, steal = [], [], []
+    for result in measured:
+        reps = [r for r in result.run.repetitions if r.verified and r.ns > 0]
+        cpu = [(r.extra.get("user_ns", 0) + r.extra.get("sys_ns", 0)) / r.ns for r in reps if "user_ns" in r.extra]
+        got.append(_median(cpu))
+        others.append(_median([float(r.extra["others_cores"]) for r in reps if "others_cores" in r.extra]))
+        steal.append(_median([max(0, r.extra["steal_ns"]) / r.ns for r in reps if "steal_ns" in r.extra]))
+    return {"workers": workers, "cores_got": got, "others_cores": others, "steal_share": steal}
+
+
+# Parallelism shows as a command running on more than one core at once: its CPU over its wall
+# above 1. At most this much above 1 at every worker count the CPUs can hold, no count showed it.
+PARALLEL_GAIN = 0.1
+# Below this many cores at one worker the command mostly waits (I/O, sleep): its CPU says
+# nothing of whether it had the cores, so no refusal is read from it.
+CPU_BOUND_CORES = 0.05
+
+
+def no_parallelism(workers: list[int], cores_got: list[float | None], cpus: int) -> str:
+    """Why the sitting could not show parallelism, or "": at no worker count above 1 (that the
+    machine's CPUs can hold) did the command run on more than one core's worth. Whether a
+    pinned CPU (`taskset -c 0`), another process holding the second core, or the command itself
+    kept it there, no serial fraction can be read from this sitting: the one fitted would be the
+    machine's, not the program's."""
+    at = dict(zip(workers, cores_got))
+    one = at.get(1)
+    wider = [(w, c) for w, c in at.items() if 1 < w <= cpus and c is not None]
+    if one is None or one < CPU_BOUND_CORES or not wider:
+        return ""
+    most, cores = max(wider, key=lambda pair: pair[1])
+    if cores > 1 + PARALLEL_GAIN:
+        return ""
+    return (f"with more workers the command ran on at most {cores:.2f} cores ({_workers(most)}; its CPU over its "
+            f"wall, {one:.2f} at 1 worker): it was given no second core, or used none")
+
+
+def _workers(count: int) -> str:
+    return f"{count} worker{'s' if count != 1 else ''}"
 
 
 def _crossover(templates: list[str], index: int, other: tuple, members: list[CaseResult],

@@ -58,6 +58,10 @@ class ScalingResult:
     baseline: str = ""                             # what `speedup` is against, in words
     cores: int = 0                                 # the logical CPUs it was measured on
     speedup_ci: list[tuple[float, float]] | None = None   # each speedup's 95% CI (with_run_intervals)
+    # A user's command (exec --fit): what the sitting gave it at each worker count, and why no
+    # law can be read off it, where none can (analysis/command_sweeps.py's sitting_quality).
+    sitting: dict | None = None
+    no_parallelism: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -221,8 +221,11 @@ def history(db) -> None:
               help="The newest complete run of that machine (a fleet's store); give two.")
 @db_option
 @click.option("--fail-on-regression", "threshold", type=FiniteRange(0, 1e6), metavar="PCT",
-              help="Exit 1 if a case of B is significantly slower than in A by more than PCT %.")
-def compare(runs, baseline, machines, db, threshold) -> None:
+              help="Exit 1 if a case of B is significantly slower than in A by more than PCT %, "
+                   "or is missing from either run.")
+@click.option("--allow-missing", is_flag=True,
+              help="With --fail-on-regression: a case that only one of the runs holds does not fail.")
+def compare(runs, baseline, machines, db, threshold, allow_missing) -> None:
     """Per case: B's median against A's, with a 95% CI; 'no significant difference' where so.
 
     \b
@@ -242,6 +245,12 @@ def compare(runs, baseline, machines, db, threshold) -> None:
     if worst:
         errors.print(f"{len(worst)} case(s) regressed by more than {threshold:g} %: "
                      + ", ".join(r.key for r in worst), highlight=False)
+    lacking = compare_runs.missing(rows) if threshold is not None and not allow_missing else []
+    if lacking:
+        # A renamed or dropped case would otherwise pass a CI gate unmeasured.
+        errors.print(f"{len(lacking)} case(s) missing from one run (--allow-missing lets them pass): "
+                     + ", ".join(f"{r.key} (only in run {r.only_in})" for r in lacking), highlight=False)
+    if worst or lacking:
         sys.exit(EXIT_REGRESSION)
 
 

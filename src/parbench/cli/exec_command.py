@@ -96,7 +96,7 @@ def _options(given: dict) -> ExecOptions:
         "all-non-zero" if given["ignore_failure"] else None)
     lists = [(name, tokenize(values)) for name, values in
              list(given["parameter_lists"]) + ([given["old_parameter_list"]] if given["old_parameter_list"] else [])]
-    output = ["inherit"] if given["show_output"] else (list(given["output"]) or ["pipe"])
+    output = ["inherit"] if given["show_output"] else (list(given["output"]) or ["null"])
     return ExecOptions(
         commands=list(given["commands"]), names=list(given["names"]), parameter_lists=lists,
         parameter_scan=given["parameter_scan"], step=given["step"],
@@ -143,7 +143,8 @@ def _options(given: dict) -> ExecOptions:
 @_export_options
 @click.option("--show-output", is_flag=True, help="Show the commands' output (--output=inherit).")
 @click.option("--output", multiple=True, metavar="WHERE",
-              help="pipe (default), null, inherit or a FILE; once for all or once per command.")
+              help="null (default: /dev/null, unread unless a check needs it), pipe (read and digested), "
+                   "inherit or a FILE; once for all or once per command.")
 @click.option("--input", metavar="WHERE", help="null (default) or a FILE for the commands' standard input.")
 @click.option("-n", "--command-name", "names", multiple=True, metavar="NAME", help="A name per command, in order.")
 @click.option("--min-benchmarking-time", type=FiniteRange(0, 7 * 24 * 3600), default=3.0, hidden=True)
@@ -160,6 +161,8 @@ def _options(given: dict) -> ExecOptions:
 @click.option("--fit", metavar="AXIS[=VAR]",
               help="The swept parameter is a worker count (workers), an input size (size) or a unit count "
                    "(count): fit Amdahl and USL, find the crossover with the first command, or the cost per unit.")
+@click.option("--verbose", is_flag=True,
+              help="--fit: every column of the points' tables (else columns are left out to fit the terminal).")
 @click.option("--output-varies", is_flag=True, hidden=True, help="Accepted and ignored (varied output is the default).")
 @click.option("--timeout", type=FiniteRange(0.1, 7 * 24 * 3600), default=600, show_default=True,
               help="Seconds before a run is killed.")
@@ -177,8 +180,9 @@ def command(**given) -> None:
     hyperfine's whole command line, its exit codes and its JSON, CSV, Markdown, AsciiDoc and
     org-mode exports; each run is a fresh process tree (wall, user and system CPU, the whole
     tree's peak memory), the shell's start-up subtracted as hyperfine does. Values substituted
-    for {VAR} are shell-quoted. Whether a command printed the same in every run is reported;
-    --expect / --expect-same make it a check. See docs/exec.md.
+    for {VAR} are shell-quoted. The output goes to /dev/null unread (--output=null, hyperfine's
+    default) unless a check needs it (--expect, --expect-same, --check, --expect-file) or
+    --output=pipe asks to digest it. See docs/exec.md.
     """
     _refuse_conflicts(given)
     exports = {k: v for k, v in given.items() if k.startswith("export_")}
@@ -188,7 +192,7 @@ def command(**given) -> None:
                                 memory_limit_for_exec(given["memory_limit"]), given["order"], given["order_seed"],
                                 given["min_benchmarking_time"])
         extra = {k: given[k] for k in ("warmup", "runs", "min_runs", "max_runs", "timeout", "order",
-                                       "time_unit", "style")}
+                                       "time_unit", "style", "verbose")}
         options = _options(given)
         kind = ExecKind(options, settings, given["warmup"], {**extra, "seed": given["order_seed"]},
                         given["time_unit"], fit_request(given["fit"], options, given["refine"]))

@@ -25,9 +25,10 @@ from parbench.store.database import StoreError
 from parbench.store.upkeep import mark_orphans
 from parbench.workloads import SpecError, parse_param_overrides
 
-# Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default.
+# Piped output (CI logs, `| tee`) gets wide tables instead of rich's 80-column default, unless
+# COLUMNS says how wide (rich reads it then), as a terminal does.
 # Markup off: names, stderr tails and commands from outside print as written (escaping.py).
-console = SafeConsole(width=None if sys.stdout.isatty() else 200, **CONSOLE_OPTIONS)
+console = SafeConsole(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200, **CONSOLE_OPTIONS)
 errors = SafeConsole(stderr=True, width=None if sys.stderr.isatty() else 200, **CONSOLE_OPTIONS)
 
 
@@ -341,7 +342,7 @@ def measure(kind: pipeline.Kind, db: str, out_dir: Path | None, exports: dict, b
     output = output_to(db, out_dir, exports, baseline, strict)
     try:
         done = pipeline.run(pipeline.Invocation(kind, store, output),
-                            live_progress(output.console, os.cpu_count(), tables=kind.of_workloads))
+                            live_progress(output.console, os.cpu_count(), tables=kind.live_tables))
     except pipeline.PipelineError as error:
         fail(str(error), code=error.code)
     except OSError as error:           # an export or report file that could not be written

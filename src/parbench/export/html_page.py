@@ -179,24 +179,30 @@ def results_table(record: RunRecord, group: Group, machine: dict | None = None) 
     distributed case's cluster start-up gets a column of its own, apart from the work."""
     distributed = any(cluster_start_ns(r) is not None for r in group.results)
     columns = COLUMNS + ([CLUSTER_COLUMN] if distributed else [])
-    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    rows = {r.case.key: measured_row(r, machine) for r in group.results if r.stats is not None}
+    # A user's commands have no figure for some columns (vs ceiling, overlap, steady state):
+    # a column that is "–" in every row is left out of their table, which then fits the page.
+    empty = {c for i, c in enumerate(COLUMNS) if group.workload == "exec" and rows
+             and all(row[i] == "–" for row in rows.values())}
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns if c not in empty)
     body = []
     for result in group.results:
         key = escape(result.case.key, quote=True)
         if result.stats is not None:
-            values = measured_row(result, machine)[1:] + ([cluster_text(result)] if distributed else [])
+            values = rows[result.case.key][1:] + ([cluster_text(result)] if distributed else [])
             if _cluster(result).cluster == "remote":     # its workers are not this run's
                 values[COLUMNS.index("peak memory (tree)") - 1] += " (client only)"
             cells = "".join(
                 f'<td data-col="{escape(column, quote=True)}"{" class=num" if 0 < i < len(COLUMNS) - 1 else ""}>'
-                f"{escape(value)}</td>" for i, (column, value) in enumerate(zip(columns[1:], values)))
+                f"{escape(value)}</td>" for i, (column, value) in enumerate(zip(columns[1:], values))
+                if column not in empty)
             body.append(f'<tr data-case="{key}">{_case_cell(result)}{cells}</tr>')
         else:
             status = result.run.status
             cls = "limit" if status == "limit" else "failed"
             body.append(f'<tr class="{cls}" data-case="{key}" data-outcome="{escape(status, quote=True)}">'
                         f'<td data-col="case">{escape(result.case.label)}</td><td>{escape(result.case.family)}</td>'
-                        f'<td colspan="{len(columns) - 2}"><span class="outcome">{escape(status)}</span> '
+                        f'<td colspan="{len(columns) - 2 - len(empty)}"><span class="outcome">{escape(status)}</span> '
                         f"{escape(result.run.reason)}</td></tr>")
     return (f'<div class="scroll"><table class="results" data-run="{record.id}">'
             f"<tr>{head}</tr>{''.join(body)}</table></div>")
@@ -255,15 +261,22 @@ def _failed_at(record: RunRecord, workload: str, runtime: str, model: str, attri
 def scaling_plot(record: RunRecord, subject: str, r: ScalingResult) -> str:
     workers = r.workers
     extent = max(max(workers) * 2, r.cores or 1)
-    series = [svg.Series("measured speedup", list(zip(workers, r.speedup)))]
+    series = [svg.Series("measured speedup" + (" (bars: 95% CI)" if r.speedup_ci else ""),
+                         list(zip(workers, r.speedup)), errors=r.speedup_ci)]
     if r.speedup_vs_seq:
         series.append(svg.Series("measured, vs the runtime's seq", list(zip(workers, r.speedup_vs_seq)),
                                  "points"))
     series.append(svg.Series("ideal (linear)", [(1, 1), (extent, extent)], "curve", "#999999"))
     if r.amdahl:
         f = view(AmdahlParams, r.amdahl.params).f
-        series.append(svg.Series(f"Amdahl fit, f = {f:.3f}",
-                                 svg.sample_curve(lambda p: amdahl(p, f), 1, extent), "curve"))
+        series.append(svg.Series(f"Amdahl fit, f = {f:.3f}", svg.sample_curve(lambda p: amdahl(p, f), 1, extent),
+                                 "curve", svg.PALETTE[len(series) % len(svg.PALETTE)]))
+        if (f_ci := view(AmdahlParams, r.amdahl.ci)) and f_ci.f:     # f's 95 % interval: the speedups it allows
+            f_low, f_high = f_ci.f
+            series.append(svg.Series(f"Amdahl, f's 95% CI {f_low:.3f} – {f_high:.3f}",
+                                     svg.sample_curve(lambda p: amdahl(p, f_high), 1, extent), "band",
+                                     series[-1].colour,
+                                     upper=svg.sample_curve(lambda p: amdahl(p, f_low), 1, extent)))
     if r.usl:
         law = view(UslParams, r.usl.params)
         sigma, kappa = law.sigma, law.kappa
@@ -667,13 +680,16 @@ def metadata_section(records: list[RunRecord]) -> str:
 
 
 def render_runs(runs: list[tuple[RunRecord, list]]) -> str:
-    """The whole page for one or more stored runs, each with its analyses."""
+    """The whole page for one or more stored runs, each with its analyses. A page of exec runs
+    only is about what they measured: no seed articles and no workloads they never ran."""
     records = [record for record, _ in runs]
     workloads = _workloads(records)
+    of_commands = bool(records) and all(r.kind == "exec" for r in records)
     first = machine_of(records[-1]) if records else Machine()
     answer = summary_section(runs)
     nav = '<a href="#summary">summary</a>' if answer else ""
-    nav += '<a href="#seeds">seeds</a>' + "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
+    nav += ("" if of_commands else '<a href="#seeds">seeds</a>') + \
+        "".join(f'<a href="#{_anchor(w)}">{escape(w)}</a>' for w in workloads)
     nav += '<a href="#startup">start-up</a><a href="#machine">machine</a>'
     run_list = "".join(f"<li>run {r.id}: {escape(r.kind)}, scale {escape(r.scale)}, {escape(r.status)}, "
                        f"{escape(r.started_at)}, {len([c for c in r.results if c.case.workload != 'noop'])} cases</li>"
@@ -681,7 +697,7 @@ def render_runs(runs: list[tuple[RunRecord, list]]) -> str:
     body = [f"<h1>parbench report</h1><p class=meta>{escape(str(first.cpu))} · "
             f"{first.logical_cpus} logical CPUs · {escape(str(first.os))} · parbench "
             f"{escape(str(first.parbench))} @ {escape(str(first.git_commit))}</p>",
-            f"<nav>{nav}</nav><ul class=meta>{run_list}</ul>", answer, seeds_section(records)]
+            f"<nav>{nav}</nav><ul class=meta>{run_list}</ul>", answer, "" if of_commands else seeds_section(records)]
     body += [workload_section(w, runs) for w in workloads]
     body += [advise_panel.section(records), startup_section(runs), metadata_section(records)]
     title = "parbench report — runs " + ", ".join(str(r.id) for r in records)

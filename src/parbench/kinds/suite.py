@@ -24,7 +24,7 @@ if TYPE_CHECKING:                     # the pipeline drives the kinds; they only
 class SuiteKind:
     """`parbench run`: a new request's plan, or `--resume RUN`'s unfinished cases."""
     name = "suite"
-    of_workloads, resumable = True, True
+    of_workloads, resumable, live_tables = True, True, True
 
     def __init__(self, request: Request | None, resume: str | None = None,
                  asked: dict[str, tuple[str, object]] | None = None):

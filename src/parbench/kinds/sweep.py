@@ -104,7 +104,7 @@ class SweepRequest:
 class SweepKind:
     """`parbench sweep`: a strategy's rounds into one stored run, then the law it fits."""
     name = "sweep"
-    of_workloads, resumable = True, False
+    of_workloads, resumable, live_tables = True, False, True
 
     def __init__(self, sweep: SweepRequest, request: Request):
         self.sweep, self.request = sweep, request

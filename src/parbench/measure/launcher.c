@@ -25,7 +25,10 @@
  *            timeout_ms memory_limit_kb sample_ms keep_lines echo max_stdout_bytes
  *            max_line_bytes max_lines head_bytes stderr_tail_bytes uid gid feed hide writable cwd
  *            argc argv... envc env...
- *            (uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
+ *            (echo: 0 reads stdout, 1 reads it and sends it on as "echo" frames, 2 gives the command
+ *            /dev/null as its stdout, unread, as hyperfine's --output=null: reading 20 MB a run
+ *            takes a core's time that a program using every core would have had;
+ *            uid and gid: the user the command runs as, -1 for the launcher's own; see drop_root;
  *            feed: "W R budget_ms tolerance_permille [min_reps cap_ms];v0 v1 …" (protocol 4, see parse_feed), or
  *            the variants alone, space-separated, "" for none (stdin /dev/null);
  *            hide: newline-separated paths the command must not see, see hide_paths;
@@ -783,12 +786,14 @@ struct output {
     struct sha256 digest;
     struct buffer head, lines, times;
     long long total, line_count, line_start;   /* line_start: offset of the unfinished line */
+    long long bytes;                           /* every byte read, in any mode */
     const char *problem;                       /* "bytes", "line", "lines" or NULL */
 };
 
 static void take_stdout(struct output *out, const struct request *r, const char *chunk, size_t n,
                         long long at_ns) {
     sha256_update(&out->digest, (const unsigned char *)chunk, n);
+    out->bytes += (long long)n;
     if ((long long)out->head.length < r->head_bytes) {
         size_t room = (size_t)(r->head_bytes - (long long)out->head.length);
         append(&out->head, chunk, n < room ? n : room);
@@ -1163,7 +1168,8 @@ static void become_command(int request_fd, int in, int out, int err, const sigse
     if (!raw || parse_request(raw, size, &r) != 0) _exit(127);
     int null = open("/dev/null", O_RDONLY);
     dup2(r.feed[0] ? in : null, 0);
-    dup2(out, 1);
+    /* park closed 1: /dev/null opens as 1 itself (no CLOEXEC, no stray descriptor), the dup2 a no-op */
+    dup2(r.echo == 2 ? open("/dev/null", O_WRONLY) : out, 1);
     dup2(err, 2);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, mask, NULL);
@@ -1521,6 +1527,8 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     }
 
     struct machine_cpu before = machine_cpu();
+    struct rusage own_before, own_after;          /* what reading the output cost this launcher */
+    getrusage(RUSAGE_SELF, &own_before);
     long long started = now_ns();
     write_all(parked->request_fd, raw, raw_size);    /* the child reads it and runs */
     close(parked->request_fd);
@@ -1549,7 +1557,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             ssize_t n = drain(watch[0].fd, chunk, sizeof chunk);
             if (n > 0) {
                 take_stdout(&output, r, chunk, (size_t)n, at - started);
-                if (r->echo) echo(chunk, (size_t)n);
+                if (r->echo == 1) echo(chunk, (size_t)n);
                 if (feed.variants && !output.problem) answer_lines(&feed, &output, &cg, child, started);
             } else watch[0].fd = -1;             /* end of file: stop polling it */
         }
@@ -1582,6 +1590,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
     if (feed.fd >= 0) close(feed.fd);
     feed.fd = -1;
     struct machine_cpu after = machine_cpu();
+    getrusage(RUSAGE_SELF, &own_after);
     if (limited && cgroup_oom_kills(&cg) > 0) out_of_memory = 1;
     int leftover = kill_tree(&cg, child, &main_alive, &status, &usage);
     /* What was still in the pipes: every writer is dead now, so each ends soon. A process
@@ -1596,7 +1605,7 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             else if (i == 1) take_stderr(&stderr_tail, r, chunk, (size_t)n);
             else {
                 take_stdout(&output, r, chunk, (size_t)n, at - started);
-                if (r->echo) echo(chunk, (size_t)n);
+                if (r->echo == 1) echo(chunk, (size_t)n);
             }
         }
     }
@@ -1617,7 +1626,8 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             "\"sample_ms\":%lld,\"samples\":%lld,\"nvcsw\":%lld,\"nivcsw\":%lld,\"status\":%d,"
             "\"timed_out\":%d,\"out_of_memory\":%d,\"memory_limit_kb\":%lld,\"limit_method\":\"%s\","
             "\"leftover\":%d,\"stopped_by_signal\":%d,\"stdout_digest\":\"%s\",\"stdout_problem\":\"%s\","
-            "\"machine_busy_ns\":%lld,\"machine_steal_ns\":%lld,\"cpu_method\":\"%s\",\"hidden\":%d}",
+            "\"machine_busy_ns\":%lld,\"machine_steal_ns\":%lld,\"cpu_method\":\"%s\",\"hidden\":%d,"
+            "\"stdout_bytes\":%lld,\"launcher_cpu_ns\":%lld}",
             ended - started, usage.user_ns, usage.sys_ns, usage.max_rss_kb, tree_peak,
             tree.pss_samples ? tree.peak_pss_kb : -1, tree.pss_samples, peak_cgroup,
             cg.version == 2 ? "cgroup-v2" : cg.version == 1 ? "cgroup-v1" : "sampled",
@@ -1626,7 +1636,9 @@ static int run(const struct request *r, const char *raw, size_t raw_size, struct
             leftover, stopped_by, digest, output.problem ? output.problem : "",
             before.busy_ns < 0 || after.busy_ns < 0 ? -1 : after.busy_ns - before.busy_ns,
             before.steal_ns < 0 || after.steal_ns < 0 ? -1 : after.steal_ns - before.steal_ns,
-            cg.cpu_path[0] ? (cg.version == 2 ? "cgroup-v2" : "cgroup-v1") : "threads", r->hide[0] ? 1 : 0);
+            cg.cpu_path[0] ? (cg.version == 2 ? "cgroup-v2" : "cgroup-v1") : "threads", r->hide[0] ? 1 : 0,
+            output.bytes, tv_ns(own_after.ru_utime) + tv_ns(own_after.ru_stime)
+                - tv_ns(own_before.ru_utime) - tv_ns(own_before.ru_stime));
     if (r->keep_lines) {
         frame("stdout", output.lines.data, output.lines.length);
         frame("times", output.times.data, output.times.length);

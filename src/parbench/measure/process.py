@@ -81,6 +81,8 @@ class Finished:
     first_timed: int = 0
     repetitions_seen: int = 0
     protocol_problem: str = ""
+    stdout_bytes: int = 0          # every byte of stdout read (0 where it went to /dev/null unread)
+    launcher_cpu_ns: int = 0       # the launcher's own CPU during the run: reading the output, sampling
     # Each repetition as the launcher judged it (its "series" frame): the gap from its variant to
     # its line less the longest wait for a core of one of the tree's threads or the launcher.
     launcher_series: list[int] = field(default_factory=list)
@@ -231,7 +233,7 @@ def _assignment(key: str, value: str) -> bytes:
 
 
 def _request(argv: list[str], timeout_s: float, memory_limit_kb: int | None, env: dict[str, str] | None,
-             cwd: str | None, protocol: bool, echo: bool, user: BenchUser | None = None,
+             cwd: str | None, protocol: bool, echo: int, user: BenchUser | None = None,
              feed: list[int] | None = None, hide: list[str] | tuple = (),
              policy: FeedPolicy | None = None, writable: list[str] | tuple = ()) -> bytes:
     """One run's request in the launcher's format (launcher.c): NUL-terminated fields after
@@ -288,7 +290,8 @@ def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None 
                  env: dict[str, str] | None = None, cwd: str | None = None,
                  protocol: bool = True, echo_stdout=None, user: BenchUser | None = None,
                  feed: list[int] | None = None, hide: list[str] | tuple = (),
-                 policy: FeedPolicy | None = None, writable: list[str] | tuple = ()) -> Finished:
+                 policy: FeedPolicy | None = None, writable: list[str] | tuple = (),
+                 discard_stdout: bool = False) -> Finished:
     """Run argv to completion (or until timeout_s), returning its output and measurements.
 
     protocol=True keeps stdout's lines (capped); False only digests them (exec of any command).
@@ -296,8 +299,10 @@ def run_measured(argv: list[str], timeout_s: float, memory_limit_kb: int | None 
     (and the SIGTERM/SIGHUP the CLI turns into it) stops the launcher, which kills the whole
     tree, before it propagates. `user`: the user the launcher makes the command (None: its own).
     `feed`, `hide`, `policy` and `writable`: protocols 3 and 4 and the seal (see _request).
+    `discard_stdout`: the command's stdout is /dev/null, never read (exec's --output=null).
     """
-    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo_stdout is not None, user,
+    echo = 2 if discard_stdout else int(echo_stdout is not None)
+    request = _request(argv, timeout_s, memory_limit_kb, env, cwd, protocol, echo, user,
                        feed, hide, policy, writable)
     resident = _resident()
     started = time.perf_counter_ns()
@@ -426,6 +431,7 @@ def _finished(frames: dict[str, bytes], started: int) -> Finished:
         out_of_memory=bool(measured.get("out_of_memory")), machine_load=_machine_load(measured),
         fed_ns=[int(t) for t in frames.get("fed", b"").split()], threads=_snapshots(frames.get("threads", b"")),
         cpu_method=str(measured.get("cpu_method", "")), hidden=bool(measured.get("hidden")),
+        stdout_bytes=int(measured.get("stdout_bytes", 0)), launcher_cpu_ns=int(measured.get("launcher_cpu_ns", 0)),
         **_feed_end(frames))
 
 

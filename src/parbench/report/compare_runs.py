@@ -20,6 +20,7 @@ class PairedCase:
     median_b: float | None
     comparison: Comparison | None
     note: str = ""
+    only_in: int | None = None        # the run that holds the case, where the other lacks it
 
 
 def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
@@ -29,7 +30,8 @@ def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
     for key in list(in_a) + [k for k in in_b if k not in in_a]:
         ra, rb = in_a.get(key), in_b.get(key)
         if ra is None or rb is None:
-            rows.append(PairedCase(key, None, None, None, f"only in run {a.id if rb is None else b.id}"))
+            holder = a.id if rb is None else b.id
+            rows.append(PairedCase(key, None, None, None, f"only in run {holder}", only_in=holder))
         elif (ra.stats is not None and ra.stats.min_ns <= 0) or (rb.stats is not None and rb.stats.median_ns <= 0):
             # exec's shell-corrected time can be 0: no ratio against it, nor of it
             zero = a.id if ra.stats is not None and ra.stats.min_ns <= 0 else b.id
@@ -48,6 +50,11 @@ def pair_cases(a: RunRecord, b: RunRecord) -> list[PairedCase]:
 def regressions(rows: list[PairedCase], threshold_pct: float) -> list[PairedCase]:
     return [r for r in rows if r.comparison and r.comparison.significant
             and r.comparison.ratio > 1 + threshold_pct / 100]
+
+
+def missing(rows: list[PairedCase]) -> list[PairedCase]:
+    """The cases one run lacks: a case renamed or dropped between the runs is no case that held."""
+    return [r for r in rows if r.only_in is not None]
 
 
 def machine_line(record: RunRecord) -> str:

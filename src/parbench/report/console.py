@@ -52,30 +52,48 @@ CASE_COLUMN_WIDTHS = {"case": (20, None), "family": (13, None), "steady state": 
                       "95% CI of median": (None, 11), "CPU": (None, 9), "vs ceiling": (None, 8)}
 
 
-def group_table(group: Group, analyses: list | None = None) -> Table:
-    """One table's cases, one row each (the columns of rows.COLUMNS)."""
+def group_table(group: Group, analyses: list | None = None, columns: list[str] | None = None) -> Table:
+    """One table's cases, one row each (the columns of rows.COLUMNS, or those of them given)."""
+    columns = columns or COLUMNS
     mark = drift_mark(group, analyses)
     # collapse_padding: one space beside each rule, not two, so that the 15 columns fit a
     # 160-column terminal with no cell over two lines (tests/unit/report/test_console.py)
     table = Table(title=group.title + (f"  ⚠ {mark}" if mark else ""), title_justify="left", header_style="bold",
                   collapse_padding=True, pad_edge=False)
-    for column in COLUMNS:
+    for column in columns:
         least, most = CASE_COLUMN_WIDTHS.get(column, (None, None))
         table.add_column(column, justify="left" if column in ("case", "family") else "right", overflow="fold",
                          min_width=least, max_width=most)
     machine = machine_ceiling_of(group, analyses)
     for result in group.results:
         if result.stats is not None:
-            table.add_row(*measured_row(result, machine))
+            row = measured_row(result, machine)
+            table.add_row(*(row[COLUMNS.index(column)] for column in columns))
     return table
 
 
-def print_group(group: Group, console: Console, analyses: list | None = None) -> None:
-    """One table: every measured case of one workload and parameter set, then its comparisons."""
+def print_group(group: Group, console: Console, analyses: list | None = None,
+                drop_to_fit: tuple[str, ...] = (), keeps_them: str = "") -> None:
+    """One table: every measured case of one workload and parameter set, then its comparisons.
+    `drop_to_fit`: columns left out, in that order, until the table fits the console's width,
+    said under it with `keeps_them` (what shows them all)."""
     measured = [r for r in group.results if r.stats is not None]
     if not measured:
         return
-    console.print(group_table(group, analyses))
+    columns = list(COLUMNS)
+    table = group_table(group, analyses, columns)
+    dropped = []
+    unbounded = console.options.update(width=1 << 16)       # the table's own width, not clipped to the console's
+    for column in drop_to_fit:
+        if console.measure(table, options=unbounded).maximum <= console.width:
+            break
+        columns.remove(column)
+        dropped.append(column)
+        table = group_table(group, analyses, columns)
+    console.print(table)
+    if dropped:
+        console.print(f"  left out to fit {console.width} columns: {', '.join(dropped)}"
+                      + (f" ({keeps_them})" if keeps_them else ""), style="dim", highlight=False)
     machine = machine_ceiling_of(group, analyses)
     notes = [f"  {one_line(r.case.label)}: {outlier_note(r)}" for r in measured if outlier_note(r)]
     notes += [f"  {one_line(r.case.label)}: {ceiling_note(r, machine)}" for r in measured if ceiling_note(r, machine)]

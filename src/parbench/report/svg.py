@@ -43,7 +43,9 @@ class Series:
     name: str
     points: list[tuple[float, float]]
     style: str = "line"                 # line: markers joined | points: markers only | curve: dashed fit
-    colour: str | None = None
+    colour: str | None = None           # | band: the area between `points` and `upper`
+    errors: list[tuple[float, float]] | None = None    # each point's interval (low, high): error bars
+    upper: list[tuple[float, float]] | None = None     # a band's upper edge
 
 
 @dataclass
@@ -127,19 +129,35 @@ def _text(x: float, y: float, content: str, anchor: str = "middle", size: int = 
 
 
 TITLE_CHAR_PX = 7.0                # a 13 px sans-serif character, on average
+LABEL_CHAR_PX = 6.2                # a 10-11 px one (legends, box-plot labels), on average, with room
+TITLE_LINE_PX = 16
+
+
+def _fitted(text: str, room_px: float, char_px: float = LABEL_CHAR_PX) -> str:
+    """`text` cut to the characters that fit `room_px`, its middle given up for "…": two command
+    lines differ in their arguments, at the end, and are named by their program, at the start."""
+    most = max(4, int(room_px / char_px))
+    if len(text) <= most:
+        return text
+    head = (most - 1) // 3
+    return text[:head].rstrip() + "…" + text[len(text) - (most - 1 - head):].lstrip()
+
+
+def title_lines(width: int, title: str) -> list[str]:
+    """The title as drawn: one line where it fits, else broken at spaces onto two (a command
+    line is often longer than a plot is wide), the second cut with "…" if still too long."""
+    room = width - 16
+    if len(title) * TITLE_CHAR_PX <= room:
+        return [title]
+    most = int(room / TITLE_CHAR_PX)
+    cut = max(title.rfind(" ", 0, most), title.rfind("/", 0, most))      # a word's or a path's end
+    cut = cut if cut > most // 3 else most
+    return [title[:cut].rstrip(), _fitted(title[cut:].strip(), room, TITLE_CHAR_PX)]
 
 
 def _visible_title(width: int, title: str) -> str:
-    """The title drawn on the plot, fitted to its width: squeezed a little where it is a little
-    too long, cut with "…" beyond that (the whole title stays in the tooltip, <title>)."""
-    room = width - 16
-    natural = len(title) * TITLE_CHAR_PX
-    if natural <= room:
-        return _text(width / 2, 16, title, size=13, cls="plot-title")
-    if natural > room * 1.25:
-        title = title[:int(room * 1.25 / TITLE_CHAR_PX) - 1].rstrip() + "…"
-    return _text(width / 2, 16, title, size=13, cls="plot-title",
-                 extra=f' textLength="{room}" lengthAdjust="spacingAndGlyphs"')
+    return "".join(_text(width / 2, 16 + TITLE_LINE_PX * i, line, size=13, cls="plot-title")
+                   for i, line in enumerate(title_lines(width, title)))
 
 
 def _open_svg(width: int, height: int, title: str) -> list[str]:
@@ -148,17 +166,28 @@ def _open_svg(width: int, height: int, title: str) -> list[str]:
             f"<title>{escape(title)}</title>", _visible_title(width, title)]
 
 
+def _legend_columns(series: list[Series], width: int) -> int:
+    """Two legend entries a row where every name fits half the plot's width, else one."""
+    half = width / 2 - 24
+    return 2 if all(len(s.name) * LABEL_CHAR_PX <= half - 8 for s in series) else 1
+
+
 def line_plot(title: str, x: Axis, y: Axis, series: list[Series], markers: Sequence[Marker] = (),
               failures: Sequence[Failure] = (), width: int = 560, height: int = 320,
               y_from_zero: bool = False) -> str:
-    """Points and lines on linear or log axes, fitted curves dashed, failures as crosses."""
-    left, right, top, bottom = 72, 16, 30, 74 + 14 * ((len(series) + 1) // 2)
-    height = max(height, bottom + 150)
+    """Points and lines on linear or log axes, fitted curves dashed, bands shaded, error bars on
+    the points that have an interval, failures as crosses; the legend in one or two columns, so
+    that no entry runs into another."""
+    columns = _legend_columns(series, width - 88)
+    top = 30 + TITLE_LINE_PX * (len(title_lines(width, title)) - 1)
+    left, right, bottom = 72, 16, 74 + 14 * ((len(series) + columns - 1) // columns)
+    height = max(height, bottom + top + 120)
     xs = [p[0] for s in series for p in s.points] + [m.x for m in markers] + [f.x for f in failures]
     for m in markers:
         if m.band:
             xs += [b for b in m.band if b is not None]
-    ys = [p[1] for s in series for p in s.points]
+    ys = [p[1] for s in series for p in s.points] + [p[1] for s in series for p in (s.upper or [])] \
+        + [v for s in series for pair in (s.errors or []) for v in pair if v is not None]
     sx = _Scale(*_range(xs, x.log), left, width - right, x.log)
     sy = _Scale(*_range(ys, y.log, y_from_zero), height - bottom, top, y.log)
     out = _open_svg(width, height, title)
@@ -191,6 +220,20 @@ def line_plot(title: str, x: Axis, y: Axis, series: list[Series], markers: Seque
         out.append(_text(px + 4, top + 12, m.label, anchor="start", size=10))
     for i, s in enumerate(series):
         colour = s.colour or PALETTE[i % len(PALETTE)]
+        if s.style == "band" and s.upper:
+            edge = [f"{sx(px):.1f},{sy(py):.1f}" for px, py in s.points] + \
+                   [f"{sx(px):.1f},{sy(py):.1f}" for px, py in reversed(s.upper)]
+            out.append(f'<polygon class="mark band" points="{" ".join(edge)}" fill="{colour}" fill-opacity="0.15" '
+                       f'stroke="none"><title>{escape(s.name)}</title></polygon>')
+            continue
+        for (px, _), interval in zip(s.points, s.errors or []):
+            if interval and None not in interval:
+                low, high = (sy(v) for v in interval)
+                out.append(f'<path class="mark errorbar" d="M{sx(px):.1f},{low:.1f} L{sx(px):.1f},{high:.1f} '
+                           f'M{sx(px) - 4:.1f},{low:.1f} L{sx(px) + 4:.1f},{low:.1f} M{sx(px) - 4:.1f},{high:.1f} '
+                           f'L{sx(px) + 4:.1f},{high:.1f}" stroke="{colour}" stroke-width="1.5" fill="none">'
+                           f"<title>{escape(s.name)}: {escape(y.format(interval[0]))} – "
+                           f"{escape(y.format(interval[1]))}</title></path>")
         points = sorted((px, py) for px, py in s.points if math.isfinite(py) and (py > 0 or not y.log))
         path = " ".join(f"{'M' if j == 0 else 'L'}{sx(px):.1f},{sy(py):.1f}" for j, (px, py) in enumerate(points))
         if s.style in ("line", "curve") and len(points) > 1:
@@ -211,14 +254,21 @@ def line_plot(title: str, x: Axis, y: Axis, series: list[Series], markers: Seque
         out.append(_text(px, py - 10, f"{f.outcome} at {x.format(f.x)}", size=10,
                          extra=f' fill="{colour}"'))
     legend_top = height - bottom + 46
+    column_width = (width - left - right) / columns
     for i, s in enumerate(series):
         colour = s.colour or PALETTE[i % len(PALETTE)]
-        lx = left + (i % 2) * (width - left - right) / 2
-        ly = legend_top + 14 * (i // 2)
-        dash = ' stroke-dasharray="6 4"' if s.style == "curve" else ""
-        out.append(f'<line x1="{lx:.1f}" y1="{ly - 4:.1f}" x2="{lx + 18:.1f}" y2="{ly - 4:.1f}" '
-                   f'stroke="{colour}" stroke-width="2"{dash}/>')
-        out.append(_text(lx + 24, ly, s.name, anchor="start", size=10))
+        lx = left + (i % columns) * column_width
+        ly = legend_top + 14 * (i // columns)
+        if s.style == "band":
+            out.append(f'<rect x="{lx:.1f}" y="{ly - 9:.1f}" width="18" height="9" fill="{colour}" '
+                       'fill-opacity="0.25"/>')
+        else:
+            dash = ' stroke-dasharray="6 4"' if s.style == "curve" else ""
+            out.append(f'<line x1="{lx:.1f}" y1="{ly - 4:.1f}" x2="{lx + 18:.1f}" y2="{ly - 4:.1f}" '
+                       f'stroke="{colour}" stroke-width="2"{dash}/>')
+        shown = _fitted(s.name, column_width - 32)
+        out.append(_text(lx + 24, ly, shown, anchor="start", size=10, cls="legend",
+                         extra="" if shown == s.name else f' data-full="{escape(s.name)}"'))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -252,7 +302,7 @@ def box_plot(title: str, rows: list[BoxRow], axis: Axis, width: int = 720) -> st
     out.append(_text((left + width - right) / 2, plot_bottom + 30, axis.label + (" (log)" if log else "")))
     for i, row in enumerate(rows):
         middle = top + row_height * i + row_height / 2
-        out.append(_text(left - 8, middle + 4, row.label, anchor="end"))
+        out.append(_text(left - 8, middle + 4, _fitted(row.label, left - 12), anchor="end", cls="box-label"))
         if row.outcome != "ok" or not row.samples:
             colour = FAILURE_COLOUR.get(row.outcome, RED)
             message = f"{row.outcome}: {row.reason}" if row.reason else row.outcome

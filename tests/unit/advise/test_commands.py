@@ -48,3 +48,24 @@ def test_the_json_answer_ranks_the_commands_with_their_intervals_as_the_console_
     first = doc["which_command"][0]
     assert first["time_ns"]["low"] < first["time_ns"]["median"] < first["time_ns"]["high"]
     assert first["predicted_beyond_measured"] and doc["clear_winner"] and doc["crossings"] == []
+
+
+def test_the_interval_widens_with_the_distance_extrapolated_and_says_so():
+    record = _worker_sweep({"a {w}": (900_000, 600_000)})
+    [near] = predictions(record, cores=2)
+    [four], [sixteen] = predictions(record, cores=4), predictions(record, cores=16)
+    assert near.widened_by == 0 and four.widened_by == pytest.approx(0.10) and sixteen.widened_by == pytest.approx(0.30)
+    share = lambda p: (p.high_ns - p.low_ns) / p.time_ns
+    assert share(near) < share(four) < share(sixteen)
+    lines = advice_lines([record], cores=16)
+    assert "widened ±30% for extrapolating 3.0 doublings beyond 2 workers)" in lines[1]
+
+
+def test_a_sweep_whose_sitting_showed_no_parallelism_is_said_beside_its_prediction():
+    record = _worker_sweep({"a {w}": (900_000, 890_000)})
+    for result in record.results:
+        for rep in result.run.repetitions:
+            rep.extra.update(user_ns=rep.ns, sys_ns=0)
+    lines = advice_lines([record], cores=16)
+    assert lines[2].startswith("    its sweep's sitting showed no parallelism (with more workers the command ran on at "
+                               "most 1.00 cores")

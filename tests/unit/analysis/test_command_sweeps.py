@@ -67,3 +67,41 @@ def test_a_stored_run_whose_values_its_axis_cannot_take_says_why_instead_of_a_fi
     [(kind, _, result)] = analyze_commands(record)
     assert kind == "unfitted" and isinstance(result, Unfitted)
     assert f"{{v}} = '{bad}' is not a" in result.reason
+
+
+def _with_cpu(run, cores: float):
+    for rep in run.repetitions:
+        rep.extra.update(user_ns=int(rep.ns * cores), sys_ns=0, others_cores=0.05, steal_ns=0)
+    return run
+
+
+def test_a_sweep_whose_second_worker_got_no_second_core_shows_no_parallelism():
+    # taskset -c 0: two workers take turns on one CPU, the CPU over wall stays at one core.
+    runs = [_with_cpu(_command("prog 1", {"w": "1"}, 900_000), 1.0), _with_cpu(_command("prog 2", {"w": "2"}, 890_000), 1.02)]
+    record = _fit_record(runs, "workers", "w", ["prog {w}"], {r.case.key: 0 for r in runs})
+    [(_, _, result)] = analyze_commands(record)
+    assert result.sitting["cores_got"] == [pytest.approx(1.0), pytest.approx(1.02)]
+    assert result.no_parallelism == ("with more workers the command ran on at most 1.02 cores (2 workers; its CPU over "
+                                     "its wall, 1.00 at 1 worker): it was given no second core, or used none")
+
+
+def test_a_sweep_beside_other_work_that_never_ran_on_a_second_core_shows_no_parallelism():
+    # Pinned beside a loaded machine, both counts got part of one core, one more than the other.
+    runs = [_with_cpu(_command("prog 1", {"w": "1"}, 900_000), 0.6), _with_cpu(_command("prog 2", {"w": "2"}, 800_000), 0.67)]
+    record = _fit_record(runs, "workers", "w", ["prog {w}"], {r.case.key: 0 for r in runs})
+    [(_, _, result)] = analyze_commands(record)
+    assert result.no_parallelism.startswith("with more workers the command ran on at most 0.67 cores")
+
+
+def test_a_sweep_that_ran_on_more_cores_with_more_workers_is_fitted():
+    runs = [_with_cpu(_command("prog 1", {"w": "1"}, 900_000), 1.0), _with_cpu(_command("prog 2", {"w": "2"}, 600_000), 1.5)]
+    record = _fit_record(runs, "workers", "w", ["prog {w}"], {r.case.key: 0 for r in runs})
+    [(_, _, result)] = analyze_commands(record)
+    assert result.no_parallelism == "" and result.sitting["others_cores"] == [0.05, 0.05]
+
+
+def test_a_command_that_mostly_waits_is_not_judged_by_its_cpu():
+    runs = [_with_cpu(_command("prog 1", {"w": "1"}, 900_000), 0.01), _with_cpu(_command("prog 2", {"w": "2"}, 600_000), 0.02)]
+    record = _fit_record(runs, "workers", "w", ["prog {w}"], {r.case.key: 0 for r in runs})
+    [(_, _, result)] = analyze_commands(record)
+    assert result.no_parallelism == ""

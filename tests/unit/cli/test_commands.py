@@ -73,6 +73,23 @@ def test_compare_within_the_threshold_exits_0(db):
     assert invoke("compare", "1", "2", "--db", db, "--fail-on-regression", "500").exit_code == 0
 
 
+def test_compare_fails_on_a_case_missing_from_either_run_unless_allowed(db):
+    store = open_store(db)
+    record = RunRecord(None, "2026-11-25T09:00:00+00:00", "smoke", {"warmup": 0, "repeat": 3},
+                       {"hostname": "unit", "logical_cpus": 2}, {"rt": {"version": "1", "flags": "", "sources": {}}})
+    run_id = store.begin_run(record)
+    store.add_case(run_id, case_run("pool-renamed", "threads", POOL, workers=2))
+    store.add_case(run_id, case_run(times=((100, 110, 105), (102, 108, 104))))
+    store.finish_run(run_id, "complete", "2026-11-25T09:01:00+00:00")
+    store.close()
+    done = invoke("compare", "1", "3", "--db", db, "--fail-on-regression", "500")
+    assert done.exit_code == EXIT_REGRESSION, done.output
+    assert ("2 case(s) missing from one run (--allow-missing lets them pass): toy/rt/pool[n=10,workers=2] (only in "
+            "run 1), toy/rt/pool-renamed[n=10,workers=2] (only in run 3)") in " ".join(done.output.split())
+    assert invoke("compare", "1", "3", "--db", db, "--fail-on-regression", "500", "--allow-missing").exit_code == 0
+    assert invoke("compare", "1", "3", "--db", db).exit_code == 0          # no gate asked: a report only
+
+
 def test_compare_with_one_run_says_what_it_wants(db):
     done = invoke("compare", "1", "--db", db)
     assert done.exit_code == EXIT_USAGE and "compare wants two runs" in done.output

@@ -20,12 +20,24 @@ def _two_sleeps():
                                 _command("sleep 0.1", (100 * MS, 105 * MS, 110 * MS))], kind="exec")
 
 
-def test_markdown_is_hyperfines_table_with_the_relative_speed_and_its_spread():
+def _hyperfines_cells(markdown: str) -> list[str]:
+    """Each row of a Markdown table cut to hyperfine's five columns (the median's follow)."""
+    return ["|".join(row.split("|")[:6]) + "|" for row in markdown.splitlines()[2:]]
+
+
+def test_markdown_is_hyperfines_table_then_the_median_and_the_range_it_is_known_within():
     assert table(MARKDOWN, [Report(_two_sleeps())]) == (
-        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative |\n"
-        "|:---|---:|---:|---:|---:|\n"
-        "| `sleep 0.2` | 210.0 ± 10.0 | 200.0 | 220.0 | 2.00 ± 0.13 |\n"
-        "| `sleep 0.1` | 105.0 ± 5.0 | 100.0 | 110.0 | 1.00 |\n")
+        "| Command | Mean [ms] | Min [ms] | Max [ms] | Relative | Median [ms] | Interval of the median [ms] |\n"
+        "|:---|---:|---:|---:|---:|---:|---:|\n"
+        "| `sleep 0.2` | 210.0 ± 10.0 | 200.0 | 220.0 | 2.00 ± 0.13 | 210.0 | 200.0 – 220.0 (range of 3 runs) |\n"
+        "| `sleep 0.1` | 105.0 ± 5.0 | 100.0 | 110.0 | 1.00 | 105.0 | 100.0 – 110.0 (range of 3 runs) |\n")
+
+
+def test_from_ten_runs_markdowns_interval_of_the_median_is_its_95_percent_ci():
+    record = unit_records.record([_command("sleep 0.1", tuple(100 * MS + i * MS for i in range(12)))], kind="exec")
+    [row] = table(MARKDOWN, [Report(record)]).splitlines()[2:]
+    low, high = record.results[0].stats.median_ci_ns
+    assert row.endswith(f"| 105.5 | {low / MS:.1f} – {high / MS:.1f} (95% CI) |")
 
 
 def test_asciidoc_aligns_its_columns_in_the_header_and_closes_the_table():
@@ -48,7 +60,7 @@ def test_org_mode_writes_commands_verbatim():
 def test_the_time_unit_option_is_used_and_sort_by_mean_puts_the_fastest_first():
     record = _two_sleeps()
     record.options.update(time_unit="second", sort="mean-time")
-    rows = table(MARKDOWN, [Report(record)]).splitlines()[2:]
+    rows = _hyperfines_cells(table(MARKDOWN, [Report(record)]))
     assert rows == ["| `sleep 0.1` | 0.105 ± 0.005 | 0.100 | 0.110 | 1.00 |",
                     "| `sleep 0.2` | 0.210 ± 0.010 | 0.200 | 0.220 | 2.00 ± 0.13 |"]
 
@@ -59,8 +71,8 @@ def test_without_a_time_unit_the_first_commands_mean_chooses_it():
 
 
 def test_a_single_run_has_no_spread_and_a_case_is_named_by_its_label():
-    assert table(MARKDOWN, [Report(unit_records.record([_command("one", (2000 * MS,))]))]).endswith(
-        "| `one` | 2.000 | 2.000 | 2.000 | 1.00 |\n")
+    assert _hyperfines_cells(table(MARKDOWN, [Report(unit_records.record([_command("one", (2000 * MS,))]))])) == [
+        "| `one` | 2.000 | 2.000 | 2.000 | 1.00 |"]
     rows = table(MARKDOWN, [Report(two_models())]).splitlines()[2:]
     assert [row.split(" | ")[0] for row in rows] == ["| `rt seq`", "| `rt pool ×2`"]     # the crash has no row
 
@@ -68,7 +80,7 @@ def test_a_single_run_has_no_spread_and_a_case_is_named_by_its_label():
 def test_against_a_fastest_of_zero_the_ratio_is_infinite_as_hyperfine_prints_it():
     record = unit_records.record([_command("true", (0, 0, 0)), _command("sleep 0.1", (100 * MS, 100 * MS, 110 * MS))],
                                  kind="exec")
-    relative = [row.rsplit(" | ", 1)[1] for row in table(MARKDOWN, [Report(record)]).splitlines()[2:]]
+    relative = [row.rsplit(" | ", 1)[1] for row in _hyperfines_cells(table(MARKDOWN, [Report(record)]))]
     assert relative == ["1.00 |", "inf ± NaN |"]
 
 

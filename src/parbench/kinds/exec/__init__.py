@@ -18,7 +18,7 @@ from parbench.errors import PipelineError
 from parbench.kinds.exec.commands import Command, ExecError, ExecOptions, commands_for, ignored_codes
 from parbench.kinds.exec.fit import FitRequest, fit_record, refined, refinement_values
 from parbench.kinds.exec.runner import EXEC, ExecRunner, ShellStartup, measure_shell_startup
-from parbench.kinds.exec.summary import print_answer, print_exec, print_fits
+from parbench.kinds.exec.summary import print_answer, print_exec, print_fits, print_points
 from parbench.measure import machine as metadata
 from parbench.measure.runner import Settings
 from parbench.records import RunRecord, now
@@ -53,6 +53,7 @@ class ExecKind:
     """`parbench exec`: the commands as cases of one table, measured by ExecRunner."""
     name = EXEC
     of_workloads, resumable = False, False      # commands: no sentinel between them; start again to finish
+    live_tables = False          # the answer leads: the points' tables follow it (print_result)
 
     def __init__(self, options: ExecOptions, settings: Settings, warmup: int, extra_options: dict,
                  time_unit: str | None = None, fit: FitRequest | None = None):
@@ -104,4 +105,6 @@ class ExecKind:
         print_exec(invocation.record, invocation.output.console, reference, self.time_unit,
                    by_command=self.options.sort == "command")
         if self.fit is not None:
+            print_points(invocation.record, invocation.analyses, invocation.output.console,
+                         verbose=bool(self.extra_options.get("verbose")))
             print_fits(invocation.analyses, invocation.output.console)

@@ -38,7 +38,7 @@ class ExecOptions:
     setup: str | None = None
     cleanup: str | None = None
     ignore_failure: str | None = None     # None, "all-non-zero", or hyperfine's list "1,2"
-    output: list[str] = field(default_factory=lambda: ["pipe"])   # per command: pipe|null|inherit|FILE
+    output: list[str] = field(default_factory=lambda: ["null"])   # per command: null|pipe|inherit|FILE
     input: str | None = None              # a file for the commands' standard input
     expect: str | None = None             # --expect: every run prints this (stripped), or fails
     expect_same: bool = False             # --expect-same: every run prints what the first printed
@@ -253,10 +253,21 @@ def _check_helpers(options: ExecOptions, command: Command) -> None:
     """--setup, --prepare, --conclude and --cleanup take the benchmark's values too: a value that
     cannot stand where a helper puts it is refused now, before anything runs."""
     helpers = (options.setup, options.cleanup, per_command(options.prepare, command.number),
-               per_command(options.conclude, command.number), options.prepare_once, options.check)
+               per_command(options.conclude, command.number))
     for template in helpers:
         if template:
             argv_for(template, dict(command.parameters), options.shell)
+    for template in (options.prepare_once, options.check):
+        if template:
+            argv_for(template, dict(command.parameters), own_shell(options.shell))
+
+
+def own_shell(shell: str) -> str:
+    """The shell of parbench's own untimed helpers (--prepare-once, --check): -N's "none" times the
+    commands without a shell, but a helper that makes inputs is written as a shell line
+    (`head -c {size} big > in.{size}`), and nothing of its start-up is in any timing; its values
+    are quoted as every shell command's are."""
+    return "sh" if shell == "none" else shell
 
 
 def _check_per_command(options: ExecOptions, count: int) -> None:

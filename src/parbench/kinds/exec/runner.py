@@ -11,8 +11,8 @@ import sys
 from dataclasses import dataclass
 
 from parbench.kinds.exec import reference_output
-from parbench.kinds.exec.commands import (Command, ExecOptions, argv_for, ignored_codes, per_command, shell_words,
-                                          substitute)
+from parbench.kinds.exec.commands import (Command, ExecOptions, argv_for, ignored_codes, own_shell, per_command,
+                                          shell_words, substitute)
 from parbench.kinds.exec.reference_output import ReferenceOutput
 from parbench.measure.process import run_measured
 from parbench.measure.runner import STDERR_TAIL, Settings
@@ -66,6 +66,9 @@ class ExecRunner:
         self.commands = {case.key: command for case, command in zip(self.cases, commands)}
         self.options, self.settings, self.warmup, self.shell_startup = options, settings, warmup, shell_startup
         self.ignored = ignored_codes(options.ignore_failure)
+        # The output is read only where a check needs it; else --output=null is /dev/null, unread.
+        self.checks_output = (options.expect is not None or options.expect_same or bool(options.check)
+                              or bool(options.expect_file))
         self.first_output: dict[str, str] = {}      # case key → the digest of its first run's output
         self.cleaned: set[str] = set()
         # Per parameter set: what --prepare-once or --check made of it (a failure, or the output expected).
@@ -108,14 +111,16 @@ class ExecRunner:
         if prepare and (failed := self._helper(prepare, command, "prepare")):
             return failed, []
         iteration = f"warmup-{-1 - index}" if warm_up else str(index)
-        with _OutputPolicy(per_command(self.options.output, command.number)) as echo:
+        policy = _OutputPolicy(per_command(self.options.output, command.number), self.checks_output)
+        with policy as echo:
             finished = run_measured(list(command.argv), self.settings.timeout, self.settings.memory_limit_kb,
                                     env={**self.environment, "HYPERFINE_ITERATION": iteration}, protocol=False,
-                                    echo_stdout=echo)
+                                    echo_stdout=echo, discard_stdout=policy.discards)
         conclude = per_command(self.options.conclude, command.number)
         if conclude and (failed := self._helper(conclude, command, "conclude")):
             return failed, []
-        digest = finished.stdout_digest[:16]
+        # Unread, the output proves nothing: the exit code (judged in _verdict) is the proof then.
+        digest = finished.stdout_digest[:16] if not policy.discards else ""
         outcome, detail = self._verdict(case, finished, digest)
         startup = self.shell_startup
         measurement = ProcessMeasurement(
@@ -124,7 +129,9 @@ class ExecRunner:
             finished.stderr[-STDERR_TAIL:], finished.tree_peak_rss_kb, finished.memory)
         corrected = {"exit_code": finished.exit_code, "shell_startup_ns": startup.wall_ns,
                      "user_ns": max(0, finished.user_ns - startup.user_ns),
-                     "sys_ns": max(0, finished.sys_ns - startup.sys_ns)}
+                     "sys_ns": max(0, finished.sys_ns - startup.sys_ns),
+                     "output_read": not policy.discards, "stdout_bytes": finished.stdout_bytes,
+                     "launcher_cpu_ns": finished.launcher_cpu_ns, **finished.machine_load}
         reps = [] if warm_up else [Repetition(index, 0, max(0, finished.wall_ns - startup.wall_ns), 1, digest,
                                               outcome == "ok", corrected)]
         return measurement, reps
@@ -154,7 +161,8 @@ class ExecRunner:
         key = command.parameters
         if key not in self.points:
             once = self.options.prepare_once
-            self.points[key] = (once and self._helper(once, command, "prepare-once")) or self._reference(command)
+            self.points[key] = (once and self._helper(once, command, "prepare-once", own_shell(self.options.shell))) \
+                or self._reference(command)
         return self.points[key]
 
     def _reference(self, command: Command) -> ProcessMeasurement | ReferenceOutput | None:
@@ -168,12 +176,12 @@ class ExecRunner:
                                           f"--expect-file {path}: {error.strerror or error}", "")
         if not self.options.check:
             return None
-        argv = list(argv_for(self.options.check, values, self.options.shell))
+        argv = list(argv_for(self.options.check, values, own_shell(self.options.shell)))
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code != 0:
             return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
                                       0, 0, finished.exit_code, _outcome(finished),
-                                      f"The check command {self._ended(finished)}: {self.options.check}",
+                                      f"The check command {self._ended(finished)}: {substitute(self.options.check, values)}",
                                       finished.stderr[-STDERR_TAIL:])
         return ReferenceOutput(finished.stdout_digest, finished.stdout_head,
                                f"--check {substitute(self.options.check, values)}")
@@ -195,17 +203,20 @@ class ExecRunner:
             return False
         return self.ignored == () or (exit_code is not None and exit_code in self.ignored)
 
-    def _helper(self, template: str, command: Command, what: str) -> ProcessMeasurement | None:
+    def _helper(self, template: str, command: Command, what: str, shell: str | None = None) -> ProcessMeasurement | None:
         """A --prepare / --setup / --cleanup / --conclude command, with the run's parameters,
-        run as the commands are (through the shell, or split with -N); its failure is the case's
-        failure (hyperfine stops there too)."""
-        argv = list(argv_for(template, dict(command.parameters), self.options.shell))
+        run as the commands are (through the shell, or split with -N; `shell` for parbench's own
+        helpers, see own_shell); its failure is the case's failure (hyperfine stops there too),
+        told with the values it ran with."""
+        values = dict(command.parameters)
+        argv = list(argv_for(template, values, shell or self.options.shell))
         finished = run_measured(argv, self.settings.timeout, self.settings.memory_limit_kb, protocol=False)
         if finished.exit_code == 0:
             return None
         return ProcessMeasurement(-1, finished.wall_ns, finished.user_ns, finished.sys_ns, finished.max_rss_kb,
                                   0, 0, finished.exit_code, _outcome(finished),
-                                  f"The {what} command {self._ended(finished)}: {template}", finished.stderr[-STDERR_TAIL:])
+                                  f"The {what} command {self._ended(finished)}: {substitute(template, values)}",
+                                  finished.stderr[-STDERR_TAIL:])
 
     def group_finished(self, cases: list[Case]) -> None:
         """--cleanup once per command, after all its runs."""
@@ -233,12 +244,14 @@ def _outcome(finished) -> str:
 
 
 class _OutputPolicy:
-    """--output for one run: `pipe` and `null` read the output (parbench always reads it, to say
-    whether it was the same in every run), `inherit` also shows it, FILE also writes it there
-    (truncated each run, as hyperfine does)."""
+    """--output for one run, as hyperfine's: `null` (the default) is /dev/null, unread, unless a
+    check needs the output (--expect, --expect-same, --check, --expect-file: then it is read as
+    `pipe`); `pipe` reads and digests it (to say whether it was the same in every run), `inherit`
+    also shows it, FILE also writes it there (truncated each run, as hyperfine does)."""
 
-    def __init__(self, where: str | None):
-        self.where, self.file = where or "pipe", None
+    def __init__(self, where: str | None, checked: bool = False):
+        self.where, self.file = where or "null", None
+        self.discards = self.where == "null" and not checked
 
     def __enter__(self):
         if self.where == "inherit":

@@ -10,17 +10,13 @@ from parbench.analysis.compare import compare
 from parbench.analysis.crossover import CrossoverResult
 from parbench.analysis.per_task import PerTaskResult
 from parbench.analysis.scaling import ScalingResult
-from parbench.analysis.stats import grouped_samples
+from parbench.analysis.stats import MIN_RUNS_FOR_CI, grouped_samples
 from parbench.escaping import one_line, styled
 from parbench.records import Analysis, CaseResult, RunRecord
-from parbench.report.console import print_analyses
+from parbench.report.console import print_analyses, print_group
 from parbench.report.rows import drift_line
-from parbench.report.rows import failure_rows
+from parbench.report.rows import failure_rows, groups
 from parbench.units import format_bytes, format_duration
-
-# Below this many runs a bootstrap interval of the median is little more than the range of the
-# runs and covers the true median far less often than 95 % (2 runs: 50 %, 5 runs: 94 % at best).
-MIN_RUNS_FOR_CI = 10
 
 # hyperfine's limit: below it a time is within the error of the shell's start-up it had subtracted.
 FAST_NS = 5_000_000
@@ -36,10 +32,26 @@ def duration(ns: float, unit: str | None) -> str:
 
 
 def output_sentence(result: CaseResult) -> str:
-    digests = {r.checksum for r in result.run.repetitions}
-    if len(digests) <= 1:
-        return "output identical in every run ✓"
-    return f"output varies ({len(digests)} different outputs in {len(result.run.repetitions)} runs)"
+    """Whether the output was the same in every run, where it was read, and what reading it cost;
+    where it was not (--output=null), that the exit code is the proof of each run."""
+    reps = result.run.repetitions
+    if reps and not any(r.extra.get("output_read", True) for r in reps):
+        return "output not read (--output=null: /dev/null, as hyperfine; --output=pipe digests it), exit code checked"
+    digests = {r.checksum for r in reps}
+    said = ("output identical in every run ✓" if len(digests) <= 1
+            else f"output varies ({len(digests)} different outputs in {len(reps)} runs)")
+    return said + reading_cost(reps)
+
+
+def reading_cost(reps) -> str:
+    """What reading the output took beside the command: its bytes, and the launcher's own CPU
+    a run (digesting it, beside the sampling that every run has), where the launcher said so."""
+    read = [r.extra for r in reps if "stdout_bytes" in r.extra]
+    if not read:
+        return ""
+    size = sum(e["stdout_bytes"] for e in read) / len(read)
+    cpu = sum(e.get("launcher_cpu_ns", 0) for e in read) / len(read)
+    return f" (read: {format_bytes(size)} a run, the launcher's CPU {format_duration(cpu)} a run)"
 
 
 def time_lines(result: CaseResult, unit: str | None) -> list[str]:
@@ -148,17 +160,63 @@ def _ci(ci, show=lambda v: f"{v:.3g}") -> str:
     return f" (95% CI {show(ci[0])} – {show(ci[1])})" if ci else " (no CI)"
 
 
+def _workers(count: int) -> str:
+    return f"{count} worker{'s' if count != 1 else ''}"
+
+
+def _speedup_at(r: ScalingResult, i: int, between: str = " ") -> str:
+    ci = r.speedup_ci[i] if r.speedup_ci else None
+    return f"{_workers(r.workers[i])}{between}{r.speedup[i]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')}"
+
+
+def sitting_line(r: ScalingResult) -> str:
+    """How much of the asked cores the command got at each worker count (its CPU over its wall),
+    and what the rest of the machine took: the sitting's quality, beside the answer it gave."""
+    sitting = r.sitting or {}
+    got = [f"{w}: {c:.2f}" for w, c in zip(sitting.get("workers", []), sitting.get("cores_got", [])) if c is not None]
+    if not got:
+        return ""
+    others = [c for c in sitting.get("others_cores", []) if c is not None]
+    steal = [c for c in sitting.get("steal_share", []) if c is not None]
+    beside = (f"; the rest of the machine kept up to {max(others):.2f} cores busy" if others else "") + \
+        (f", the hypervisor stole up to {max(steal):.2f} cores' worth" if steal else "")
+    return f"  cores it ran on (CPU over wall), by workers asked: {', '.join(got)} of {r.cores} CPUs{beside}"
+
+
 def scaling_answer(r: ScalingResult) -> list[str]:
-    """The best worker count measured, its speedup with its CI, and the serial fraction."""
-    best = max(range(len(r.workers)), key=lambda i: r.speedup[i])
-    ci = r.speedup_ci[best] if r.speedup_ci else None
-    count = f"{r.workers[best]} worker{'s' if r.workers[best] != 1 else ''}"
-    lines = [f"  best at {count}: {r.speedup[best]:.2f}x{_ci(ci, lambda v: f'{v:.2f}x')} "
-             f"over 1 worker, efficiency {100 * r.efficiency[best]:.0f}%"]
+    """The best worker count the machine's CPUs hold, where its speedup's CI lies above 1; a
+    slowdown said as one; the serial fraction, or why this sitting cannot give one."""
+    lines = []
+    if line := sitting_line(r):
+        lines.append(line)
+    if r.no_parallelism:
+        return [f"  no parallelism available: {r.no_parallelism}; no serial fraction from this sitting", *lines]
+    within = [i for i, w in enumerate(r.workers) if w <= r.cores and w != 1]
+    beyond = [i for i, w in enumerate(r.workers) if w > r.cores]
+    ci_low = lambda i: r.speedup_ci[i][0] if r.speedup_ci else r.speedup[i]
+    ci_high = lambda i: r.speedup_ci[i][1] if r.speedup_ci else r.speedup[i]
+    faster = [i for i in within if ci_low(i) > 1]
+    slower = [i for i in within if ci_high(i) < 1]
+    if faster:
+        best = max(faster, key=lambda i: r.speedup[i])
+        lines.insert(0, f"  best at {_speedup_at(r, best, ': ')} over 1 worker, efficiency {100 * r.efficiency[best]:.0f}%")
+    elif slower:
+        lines.insert(0, "  slower with more workers: " + "; ".join(_speedup_at(r, i) for i in slower) + " over 1 worker")
+    elif within:
+        lines.insert(0, "  no significant speedup at any worker count up to the machine's CPUs: "
+                     + "; ".join(_speedup_at(r, i) for i in within) + " (each interval holds 1x)")
+    if beyond:
+        lines.append(f"  beyond the machine's {r.cores} CPUs (shown, not fitted, never a best): "
+                     + "; ".join(_speedup_at(r, i) for i in beyond))
     if r.amdahl:
-        lines.append(f"  serial fraction (Amdahl) f = {r.amdahl.params['f']:.3f}"
-                     f"{_ci(r.amdahl.ci['f'], lambda v: f'{v:.3f}')}")
-    if r.peak_workers:
+        f, ci = r.amdahl.params["f"], r.amdahl.ci["f"]
+        bound = " — the law's bound: Amdahl's law has no slowdown, so f says only \"no gain\"" \
+            if f >= 0.999 and (slower or not faster) else ""
+        lines.append(f"  serial fraction (Amdahl) f = {f:.3f}{_ci(ci, lambda v: f'{v:.3f}')}{bound}")
+    if r.usl and r.peak_workers and r.peak_workers < max(r.workers):
+        lines.append(f"  USL retrograde: the fitted speedup peaks at {r.peak_speedup:.2f}x near {r.peak_workers:.1f} "
+                     "workers and falls beyond")
+    elif r.peak_workers:
         lines.append(f"  USL peak (prediction): {r.peak_speedup:.2f}x at {r.peak_workers:.1f} workers")
     return lines
 
@@ -191,7 +249,8 @@ ANSWERS = {"scaling": scaling_answer, "crossover": crossover_answer, "per-task":
 
 
 def print_answer(analyses: list[Analysis], console: Console) -> None:
-    """exec --fit's answer before any table: per command line, what its sweep says."""
+    """exec --fit's answer before any table: per command line, what its sweep says, and the
+    machine's drift over the sitting beside it."""
     found = [(name, subject, result) for name, subject, result in analyses if name in ANSWERS
              and not isinstance(result, dict)]
     console.print()
@@ -203,6 +262,22 @@ def print_answer(analyses: list[Analysis], console: Console) -> None:
         console.print(one_line(subject), highlight=False, soft_wrap=True)
         for line in ANSWERS[name](result):
             console.print(one_line(line), highlight=False, soft_wrap=True)
+    if line := drift_line(analyses):
+        console.print(f"  {line}", highlight=False, soft_wrap=True)
+
+
+# The points' table's columns left out, in this order, until it fits the terminal (--verbose keeps
+# them all, as every export does): first those a user's command has no figure for, then what
+# hyperfine's blocks above already say; the case, its median and ✓ always stay.
+DROP_TO_FIT = ("vs ceiling", "overlap", "steady state", "items/s", "ips", "family", "99th %", "average",
+               "deviation", "peak memory (tree)", "CPU", "95% CI of median")
+
+
+def print_points(record: RunRecord, analyses: list[Analysis], console: Console, verbose: bool = False) -> None:
+    """Each parameter set's table, as `parbench sweep` prints it, after the answer and the blocks."""
+    for group in groups(record):
+        print_group(group, console, analyses, () if verbose else DROP_TO_FIT,
+                    "--verbose and every export keep them")
 
 
 def print_fits(analyses: list[Analysis], console: Console) -> None:

@@ -20,9 +20,29 @@ def one(r: ExecRunner, index: int = 0, case=None):
 
 
 def test_a_run_that_exits_0_is_one_verified_repetition_of_its_wall_time():
-    measurement, (rep,) = one(runner("echo hello"))
+    measurement, (rep,) = one(runner("echo hello", output=["pipe"]))
     assert measurement.outcome == "ok" and measurement.exit_code == 0
     assert rep.verified and rep.ns == measurement.wall_ns and rep.checksum == digest_of_text("hello")[:16]
+    assert rep.extra["output_read"] and rep.extra["stdout_bytes"] == len("hello\n")
+
+
+def test_output_null_is_the_null_device_unread_as_hyperfines_default(tmp_path):
+    where = tmp_path / "where"
+    measurement, (rep,) = one(runner(f"where=$(readlink /proc/$$/fd/1); echo $where > {where}; head -c 3000000 /dev/zero"))
+    assert where.read_text().strip() == "/dev/null"
+    assert measurement.outcome == "ok" and rep.verified and rep.checksum == ""
+    assert rep.extra["output_read"] is False and rep.extra["stdout_bytes"] == 0
+
+
+def test_a_check_of_the_output_reads_it_under_output_null_too():
+    for check in ({"expect": "hello"}, {"expect_same": True}, {"check": "echo hello"}):
+        r = runner("echo hello", **check)
+        assert r.verify(r.cases[0]) is None
+        measurement, (rep,) = one(r)
+        assert measurement.outcome == "ok" and rep.extra["output_read"], check
+        assert rep.checksum == digest_of_text("hello")[:16]
+    measurement, _ = one(runner("echo bye", expect="hello"))
+    assert measurement.outcome == "wrong-checksum"
 
 
 def test_the_shells_start_up_is_subtracted_and_floored_at_zero():
@@ -101,6 +121,25 @@ def test_a_failing_helper_fails_the_case_and_names_itself():
     assert "The setup command" in failed.verify(failed.cases[0]).detail
 
 
+def test_a_failing_helpers_message_shows_the_values_it_ran_with_not_the_placeholders():
+    r = runner("true", parameter_lists=[("count", ["7"])], prepare_once="exit 4; echo {count}")
+    assert r.verify(r.cases[0]).detail == \
+        "The prepare-once command terminated with a non-zero exit code (4): exit 4; echo 7"
+    measurement, _ = one(runner("true", parameter_lists=[("count", ["8"])], prepare=["exit 5 {count}"]))
+    assert measurement.detail.endswith("(5): exit 5 8")
+
+
+def test_prepare_once_and_check_are_shell_lines_under_no_shell_too(tmp_path):
+    # -N times the commands without a shell; the untimed helpers that make inputs keep theirs,
+    # so the documented `head -c {size} big > in.{size}` works beside -N.
+    r = runner(f"cat {tmp_path}/in.{{size}}", shell="none", parameter_lists=[("size", ["3"])],
+               prepare_once=f"printf abcdef | head -c {{size}} > {tmp_path}/in.{{size}}",
+               check="printf abc | cat")
+    assert r.verify(r.cases[0]) is None
+    assert (tmp_path / "in.3").read_text() == "abc"
+    assert one(r)[0].outcome == "ok"
+
+
 def test_cleanup_runs_once_per_command_however_often_its_group_finishes(tmp_path):
     log = tmp_path / "log"
     r = runner("true", "false", cleanup=f"echo cleanup >> {log}")
@@ -135,3 +174,10 @@ def test_the_shells_start_up_is_the_mean_of_its_empty_runs_and_none_without_a_sh
 def test_a_shell_that_cannot_run_an_empty_command_is_refused():
     with pytest.raises(RuntimeError, match="Could not measure shell execution time"):
         measure_shell_startup("false", SETTINGS)
+
+
+def test_output_null_leaves_the_command_no_descriptor_but_its_three(tmp_path):
+    # /dev/null is stdout itself, not a stray descriptor beside it the program would inherit.
+    listing = tmp_path / "fds"
+    one(runner(f"ls /proc/self/fd > {listing}"))
+    assert sorted(int(fd) for fd in listing.read_text().split()) == [0, 1, 2, 3]     # 3: ls's own listing

@@ -50,6 +50,17 @@ def test_the_output_sentence_says_whether_every_run_printed_the_same():
     assert output_sentence(results(run).results[0]) == "output varies (2 different outputs in 3 runs)"
 
 
+def test_the_output_sentence_says_what_reading_cost_and_when_nothing_was_read():
+    run = command("a")
+    for rep in run.repetitions:
+        rep.extra.update(output_read=True, stdout_bytes=24 << 20, launcher_cpu_ns=12_000_000)
+    assert output_sentence(results(run).results[0]) == \
+        "output identical in every run ✓ (read: 24 MiB a run, the launcher's CPU 12 ms a run)"
+    for rep in run.repetitions:
+        rep.extra = {"output_read": False}
+    assert output_sentence(results(run).results[0]).startswith("output not read (--output=null")
+
+
 def test_a_block_names_its_benchmark_with_its_command_line_beside_a_name():
     block = command_block(2, results(command("nap", note="sleep 0.01")).results[0], None, True)
     assert block[0] == "Benchmark 2: nap (sleep 0.01)" and "peak memory (whole tree)" in block[-1]
@@ -129,8 +140,67 @@ def test_a_fits_answer_names_the_best_worker_count_the_serial_fraction_and_the_c
     from parbench.kinds.exec.summary import crossover_answer, scaling_answer
     fit = Fit("amdahl", {"f": 0.25}, {"f": (0.2, 0.3)}, 0.0, 0, "resampled runs")
     scaling = ScalingResult([1, 2], [1, 2], [1.0, 1.6], [1.0, 0.8], fit, None, None, None, {}, 2, "",
-                            speedup_ci=[(1.0, 1.0), (1.5, 1.7)])
+                            speedup_ci=[(1.0, 1.0), (1.5, 1.7)], cores=2)
     assert scaling_answer(scaling) == ["  best at 2 workers: 1.60x (95% CI 1.50x – 1.70x) over 1 worker, efficiency 80%",
                                        "  serial fraction (Amdahl) f = 0.250 (95% CI 0.200 – 0.300)"]
     crossing = CrossoverResult([10, 100], [2.0, 0.5], [(1.8, 2.2), (0.4, 0.6)], 31.6, (25.0, 40.0), "", param="size")
     assert crossover_answer(crossing) == ["  faster from size ≈ 32 (95% CI 25 – 40)"]
+
+
+def _scaling(workers, speedup, ci, f=0.25, f_ci=(0.2, 0.3), **extra):
+    from parbench.analysis.scaling import Fit, ScalingResult
+    fit = Fit("amdahl", {"f": f}, {"f": f_ci}, 0.0, 0, "resampled runs")
+    return ScalingResult(workers, [w for w in workers if w <= 2], speedup, [s / w for s, w in zip(speedup, workers)],
+                         fit, None, None, None, {}, 2, "", speedup_ci=ci, cores=2, **extra)
+
+
+def test_no_best_is_named_beyond_the_machines_cpus_or_where_the_interval_holds_1():
+    from parbench.kinds.exec.summary import scaling_answer
+    lines = scaling_answer(_scaling([1, 2, 3, 4], [1.0, 1.02, 1.08, 1.05],
+                                    [(1.0, 1.0), (0.9, 1.1), (0.87, 1.17), (0.95, 1.2)], f=0.95, f_ci=(0.8, 1.0)))
+    assert not any("best at" in line for line in lines)
+    assert lines[0] == ("  no significant speedup at any worker count up to the machine's CPUs: 2 workers 1.02x "
+                        "(95% CI 0.90x – 1.10x) (each interval holds 1x)")
+    assert lines[1].startswith("  beyond the machine's 2 CPUs (shown, not fitted, never a best): 3 workers 1.08x")
+
+
+def test_a_slowdown_is_said_as_a_slowdown_and_f_at_its_bound_says_so():
+    from parbench.kinds.exec.summary import scaling_answer
+    lines = scaling_answer(_scaling([1, 2], [1.0, 0.85], [(1.0, 1.0), (0.8, 0.9)], f=1.0, f_ci=(1.0, 1.0)))
+    assert lines[0] == "  slower with more workers: 2 workers 0.85x (95% CI 0.80x – 0.90x) over 1 worker"
+    assert lines[1].startswith("  serial fraction (Amdahl) f = 1.000 (95% CI 1.000 – 1.000) — the law's bound: "
+                               "Amdahl's law has no slowdown")
+
+
+def test_a_sitting_that_could_not_show_parallelism_gives_no_serial_fraction_and_says_what_it_got():
+    from parbench.kinds.exec.summary import scaling_answer
+    sitting = {"workers": [1, 2], "cores_got": [0.99, 1.01], "others_cores": [0.0, 0.02], "steal_share": [0.0, 0.001]}
+    lines = scaling_answer(_scaling([1, 2], [1.0, 0.99], [(1.0, 1.0), (0.97, 1.01)], f=1.0, sitting=sitting,
+                                    no_parallelism="at 2 workers the command ran on 1.01 cores"))
+    assert lines[0] == ("  no parallelism available: at 2 workers the command ran on 1.01 cores; no serial fraction "
+                        "from this sitting")
+    assert lines[1] == ("  cores it ran on (CPU over wall), by workers asked: 1: 0.99, 2: 1.01 of 2 CPUs; the rest of "
+                        "the machine kept up to 0.02 cores busy, the hypervisor stole up to 0.00 cores' worth")
+    assert not any("f = " in line or "best at" in line for line in lines)
+
+
+def test_the_points_table_fits_the_terminal_by_leaving_out_columns_in_the_stated_order():
+    from parbench.kinds.exec.summary import DROP_TO_FIT, print_points
+    from parbench.report.rows import COLUMNS
+    run = results(command("a"), command("b", scale=2.0))
+    narrow = io.StringIO()
+    print_points(run, [], Console(file=narrow, width=80, color_system=None))
+    text = narrow.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    said = " ".join(text.split()).split("left out to fit 80 columns: ")[1]
+    dropped = said.split(" (--verbose")[0].split(", ")
+    assert dropped == list(DROP_TO_FIT[:len(dropped)]) and "(--verbose and every export keep them)" in said
+    header = next(line for line in text.splitlines() if "case" in line)
+    assert "median" in header and "✓" in header
+    verbose = io.StringIO()
+    print_points(run, [], Console(file=verbose, width=80, color_system=None), verbose=True)
+    assert "left out" not in verbose.getvalue()
+    wide = io.StringIO()
+    print_points(run, [], Console(file=wide, width=400, color_system=None), verbose=True)
+    header = next(line for line in wide.getvalue().splitlines() if "case" in line and "median" in line)
+    assert all(column in header for column in COLUMNS if " " not in column)
