@@ -18,7 +18,7 @@ def _cases(db: str) -> dict[str, tuple[str, str]]:
 def test_unknown_workload_lists_the_valid_ones(faulty_project, db):
     done = parbench("run", "--workload", "nope", "--db", db, root=faulty_project)
     assert done.returncode == 2
-    assert "unknown workload 'nope'; valid: batch-job, coroutine-swarm, keygen, sdes-ecb, spawn-chain" in done.stderr
+    assert "unknown workload 'nope'; valid: batch-job, coroutine-swarm, echo-server, keygen, sdes-ecb, spawn-chain" in done.stderr
     assert "Traceback" not in done.stderr
 
 
