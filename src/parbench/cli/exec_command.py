@@ -48,7 +48,30 @@ class HyperfineCommand(click.Command):
                 if arg.startswith(prefix):
                     arg = "--ignore-failure-codes=" + arg[len(prefix):]
             rewritten.append(arg)
+        self._refuse_repeated(ctx, rewritten)
         return super().parse_args(ctx, rewritten)
+
+    def _refuse_repeated(self, ctx, args: list[str]) -> None:
+        """An option that takes one value, given twice (`-r 3 -r 5`): hyperfine 1.20 (clap) refuses
+        it, exit 2, where click keeps the last and drops the first without a word. Options made to
+        repeat (`--prepare`, `-L`, exports, which say so themselves) are not counted here."""
+        single = {opt: param for param in self.get_params(ctx) if isinstance(param, click.Option)
+                  and not param.multiple and not param.is_flag and not param.count for opt in param.opts}
+        seen: dict[str, str] = {}
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                break
+            name = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2] if arg.startswith("-") else ""
+            param = single.get(name)
+            if param is None:
+                continue
+            if param.name in seen:
+                raise click.UsageError(f"the argument '{max(param.opts, key=len)} <{param.metavar or param.name.upper()}>' "
+                                       f"cannot be used multiple times ({seen[param.name]} and {name})", ctx)
+            seen[param.name] = name
+            if arg == name:          # its value is the next argument, which may look like an option
+                next(rest, None)
 
 
 def _export_options(command):

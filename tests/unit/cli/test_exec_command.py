@@ -28,6 +28,22 @@ def test_flags_hyperfine_does_not_allow_together_are_a_usage_error(args, conflic
     assert done.exit_code == 2 and conflict in done.output
 
 
+@pytest.mark.parametrize("args, named", [
+    (("-r", "3", "-r", "5"), "'--runs <RUNS>' cannot be used multiple times"),
+    (("--runs=3", "-r5"), "'--runs <RUNS>' cannot be used multiple times"),
+    (("-w", "1", "--warmup", "2"), "cannot be used multiple times (-w and --warmup)"),
+    (("--shell", "bash", "-S", "zsh"), "cannot be used multiple times (--shell and -S)")])
+def test_an_option_of_one_value_given_twice_is_a_usage_error_as_in_hyperfine(args, named):
+    # click would keep the last and drop the first without a word.
+    done = invoke(*args, "true")
+    assert done.exit_code == 2 and named in done.output, done.output
+
+
+def test_options_made_to_repeat_and_a_value_that_looks_like_an_option_are_taken():
+    assert "cannot be used multiple times" not in invoke("-p", "true", "-p", "true", "-r", "1", "true", "true").output
+    assert "cannot be used multiple times" not in invoke("--shell", "-r", "-r", "1", "true").output
+
+
 def test_showing_the_output_beside_an_export_to_standard_output_is_a_usage_error():
     done = invoke("--show-output", "--export-json", "-", "true")
     assert done.exit_code == 2 and "--export-json - writes the export to standard output" in done.output
